@@ -1,0 +1,154 @@
+//! Domain vocabulary shared by the actors, the store, the simulator and the API layer:
+//! identifiers, OLT session states, ONU records and their enumerations. Nothing here does
+//! I/O; these are the values that cross actor mailboxes and get persisted to sled.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Inventory identifier of an OLT.
+pub type OltId = u32;
+/// Inventory identifier of a communication node.
+pub type NodeId = u32;
+/// Service-wide, stable identifier of an ONU (allocated once per OLT and serial).
+pub type OnuId = u64;
+
+/// Equipment vendor, which selects the driver profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    Huawei,
+    Zte,
+    Bdcom,
+}
+
+impl Vendor {
+    pub const ALL: [Vendor; 3] = [Vendor::Huawei, Vendor::Zte, Vendor::Bdcom];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Huawei => "huawei",
+            Vendor::Zte => "zte",
+            Vendor::Bdcom => "bdcom",
+        }
+    }
+}
+
+impl fmt::Display for Vendor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// State of the management session with one OLT (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SessionStatus {
+    /// Actor started or session restarted; no poll has finished yet.
+    Connecting,
+    /// The last poll succeeded.
+    Online,
+    /// The last poll failed, fewer than `offline_after` times in a row.
+    Degraded,
+    /// `offline_after` or more failed polls in a row.
+    Offline,
+    /// `enabled = false` in the inventory; no device traffic.
+    Disabled,
+}
+
+impl SessionStatus {
+    pub const ALL: [SessionStatus; 5] = [
+        SessionStatus::Connecting,
+        SessionStatus::Online,
+        SessionStatus::Degraded,
+        SessionStatus::Offline,
+        SessionStatus::Disabled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Connecting => "CONNECTING",
+            SessionStatus::Online => "ONLINE",
+            SessionStatus::Degraded => "DEGRADED",
+            SessionStatus::Offline => "OFFLINE",
+            SessionStatus::Disabled => "DISABLED",
+        }
+    }
+}
+
+impl fmt::Display for SessionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for SessionStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SessionStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| {
+                let allowed: Vec<&str> = SessionStatus::ALL.iter().map(|s| s.as_str()).collect();
+                format!("must be one of {}", allowed.join(", "))
+            })
+    }
+}
+
+/// Whether an ONU is registered and working on its PON port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OnuStatus {
+    Online,
+    Offline,
+}
+
+/// Why an ONU last went offline, normalised across vendors (DEVICES.md "Mapping to the API").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DownCause {
+    Los,
+    DyingGasp,
+    Deactivated,
+    Unknown,
+}
+
+/// One ONU as the OLT reported it in the latest poll that saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Onu {
+    pub id: OnuId,
+    pub olt_id: OltId,
+    /// `frame/slot/port` as the device names it, e.g. `0/1/3`.
+    pub pon_port: String,
+    /// ONU id on its port as the device numbers it.
+    pub onu_index: u32,
+    /// GPON serial (`HWTC1A2B3C4D`) or EPON MAC.
+    pub serial: String,
+    pub description: String,
+    pub status: OnuStatus,
+    /// `None` while online.
+    pub last_down_cause: Option<DownCause>,
+    /// Metres, `None` when the device has no reading.
+    pub distance: Option<u32>,
+    /// dBm, rounded to two decimals; `None` when the device marks the value absent.
+    pub rx_power: Option<f64>,
+    pub tx_power: Option<f64>,
+    pub olt_rx_power: Option<f64>,
+    pub vlan: Option<u16>,
+    pub last_update: DateTime<Utc>,
+}
+
+/// Counters of one PON port.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PonPortStats {
+    pub name: String,
+    pub onu_total: u32,
+    pub onu_online: u32,
+}
+
+/// Rounds a power reading to two decimals, as the API reports it.
+pub fn round_dbm(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}

@@ -1,0 +1,8 @@
+//! `ponkeeper-actors`: the device side of ponkeeper. It owns the domain types, the sled
+//! store, the supervisor and one actor per OLT, the SNMP driver profiles and the simulated
+//! OLT fleet. It knows nothing of HTTP: the service reaches device state only through the
+//! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].
+
+pub mod domain;
+pub mod inventory;
+pub mod profile;
