@@ -6,3 +6,8 @@
 pub mod domain;
 pub mod inventory;
 pub mod profile;
+pub mod poller;
+pub mod snmp;
+pub mod store;
+pub mod olt;
+pub mod supervisor;

@@ -1,0 +1,575 @@
+//! One actor per OLT. It owns the OLT's SNMP client, its ONU table and its session state
+//! (SPEC §3), persists them to sled after every poll, and answers queries from memory.
+//! Device I/O never runs in a message handler: a poll is a task the actor spawns, which
+//! takes the SNMP client with it and sends it back inside [`OltMsg::PollFinished`]. A hung
+//! device therefore never delays an answer; `restart_session` aborts the task, drops the
+//! client and polls again at once.
+//!
+//! The outside talks to it through [`OltHandle`], whose methods carry their own timeouts.
+
+use crate::domain::{NodeId, OltId, Onu, OnuStatus, PonPortStats, SessionStatus, Vendor};
+use crate::inventory::OltSpec;
+use crate::poller::{self, PollOutcome};
+use crate::profile::Profile;
+use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
+use crate::store::{OltRecord, Store, SystemInfo, Transition};
+use chrono::{DateTime, Utc};
+use ractor::rpc::CallResult;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+
+/// How many past state moves an OLT keeps.
+const TRANSITIONS_KEPT: usize = 20;
+/// Time allowed to a query answered from memory.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Polling settings shared by every OLT actor (`[polling]`).
+#[derive(Debug, Clone)]
+pub struct PollSettings {
+    pub interval: Duration,
+    pub timeout: Duration,
+    pub retries: u32,
+    pub deadline: Duration,
+    pub offline_after: u32,
+    pub bulk_varbinds: u32,
+    /// Polls in flight across all OLTs.
+    pub concurrency: Arc<Semaphore>,
+}
+
+impl PollSettings {
+    fn client_settings(&self) -> ClientSettings {
+        ClientSettings {
+            timeout: self.timeout,
+            retries: self.retries,
+            bulk_varbinds: self.bulk_varbinds,
+        }
+    }
+
+    /// How often the actor checks whether a poll is due.
+    fn tick(&self) -> Duration {
+        (self.interval / 4).clamp(Duration::from_millis(50), Duration::from_secs(1))
+    }
+
+    /// Delay before the next attempt after `failures` failed polls in a row.
+    fn backoff(&self, failures: u32) -> Duration {
+        let exponent = failures.saturating_sub(1).min(16);
+        self.timeout.saturating_mul(1 << exponent).min(self.interval)
+    }
+}
+
+/// Everything an OLT list item shows (seed §2.1), plus what node counters need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltSummary {
+    pub id: OltId,
+    pub ip: IpAddr,
+    pub vendor: Vendor,
+    pub model: String,
+    pub city: String,
+    pub node: Option<NodeId>,
+    pub status: SessionStatus,
+    pub total_ports: u32,
+    pub total_onu: u32,
+    pub onu_online: u32,
+    pub last_update: DateTime<Utc>,
+}
+
+/// The session block of the OLT detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub status: SessionStatus,
+    pub since: DateTime<Utc>,
+    pub last_poll_at: Option<DateTime<Utc>>,
+    pub last_poll_ms: Option<u64>,
+    pub last_error: Option<String>,
+    pub failures_in_row: u32,
+    pub transitions: Vec<Transition>,
+}
+
+/// OLT detail: the summary, what the device says about itself, ports and session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltDetail {
+    pub summary: OltSummary,
+    pub system: SystemInfo,
+    pub ports: Vec<PonPortStats>,
+    pub session: SessionInfo,
+}
+
+/// Why an action on an OLT could not be carried out.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ActionError {
+    #[error("OLT {0} is DISABLED in the inventory")]
+    Disabled(OltId),
+    #[error("OLT {0} did not answer in time")]
+    NoReply(OltId),
+    #[error("OLT {0} is not running")]
+    Gone(OltId),
+}
+
+/// Messages of the OLT actor.
+pub enum OltMsg {
+    Summary(RpcReplyPort<OltSummary>),
+    Detail(RpcReplyPort<OltDetail>),
+    Onus(RpcReplyPort<Arc<Vec<Onu>>>),
+    /// Timer: start a poll if one is due.
+    Tick,
+    /// Poll now and answer when it finished.
+    PollNow(RpcReplyPort<Result<OltSummary, ActionError>>),
+    /// Drop the session and everything in flight, poll at once, answer when done.
+    RestartSession(RpcReplyPort<Result<OltSummary, ActionError>>),
+    /// The inventory entry changed.
+    Reconfigure(OltSpec),
+    /// A poll task's report.
+    PollFinished(PollReport),
+}
+
+/// What a poll task sends back.
+pub struct PollReport {
+    generation: u64,
+    started_at: DateTime<Utc>,
+    elapsed: Duration,
+    result: Result<PollOutcome, DeviceError>,
+    client: Option<SnmpClient>,
+}
+
+/// Arguments of an OLT actor.
+pub struct OltArgs {
+    pub spec: OltSpec,
+    pub store: Store,
+    pub settings: Arc<PollSettings>,
+}
+
+pub(crate) struct OltActor;
+
+struct InFlight {
+    generation: u64,
+    task: JoinHandle<()>,
+}
+
+pub(crate) struct OltState {
+    spec: OltSpec,
+    store: Store,
+    settings: Arc<PollSettings>,
+    record: OltRecord,
+    onus: Arc<Vec<Onu>>,
+    client: Option<SnmpClient>,
+    in_flight: Option<InFlight>,
+    generation: u64,
+    next_poll_at: Instant,
+    waiters: Vec<RpcReplyPort<Result<OltSummary, ActionError>>>,
+    ticker: Option<JoinHandle<()>>,
+}
+
+impl Actor for OltActor {
+    type Msg = OltMsg;
+    type State = OltState;
+    type Arguments = OltArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<OltMsg>,
+        args: OltArgs,
+    ) -> Result<OltState, ActorProcessingErr> {
+        let OltArgs { spec, store, settings } = args;
+        let now = Utc::now();
+        let record = store.load_olt(spec.id)?.unwrap_or_else(|| OltRecord {
+            id: spec.id,
+            status: SessionStatus::Connecting,
+            since: now,
+            last_poll_at: None,
+            last_poll_ms: None,
+            last_success_at: None,
+            last_error: None,
+            failures_in_row: 0,
+            system: SystemInfo::default(),
+            ports: Vec::new(),
+            transitions: Vec::new(),
+        });
+        let onus = Arc::new(store.load_onus(spec.id)?);
+        let mut state = OltState {
+            spec,
+            store,
+            settings,
+            record,
+            onus,
+            client: None,
+            in_flight: None,
+            generation: 0,
+            next_poll_at: Instant::now(),
+            waiters: Vec::new(),
+            ticker: None,
+        };
+        if state.spec.enabled {
+            state.record_move(SessionStatus::Connecting, "actor started".to_string());
+        } else {
+            state.move_to(SessionStatus::Disabled, "disabled in the inventory");
+        }
+        let tick = state.settings.tick();
+        state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
+        Ok(state)
+    }
+
+    async fn post_stop(&self, _myself: ActorRef<OltMsg>, state: &mut OltState) -> Result<(), ActorProcessingErr> {
+        if let Some(ticker) = state.ticker.take() {
+            ticker.abort();
+        }
+        state.abort_poll();
+        for waiter in state.waiters.drain(..) {
+            let _ = waiter.send(Err(ActionError::Gone(state.spec.id)));
+        }
+        Ok(())
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<OltMsg>,
+        message: OltMsg,
+        state: &mut OltState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            OltMsg::Summary(reply) => {
+                let _ = reply.send(state.summary());
+            }
+            OltMsg::Detail(reply) => {
+                let _ = reply.send(state.detail());
+            }
+            OltMsg::Onus(reply) => {
+                let _ = reply.send(state.onus.clone());
+            }
+            OltMsg::Tick => {
+                if state.spec.enabled && state.in_flight.is_none() && Instant::now() >= state.next_poll_at {
+                    state.start_poll(&myself);
+                }
+            }
+            OltMsg::PollNow(reply) => {
+                if !state.spec.enabled {
+                    let _ = reply.send(Err(ActionError::Disabled(state.spec.id)));
+                    return Ok(());
+                }
+                if state.in_flight.is_none() {
+                    state.start_poll(&myself);
+                }
+                state.waiters.push(reply);
+            }
+            OltMsg::RestartSession(reply) => {
+                if !state.spec.enabled {
+                    let _ = reply.send(Err(ActionError::Disabled(state.spec.id)));
+                    return Ok(());
+                }
+                state.restart_session("session restarted on request");
+                state.start_poll(&myself);
+                state.waiters.push(reply);
+            }
+            OltMsg::Reconfigure(spec) => {
+                state.spec = spec;
+                if state.spec.enabled {
+                    state.restart_session("inventory changed");
+                    state.next_poll_at = Instant::now();
+                } else {
+                    state.abort_poll();
+                    state.client = None;
+                    state.move_to(SessionStatus::Disabled, "disabled in the inventory");
+                    for waiter in state.waiters.drain(..) {
+                        let _ = waiter.send(Err(ActionError::Disabled(state.spec.id)));
+                    }
+                }
+                state.persist_record();
+            }
+            OltMsg::PollFinished(report) => state.finish_poll(report),
+        }
+        Ok(())
+    }
+}
+
+impl OltState {
+    fn summary(&self) -> OltSummary {
+        let online = self.onus.iter().filter(|o| o.status == OnuStatus::Online).count();
+        OltSummary {
+            id: self.spec.id,
+            ip: self.spec.ip,
+            vendor: self.spec.vendor,
+            model: self.spec.model.clone(),
+            city: self.spec.city.clone(),
+            node: self.spec.node,
+            status: self.record.status,
+            total_ports: self.record.ports.len() as u32,
+            total_onu: self.onus.len() as u32,
+            onu_online: online as u32,
+            last_update: self.record.last_success_at.unwrap_or(self.record.since),
+        }
+    }
+
+    fn detail(&self) -> OltDetail {
+        OltDetail {
+            summary: self.summary(),
+            system: self.record.system.clone(),
+            ports: self.record.ports.clone(),
+            session: SessionInfo {
+                status: self.record.status,
+                since: self.record.since,
+                last_poll_at: self.record.last_poll_at,
+                last_poll_ms: self.record.last_poll_ms,
+                last_error: self.record.last_error.clone(),
+                failures_in_row: self.record.failures_in_row,
+                transitions: self.record.transitions.clone(),
+            },
+        }
+    }
+
+    /// Moves to `to` unless already there.
+    fn move_to(&mut self, to: SessionStatus, reason: impl Into<String>) {
+        if self.record.status != to || self.record.transitions.is_empty() {
+            self.record_move(to, reason.into());
+        }
+    }
+
+    /// Records a move even when the status stays (a session restart is always news).
+    fn record_move(&mut self, to: SessionStatus, reason: String) {
+        let from = self.record.transitions.last().map(|t| t.to);
+        tracing::info!(olt = self.spec.id, from = ?from, %to, %reason, "session state");
+        self.record.status = to;
+        self.record.since = Utc::now();
+        self.record.transitions.push(Transition {
+            at: self.record.since,
+            from,
+            to,
+            reason,
+        });
+        let excess = self.record.transitions.len().saturating_sub(TRANSITIONS_KEPT);
+        self.record.transitions.drain(..excess);
+    }
+
+    fn abort_poll(&mut self) {
+        if let Some(in_flight) = self.in_flight.take() {
+            in_flight.task.abort();
+        }
+    }
+
+    fn restart_session(&mut self, reason: &str) {
+        self.abort_poll();
+        self.client = None;
+        self.record.failures_in_row = 0;
+        self.record_move(SessionStatus::Connecting, reason.to_string());
+    }
+
+    fn start_poll(&mut self, myself: &ActorRef<OltMsg>) {
+        self.abort_poll();
+        self.generation += 1;
+        let generation = self.generation;
+        let settings = self.settings.clone();
+        let profile = Profile::for_vendor(self.spec.vendor);
+        let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
+        let mut client = self.client.take().unwrap_or_else(|| {
+            SnmpClient::new(addr, &self.spec.snmp.community, self.spec.snmp.version, settings.client_settings())
+        });
+        let myself = myself.clone();
+        let vendor = self.spec.vendor;
+        let task = tokio::spawn(async move {
+            let _permit = settings.concurrency.clone().acquire_owned().await;
+            let started_at = Utc::now();
+            let started = Instant::now();
+            let result = match profile {
+                None => Err(DeviceError::NoProfile(vendor)),
+                Some(profile) => match tokio::time::timeout(settings.deadline, poller::poll(&mut client, profile)).await {
+                    Ok(result) => result,
+                    Err(_) => Err(DeviceError::Deadline(settings.deadline)),
+                },
+            };
+            if result.is_err() {
+                client.reset();
+            }
+            let _ = myself.send_message(OltMsg::PollFinished(PollReport {
+                generation,
+                started_at,
+                elapsed: started.elapsed(),
+                result,
+                client: Some(client),
+            }));
+        });
+        self.in_flight = Some(InFlight { generation, task });
+    }
+
+    fn finish_poll(&mut self, report: PollReport) {
+        if self.in_flight.as_ref().map(|f| f.generation) != Some(report.generation) {
+            return; // a poll that a restart already abandoned
+        }
+        self.in_flight = None;
+        self.client = report.client;
+        self.record.last_poll_at = Some(report.started_at);
+        self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
+        match report.result {
+            Ok(outcome) => {
+                let now = Utc::now();
+                self.record.failures_in_row = 0;
+                self.record.last_error = None;
+                self.record.last_success_at = Some(now);
+                self.apply(outcome, now);
+                self.move_to(SessionStatus::Online, "poll succeeded");
+                self.next_poll_at = Instant::now() + self.settings.interval;
+            }
+            Err(error) => {
+                self.record.failures_in_row += 1;
+                let failures = self.record.failures_in_row;
+                self.record.last_error = Some(error.to_string());
+                if failures >= self.settings.offline_after {
+                    self.move_to(
+                        SessionStatus::Offline,
+                        format!("{failures} failed polls in a row, last: {error}"),
+                    );
+                } else {
+                    self.move_to(SessionStatus::Degraded, format!("poll failed: {error}"));
+                }
+                self.next_poll_at = Instant::now() + self.settings.backoff(failures);
+            }
+        }
+        self.persist_record();
+        let summary = self.summary();
+        for waiter in self.waiters.drain(..) {
+            let _ = waiter.send(Ok(summary.clone()));
+        }
+    }
+
+    /// Merges a good poll into the ONU table. ONUs the device no longer lists are kept,
+    /// offline, with their last data.
+    fn apply(&mut self, outcome: PollOutcome, now: DateTime<Utc>) {
+        let previous: HashMap<&str, &Onu> = self.onus.iter().map(|o| (o.serial.as_str(), o)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut table = Vec::with_capacity(outcome.onus.len());
+        for polled in outcome.onus {
+            let id = match previous.get(polled.serial.as_str()) {
+                Some(known) => known.id,
+                None => match self.store.onu_id(self.spec.id, &polled.serial) {
+                    Ok(id) => id,
+                    Err(e) => {
+                        tracing::error!(olt = self.spec.id, error = %e, "cannot allocate an ONU id");
+                        continue;
+                    }
+                },
+            };
+            seen.insert(polled.serial.clone());
+            let vlan = previous.get(polled.serial.as_str()).and_then(|o| o.vlan);
+            table.push(Onu {
+                id,
+                olt_id: self.spec.id,
+                pon_port: polled.pon_port,
+                onu_index: polled.onu_index,
+                serial: polled.serial,
+                description: polled.description,
+                status: polled.status,
+                last_down_cause: polled.last_down_cause,
+                distance: polled.distance,
+                rx_power: polled.rx_power,
+                tx_power: polled.tx_power,
+                olt_rx_power: polled.olt_rx_power,
+                vlan,
+                last_update: now,
+            });
+        }
+        for gone in self.onus.iter().filter(|o| !seen.contains(&o.serial)) {
+            let mut kept = gone.clone();
+            if kept.status == OnuStatus::Online {
+                kept.status = OnuStatus::Offline;
+                kept.last_down_cause = Some(crate::domain::DownCause::Unknown);
+            }
+            table.push(kept);
+        }
+        table.sort_by_key(|o| o.id);
+
+        let mut ports: Vec<PonPortStats> = outcome
+            .ports
+            .iter()
+            .map(|name| PonPortStats {
+                name: name.clone(),
+                onu_total: 0,
+                onu_online: 0,
+            })
+            .collect();
+        let position: HashMap<String, usize> = ports.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        for onu in &table {
+            if let Some(&i) = position.get(&onu.pon_port) {
+                ports[i].onu_total += 1;
+                if onu.status == OnuStatus::Online {
+                    ports[i].onu_online += 1;
+                }
+            }
+        }
+        self.record.ports = ports;
+        self.record.system = SystemInfo {
+            sys_name: outcome.sys_name,
+            sys_descr: outcome.sys_descr,
+            uptime_seconds: outcome.uptime_seconds,
+            firmware: outcome.firmware,
+        };
+        if let Err(e) = self.store.save_onus(self.spec.id, &table) {
+            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the ONU table");
+        }
+        self.onus = Arc::new(table);
+    }
+
+    fn persist_record(&self) {
+        if let Err(e) = self.store.save_olt(&self.record) {
+            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the OLT record");
+        }
+    }
+}
+
+/// The outside's handle on one OLT actor.
+#[derive(Clone)]
+pub struct OltHandle {
+    pub id: OltId,
+    actor: ActorRef<OltMsg>,
+    /// Upper bound for actions that wait for a poll.
+    action_timeout: Duration,
+}
+
+impl OltHandle {
+    pub(crate) fn new(id: OltId, actor: ActorRef<OltMsg>, settings: &PollSettings) -> Self {
+        OltHandle {
+            id,
+            actor,
+            action_timeout: settings.deadline + Duration::from_secs(5),
+        }
+    }
+
+    pub(crate) fn actor(&self) -> &ActorRef<OltMsg> {
+        &self.actor
+    }
+
+    async fn query<T: Send + 'static>(
+        &self,
+        message: impl FnOnce(RpcReplyPort<T>) -> OltMsg,
+        timeout: Duration,
+    ) -> Result<T, ActionError> {
+        match self.actor.call(message, Some(timeout)).await {
+            Ok(CallResult::Success(value)) => Ok(value),
+            Ok(CallResult::Timeout) => Err(ActionError::NoReply(self.id)),
+            Ok(CallResult::SenderError) | Err(_) => Err(ActionError::Gone(self.id)),
+        }
+    }
+
+    pub async fn summary(&self) -> Result<OltSummary, ActionError> {
+        self.query(OltMsg::Summary, QUERY_TIMEOUT).await
+    }
+
+    pub async fn detail(&self) -> Result<OltDetail, ActionError> {
+        self.query(OltMsg::Detail, QUERY_TIMEOUT).await
+    }
+
+    pub async fn onus(&self) -> Result<Arc<Vec<Onu>>, ActionError> {
+        self.query(OltMsg::Onus, QUERY_TIMEOUT).await
+    }
+
+    /// Polls now; answers with the summary after the poll (good or failed).
+    pub async fn poll_now(&self) -> Result<OltSummary, ActionError> {
+        self.query(OltMsg::PollNow, self.action_timeout).await?
+    }
+
+    /// SPEC §3 restart-session: answers after the first poll of the new session.
+    pub async fn restart_session(&self) -> Result<OltSummary, ActionError> {
+        self.query(OltMsg::RestartSession, self.action_timeout).await?
+    }
+}

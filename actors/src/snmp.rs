@@ -1,0 +1,313 @@
+//! SNMP client side: one [`SnmpClient`] per OLT, owned by that OLT's poll task. snmp2 has
+//! no timeout and no retries, so every request here runs under `tokio::time::timeout`, is
+//! retried, and a fresh UDP session replaces the old one after a timeout or a mismatched
+//! reply (a late answer would otherwise surface on the next request). Walks use GETBULK
+//! over several table columns per request, the way `snmptable` does, and stop at the end
+//! of each column's subtree, at `endOfMibView`, or at an OID that does not increase.
+
+use crate::inventory::SnmpVersion;
+use snmp2::{AsyncSession, Oid, Value};
+use std::cmp::Ordering;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Why a device exchange failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    #[error("no answer within {timeout:?} ({attempts} attempts)")]
+    Timeout { timeout: Duration, attempts: u32 },
+    #[error("poll exceeded its deadline of {0:?}")]
+    Deadline(Duration),
+    #[error("cannot reach {addr}: {message}")]
+    Unreachable { addr: SocketAddr, message: String },
+    #[error("agent answered with error status {status} at varbind {index}")]
+    AgentError { status: u32, index: u32 },
+    #[error("unusable answer: {0}")]
+    Protocol(String),
+    #[error("no driver profile for vendor {0}")]
+    NoProfile(crate::domain::Vendor),
+}
+
+/// A value copied out of a response (snmp2's values borrow the session's buffer).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SnmpValue {
+    Integer(i64),
+    OctetString(Vec<u8>),
+    ObjectIdentifier(Vec<u32>),
+    Unsigned(u64),
+    Timeticks(u32),
+    Null,
+    /// noSuchObject / noSuchInstance.
+    Missing,
+}
+
+impl SnmpValue {
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            SnmpValue::Integer(v) => Some(v),
+            SnmpValue::Unsigned(v) => i64::try_from(v).ok(),
+            SnmpValue::Timeticks(v) => Some(i64::from(v)),
+            _ => None,
+        }
+    }
+
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            SnmpValue::OctetString(bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
+    pub fn as_text(&self) -> Option<String> {
+        self.as_bytes()
+            .map(|b| String::from_utf8_lossy(b).trim_end_matches('\0').to_string())
+    }
+}
+
+/// One row of a walked column: the arcs after the column OID, and the value.
+pub type ColumnEntry = (Vec<u32>, SnmpValue);
+
+/// Tuning of the client, from `[polling]`.
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    pub timeout: Duration,
+    pub retries: u32,
+    /// GETBULK max-repetitions across all columns of one request.
+    pub bulk_varbinds: u32,
+}
+
+/// An SNMP v1/v2c client for one agent.
+pub struct SnmpClient {
+    addr: SocketAddr,
+    community: Vec<u8>,
+    version: SnmpVersion,
+    settings: ClientSettings,
+    session: Option<AsyncSession>,
+    next_request_id: i32,
+    /// Varbinds received since the client was made (for throughput figures).
+    pub varbinds_received: u64,
+}
+
+enum Request<'a> {
+    Get(&'a [Oid<'static>]),
+    GetNext(&'a Oid<'static>),
+    GetBulk(&'a [Oid<'static>], u32),
+}
+
+impl SnmpClient {
+    pub fn new(addr: SocketAddr, community: &str, version: SnmpVersion, settings: ClientSettings) -> Self {
+        SnmpClient {
+            addr,
+            community: community.as_bytes().to_vec(),
+            version,
+            settings,
+            session: None,
+            next_request_id: rand::random::<i32>() & 0x3fff_ffff,
+            varbinds_received: 0,
+        }
+    }
+
+    /// Drops the UDP session; the next request opens a new one.
+    pub fn reset(&mut self) {
+        self.session = None;
+    }
+
+    async fn session(&mut self) -> Result<&mut AsyncSession, DeviceError> {
+        if self.session.is_none() {
+            let session = match self.version {
+                SnmpVersion::V1 => {
+                    AsyncSession::new_v1(self.addr, &self.community, self.next_request_id).await
+                }
+                SnmpVersion::V2c => {
+                    AsyncSession::new_v2c(self.addr, &self.community, self.next_request_id).await
+                }
+            }
+            .map_err(|e| DeviceError::Unreachable {
+                addr: self.addr,
+                message: e.to_string(),
+            })?;
+            self.session = Some(session);
+        }
+        self.session.as_mut().ok_or_else(|| DeviceError::Protocol("no session".into()))
+    }
+
+    /// Sends one request with timeout and retries; returns the response varbinds.
+    async fn exchange(&mut self, request: Request<'_>) -> Result<Vec<(Vec<u32>, SnmpValue)>, DeviceError> {
+        let attempts = self.settings.retries + 1;
+        let timeout = self.settings.timeout;
+        let mut last_error = None;
+        for _ in 0..attempts {
+            self.next_request_id = self.next_request_id.wrapping_add(1);
+            let session = self.session().await?;
+            let answer = tokio::time::timeout(timeout, async {
+                let pdu = match &request {
+                    Request::Get(oids) => {
+                        let refs: Vec<&Oid> = oids.iter().collect();
+                        session.get_many(&refs).await
+                    }
+                    Request::GetNext(oid) => session.getnext(oid).await,
+                    Request::GetBulk(oids, repetitions) => {
+                        let refs: Vec<&Oid> = oids.iter().collect();
+                        session.getbulk(&refs, 0, *repetitions).await
+                    }
+                }?;
+                if pdu.error_status != 0 {
+                    return Ok::<_, snmp2::Error>(Err(DeviceError::AgentError {
+                        status: pdu.error_status,
+                        index: pdu.error_index,
+                    }));
+                }
+                Ok(Ok(pdu.varbinds.map(|(oid, value)| (arcs(&oid), copy_value(&value))).collect::<Vec<_>>()))
+            })
+            .await;
+            match answer {
+                Ok(Ok(Ok(varbinds))) => {
+                    self.varbinds_received += varbinds.len() as u64;
+                    return Ok(varbinds);
+                }
+                Ok(Ok(Err(agent_error))) => return Err(agent_error),
+                Ok(Err(snmp_error)) => {
+                    // A garbled or stale answer: start over on a new socket.
+                    self.session = None;
+                    last_error = Some(DeviceError::Protocol(format!("{snmp_error:?}")));
+                }
+                Err(_elapsed) => {
+                    self.session = None;
+                    last_error = Some(DeviceError::Timeout { timeout, attempts });
+                }
+            }
+        }
+        Err(last_error.unwrap_or(DeviceError::Timeout { timeout, attempts }))
+    }
+
+    /// GET of several scalars; missing ones come back as [`SnmpValue::Missing`].
+    pub async fn get(&mut self, oids: &[&[u32]]) -> Result<Vec<SnmpValue>, DeviceError> {
+        let wanted: Vec<Oid<'static>> = oids.iter().map(|o| to_oid(o)).collect::<Result<_, _>>()?;
+        let answer = match self.exchange(Request::Get(&wanted)).await {
+            // SNMPv1 agents answer a GET of an absent object with noSuchName for the whole
+            // request: fall back to asking one at a time.
+            Err(DeviceError::AgentError { status: 2, .. }) if oids.len() > 1 => {
+                let mut values = Vec::with_capacity(oids.len());
+                for oid in &wanted {
+                    let single = std::slice::from_ref(oid);
+                    match self.exchange(Request::Get(single)).await {
+                        Ok(mut vb) if vb.len() == 1 => values.push(vb.remove(0).1),
+                        Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => values.push(SnmpValue::Missing),
+                        Err(e) => return Err(e),
+                    }
+                }
+                return Ok(values);
+            }
+            other => other?,
+        };
+        if answer.len() != oids.len() {
+            return Err(DeviceError::Protocol(format!(
+                "GET of {} objects answered with {} varbinds",
+                oids.len(),
+                answer.len()
+            )));
+        }
+        Ok(answer.into_iter().map(|(_, value)| value).collect())
+    }
+
+    /// Walks several table columns at once; returns each column's rows in order.
+    pub async fn walk_columns(&mut self, columns: &[&[u32]]) -> Result<Vec<Vec<ColumnEntry>>, DeviceError> {
+        let mut rows: Vec<Vec<ColumnEntry>> = vec![Vec::new(); columns.len()];
+        let mut cursors: Vec<Vec<u32>> = columns.iter().map(|c| c.to_vec()).collect();
+        let mut active: Vec<usize> = (0..columns.len()).collect();
+        while !active.is_empty() {
+            let request: Vec<Oid<'static>> =
+                active.iter().map(|&c| to_oid(&cursors[c])).collect::<Result<_, _>>()?;
+            let answer = match self.version {
+                SnmpVersion::V1 => {
+                    let mut answer = Vec::with_capacity(request.len());
+                    for oid in &request {
+                        match self.exchange(Request::GetNext(oid)).await {
+                            Ok(mut vb) if !vb.is_empty() => answer.push(vb.remove(0)),
+                            // noSuchName: past the end of the MIB.
+                            Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
+                                answer.push((Vec::new(), SnmpValue::Missing))
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    answer
+                }
+                SnmpVersion::V2c => {
+                    let repetitions = (self.settings.bulk_varbinds / active.len() as u32).max(1);
+                    self.exchange(Request::GetBulk(&request, repetitions)).await?
+                }
+            };
+            if answer.is_empty() {
+                return Err(DeviceError::Protocol("GETBULK answered with no varbinds".into()));
+            }
+            let width = active.len();
+            let mut finished = vec![false; width];
+            for (i, (oid, value)) in answer.into_iter().enumerate() {
+                let slot = i % width;
+                if finished[slot] {
+                    continue;
+                }
+                let column = active[slot];
+                let prefix = columns[column];
+                let in_subtree = oid.len() > prefix.len() && oid.starts_with(prefix);
+                let advances = compare_arcs(&oid, &cursors[column]) == Ordering::Greater;
+                if !in_subtree || !advances || value == SnmpValue::Missing {
+                    finished[slot] = true;
+                    continue;
+                }
+                rows[column].push((oid[prefix.len()..].to_vec(), value));
+                cursors[column] = oid;
+            }
+            active = active
+                .iter()
+                .zip(&finished)
+                .filter(|(_, done)| !**done)
+                .map(|(&c, _)| c)
+                .collect();
+        }
+        Ok(rows)
+    }
+}
+
+/// Arc-by-arc comparison, arcs as unsigned numbers.
+pub fn compare_arcs(a: &[u32], b: &[u32]) -> Ordering {
+    a.cmp(b)
+}
+
+fn to_oid(arcs: &[u32]) -> Result<Oid<'static>, DeviceError> {
+    let wide: Vec<u64> = arcs.iter().map(|&a| u64::from(a)).collect();
+    Oid::from(&wide).map_err(|e| DeviceError::Protocol(format!("bad OID {arcs:?}: {e:?}")))
+}
+
+/// The arcs of an OID; arcs that do not fit 32 bits make it unusable (empty).
+fn arcs(oid: &Oid<'_>) -> Vec<u32> {
+    match oid.iter() {
+        Some(iter) => {
+            let mut out = Vec::with_capacity(iter.len());
+            for arc in iter {
+                match u32::try_from(arc) {
+                    Ok(a) => out.push(a),
+                    Err(_) => return Vec::new(),
+                }
+            }
+            out
+        }
+        None => Vec::new(),
+    }
+}
+
+fn copy_value(value: &Value<'_>) -> SnmpValue {
+    match value {
+        Value::Integer(v) => SnmpValue::Integer(*v),
+        Value::OctetString(bytes) | Value::Opaque(bytes) => SnmpValue::OctetString(bytes.to_vec()),
+        Value::ObjectIdentifier(oid) => SnmpValue::ObjectIdentifier(arcs(oid)),
+        Value::Counter32(v) | Value::Unsigned32(v) => SnmpValue::Unsigned(u64::from(*v)),
+        Value::Counter64(v) => SnmpValue::Unsigned(*v),
+        Value::Timeticks(v) => SnmpValue::Timeticks(*v),
+        Value::IpAddress(ip) => SnmpValue::OctetString(ip.to_vec()),
+        Value::Boolean(b) => SnmpValue::Integer(i64::from(*b)),
+        Value::Null => SnmpValue::Null,
+        _ => SnmpValue::Missing,
+    }
+}

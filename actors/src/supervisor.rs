@@ -1,0 +1,246 @@
+//! The supervisor: spawns one linked OLT actor per inventory OLT, reconciles the set when
+//! the inventory changes, and restarts an OLT actor that fails (it reloads its last state
+//! from sled), within a bounded restart intensity so a crash loop stops and is reported.
+//!
+//! ```text
+//!   Supervisor ──┬── OltActor(1) ── poll task ── SnmpClient ── UDP ── OLT 1
+//!                ├── OltActor(2) ── poll task ── ...
+//!                └── OltActor(n)
+//!   Fleet (handle): registry OltId → OltHandle (dashmap), read by API handlers directly
+//! ```
+//!
+//! Handlers reach an OLT through the [`Fleet`] registry, never through the supervisor's
+//! mailbox, so the supervisor is never a bottleneck for queries.
+
+use crate::domain::OltId;
+use crate::inventory::{Inventory, OltSpec};
+use crate::olt::{OltActor, OltArgs, OltHandle, OltMsg, PollSettings};
+use crate::store::Store;
+use dashmap::DashMap;
+use ractor::rpc::CallResult;
+use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Restarts allowed to one OLT actor within [`RESTART_WINDOW`] before it is given up.
+const MAX_RESTARTS: usize = 5;
+const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+/// Result of reconciling the running actors with an inventory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReconcileReport {
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+    pub unchanged: usize,
+}
+
+pub enum SupervisorMsg {
+    Reconcile(Inventory, RpcReplyPort<Result<ReconcileReport, String>>),
+}
+
+struct SupervisorActor;
+
+struct SupervisorArgs {
+    store: Store,
+    settings: Arc<PollSettings>,
+    registry: Arc<DashMap<OltId, OltHandle>>,
+}
+
+struct SupervisorState {
+    store: Store,
+    settings: Arc<PollSettings>,
+    registry: Arc<DashMap<OltId, OltHandle>>,
+    specs: HashMap<OltId, OltSpec>,
+    by_actor: HashMap<ActorId, OltId>,
+    restarts: HashMap<OltId, VecDeque<Instant>>,
+}
+
+impl SupervisorState {
+    async fn spawn_olt(&mut self, myself: &ActorRef<SupervisorMsg>, spec: OltSpec) -> Result<(), ActorProcessingErr> {
+        let id = spec.id;
+        let args = OltArgs {
+            spec,
+            store: self.store.clone(),
+            settings: self.settings.clone(),
+        };
+        let (actor, _) = Actor::spawn_linked(None, OltActor, args, myself.get_cell()).await?;
+        self.by_actor.insert(actor.get_id(), id);
+        self.registry.insert(id, OltHandle::new(id, actor, &self.settings));
+        Ok(())
+    }
+
+    fn stop_olt(&mut self, id: OltId) {
+        if let Some((_, handle)) = self.registry.remove(&id) {
+            self.by_actor.remove(&handle.actor().get_id());
+            handle.actor().stop(Some("removed from the inventory".into()));
+        }
+    }
+
+    /// Whether the OLT may be restarted once more (restart intensity).
+    fn may_restart(&mut self, id: OltId) -> bool {
+        let now = Instant::now();
+        let history = self.restarts.entry(id).or_default();
+        while history.front().is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW) {
+            history.pop_front();
+        }
+        if history.len() >= MAX_RESTARTS {
+            return false;
+        }
+        history.push_back(now);
+        true
+    }
+}
+
+impl Actor for SupervisorActor {
+    type Msg = SupervisorMsg;
+    type State = SupervisorState;
+    type Arguments = SupervisorArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<SupervisorMsg>,
+        args: SupervisorArgs,
+    ) -> Result<SupervisorState, ActorProcessingErr> {
+        Ok(SupervisorState {
+            store: args.store,
+            settings: args.settings,
+            registry: args.registry,
+            specs: HashMap::new(),
+            by_actor: HashMap::new(),
+            restarts: HashMap::new(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        message: SupervisorMsg,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            SupervisorMsg::Reconcile(inventory, reply) => {
+                let mut report = ReconcileReport::default();
+                let wanted: HashMap<OltId, OltSpec> = inventory.olts.into_iter().map(|o| (o.id, o)).collect();
+                let removed: Vec<OltId> = state.specs.keys().filter(|id| !wanted.contains_key(id)).copied().collect();
+                for id in removed {
+                    state.stop_olt(id);
+                    state.specs.remove(&id);
+                    report.removed += 1;
+                }
+                let mut ids: Vec<OltId> = wanted.keys().copied().collect();
+                ids.sort_unstable();
+                for id in ids {
+                    let Some(spec) = wanted.get(&id) else { continue };
+                    match state.specs.get(&id) {
+                        Some(current) if current == spec => report.unchanged += 1,
+                        Some(_) => {
+                            if let Some(handle) = state.registry.get(&id) {
+                                let _ = handle.actor().send_message(OltMsg::Reconfigure(spec.clone()));
+                            }
+                            report.changed += 1;
+                        }
+                        None => {
+                            if let Err(e) = state.spawn_olt(&myself, spec.clone()).await {
+                                let _ = reply.send(Err(format!("cannot start the actor of OLT {id}: {e}")));
+                                return Ok(());
+                            }
+                            report.added += 1;
+                        }
+                    }
+                    state.specs.insert(id, spec.clone());
+                }
+                let _ = reply.send(Ok(report));
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<SupervisorMsg>,
+        event: SupervisionEvent,
+        state: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
+        if let SupervisionEvent::ActorFailed(cell, error) = event {
+            restart_failed(&myself, state, &cell, &error.to_string()).await;
+        }
+        Ok(())
+    }
+}
+
+async fn restart_failed(myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, cell: &ActorCell, error: &str) {
+    let Some(id) = state.by_actor.remove(&cell.get_id()) else { return };
+    state.registry.remove(&id);
+    let Some(spec) = state.specs.get(&id).cloned() else { return };
+    if !state.may_restart(id) {
+        tracing::error!(
+            olt = id,
+            %error,
+            "OLT actor failed {MAX_RESTARTS} times within {RESTART_WINDOW:?}; not restarting it"
+        );
+        return;
+    }
+    tracing::warn!(olt = id, %error, "OLT actor failed; restarting it from its stored state");
+    if let Err(e) = state.spawn_olt(myself, spec).await {
+        tracing::error!(olt = id, error = %e, "cannot restart the OLT actor");
+    }
+}
+
+/// The service's handle on the OLT fleet: the supervisor plus the registry of OLT actors.
+#[derive(Clone)]
+pub struct Fleet {
+    supervisor: ActorRef<SupervisorMsg>,
+    registry: Arc<DashMap<OltId, OltHandle>>,
+}
+
+impl Fleet {
+    /// Starts the supervisor and one actor per OLT of `inventory`.
+    pub async fn start(store: Store, settings: PollSettings, inventory: Inventory) -> Result<Fleet, String> {
+        let registry = Arc::new(DashMap::new());
+        let args = SupervisorArgs {
+            store,
+            settings: Arc::new(settings),
+            registry: registry.clone(),
+        };
+        let (supervisor, _) = Actor::spawn(None, SupervisorActor, args)
+            .await
+            .map_err(|e| format!("cannot start the supervisor: {e}"))?;
+        let fleet = Fleet { supervisor, registry };
+        fleet.reconcile(inventory).await?;
+        Ok(fleet)
+    }
+
+    /// Brings the running actors in line with `inventory`.
+    pub async fn reconcile(&self, inventory: Inventory) -> Result<ReconcileReport, String> {
+        match self
+            .supervisor
+            .call(|reply| SupervisorMsg::Reconcile(inventory, reply), Some(Duration::from_secs(30)))
+            .await
+        {
+            Ok(CallResult::Success(result)) => result,
+            Ok(_) | Err(_) => Err("the supervisor did not answer".into()),
+        }
+    }
+
+    /// The handle of one OLT, if it runs.
+    pub fn olt(&self, id: OltId) -> Option<OltHandle> {
+        self.registry.get(&id).map(|h| h.clone())
+    }
+
+    /// Handles of every running OLT, ordered by id.
+    pub fn olts(&self) -> Vec<OltHandle> {
+        let mut handles: Vec<OltHandle> = self.registry.iter().map(|h| h.clone()).collect();
+        handles.sort_by_key(|h| h.id);
+        handles
+    }
+
+    /// Stops every OLT actor and the supervisor, waiting for them to finish.
+    pub async fn shutdown(&self) {
+        self.supervisor
+            .stop_and_wait(Some("service shutting down".into()), Some(Duration::from_secs(10)))
+            .await
+            .ok();
+    }
+}
