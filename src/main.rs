@@ -1,1 +1,270 @@
-fn main() {}
+//! The `ponkeeper` command line: `serve`, `demo`, `sim` and `keys` (SPEC §2). Logs go to
+//! stderr so that stdout carries only what a command promises (a new key, an inventory).
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use ponkeeper::admin::{self, AdminRequest};
+use ponkeeper::app::{shutdown_signal, App};
+use ponkeeper::config::Config;
+use ponkeeper::demo::{self, DemoOptions};
+use ponkeeper::keys::{self, NewKey};
+use ponkeeper_actors::domain::Vendor;
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::store::{AccessLevel, Store};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "ponkeeper", version, about = "Manages and monitors an ISP's optical access network")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the service.
+    Serve {
+        #[arg(long, default_value = "config/ponkeeper.toml")]
+        config: PathBuf,
+    },
+    /// Start a simulated fleet and the service on it, with keys and curl lines to try.
+    Demo {
+        #[arg(long, default_value_t = 20)]
+        olts: usize,
+        #[arg(long, default_value_t = 64)]
+        onus_per_olt: usize,
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: SocketAddr,
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+        poll_interval: Duration,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Run only a simulated OLT fleet (real SNMP agents on loopback).
+    Sim {
+        #[arg(long)]
+        olts: usize,
+        #[arg(long, default_value_t = 64)]
+        onus_per_olt: usize,
+        #[arg(long, value_enum, default_value_t = SimVendor::Huawei)]
+        vendor: SimVendor,
+        #[arg(long, default_value_t = 16100)]
+        base_port: u16,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: IpAddr,
+        /// Keep every ONU steady (no flapping, no drift).
+        #[arg(long)]
+        steady: bool,
+        /// Write the inventory here instead of printing it.
+        #[arg(long)]
+        inventory_out: Option<PathBuf>,
+    },
+    /// Manage API keys (works with the service running or stopped).
+    Keys {
+        #[arg(long, default_value = "config/ponkeeper.toml")]
+        config: PathBuf,
+        #[command(subcommand)]
+        action: KeysAction,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SimVendor {
+    Huawei,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+#[allow(clippy::upper_case_acronyms)]
+enum Level {
+    #[value(name = "READ_ONLY")]
+    ReadOnly,
+    #[value(name = "FULL")]
+    Full,
+}
+
+#[derive(Subcommand)]
+enum KeysAction {
+    /// Create a key and print it (once) on stdout.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum)]
+        level: Level,
+        /// e.g. 100/s or 600/m; default: rate_limit.default
+        #[arg(long)]
+        rate: Option<String>,
+        /// Address or CIDR the key may be used from; repeatable.
+        #[arg(long = "allow-ip")]
+        allow_ip: Vec<String>,
+    },
+    /// List keys (never the keys themselves).
+    List,
+    /// Revoke a key by name.
+    Revoke { name: String },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Serve { config } => {
+            let config = Config::load(&config)?;
+            let listener = tokio::net::TcpListener::bind(config.listen)
+                .await
+                .with_context(|| format!("cannot listen on {}", config.listen))?;
+            tracing::info!("Listening on http://{}", listener.local_addr()?);
+            App::start(config).await?.serve(listener, shutdown_signal()).await
+        }
+        Command::Demo {
+            olts,
+            onus_per_olt,
+            listen,
+            data_dir,
+            poll_interval,
+            seed,
+        } => {
+            demo::run(DemoOptions {
+                olts,
+                onus_per_olt,
+                listen,
+                data_dir,
+                poll_interval,
+                seed,
+            })
+            .await
+        }
+        Command::Sim {
+            olts,
+            onus_per_olt,
+            vendor,
+            base_port,
+            seed,
+            bind,
+            steady,
+            inventory_out,
+        } => {
+            let fleet = SimFleet::start(FleetSpec {
+                olts,
+                onus_per_olt,
+                vendor: match vendor {
+                    SimVendor::Huawei => Vendor::Huawei,
+                },
+                base_port,
+                seed,
+                bind,
+                dynamics: if steady { Dynamics::none() } else { Dynamics::default() },
+            })
+            .await
+            .context("cannot start the simulated fleet")?;
+            let inventory = fleet.inventory().to_toml();
+            match inventory_out {
+                Some(path) => {
+                    std::fs::write(&path, inventory).with_context(|| format!("cannot write {}", path.display()))?;
+                    eprintln!("inventory written to {}", path.display());
+                }
+                None => print!("{inventory}"),
+            }
+            eprintln!("simulating {olts} OLTs × {onus_per_olt} ONUs on {bind}; Ctrl-C stops");
+            shutdown_signal().await;
+            fleet.shutdown().await;
+            Ok(())
+        }
+        Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
+    }
+}
+
+async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()> {
+    let request = match action {
+        KeysAction::Create {
+            name,
+            level,
+            rate,
+            allow_ip,
+        } => AdminRequest::Create(NewKey {
+            name,
+            level: match level {
+                Level::ReadOnly => AccessLevel::ReadOnly,
+                Level::Full => AccessLevel::Full,
+            },
+            rate,
+            allow_ip,
+        }),
+        KeysAction::List => AdminRequest::List,
+        KeysAction::Revoke { name } => AdminRequest::Revoke { name },
+    };
+    // A running service holds the store: ask it. Otherwise open the store ourselves.
+    let response = match admin::request(&config.data_dir, &request).await? {
+        Some(response) => response,
+        None => {
+            std::fs::create_dir_all(&config.data_dir)?;
+            let store = Store::open(&config.data_dir).with_context(|| {
+                format!(
+                    "cannot open the store in {} and no service answers on its admin socket",
+                    config.data_dir.display()
+                )
+            })?;
+            let configured = &config.api_keys;
+            let outcome = match request {
+                AdminRequest::Create(new_key) => keys::create(&store, None, configured, new_key)
+                    .await
+                    .map(|key| admin::AdminResponse {
+                        key: Some(key),
+                        ..Default::default()
+                    }),
+                AdminRequest::List => keys::list(&store, configured).map(|keys| admin::AdminResponse {
+                    keys: Some(keys),
+                    ..Default::default()
+                }),
+                AdminRequest::Revoke { name } => keys::revoke(&store, None, configured, &name)
+                    .await
+                    .map(|()| admin::AdminResponse::default()),
+            };
+            store.flush().await?;
+            outcome.unwrap_or_else(|error| admin::AdminResponse {
+                error: Some(error),
+                ..Default::default()
+            })
+        }
+    };
+    if let Some(error) = response.error {
+        anyhow::bail!(error);
+    }
+    if let Some(key) = response.key {
+        println!("{key}");
+    } else if let Some(listing) = response.keys {
+        print!("{}", keys::render(&listing));
+    } else {
+        eprintln!("revoked");
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The one test command: installs what the tests need on a fresh machine (net-snmp's
+# client tools, a Python venv with snmpsim), then runs formatting and lint checks, every
+# Rust test, and the fixture check (a real OLT layout served by snmpsim, polled through
+# the real service). Exits non-zero on any failure. `.ci/run` calls this same script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+if ! command -v snmpbulkwalk >/dev/null 2>&1; then
+    say "installing net-snmp client tools"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp >/dev/null
+fi
+
+VENV="${PONKEEPER_VENV:-.venv}"
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi' >/dev/null 2>&1; then
+    say "installing snmpsim into $VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
+fi
+
+say "cargo fmt --check"
+cargo fmt --all -- --check
+
+say "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+say "cargo test"
+cargo test --workspace --locked
+
+say "fixture check: huawei-ma5800.snmprec served by snmpsim, polled by ponkeeper serve"
+cargo build --locked --bin ponkeeper
+"$VENV/bin/python" scripts/check_fixture.py \
+    --binary target/debug/ponkeeper \
+    --snmpsim "$VENV/bin/snmpsim-command-responder" \
+    --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}"

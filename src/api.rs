@@ -1,0 +1,228 @@
+//! The external REST API under `/api/v1/external/` (SPEC §4): the response envelope of
+//! seed §2.4, the one [`ApiError`] every failure goes through, query-parameter parsing
+//! with errors that name the parameter, and the router that merges the resource modules.
+//! Unknown routes, wrong methods and malformed input all answer in the envelope.
+
+mod inventory;
+mod nodes;
+mod olts;
+
+use crate::app::AppState;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::{middleware, Json, Router};
+use serde::Serialize;
+use serde_json::json;
+use std::collections::HashMap;
+
+pub const BASE: &str = "/api/v1/external";
+
+/// Every way a request can fail, with its HTTP status and `error.code`.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    InvalidParameter(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    IpNotAllowed(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    DeviceTimeout(String),
+    /// Logged in full; the client sees a generic message.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::InvalidParameter(_) => (StatusCode::BAD_REQUEST, "INVALID_PARAMETER"),
+            ApiError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
+            ApiError::IpNotAllowed(_) => (StatusCode::FORBIDDEN, "IP_NOT_ALLOWED"),
+            ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
+            ApiError::Conflict(_) => (StatusCode::CONFLICT, "CONFLICT"),
+            ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        let message = match &self {
+            ApiError::Internal(detail) => {
+                tracing::error!(%detail, "internal error");
+                "internal error; see the service log".to_string()
+            }
+            other => other.to_string(),
+        };
+        let body = json!({ "success": false, "error": { "code": code, "message": message } });
+        (status, Json(body)).into_response()
+    }
+}
+
+impl From<ponkeeper_actors::olt::ActionError> for ApiError {
+    fn from(error: ponkeeper_actors::olt::ActionError) -> Self {
+        use ponkeeper_actors::olt::ActionError;
+        match error {
+            ActionError::Disabled(_) => ApiError::Conflict(error.to_string()),
+            ActionError::NoReply(_) => ApiError::DeviceTimeout(error.to_string()),
+            ActionError::Gone(_) => ApiError::Internal(error.to_string()),
+        }
+    }
+}
+
+/// `meta` of a paged list.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub page: u32,
+    pub size: u32,
+    pub total_count: usize,
+}
+
+/// The success envelope.
+#[derive(Debug, Serialize)]
+pub struct Envelope<T: Serialize> {
+    pub success: bool,
+    pub data: T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+pub type ApiResult = Result<Response, ApiError>;
+
+/// A single object in the envelope.
+pub fn one<T: Serialize>(data: T) -> ApiResult {
+    Ok(Json(Envelope {
+        success: true,
+        data,
+        meta: None,
+    })
+    .into_response())
+}
+
+/// One page of `items` (already filtered and ordered) in the envelope.
+pub fn page<T: Serialize>(items: Vec<T>, paging: Paging) -> ApiResult {
+    let total_count = items.len();
+    let data: Vec<T> = items
+        .into_iter()
+        .skip(paging.page as usize * paging.size as usize)
+        .take(paging.size as usize)
+        .collect();
+    Ok(Json(Envelope {
+        success: true,
+        data,
+        meta: Some(Meta {
+            page: paging.page,
+            size: paging.size,
+            total_count,
+        }),
+    })
+    .into_response())
+}
+
+/// `page` and `size` of a list request.
+#[derive(Debug, Clone, Copy)]
+pub struct Paging {
+    pub page: u32,
+    pub size: u32,
+}
+
+/// Query parameters of a request, parsed with errors that name the parameter.
+pub struct Params(HashMap<String, String>);
+
+impl Params {
+    pub fn parse(raw: Option<&str>) -> Result<Params, ApiError> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.unwrap_or(""))
+            .map_err(|e| ApiError::InvalidParameter(format!("the query string is malformed: {e}")))?;
+        let mut map = HashMap::new();
+        for (name, value) in pairs {
+            if map.contains_key(&name) {
+                return Err(ApiError::InvalidParameter(format!(
+                    "parameter `{name}` is given more than once"
+                )));
+            }
+            map.insert(name, value);
+        }
+        Ok(Params(map))
+    }
+
+    /// A text filter; empty counts as absent.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+
+    /// An integer parameter within `min..=max`.
+    pub fn integer(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+        let Some(text) = self.text(name) else { return Ok(None) };
+        let value: i64 = text.parse().map_err(|_| {
+            ApiError::InvalidParameter(format!("parameter `{name}` must be an integer, got `{text}`"))
+        })?;
+        if value < min || value > max {
+            return Err(ApiError::InvalidParameter(format!(
+                "parameter `{name}` must be between {min} and {max}, got {value}"
+            )));
+        }
+        Ok(Some(value))
+    }
+
+    /// A value of a closed set, e.g. a status.
+    pub fn enumeration<T: std::str::FromStr<Err = String>>(&self, name: &str) -> Result<Option<T>, ApiError> {
+        self.text(name)
+            .map(|text| {
+                text.parse::<T>().map_err(|allowed| {
+                    ApiError::InvalidParameter(format!("parameter `{name}`: `{text}` is not valid; {allowed}"))
+                })
+            })
+            .transpose()
+    }
+
+    pub fn paging(&self, config: &crate::config::Paging) -> Result<Paging, ApiError> {
+        let page = self.integer("page", 0, i64::from(u32::MAX))?.unwrap_or(0) as u32;
+        let size = self
+            .integer("size", 1, i64::from(config.max_size))?
+            .map(|s| s as u32)
+            .unwrap_or(config.default_size);
+        Ok(Paging { page, size })
+    }
+}
+
+/// Parses an `{id}` path segment.
+pub fn path_id(name: &str, text: &str) -> Result<u32, ApiError> {
+    text.parse()
+        .map_err(|_| ApiError::InvalidParameter(format!("path parameter `{name}` must be a positive integer, got `{text}`")))
+}
+
+async fn no_route(uri: axum::http::Uri) -> ApiError {
+    ApiError::NotFound(format!("no resource at {}", uri.path()))
+}
+
+async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
+}
+
+/// The whole HTTP surface: the API behind key authentication, envelope fallbacks.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .merge(olts::router())
+        .merge(nodes::router())
+        .merge(inventory::router());
+    Router::new()
+        .nest(BASE, api)
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
+        .with_state(state)
+}

@@ -1,0 +1,74 @@
+//! `/nodes`: communication nodes with subscriber counters (seed §2.2). `oltCount` counts
+//! the inventory OLTs bound to the node; `onuTotal` and `onuOnline` are sums over the
+//! replies of those OLTs' actors.
+
+use super::{one, page, path_id, ApiError, ApiResult, Params};
+use crate::app::AppState;
+use axum::extract::{Path, RawQuery, State};
+use axum::routing::get;
+use axum::Router;
+use ponkeeper_actors::domain::NodeId;
+use ponkeeper_actors::inventory::NodeSpec;
+use ponkeeper_actors::olt::OltSummary;
+use serde::Serialize;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/nodes", get(list)).route("/nodes/{id}", get(detail))
+}
+
+/// A node with its counters: exactly seed §2.2.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeItem {
+    pub id: NodeId,
+    pub name: String,
+    pub city: String,
+    pub description: String,
+    pub olt_count: u32,
+    pub onu_total: u64,
+    pub onu_online: u64,
+}
+
+fn counters(node: &NodeSpec, olts: &[OltSummary]) -> NodeItem {
+    let mine = olts.iter().filter(|o| o.node == Some(node.id));
+    let (mut olt_count, mut onu_total, mut onu_online) = (0, 0, 0);
+    for olt in mine {
+        olt_count += 1;
+        onu_total += u64::from(olt.total_onu);
+        onu_online += u64::from(olt.onu_online);
+    }
+    NodeItem {
+        id: node.id,
+        name: node.name.clone(),
+        city: node.city.clone(),
+        description: node.description.clone(),
+        olt_count,
+        onu_total,
+        onu_online,
+    }
+}
+
+async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
+    let params = Params::parse(query.as_deref())?;
+    let paging = params.paging(&app.config.paging)?;
+    let city = params.text("city");
+    let inventory = app.inventory();
+    let olts = app.summaries().await?;
+    let mut nodes: Vec<&NodeSpec> = inventory
+        .nodes
+        .iter()
+        .filter(|n| city.is_none_or(|c| n.city.eq_ignore_ascii_case(c)))
+        .collect();
+    nodes.sort_by_key(|n| n.id);
+    page(nodes.into_iter().map(|n| counters(n, &olts)).collect(), paging)
+}
+
+async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let id = path_id("id", &id)?;
+    let inventory = app.inventory();
+    let node = inventory
+        .node(id)
+        .ok_or_else(|| ApiError::NotFound(format!("no node with id {id}")))?;
+    let olts = app.summaries().await?;
+    one(counters(node, &olts))
+}

@@ -1,0 +1,193 @@
+//! `/olts`: the OLT list of seed §4.1 with every filter, the OLT detail, and the two
+//! actions that need no CLI — `restart-session` (SPEC §3) and `poll`. Everything is asked
+//! of the OLT actors by message; nothing here touches a device.
+
+use super::{one, page, path_id, ApiResult, Params};
+use crate::app::AppState;
+use axum::extract::{Path, RawQuery, State};
+use axum::routing::{get, post};
+use axum::Router;
+use ponkeeper_actors::domain::{NodeId, SessionStatus};
+use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::olt::{OltDetail, OltSummary};
+use serde::Serialize;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/olts", get(list))
+        .route("/olts/{id}", get(detail))
+        .route("/olts/{id}/restart-session", post(restart_session))
+        .route("/olts/{id}/poll", post(poll))
+}
+
+/// The `node` block of an OLT.
+#[derive(Debug, Serialize)]
+pub struct NodeRef {
+    pub id: NodeId,
+    pub name: String,
+    pub city: String,
+}
+
+/// An OLT list item: exactly seed §2.1.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OltItem {
+    pub id: u32,
+    pub ip: String,
+    pub vendor: String,
+    pub model: String,
+    pub status: SessionStatus,
+    pub city: String,
+    pub node: Option<NodeRef>,
+    pub total_ports: u32,
+    pub total_onu: u32,
+    pub last_update: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PortItem {
+    pub name: String,
+    pub onu_total: u32,
+    pub onu_online: u32,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransitionItem {
+    pub at: String,
+    pub from: Option<SessionStatus>,
+    pub to: SessionStatus,
+    pub reason: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionItem {
+    pub status: SessionStatus,
+    pub since: String,
+    pub last_poll_at: Option<String>,
+    pub last_poll_ms: Option<u64>,
+    pub last_error: Option<String>,
+    pub failures_in_row: u32,
+    pub transitions: Vec<TransitionItem>,
+}
+
+/// OLT detail: the list item plus device facts, ports and the session.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OltDetailItem {
+    #[serde(flatten)]
+    pub item: OltItem,
+    pub onu_online: u32,
+    pub sys_name: Option<String>,
+    pub uptime_seconds: Option<u64>,
+    pub firmware: Option<String>,
+    pub ports: Vec<PortItem>,
+    pub session: SessionItem,
+}
+
+pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem {
+    OltItem {
+        id: olt.id,
+        ip: olt.ip.to_string(),
+        vendor: olt.vendor.to_string(),
+        model: olt.model.clone(),
+        status: olt.status,
+        city: olt.city.clone(),
+        node: olt.node.and_then(|id| inventory.node(id)).map(|node| NodeRef {
+            id: node.id,
+            name: node.name.clone(),
+            city: node.city.clone(),
+        }),
+        total_ports: olt.total_ports,
+        total_onu: olt.total_onu,
+        last_update: app.clock.format(olt.last_update),
+    }
+}
+
+fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDetailItem {
+    let session = olt.session;
+    OltDetailItem {
+        item: item(app, inventory, &olt.summary),
+        onu_online: olt.summary.onu_online,
+        sys_name: olt.system.sys_name,
+        uptime_seconds: olt.system.uptime_seconds,
+        firmware: olt.system.firmware,
+        ports: olt
+            .ports
+            .into_iter()
+            .map(|p| PortItem {
+                name: p.name,
+                onu_total: p.onu_total,
+                onu_online: p.onu_online,
+            })
+            .collect(),
+        session: SessionItem {
+            status: session.status,
+            since: app.clock.format(session.since),
+            last_poll_at: session.last_poll_at.map(|t| app.clock.format(t)),
+            last_poll_ms: session.last_poll_ms,
+            last_error: session.last_error,
+            failures_in_row: session.failures_in_row,
+            transitions: session
+                .transitions
+                .into_iter()
+                .map(|t| TransitionItem {
+                    at: app.clock.format(t.at),
+                    from: t.from,
+                    to: t.to,
+                    reason: t.reason,
+                })
+                .collect(),
+        },
+    }
+}
+
+async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
+    let params = Params::parse(query.as_deref())?;
+    let paging = params.paging(&app.config.paging)?;
+    let status = params.enumeration::<SessionStatus>("status")?;
+    let node_id = params.integer("nodeId", 0, i64::from(u32::MAX))?.map(|n| n as u32);
+    let vendor = params.text("vendor");
+    let city = params.text("city");
+    let node_name = params.text("node");
+
+    let inventory = app.inventory();
+    let olts = app.summaries().await?;
+    let items: Vec<OltItem> = olts
+        .iter()
+        .filter(|o| status.is_none_or(|s| o.status == s))
+        .filter(|o| vendor.is_none_or(|v| o.vendor.as_str().eq_ignore_ascii_case(v)))
+        .filter(|o| city.is_none_or(|c| o.city.eq_ignore_ascii_case(c)))
+        .filter(|o| node_id.is_none_or(|n| o.node == Some(n)))
+        .filter(|o| {
+            node_name.is_none_or(|name| {
+                o.node
+                    .and_then(|id| inventory.node(id))
+                    .is_some_and(|node| node.name.eq_ignore_ascii_case(name))
+            })
+        })
+        .map(|o| item(&app, &inventory, o))
+        .collect();
+    page(items, paging)
+}
+
+async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let handle = app.olt(path_id("id", &id)?)?;
+    let olt = handle.detail().await?;
+    let inventory = app.inventory();
+    one(detail_item(&app, &inventory, olt))
+}
+
+async fn restart_session(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let handle = app.olt(path_id("id", &id)?)?;
+    let olt = handle.restart_session().await?;
+    one(item(&app, &app.inventory(), &olt))
+}
+
+async fn poll(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let handle = app.olt(path_id("id", &id)?)?;
+    let olt = handle.poll_now().await?;
+    one(item(&app, &app.inventory(), &olt))
+}

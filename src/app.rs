@@ -1,0 +1,212 @@
+//! Start-up and the shared application state. [`App::start`] opens the store, loads the
+//! inventory and keys, and starts the OLT fleet; [`App::serve`] runs HTTP on an
+//! already-bound listener until the shutdown future resolves, then stops the actors and
+//! flushes sled — the one shutdown path. Tests start the same `App` on `127.0.0.1:0`.
+
+use crate::api::ApiError;
+use crate::auth::{ApiKey, KeyRing, KeySource};
+use crate::clock::Clock;
+use crate::config::Config;
+use anyhow::Context;
+use ponkeeper_actors::domain::OltId;
+use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::olt::{OltHandle, OltSummary, PollSettings};
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::{Fleet, ReconcileReport};
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use tokio::net::TcpListener;
+
+/// State every handler sees; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Shared>,
+}
+
+pub struct Shared {
+    pub config: Config,
+    pub clock: Clock,
+    pub store: Store,
+    pub fleet: Fleet,
+    pub keys: KeyRing,
+    inventory: RwLock<Arc<Inventory>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.inner
+    }
+}
+
+/// Why an inventory reload was refused.
+#[derive(Debug)]
+pub enum ReloadError {
+    Invalid(String),
+    Fleet(String),
+}
+
+impl AppState {
+    /// The inventory in force.
+    pub fn inventory(&self) -> Arc<Inventory> {
+        match self.inventory.read() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The handle of OLT `id`, or 404.
+    pub fn olt(&self, id: OltId) -> Result<OltHandle, ApiError> {
+        self.fleet
+            .olt(id)
+            .ok_or_else(|| ApiError::NotFound(format!("no OLT with id {id}")))
+    }
+
+    /// Every OLT's summary, asked of all actors at once, ordered by id.
+    pub async fn summaries(&self) -> Result<Vec<OltSummary>, ApiError> {
+        let handles = self.fleet.olts();
+        let replies = futures::future::join_all(handles.iter().map(|h| h.summary())).await;
+        replies.into_iter().map(|r| r.map_err(ApiError::from)).collect()
+    }
+
+    /// Re-reads the inventory file; on success the fleet is reconciled with it.
+    pub async fn reload_inventory(&self) -> Result<(Arc<Inventory>, ReconcileReport), ReloadError> {
+        let inventory = Inventory::load(&self.config.inventory).map_err(|e| ReloadError::Invalid(e.to_string()))?;
+        let report = self
+            .fleet
+            .reconcile(inventory.clone())
+            .await
+            .map_err(ReloadError::Fleet)?;
+        let inventory = Arc::new(inventory);
+        match self.inventory.write() {
+            Ok(mut guard) => *guard = inventory.clone(),
+            Err(poisoned) => *poisoned.into_inner() = inventory.clone(),
+        }
+        tracing::info!(?report, "inventory reloaded");
+        Ok((inventory, report))
+    }
+}
+
+/// A started service: store open, actors running, not yet serving HTTP.
+pub struct App {
+    pub state: AppState,
+}
+
+impl App {
+    /// Opens the store, loads keys and the inventory, starts the fleet.
+    pub async fn start(config: Config) -> anyhow::Result<App> {
+        let clock = Clock::from_config(&config.timezone)?;
+        std::fs::create_dir_all(&config.data_dir)
+            .with_context(|| format!("cannot create data_dir {}", config.data_dir.display()))?;
+        let store = Store::open(&config.data_dir).with_context(|| {
+            format!(
+                "cannot open the store in {} (is another ponkeeper using it?)",
+                config.data_dir.display()
+            )
+        })?;
+        let inventory = Inventory::load(&config.inventory)?;
+
+        let keys = KeyRing::default();
+        for record in store.api_keys()? {
+            keys.insert_stored(&record);
+        }
+        for key in &config.api_keys {
+            let level = key.level.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            keys.insert_configured(
+                ApiKey {
+                    name: key.name.clone(),
+                    level,
+                    rate: key.rate.clone(),
+                    allow_ip: key.allow_ip.clone(),
+                    source: KeySource::Config,
+                },
+                &key.sha256,
+            );
+        }
+
+        let p = &config.polling;
+        let settings = PollSettings {
+            interval: p.interval,
+            timeout: p.timeout,
+            retries: p.retries,
+            deadline: p.deadline,
+            offline_after: p.offline_after,
+            bulk_varbinds: p.bulk_varbinds,
+            concurrency: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
+        };
+        let fleet = Fleet::start(store.clone(), settings, inventory.clone())
+            .await
+            .map_err(|e| anyhow::anyhow!(e))?;
+        tracing::info!(olts = inventory.olts.len(), nodes = inventory.nodes.len(), "fleet started");
+        Ok(App {
+            state: AppState {
+                inner: Arc::new(Shared {
+                    config,
+                    clock,
+                    store,
+                    fleet,
+                    keys,
+                    inventory: RwLock::new(Arc::new(inventory)),
+                }),
+            },
+        })
+    }
+
+    /// Serves HTTP and the admin socket until `shutdown` resolves, then stops cleanly.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let state = self.state;
+        let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
+        let admin_task = tokio::spawn(admin.run());
+        let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
+
+        let router = crate::api::router(state.clone());
+        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(shutdown)
+            .await
+            .context("HTTP server failed")?;
+
+        admin_task.abort();
+        reload_task.abort();
+        crate::admin::AdminSocket::remove(&state.config.data_dir);
+        state.fleet.shutdown().await;
+        state.store.flush().await?;
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// Reloads the inventory on SIGHUP (SPEC §2); a bad file is logged and the old one stays.
+async fn reload_on_sighup(state: AppState) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hangups) = signal(SignalKind::hangup()) else { return };
+    while hangups.recv().await.is_some() {
+        match state.reload_inventory().await {
+            Ok((_, report)) => tracing::info!(?report, "SIGHUP: inventory reloaded"),
+            Err(ReloadError::Invalid(e) | ReloadError::Fleet(e)) => {
+                tracing::error!(error = %e, "SIGHUP: inventory refused, the old one stays")
+            }
+        }
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let terminate = async {
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutdown requested");
+}

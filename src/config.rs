@@ -1,0 +1,328 @@
+//! Service configuration (SPEC §2): `config/ponkeeper.toml`, every key overridable by a
+//! `PONKEEPER_*` environment variable (`PONKEEPER_POLLING__INTERVAL=10s`). Loading checks
+//! everything up front and fails naming the file, the key and what is wrong, so a bad
+//! value never surfaces later as odd behaviour.
+
+use anyhow::{bail, Context};
+use figment::providers::{Env, Format, Serialized, Toml};
+use figment::Figment;
+use ipnet::IpNet;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// sled lives here, and the admin socket.
+    pub data_dir: PathBuf,
+    pub inventory: PathBuf,
+    /// `swagger` serves the OpenAPI docs.
+    pub profiles: Vec<String>,
+    /// `local` or an IANA zone name; API timestamps are written in it.
+    pub timezone: String,
+    /// CIDRs whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<IpNet>,
+    pub paging: Paging,
+    pub polling: Polling,
+    pub optics: Optics,
+    pub onu: OnuHistory,
+    pub szo: SzoHistory,
+    pub backup: Backup,
+    pub rate_limit: RateLimit,
+    pub audit: Audit,
+    pub api_keys: Vec<ConfiguredKey>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Paging {
+    pub default_size: u32,
+    pub max_size: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Polling {
+    #[serde(with = "humantime_serde")]
+    pub interval: Duration,
+    /// One SNMP request.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    pub retries: u32,
+    /// A whole poll; past it the poll is aborted and fails.
+    #[serde(with = "humantime_serde")]
+    pub deadline: Duration,
+    pub offline_after: u32,
+    /// Polls in flight across all OLTs.
+    pub concurrency: u32,
+    /// Varbinds asked for in one GETBULK (split across the columns walked together).
+    pub bulk_varbinds: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Optics {
+    pub warning_dbm: f64,
+    pub critical_dbm: f64,
+    #[serde(with = "humantime_serde")]
+    pub history_step: Duration,
+    #[serde(with = "humantime_serde")]
+    pub history_retention: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnuHistory {
+    #[serde(with = "humantime_serde")]
+    pub state_history_retention: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SzoHistory {
+    #[serde(with = "humantime_serde")]
+    pub history_retention: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Backup {
+    #[serde(with = "humantime_serde")]
+    pub interval: Duration,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimit {
+    pub default: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Audit {
+    pub reads: bool,
+}
+
+/// A key managed as code: its SHA-256 in the config, never the key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfiguredKey {
+    pub name: String,
+    pub sha256: String,
+    pub level: String,
+    #[serde(default)]
+    pub rate: Option<String>,
+    #[serde(default)]
+    pub allow_ip: Vec<IpNet>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("data"),
+            inventory: PathBuf::from("config/inventory.toml"),
+            profiles: Vec::new(),
+            timezone: "local".into(),
+            trusted_proxies: Vec::new(),
+            paging: Paging::default(),
+            polling: Polling::default(),
+            optics: Optics::default(),
+            onu: OnuHistory::default(),
+            szo: SzoHistory::default(),
+            backup: Backup::default(),
+            rate_limit: RateLimit::default(),
+            audit: Audit::default(),
+            api_keys: Vec::new(),
+        }
+    }
+}
+
+impl Default for Paging {
+    fn default() -> Self {
+        Paging {
+            default_size: 20,
+            max_size: 500,
+        }
+    }
+}
+
+impl Default for Polling {
+    fn default() -> Self {
+        Polling {
+            interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(2),
+            retries: 1,
+            deadline: Duration::from_secs(30),
+            offline_after: 3,
+            concurrency: 256,
+            bulk_varbinds: 256,
+        }
+    }
+}
+
+impl Default for Optics {
+    fn default() -> Self {
+        Optics {
+            warning_dbm: -25.0,
+            critical_dbm: -27.0,
+            history_step: Duration::from_secs(15 * 60),
+            history_retention: Duration::from_secs(30 * 86_400),
+        }
+    }
+}
+
+impl Default for OnuHistory {
+    fn default() -> Self {
+        OnuHistory {
+            state_history_retention: Duration::from_secs(30 * 86_400),
+        }
+    }
+}
+
+impl Default for SzoHistory {
+    fn default() -> Self {
+        SzoHistory {
+            history_retention: Duration::from_secs(400 * 86_400),
+        }
+    }
+}
+
+impl Default for Backup {
+    fn default() -> Self {
+        Backup {
+            interval: Duration::from_secs(86_400),
+        }
+    }
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        RateLimit {
+            default: "100/s".into(),
+        }
+    }
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Audit { reads: false }
+    }
+}
+
+impl Config {
+    /// Loads `path` (which must exist), then `PONKEEPER_*` overrides, then validates.
+    pub fn load(path: &Path) -> anyhow::Result<Config> {
+        if !path.is_file() {
+            bail!("config {}: no such file", path.display());
+        }
+        let config: Config = Figment::from(Serialized::defaults(Config::default()))
+            .merge(Toml::file_exact(path))
+            .merge(Env::prefixed("PONKEEPER_").split("__"))
+            .extract()
+            .map_err(|e| anyhow::anyhow!("config {}: {e}", path.display()))?;
+        config
+            .validate()
+            .with_context(|| format!("config {}", path.display()))?;
+        Ok(config)
+    }
+
+    /// Checks the values serde cannot: ranges, names, zone and rate syntax.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.paging.max_size == 0 {
+            bail!("key `paging.max_size`: must be at least 1");
+        }
+        if self.paging.default_size == 0 || self.paging.default_size > self.paging.max_size {
+            bail!(
+                "key `paging.default_size`: must be between 1 and paging.max_size ({})",
+                self.paging.max_size
+            );
+        }
+        let p = &self.polling;
+        if p.interval.is_zero() || p.timeout.is_zero() || p.deadline.is_zero() {
+            bail!("keys `polling.interval`, `polling.timeout`, `polling.deadline`: must be above zero");
+        }
+        if p.offline_after == 0 {
+            bail!("key `polling.offline_after`: must be at least 1");
+        }
+        if p.concurrency == 0 {
+            bail!("key `polling.concurrency`: must be at least 1");
+        }
+        if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
+            bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
+        }
+        if self.optics.critical_dbm > self.optics.warning_dbm {
+            bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");
+        }
+        crate::clock::Clock::from_config(&self.timezone).context("key `timezone`")?;
+        crate::auth::parse_rate(&self.rate_limit.default).context("key `rate_limit.default`")?;
+        for profile in &self.profiles {
+            if profile != "swagger" {
+                bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");
+            }
+        }
+        let mut names = std::collections::HashSet::new();
+        for key in &self.api_keys {
+            let at = format!("api_keys entry `{}`", key.name);
+            if !names.insert(key.name.as_str()) {
+                bail!("{at}: name declared twice");
+            }
+            if key.sha256.len() != 64 || !key.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+                bail!("{at}: key `sha256` must be 64 hex digits");
+            }
+            key.level
+                .parse::<ponkeeper_actors::store::AccessLevel>()
+                .map_err(|e| anyhow::anyhow!("{at}: key `level`: {e}"))?;
+            if let Some(rate) = &key.rate {
+                crate::auth::parse_rate(rate).with_context(|| format!("{at}: key `rate`"))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn swagger(&self) -> bool {
+        self.profiles.iter().any(|p| p == "swagger")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_text(text: &str) -> anyhow::Result<Config> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ponkeeper.toml");
+        std::fs::write(&path, text).expect("write");
+        Config::load(&path)
+    }
+
+    #[test]
+    fn shipped_config_loads() {
+        let config = Config::load(Path::new("config/ponkeeper.toml")).expect("shipped config");
+        assert_eq!(config.polling.interval, Duration::from_secs(60));
+        assert_eq!(config.paging.max_size, 500);
+    }
+
+    #[test]
+    fn bad_value_names_the_key() {
+        let err = load_text("[polling]\ninterval = \"soon\"\n").expect_err("invalid");
+        let text = format!("{err:#}");
+        assert!(text.contains("polling.interval"), "{text}");
+        assert!(text.contains("ponkeeper.toml"), "{text}");
+    }
+
+    #[test]
+    fn unknown_key_is_refused() {
+        let err = load_text("[paging]\nmax = 5\n").expect_err("invalid");
+        assert!(format!("{err:#}").contains("max"), "{err:#}");
+    }
+
+    #[test]
+    fn bad_timezone_is_refused() {
+        let err = load_text("timezone = \"Mars/Olympus\"\n").expect_err("invalid");
+        assert!(format!("{err:#}").contains("timezone"), "{err:#}");
+    }
+}

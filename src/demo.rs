@@ -1,0 +1,128 @@
+//! `ponkeeper demo`: the newcomer's first command. It starts a simulated, mixed fleet on
+//! loopback (real SNMP agents over UDP, ONUs that flap and drift), writes the fleet's
+//! inventory, starts the service on it, creates one FULL and one READ_ONLY key, and prints
+//! the keys and curl lines to paste. Its data lives in a fresh temporary directory unless
+//! `--data-dir` names one.
+
+use crate::app::{shutdown_signal, App};
+use crate::config::Config;
+use crate::keys::{self, NewKey};
+use anyhow::Context;
+use ponkeeper_actors::domain::{SessionStatus, Vendor};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::store::AccessLevel;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+
+pub struct DemoOptions {
+    pub olts: usize,
+    pub onus_per_olt: usize,
+    pub listen: SocketAddr,
+    pub data_dir: Option<PathBuf>,
+    pub poll_interval: Duration,
+    pub seed: u64,
+}
+
+pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
+    let fleet = SimFleet::start(FleetSpec {
+        olts: options.olts,
+        onus_per_olt: options.onus_per_olt,
+        vendor: Vendor::Huawei,
+        base_port: 0,
+        seed: options.seed,
+        bind: [127, 0, 0, 1].into(),
+        dynamics: Dynamics::default(),
+    })
+    .await
+    .context("cannot start the simulated fleet")?;
+
+    let temp_dir;
+    let data_dir = match options.data_dir {
+        Some(dir) => dir,
+        None => {
+            temp_dir = tempfile::Builder::new().prefix("ponkeeper-demo-").tempdir()?;
+            temp_dir.path().to_path_buf()
+        }
+    };
+    std::fs::create_dir_all(&data_dir)?;
+    let inventory_path = data_dir.join("inventory.toml");
+    std::fs::write(&inventory_path, fleet.inventory().to_toml())?;
+
+    let mut config = Config {
+        listen: options.listen,
+        data_dir: data_dir.clone(),
+        inventory: inventory_path.clone(),
+        profiles: vec!["swagger".into()],
+        ..Config::default()
+    };
+    config.polling.interval = options.poll_interval;
+    config.validate()?;
+
+    let listener = TcpListener::bind(options.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}; pick another with --listen 127.0.0.1:PORT", options.listen))?;
+    let addr = listener.local_addr()?;
+    let app = App::start(config).await?;
+
+    let state = &app.state;
+    let mut printed_keys = Vec::new();
+    for (name, level) in [("demo-full", AccessLevel::Full), ("demo-read-only", AccessLevel::ReadOnly)] {
+        let _ = keys::revoke(&state.store, Some(&state.keys), &[], name).await;
+        let key = keys::create(
+            &state.store,
+            Some(&state.keys),
+            &[],
+            NewKey {
+                name: name.into(),
+                level,
+                rate: None,
+                allow_ip: vec![],
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+        printed_keys.push(key);
+    }
+
+    // Give the first polls a moment so the curl lines show real data at once.
+    let started = Instant::now();
+    loop {
+        let summaries = state.summaries().await.unwrap_or_default();
+        let pending = summaries.iter().filter(|s| s.status == SessionStatus::Connecting).count();
+        if pending == 0 || started.elapsed() > Duration::from_secs(15) {
+            let onus: u32 = summaries.iter().map(|s| s.total_onu).sum();
+            let online: u32 = summaries.iter().map(|s| s.onu_online).sum();
+            println!(
+                "Simulated fleet: {} OLTs, {onus} ONUs ({online} online), polled every {}",
+                summaries.len(),
+                humantime::format_duration(options.poll_interval)
+            );
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let base = format!("http://{addr}/api/v1/external");
+    let (full, read_only) = (&printed_keys[0], &printed_keys[1]);
+    println!("Data directory: {}", data_dir.display());
+    println!("Inventory: {}", inventory_path.display());
+    println!("FULL key: {full}");
+    println!("READ_ONLY key: {read_only}");
+    println!("Listening on http://{addr}");
+    println!();
+    println!("Try:");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?size=5'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?status=ONLINE&city=Kazan'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/nodes'");
+    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
+    println!("  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY");
+    println!();
+    println!("Ctrl-C stops the demo.");
+
+    app.serve(listener, shutdown_signal()).await?;
+    fleet.shutdown().await;
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Key management (`ponkeeper keys create|list|revoke`). The same operations run in the
+//! service (reached through the admin socket, so they take effect at once) and directly on
+//! the store when no service is running. A key is shown once, at creation; only its
+//! SHA-256 is stored.
+
+use crate::auth::{generate_key, parse_net, parse_rate, sha256_hex, KeyRing};
+use crate::config::ConfiguredKey;
+use chrono::Utc;
+use ponkeeper_actors::store::{AccessLevel, ApiKeyRecord, Store};
+use serde::{Deserialize, Serialize};
+
+/// What `keys create` asks for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewKey {
+    pub name: String,
+    pub level: AccessLevel,
+    pub rate: Option<String>,
+    pub allow_ip: Vec<String>,
+}
+
+/// One line of `keys list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyListing {
+    pub name: String,
+    pub level: AccessLevel,
+    pub rate: Option<String>,
+    pub allow_ip: Vec<String>,
+    pub created_at: Option<String>,
+    /// `stored` or `config`.
+    pub source: String,
+}
+
+fn validate_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "key name `{name}` must be 1 to 64 characters of letters, digits, `-`, `_` or `.`"
+        ))
+    }
+}
+
+/// Creates a key; returns the key itself (the only time it is seen).
+pub async fn create(
+    store: &Store,
+    ring: Option<&KeyRing>,
+    configured: &[ConfiguredKey],
+    request: NewKey,
+) -> Result<String, String> {
+    validate_name(&request.name)?;
+    if let Some(rate) = &request.rate {
+        parse_rate(rate).map_err(|e| format!("--rate: {e}"))?;
+    }
+    for net in &request.allow_ip {
+        parse_net(net).map_err(|e| format!("--allow-ip: {e}"))?;
+    }
+    if configured.iter().any(|k| k.name == request.name) {
+        return Err(format!("a key named `{}` is declared in the config", request.name));
+    }
+    let key = generate_key();
+    let record = ApiKeyRecord {
+        name: request.name.clone(),
+        sha256: sha256_hex(&key),
+        level: request.level,
+        rate: request.rate,
+        allow_ip: request.allow_ip,
+        created_at: Utc::now(),
+    };
+    if !store.insert_api_key(&record).await.map_err(|e| e.to_string())? {
+        return Err(format!("a key named `{}` exists already", request.name));
+    }
+    if let Some(ring) = ring {
+        ring.insert_stored(&record);
+    }
+    Ok(key)
+}
+
+/// Stored and configured keys, by name.
+pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListing>, String> {
+    let mut listing: Vec<KeyListing> = store
+        .api_keys()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|r| KeyListing {
+            name: r.name,
+            level: r.level,
+            rate: r.rate,
+            allow_ip: r.allow_ip,
+            created_at: Some(r.created_at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
+            source: "stored".into(),
+        })
+        .collect();
+    for key in configured {
+        listing.push(KeyListing {
+            name: key.name.clone(),
+            level: key.level.parse().unwrap_or(AccessLevel::ReadOnly),
+            rate: key.rate.clone(),
+            allow_ip: key.allow_ip.iter().map(|n| n.to_string()).collect(),
+            created_at: None,
+            source: "config".into(),
+        });
+    }
+    listing.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(listing)
+}
+
+/// Revokes a stored key; configured keys are changed in the config.
+pub async fn revoke(
+    store: &Store,
+    ring: Option<&KeyRing>,
+    configured: &[ConfiguredKey],
+    name: &str,
+) -> Result<(), String> {
+    if configured.iter().any(|k| k.name == name) {
+        return Err(format!(
+            "key `{name}` is declared in the config; remove it there and restart"
+        ));
+    }
+    if !store.remove_api_key(name).await.map_err(|e| e.to_string())? {
+        return Err(format!("no key named `{name}`"));
+    }
+    if let Some(ring) = ring {
+        ring.remove_named(name);
+    }
+    Ok(())
+}
+
+/// `keys list` as a table.
+pub fn render(listing: &[KeyListing]) -> String {
+    let mut out = format!(
+        "{:<24} {:<10} {:<8} {:<22} {:<21} {}\n",
+        "NAME", "LEVEL", "RATE", "ALLOW_IP", "CREATED", "SOURCE"
+    );
+    for key in listing {
+        let allow = if key.allow_ip.is_empty() {
+            "any".to_string()
+        } else {
+            key.allow_ip.join(",")
+        };
+        out.push_str(&format!(
+            "{:<24} {:<10} {:<8} {:<22} {:<21} {}\n",
+            key.name,
+            key.level.as_str(),
+            key.rate.as_deref().unwrap_or("default"),
+            allow,
+            key.created_at.as_deref().unwrap_or("-"),
+            key.source
+        ));
+    }
+    out
+}
