@@ -6,3 +6,4 @@
 pub mod domain;
 pub mod inventory;
 pub mod profile;
+pub mod sim;
