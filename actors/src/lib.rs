@@ -5,9 +5,10 @@
 
 pub mod domain;
 pub mod inventory;
-pub mod profile;
+pub mod olt;
 pub mod poller;
+pub mod profile;
+pub mod sim;
 pub mod snmp;
 pub mod store;
-pub mod olt;
 pub mod supervisor;

@@ -1,0 +1,314 @@
+//! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
+//! UDP socket, so the service and its tests poll them exactly as they poll devices. The
+//! fleet is generated deterministically from a seed ([`model`]), encodes every value with
+//! the same driver profile the pollers decode with ([`vendor`], [`crate::profile`]), serves
+//! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
+//! [`Dynamics::none`], lets signals drift and ONUs drop out and come back on a ticker.
+//!
+//! Callers: the `simulate` command and the integration tests start a [`SimFleet`], take its
+//! [`SimFleet::inventory`] for the service, compare what the service reports with
+//! [`SimFleet::expected_onus`], and hang an OLT with [`SimFleet::set_silent`].
+//!
+//! ```text
+//! SimFleet ── JoinSet ─┬─ agent task per OLT (UdpSocket ⇄ Responder ⇄ Mutex<SimOlt>)
+//!                      └─ dynamics ticker (steps every SimOlt)
+//! ```
+
+mod agent;
+mod ber;
+mod mib;
+mod model;
+mod vendor;
+
+use crate::domain::{DownCause, NodeId, OltId, OnuStatus, Vendor};
+use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion};
+use agent::{OltShared, Responder};
+use mib::MibView;
+use model::SimOlt;
+use serde::Serialize;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::net::UdpSocket;
+use tokio::task::JoinSet;
+use vendor::SimVendor;
+
+/// What fleet to simulate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetSpec {
+    pub olts: usize,
+    pub onus_per_olt: usize,
+    /// Only Huawei can be simulated for now; other vendors are refused by `start`.
+    pub vendor: Vendor,
+    /// OLT `i` (from 0) listens on `base_port + i`; 0 gives every OLT an ephemeral port.
+    pub base_port: u16,
+    /// The same seed gives the same initial fleet.
+    pub seed: u64,
+    pub bind: IpAddr,
+    pub dynamics: Dynamics,
+}
+
+impl FleetSpec {
+    /// `olts` Huawei OLTs of `onus_per_olt` ONUs on ephemeral ports of 127.0.0.1, seed 1,
+    /// default dynamics.
+    pub fn new(olts: usize, onus_per_olt: usize) -> FleetSpec {
+        FleetSpec {
+            olts,
+            onus_per_olt,
+            vendor: Vendor::Huawei,
+            base_port: 0,
+            seed: 1,
+            bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            dynamics: Dynamics::default(),
+        }
+    }
+}
+
+/// How the fleet changes over time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dynamics {
+    /// Period of the ticker; `None` freezes the fleet.
+    pub tick: Option<Duration>,
+    /// Largest change of an optical reading per tick, in dB (readings also pull back
+    /// towards their starting value, so they stay in range).
+    pub drift_db: f64,
+    /// Chance per tick that an online ONU goes offline (LOS or dying gasp).
+    pub outage_probability: f64,
+    /// How many ticks such an outage lasts, inclusive range.
+    pub outage_ticks: (u32, u32),
+}
+
+impl Dynamics {
+    /// A frozen fleet: values stay exactly as generated (for tests).
+    pub fn none() -> Dynamics {
+        Dynamics {
+            tick: None,
+            drift_db: 0.0,
+            outage_probability: 0.0,
+            outage_ticks: (1, 1),
+        }
+    }
+}
+
+impl Default for Dynamics {
+    /// A tick a second, ±0.05 dB drift, and about one outage per ONU in 80 minutes,
+    /// lasting 5 to 60 seconds.
+    fn default() -> Dynamics {
+        Dynamics {
+            tick: Some(Duration::from_secs(1)),
+            drift_db: 0.05,
+            outage_probability: 0.0002,
+            outage_ticks: (5, 60),
+        }
+    }
+}
+
+/// One ONU as a correct poller must report it right now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectedOnu {
+    /// `frame/slot/port`, e.g. `0/1/0`.
+    pub pon_port: String,
+    pub onu_index: u32,
+    /// `HWTC1A2B3C4D`.
+    pub serial: String,
+    pub description: String,
+    pub status: OnuStatus,
+    /// `None` while online.
+    pub last_down_cause: Option<DownCause>,
+    pub distance: Option<u32>,
+    /// dBm rounded to 2 decimals; `None` when the agent serves the absent sentinel.
+    pub rx_power: Option<f64>,
+    pub tx_power: Option<f64>,
+    pub olt_rx_power: Option<f64>,
+}
+
+/// One running simulated OLT.
+struct RunningOlt {
+    id: OltId,
+    addr: SocketAddr,
+    shared: Arc<OltShared>,
+}
+
+/// A running fleet. Dropping it stops every agent; [`SimFleet::shutdown`] also waits.
+pub struct SimFleet {
+    olts: Vec<RunningOlt>,
+    vendor: &'static SimVendor,
+    bind: IpAddr,
+    tasks: JoinSet<()>,
+}
+
+/// Communication nodes of the simulated inventory: (name, city).
+const NODES: [(&str, &str); 4] = [
+    ("Kazan-Central", "Kazan"),
+    ("Ufa-North", "Ufa"),
+    ("Samara-River", "Samara"),
+    ("Perm-East", "Perm"),
+];
+
+impl SimFleet {
+    /// Generates the fleet, binds one UDP socket per OLT and starts the agents (and the
+    /// dynamics ticker unless frozen).
+    pub async fn start(spec: FleetSpec) -> std::io::Result<SimFleet> {
+        let vendor = SimVendor::for_vendor(spec.vendor).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                format!("the simulator has no {} profile yet", spec.vendor),
+            )
+        })?;
+        let started = Instant::now();
+        let view = Arc::new(MibView::for_vendor(vendor));
+        let mut tasks = JoinSet::new();
+        let mut olts = Vec::with_capacity(spec.olts);
+        for i in 0..spec.olts {
+            let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
+            let port = if spec.base_port == 0 {
+                0
+            } else {
+                u16::try_from(i)
+                    .ok()
+                    .and_then(|i| spec.base_port.checked_add(i))
+                    .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
+            };
+            let socket = UdpSocket::bind(SocketAddr::new(spec.bind, port)).await?;
+            let addr = socket.local_addr()?;
+            let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
+            let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
+            let shared = Arc::new(OltShared {
+                state: Mutex::new(state),
+                silent: AtomicBool::new(false),
+            });
+            let responder = Responder::new(shared.clone(), view.clone(), vendor, started);
+            tasks.spawn(agent::serve(socket, responder));
+            olts.push(RunningOlt { id, addr, shared });
+        }
+        if let Some(period) = spec.dynamics.tick.filter(|p| !p.is_zero()) {
+            let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
+            tasks.spawn(run_dynamics(shared, spec.dynamics.clone(), period));
+        }
+        Ok(SimFleet {
+            olts,
+            vendor,
+            bind: spec.bind,
+            tasks,
+        })
+    }
+
+    /// The inventory that describes this fleet: OLT ids 1..=N at their bound ports,
+    /// community `public`, SNMP v2c, spread over four nodes; every 5th OLT has no node.
+    pub fn inventory(&self) -> Inventory {
+        let nodes = NODES
+            .iter()
+            .zip(1..)
+            .map(|(&(name, city), id)| NodeSpec {
+                id,
+                name: name.to_string(),
+                city: city.to_string(),
+                description: format!("Simulated communication node in {city}"),
+            })
+            .collect();
+        let olts = self
+            .olts
+            .iter()
+            .enumerate()
+            .map(|(i, olt)| {
+                let (_, city) = NODES[i % NODES.len()];
+                let node = (olt.id % 5 != 0).then_some((i % NODES.len()) as NodeId + 1);
+                OltSpec {
+                    id: olt.id,
+                    ip: self.bind,
+                    vendor: self.vendor.profile.vendor,
+                    model: self.vendor.model.to_string(),
+                    city: city.to_string(),
+                    node,
+                    enabled: true,
+                    snmp: SnmpSpec {
+                        port: olt.addr.port(),
+                        community: String::from_utf8_lossy(agent::COMMUNITY).into_owned(),
+                        version: SnmpVersion::V2c,
+                    },
+                    ssh: None,
+                }
+            })
+            .collect();
+        Inventory { nodes, olts }
+    }
+
+    /// Where OLT `olt_id`'s agent listens.
+    pub fn olt_addr(&self, olt_id: OltId) -> Option<SocketAddr> {
+        self.olt(olt_id).map(|olt| olt.addr)
+    }
+
+    /// Makes OLT `olt_id` drop every packet (a hung OLT), or answer again.
+    pub fn set_silent(&self, olt_id: OltId, silent: bool) {
+        if let Some(olt) = self.olt(olt_id) {
+            olt.shared.silent.store(silent, Ordering::Relaxed);
+        }
+    }
+
+    /// What a correct poller must report for this OLT right now, in row order
+    /// (ports by ifIndex, ONUs by number); empty for an unknown OLT.
+    pub fn expected_onus(&self, olt_id: OltId) -> Vec<ExpectedOnu> {
+        self.olt(olt_id)
+            .map(|olt| lock(&olt.shared).expected_onus(self.vendor))
+            .unwrap_or_default()
+    }
+
+    /// The PON port names of this OLT (`0/1/0`, ...), in ifIndex order.
+    pub fn expected_ports(&self, olt_id: OltId) -> Vec<String> {
+        self.olt(olt_id)
+            .map(|olt| {
+                lock(&olt.shared)
+                    .ports
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The firmware version the OLT reports in entPhysicalSoftwareRev.1.
+    pub fn firmware(&self, olt_id: OltId) -> Option<String> {
+        self.olt(olt_id)
+            .map(|olt| lock(&olt.shared).firmware.to_string())
+    }
+
+    /// Stops every agent and the ticker, and waits for them.
+    pub async fn shutdown(mut self) {
+        self.tasks.shutdown().await;
+    }
+
+    fn olt(&self, olt_id: OltId) -> Option<&RunningOlt> {
+        let i = usize::try_from(olt_id).ok()?.checked_sub(1)?;
+        self.olts.get(i).filter(|olt| olt.id == olt_id)
+    }
+}
+
+fn invalid(message: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, message.to_string())
+}
+
+/// Locks an OLT; a poisoned lock (a panicked ticker) still holds a usable state.
+fn lock(shared: &OltShared) -> MutexGuard<'_, SimOlt> {
+    match shared.state.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Steps every OLT once per `period`, yielding now and then so agents keep answering.
+async fn run_dynamics(olts: Vec<Arc<OltShared>>, dynamics: Dynamics, period: Duration) {
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    interval.tick().await;
+    loop {
+        interval.tick().await;
+        for (i, olt) in olts.iter().enumerate() {
+            lock(olt).step(&dynamics);
+            if i % 32 == 31 {
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! The MIB view one simulated OLT exposes, computed structurally rather than stored: a
+//! sorted list of objects (scalars and table columns) built once per vendor from the
+//! driver profile, whose instances are `column oid . row index . suffix` over the OLT's
+//! current ports and ONUs. GET and GETNEXT are binary searches over the rows, and values
+//! are read from [`SimOlt`] at answer time, so 1,000 OLTs × 128 ONUs cost no varbind
+//! memory. OIDs compare arc by arc as unsigned numbers (Huawei ifIndex values exceed
+//! 2^31). The agent ([`super::agent`]) is the only caller.
+
+use super::ber::Value;
+use super::model::{Raw, SimOlt};
+use super::vendor::SimVendor;
+use crate::profile::{std_oids, OnuColumn};
+
+/// Longest instance OID the view produces (column ≤ 20 arcs + index + suffix).
+const MAX_ARCS: usize = 32;
+
+/// An instance OID without heap allocation.
+#[derive(Clone, Copy)]
+pub(crate) struct InstanceOid {
+    arcs: [u64; MAX_ARCS],
+    len: usize,
+}
+
+impl InstanceOid {
+    fn from_parts(parts: &[&[u64]]) -> InstanceOid {
+        let mut oid = InstanceOid {
+            arcs: [0; MAX_ARCS],
+            len: 0,
+        };
+        for part in parts {
+            for &arc in *part {
+                if oid.len < MAX_ARCS {
+                    oid.arcs[oid.len] = arc;
+                    oid.len += 1;
+                }
+            }
+        }
+        oid
+    }
+
+    pub fn arcs(&self) -> &[u64] {
+        &self.arcs[..self.len]
+    }
+}
+
+impl std::fmt::Debug for InstanceOid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text: Vec<String> = self.arcs().iter().map(u64::to_string).collect();
+        f.write_str(&text.join("."))
+    }
+}
+
+/// Values that do not depend on the OLT's state at all.
+#[derive(Debug, Clone, Copy)]
+enum Scalar {
+    SysDescr,
+    SysObjectId,
+    SysUpTime,
+    SysName,
+    Firmware,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PortColumn {
+    Descr,
+    Type,
+    Name,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    Scalar(Scalar),
+    Port(PortColumn),
+    Onu(OnuColumn),
+}
+
+#[derive(Debug)]
+struct MibObject {
+    /// For a scalar the full instance OID; for a column the column OID.
+    oid: Vec<u64>,
+    /// Arcs after the row index.
+    suffix: Vec<u64>,
+    source: Source,
+}
+
+/// Which rows a column runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Ports,
+    Onus,
+}
+
+impl Source {
+    fn table(&self) -> Option<Table> {
+        match self {
+            Source::Scalar(_) => None,
+            Source::Port(_) => Some(Table::Ports),
+            Source::Onu(_) => Some(Table::Onus),
+        }
+    }
+}
+
+/// What a GET finds.
+#[derive(Debug)]
+pub(crate) enum Lookup<'a> {
+    Found(Value<'a>),
+    NoSuchObject,
+    NoSuchInstance,
+}
+
+/// Per-answer context that is not part of the OLT's state.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AnswerContext {
+    pub vendor: &'static SimVendor,
+    /// sysUpTime in hundredths of a second.
+    pub uptime: u32,
+}
+
+/// The sorted object list of a vendor's OLT.
+#[derive(Debug)]
+pub(crate) struct MibView {
+    objects: Vec<MibObject>,
+}
+
+fn arcs(oid: &[u32]) -> Vec<u64> {
+    oid.iter().map(|&a| u64::from(a)).collect()
+}
+
+impl MibView {
+    pub fn for_vendor(vendor: &SimVendor) -> MibView {
+        let scalar = |oid: &[u32], scalar| MibObject {
+            oid: arcs(oid),
+            suffix: Vec::new(),
+            source: Source::Scalar(scalar),
+        };
+        let port = |oid: &[u32], column| MibObject {
+            oid: arcs(oid),
+            suffix: Vec::new(),
+            source: Source::Port(column),
+        };
+        let mut objects = vec![
+            scalar(std_oids::SYS_DESCR, Scalar::SysDescr),
+            scalar(std_oids::SYS_OBJECT_ID, Scalar::SysObjectId),
+            scalar(std_oids::SYS_UPTIME, Scalar::SysUpTime),
+            scalar(std_oids::SYS_NAME, Scalar::SysName),
+            scalar(std_oids::FIRMWARE, Scalar::Firmware),
+            port(std_oids::IF_DESCR, PortColumn::Descr),
+            port(std_oids::IF_TYPE, PortColumn::Type),
+            port(std_oids::IF_NAME, PortColumn::Name),
+        ];
+        objects.extend(vendor.profile.onu_columns.iter().map(|column| MibObject {
+            oid: arcs(column.oid),
+            suffix: arcs(column.suffix),
+            source: Source::Onu(*column),
+        }));
+        objects.sort_by(|a, b| a.oid.cmp(&b.oid));
+        MibView { objects }
+    }
+
+    /// GET: the value at exactly `oid`.
+    pub fn get<'a>(&self, olt: &'a SimOlt, ctx: AnswerContext, oid: &[u64]) -> Lookup<'a> {
+        let mut known_object = false;
+        for object in &self.objects {
+            match object.source.table() {
+                None => {
+                    if oid == object.oid.as_slice() {
+                        return Lookup::Found(self.value(olt, ctx, object, 0));
+                    }
+                    // The scalar's object is its OID without the trailing instance arc.
+                    let parent = &object.oid[..object.oid.len().saturating_sub(1)];
+                    known_object |= oid.starts_with(parent);
+                }
+                Some(table) => {
+                    if let Some(rest) = oid.strip_prefix(object.oid.as_slice()) {
+                        known_object = true;
+                        let rows = row_count(olt, table);
+                        let at = partition(olt, table, &object.suffix, rows, |key| key < rest);
+                        if at < rows && with_key(olt, table, at, &object.suffix, |key| key == rest)
+                        {
+                            return Lookup::Found(self.value(olt, ctx, object, at));
+                        }
+                    }
+                }
+            }
+        }
+        if known_object {
+            Lookup::NoSuchInstance
+        } else {
+            Lookup::NoSuchObject
+        }
+    }
+
+    /// GETNEXT: the first instance after `oid`, or `None` at the end of the view.
+    pub fn next<'a>(
+        &self,
+        olt: &'a SimOlt,
+        ctx: AnswerContext,
+        oid: &[u64],
+    ) -> Option<(InstanceOid, Value<'a>)> {
+        // Objects before `oid` that are not its prefix hold nothing after it.
+        let start = self
+            .objects
+            .partition_point(|object| object.oid.as_slice() < oid && !oid.starts_with(&object.oid));
+        for object in &self.objects[start..] {
+            match object.source.table() {
+                None => {
+                    if object.oid.as_slice() > oid {
+                        let name = InstanceOid::from_parts(&[&object.oid]);
+                        return Some((name, self.value(olt, ctx, object, 0)));
+                    }
+                }
+                Some(table) => {
+                    let rows = row_count(olt, table);
+                    let at = match oid.strip_prefix(object.oid.as_slice()) {
+                        Some(rest) => {
+                            partition(olt, table, &object.suffix, rows, |key| key <= rest)
+                        }
+                        None if oid < object.oid.as_slice() => 0,
+                        None => rows,
+                    };
+                    if at < rows {
+                        let mut key = [0u64; 4];
+                        let index = row_index(olt, table, at, &mut key);
+                        let name = InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
+                        return Some((name, self.value(olt, ctx, object, at)));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn value<'a>(
+        &self,
+        olt: &'a SimOlt,
+        ctx: AnswerContext,
+        object: &MibObject,
+        row: usize,
+    ) -> Value<'a> {
+        let profile = ctx.vendor.profile;
+        match object.source {
+            Source::Scalar(Scalar::SysDescr) => Value::Octets(profile.sys_descr.as_bytes()),
+            Source::Scalar(Scalar::SysObjectId) => Value::Oid(profile.sys_object_id),
+            Source::Scalar(Scalar::SysUpTime) => Value::TimeTicks(ctx.uptime),
+            Source::Scalar(Scalar::SysName) => Value::Octets(olt.sys_name.as_bytes()),
+            Source::Scalar(Scalar::Firmware) => Value::Octets(olt.firmware.as_bytes()),
+            Source::Port(column) => match (column, olt.ports.get(row)) {
+                (PortColumn::Descr | PortColumn::Name, Some(port)) => {
+                    Value::Octets(port.if_name.as_bytes())
+                }
+                (PortColumn::Type, Some(_)) => Value::Integer(i64::from(profile.port_if_type)),
+                (_, None) => Value::NoSuchInstance,
+            },
+            Source::Onu(column) => match olt.onus.get(row) {
+                Some(onu) => match SimOlt::onu_raw(ctx.vendor, onu, &column) {
+                    Raw::Integer(n) => Value::Integer(n),
+                    Raw::Octets(bytes) => Value::Octets(bytes),
+                },
+                None => Value::NoSuchInstance,
+            },
+        }
+    }
+}
+
+fn row_count(olt: &SimOlt, table: Table) -> usize {
+    match table {
+        Table::Ports => olt.ports.len(),
+        Table::Onus => olt.onus.len(),
+    }
+}
+
+/// The row index arcs of `row` (without the column suffix).
+fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 4]) -> &'k [u64] {
+    match table {
+        Table::Ports => {
+            key[0] = olt.ports.get(row).map_or(0, |p| u64::from(p.if_index));
+            &key[..1]
+        }
+        Table::Onus => {
+            let (if_index, ont_id) = olt
+                .onus
+                .get(row)
+                .map_or((0, 0), |o| (u64::from(o.if_index), u64::from(o.ont_id)));
+            key[0] = if_index;
+            key[1] = ont_id;
+            &key[..2]
+        }
+    }
+}
+
+/// Calls `f` with `row index . suffix` of `row`.
+fn with_key<R>(
+    olt: &SimOlt,
+    table: Table,
+    row: usize,
+    suffix: &[u64],
+    f: impl FnOnce(&[u64]) -> R,
+) -> R {
+    let mut index = [0u64; 4];
+    let index = row_index(olt, table, row, &mut index);
+    let mut key = [0u64; 12];
+    let len = index.len() + suffix.len().min(key.len() - index.len());
+    key[..index.len()].copy_from_slice(index);
+    key[index.len()..len].copy_from_slice(&suffix[..len - index.len()]);
+    f(&key[..len])
+}
+
+/// The first row whose key fails `pred` (rows are sorted by key).
+fn partition(
+    olt: &SimOlt,
+    table: Table,
+    suffix: &[u64],
+    rows: usize,
+    pred: impl Fn(&[u64]) -> bool,
+) -> usize {
+    let (mut lo, mut hi) = (0, rows);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if with_key(olt, table, mid, suffix, &pred) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Vendor;
+
+    fn setup(onus: usize) -> (MibView, SimOlt, AnswerContext) {
+        let vendor = SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated");
+        let ctx = AnswerContext {
+            vendor,
+            uptime: 100,
+        };
+        (
+            MibView::for_vendor(vendor),
+            SimOlt::generate(vendor, 1, 1, onus, 100_000),
+            ctx,
+        )
+    }
+
+    fn walk(view: &MibView, olt: &SimOlt, ctx: AnswerContext) -> Vec<Vec<u64>> {
+        let mut seen = Vec::new();
+        let mut at = vec![0u64];
+        while let Some((name, _)) = view.next(olt, ctx, &at) {
+            at = name.arcs().to_vec();
+            seen.push(at.clone());
+        }
+        seen
+    }
+
+    #[test]
+    fn walk_is_strictly_increasing_and_complete() {
+        let (view, olt, ctx) = setup(40);
+        let seen = walk(&view, &olt, ctx);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
+        let ports = olt.ports.len();
+        assert_eq!(seen.len(), 5 + 3 * ports + 8 * 40);
+        for oid in &seen {
+            assert!(
+                matches!(view.get(&olt, ctx, oid), Lookup::Found(_)),
+                "{oid:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn getnext_orders_if_index_above_2_pow_31_as_unsigned() {
+        let (view, olt, ctx) = setup(20);
+        // ifName column: the first row is 0/1/0 = 4194312192 > 2^31.
+        let if_name = arcs(std_oids::IF_NAME);
+        let (first, value) = view.next(&olt, ctx, &if_name).expect("a row");
+        assert_eq!(first.arcs().last(), Some(&4_194_312_192));
+        assert_eq!(value, Value::Octets(b"GPON 0/1/0"));
+        // An index just below 2^31 sorts before every real ifIndex.
+        let mut below = if_name.clone();
+        below.push(2_147_483_647);
+        let (next, _) = view.next(&olt, ctx, &below).expect("a row");
+        assert_eq!(next.arcs(), first.arcs());
+        // Past the last port, the next object is the entity software revision.
+        let mut past = if_name.clone();
+        past.push(u64::from(u32::MAX));
+        let (next, value) = view.next(&olt, ctx, &past).expect("more");
+        assert_eq!(next.arcs(), arcs(std_oids::FIRMWARE).as_slice());
+        assert_eq!(value, Value::Octets(olt.firmware.as_bytes()));
+        // Serial column: row 0.0 then 0.1.
+        let serial = arcs(&[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 43, 1, 3]);
+        let (a, _) = view.next(&olt, ctx, &serial).expect("row");
+        let (b, _) = view.next(&olt, ctx, a.arcs()).expect("row");
+        assert_eq!(
+            &a.arcs()[15..],
+            &[4_194_312_192, u64::from(olt.onus[0].ont_id)]
+        );
+        assert_eq!(
+            &b.arcs()[15..],
+            &[4_194_312_192, u64::from(olt.onus[1].ont_id)]
+        );
+    }
+
+    #[test]
+    fn get_distinguishes_missing_objects_and_instances() {
+        let (view, olt, ctx) = setup(8);
+        let mut name = arcs(std_oids::SYS_NAME);
+        assert!(matches!(
+            view.get(&olt, ctx, &name),
+            Lookup::Found(Value::Octets(b"OLT-1"))
+        ));
+        name[8] = 1;
+        assert!(matches!(view.get(&olt, ctx, &name), Lookup::NoSuchInstance));
+        assert!(matches!(
+            view.get(&olt, ctx, &[1, 3, 6, 1, 6, 3, 1]),
+            Lookup::NoSuchObject
+        ));
+        let mut serial = arcs(&[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 43, 1, 3]);
+        serial.extend([4_194_312_192, 200]);
+        assert!(matches!(
+            view.get(&olt, ctx, &serial),
+            Lookup::NoSuchInstance
+        ));
+        assert!(view.next(&olt, ctx, &[2]).is_none());
+    }
+}

@@ -1,0 +1,442 @@
+//! The state of one simulated OLT: its PON ports and ONUs, generated deterministically from
+//! the fleet seed and then moved along by the dynamics ticker. It also owns the one
+//! translation from ONU state to raw SNMP values ([`SimOlt::onu_raw`]): the MIB view
+//! ([`super::mib`]) serves those values and [`SimOlt::expected_onus`] decodes the very
+//! same values with the driver profile, so "what the agent says" and "what a correct
+//! poller must report" cannot drift apart. Each OLT lives behind its own mutex in
+//! [`super::SimFleet`]; the agent task and the ticker lock it briefly.
+
+use super::vendor::SimVendor;
+use super::{Dynamics, ExpectedOnu};
+use crate::domain::{round_dbm, DownCause, OltId};
+use crate::profile::{format_gpon_serial, Encoding, OnuColumn, OnuField};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+/// One PON port.
+#[derive(Debug, Clone)]
+pub(crate) struct SimPort {
+    /// `frame/slot/port`, e.g. `0/1/0`.
+    pub name: String,
+    /// ifName / ifDescr, e.g. `GPON 0/1/0`.
+    pub if_name: String,
+    pub if_index: u32,
+}
+
+/// Optical readings in dBm: the current value and the value it drifts around.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reading {
+    pub now: f64,
+    pub base: f64,
+}
+
+impl Reading {
+    fn new(base: f64) -> Reading {
+        Reading { now: base, base }
+    }
+}
+
+/// One ONU on a port.
+#[derive(Debug, Clone)]
+pub(crate) struct SimOnu {
+    /// Index into [`SimOlt::ports`].
+    pub port: usize,
+    /// ifIndex of its port (the first arc of the row index).
+    pub if_index: u32,
+    pub ont_id: u32,
+    pub serial: [u8; 8],
+    pub description: String,
+    pub online: bool,
+    /// Why it last went down; kept after it comes back, as a real OLT does.
+    pub last_down_cause: Option<DownCause>,
+    /// Ticks until a temporary outage ends; `None` while online or when down for good.
+    pub outage_ticks_left: Option<u32>,
+    pub distance_m: u32,
+    /// Some ONUs are online but report no Rx reading (the absent sentinel).
+    pub rx_reported: bool,
+    pub rx: Reading,
+    pub tx: Reading,
+    pub olt_rx: Reading,
+}
+
+/// A raw value as the agent puts it on the wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Raw<'a> {
+    Integer(i64),
+    Octets(&'a [u8]),
+}
+
+/// One simulated OLT.
+#[derive(Debug)]
+pub(crate) struct SimOlt {
+    pub sys_name: String,
+    pub firmware: &'static str,
+    /// Sorted by ifIndex.
+    pub ports: Vec<SimPort>,
+    /// Sorted by (ifIndex, ontId): the row order of every ONU table column.
+    pub onus: Vec<SimOnu>,
+    /// Drives the dynamics of this OLT; separate from the generator so a frozen fleet
+    /// and a live one start from the same state.
+    rng: ChaCha8Rng,
+}
+
+/// Share of ONUs offline when the fleet starts.
+const INITIALLY_OFFLINE: f64 = 0.08;
+/// Share of online ONUs that went down at some point before the fleet started.
+const DOWN_BEFORE: f64 = 0.2;
+/// Share of online ONUs that report no Rx reading.
+const RX_MISSING: f64 = 0.02;
+/// Chance that an ONU number is skipped (an ONU was deleted from the port).
+const ONT_ID_GAP: f64 = 0.05;
+/// Share of outages that are a loss of signal; the rest are dying gasps.
+const LOS_SHARE: f64 = 0.6;
+
+impl SimOlt {
+    /// Builds OLT `id` with `onu_count` ONUs. Description numbers start at `first_contract`.
+    pub fn generate(
+        vendor: &SimVendor,
+        seed: u64,
+        id: OltId,
+        onu_count: usize,
+        first_contract: u64,
+    ) -> SimOlt {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(u64::from(id) * 2);
+        let mut dynamics_rng = ChaCha8Rng::seed_from_u64(seed);
+        dynamics_rng.set_stream(u64::from(id) * 2 + 1);
+
+        let firmware = vendor
+            .firmware
+            .get(rng.random_range(0..vendor.firmware.len().max(1)))
+            .copied()
+            .unwrap_or_default();
+        let ports = layout_ports(vendor, onu_count);
+        let per_port = spread(onu_count, ports.len());
+
+        let mut serials = HashSet::with_capacity(onu_count);
+        let mut onus = Vec::with_capacity(onu_count);
+        for (port_no, (port, count)) in ports.iter().zip(per_port).enumerate() {
+            let mut ont_id = vendor.first_onu_id;
+            let last_id = vendor.first_onu_id + 127;
+            for placed in 0..count {
+                // Leave a gap now and then, while the port still has numbers to spare.
+                let remaining = (count - placed) as u32;
+                if rng.random_bool(ONT_ID_GAP) && ont_id + remaining <= last_id {
+                    ont_id += 1;
+                }
+                let contract = first_contract + onus.len() as u64;
+                let onu = generate_onu(
+                    vendor,
+                    &mut rng,
+                    &mut serials,
+                    port_no,
+                    port,
+                    ont_id,
+                    contract,
+                );
+                onus.push(onu);
+                ont_id += 1;
+            }
+        }
+        SimOlt {
+            sys_name: format!("OLT-{id}"),
+            firmware,
+            ports,
+            onus,
+            rng: dynamics_rng,
+        }
+    }
+
+    /// Advances the OLT by one tick of `dynamics`.
+    pub fn step(&mut self, dynamics: &Dynamics) {
+        let drift = dynamics.drift_db.abs();
+        let outage = dynamics.outage_probability.clamp(0.0, 1.0);
+        let (lo, hi) = dynamics.outage_ticks;
+        let (lo, hi) = (lo.min(hi).max(1), lo.max(hi).max(1));
+        let rng = &mut self.rng;
+        for onu in &mut self.onus {
+            if onu.online {
+                if outage > 0.0 && rng.random_bool(outage) {
+                    onu.online = false;
+                    onu.last_down_cause = Some(random_cause(rng));
+                    onu.outage_ticks_left = Some(rng.random_range(lo..=hi));
+                } else if drift > 0.0 {
+                    for reading in [&mut onu.rx, &mut onu.tx, &mut onu.olt_rx] {
+                        let step = rng.random_range(-drift..=drift);
+                        reading.now += step + 0.1 * (reading.base - reading.now);
+                    }
+                }
+            } else if let Some(left) = onu.outage_ticks_left {
+                if left <= 1 {
+                    onu.online = true;
+                    onu.outage_ticks_left = None;
+                    for reading in [&mut onu.rx, &mut onu.tx, &mut onu.olt_rx] {
+                        reading.now = reading.base;
+                    }
+                } else {
+                    onu.outage_ticks_left = Some(left - 1);
+                }
+            }
+        }
+    }
+
+    /// The raw value of one ONU table column, exactly as the agent serves it.
+    pub fn onu_raw<'a>(vendor: &SimVendor, onu: &'a SimOnu, column: &OnuColumn) -> Raw<'a> {
+        let profile = vendor.profile;
+        let absent = column.absent.first().copied().unwrap_or(-1);
+        match column.field {
+            OnuField::Serial => Raw::Octets(&onu.serial),
+            OnuField::Description => Raw::Octets(onu.description.as_bytes()),
+            OnuField::Status => Raw::Integer(vendor.status_value(onu.online)),
+            OnuField::Distance if onu.online => Raw::Integer(i64::from(onu.distance_m)),
+            OnuField::Distance => Raw::Integer(absent),
+            OnuField::DownCause => Raw::Integer(
+                onu.last_down_cause
+                    .map(|cause| profile.down_cause_value(cause))
+                    .unwrap_or(absent),
+            ),
+            OnuField::RxPower => Raw::Integer(
+                column.encode_dbm((onu.online && onu.rx_reported).then_some(onu.rx.now)),
+            ),
+            OnuField::TxPower => Raw::Integer(column.encode_dbm(onu.online.then_some(onu.tx.now))),
+            OnuField::OltRxPower => {
+                Raw::Integer(column.encode_dbm(onu.online.then_some(onu.olt_rx.now)))
+            }
+        }
+    }
+
+    /// What a correct poller reports for every ONU, decoded from the raw values with the
+    /// driver profile (the poller's own table).
+    pub fn expected_onus(&self, vendor: &SimVendor) -> Vec<ExpectedOnu> {
+        let profile = vendor.profile;
+        self.onus
+            .iter()
+            .map(|onu| {
+                let raw = |field: OnuField| {
+                    profile
+                        .column(field)
+                        .map(|column| (column, SimOlt::onu_raw(vendor, onu, column)))
+                };
+                let integer = |field: OnuField| match raw(field) {
+                    Some((column, Raw::Integer(value))) => Some((column, value)),
+                    _ => None,
+                };
+                let text = |field: OnuField| match raw(field) {
+                    Some((column, Raw::Octets(bytes))) => match column.encoding {
+                        Encoding::GponSerial => format_gpon_serial(bytes),
+                        _ => String::from_utf8_lossy(bytes).into_owned(),
+                    },
+                    _ => String::new(),
+                };
+                let dbm = |field: OnuField| {
+                    integer(field).and_then(|(column, value)| column.decode_dbm(value))
+                };
+                let status = profile.status(integer(OnuField::Status).map_or(-1, |(_, v)| v));
+                let last_down_cause = match status {
+                    crate::domain::OnuStatus::Online => None,
+                    crate::domain::OnuStatus::Offline => Some(
+                        profile.down_cause(integer(OnuField::DownCause).map_or(-1, |(_, v)| v)),
+                    ),
+                };
+                ExpectedOnu {
+                    pon_port: self.ports[onu.port].name.clone(),
+                    onu_index: onu.ont_id,
+                    serial: text(OnuField::Serial),
+                    description: text(OnuField::Description),
+                    status,
+                    last_down_cause,
+                    distance: integer(OnuField::Distance)
+                        .and_then(|(column, value)| column.decode_integer(value))
+                        .and_then(|value| u32::try_from(value).ok()),
+                    rx_power: dbm(OnuField::RxPower).map(round_dbm),
+                    tx_power: dbm(OnuField::TxPower).map(round_dbm),
+                    olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Enough ports for `onu_count` ONUs: at least 8 ONUs a port while a chassis of two
+/// boards lasts, never more than the vendor's per-port maximum.
+fn layout_ports(vendor: &SimVendor, onu_count: usize) -> Vec<SimPort> {
+    let max = vendor.max_onus_per_port.max(1) as usize;
+    let two_boards = 2 * vendor.ports_per_slot.max(1) as usize;
+    let count = onu_count
+        .div_ceil(8)
+        .min(two_boards)
+        .max(onu_count.div_ceil(max))
+        .max(1);
+    let per_slot = vendor.ports_per_slot.max(1);
+    let mut ports: Vec<SimPort> = (0..count as u32)
+        .map(|n| {
+            let slot = vendor.first_slot + n / per_slot;
+            let port = n % per_slot;
+            let name = format!("{}/{slot}/{port}", vendor.frame);
+            SimPort {
+                if_name: format!("{}{name}", vendor.profile.port_name_prefix),
+                if_index: (vendor.port_if_index)(vendor.frame, slot, port),
+                name,
+            }
+        })
+        .collect();
+    ports.sort_by_key(|port| port.if_index);
+    ports
+}
+
+/// Splits `total` ONUs over `ports` ports as evenly as possible.
+fn spread(total: usize, ports: usize) -> Vec<usize> {
+    let ports = ports.max(1);
+    (0..ports)
+        .map(|i| total / ports + usize::from(i < total % ports))
+        .collect()
+}
+
+fn random_cause(rng: &mut ChaCha8Rng) -> DownCause {
+    if rng.random_bool(LOS_SHARE) {
+        DownCause::Los
+    } else {
+        DownCause::DyingGasp
+    }
+}
+
+fn random_serial(vendor: &SimVendor, rng: &mut ChaCha8Rng) -> [u8; 8] {
+    let total: u32 = vendor.serial_prefixes.iter().map(|(_, w)| *w).sum();
+    let mut pick = rng.random_range(0..total.max(1));
+    let mut prefix = *b"HWTC";
+    for (candidate, weight) in vendor.serial_prefixes {
+        if pick < *weight {
+            prefix = *candidate;
+            break;
+        }
+        pick -= weight;
+    }
+    let tail: [u8; 4] = rng.random();
+    let mut serial = [0u8; 8];
+    serial[..4].copy_from_slice(&prefix);
+    serial[4..].copy_from_slice(&tail);
+    serial
+}
+
+fn generate_onu(
+    vendor: &SimVendor,
+    rng: &mut ChaCha8Rng,
+    serials: &mut HashSet<[u8; 8]>,
+    port_no: usize,
+    port: &SimPort,
+    ont_id: u32,
+    contract: u64,
+) -> SimOnu {
+    let serial = loop {
+        let serial = random_serial(vendor, rng);
+        if serials.insert(serial) {
+            break serial;
+        }
+    };
+    let distance_m: u32 = rng.random_range(100..=20_000);
+    // Longer fibre, more splitters: weaker signal, with some spread.
+    let loss = f64::from(distance_m) / 20_000.0 * 8.0;
+    let rx = (-14.0 - loss - rng.random_range(0.0..6.0)).clamp(-28.0, -14.0);
+    let olt_rx = (-15.0 - loss - rng.random_range(0.0..7.0)).clamp(-30.0, -15.0);
+    let tx = rng.random_range(0.5..=4.5);
+    let online = !rng.random_bool(INITIALLY_OFFLINE);
+    let last_down_cause = if !online || rng.random_bool(DOWN_BEFORE) {
+        Some(random_cause(rng))
+    } else {
+        None
+    };
+    let rx_reported = !rng.random_bool(RX_MISSING);
+    SimOnu {
+        port: port_no,
+        if_index: port.if_index,
+        ont_id,
+        serial,
+        description: format!("contract-{contract}"),
+        online,
+        last_down_cause,
+        outage_ticks_left: None,
+        distance_m,
+        rx_reported,
+        rx: Reading::new(round_dbm(rx)),
+        tx: Reading::new(round_dbm(tx)),
+        olt_rx: Reading::new(round_dbm(olt_rx)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Vendor;
+
+    fn huawei() -> &'static SimVendor {
+        SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated")
+    }
+
+    #[test]
+    fn layout_is_realistic() {
+        let olt = SimOlt::generate(huawei(), 7, 1, 128, 100_000);
+        assert_eq!(olt.ports.len(), 16);
+        assert_eq!(olt.ports[0].name, "0/1/0");
+        assert_eq!(olt.ports[0].if_name, "GPON 0/1/0");
+        assert_eq!(olt.ports[0].if_index, 4_194_312_192);
+        assert_eq!(olt.onus.len(), 128);
+        let big = SimOlt::generate(huawei(), 7, 1, 2_000, 0);
+        assert!(big.ports.len() * 32 >= 2_000);
+        for port in 0..big.ports.len() {
+            let on_port = big.onus.iter().filter(|o| o.port == port).count();
+            assert!(on_port <= 32, "port {port} carries {on_port}");
+        }
+        let mut keys: Vec<(u32, u32)> = big.onus.iter().map(|o| (o.if_index, o.ont_id)).collect();
+        let before = keys.clone();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys, before, "rows are sorted and unique");
+        assert!(big.onus.iter().all(|o| o.ont_id < 128));
+    }
+
+    #[test]
+    fn readings_stay_in_their_ranges() {
+        let mut olt = SimOlt::generate(huawei(), 3, 2, 256, 0);
+        let dynamics = Dynamics::default();
+        for _ in 0..200 {
+            olt.step(&dynamics);
+        }
+        for onu in &olt.onus {
+            assert!((100..=20_000).contains(&onu.distance_m));
+            assert!((-29.0..=-13.0).contains(&onu.rx.now), "rx {}", onu.rx.now);
+            assert!((-0.5..=5.5).contains(&onu.tx.now), "tx {}", onu.tx.now);
+            assert!(
+                (-31.0..=-14.0).contains(&onu.olt_rx.now),
+                "olt rx {}",
+                onu.olt_rx.now
+            );
+        }
+    }
+
+    #[test]
+    fn outages_come_back() {
+        let mut olt = SimOlt::generate(huawei(), 3, 2, 64, 0);
+        let dynamics = Dynamics {
+            outage_probability: 0.5,
+            outage_ticks: (1, 2),
+            ..Dynamics::default()
+        };
+        olt.step(&dynamics);
+        let temporary: Vec<usize> = (0..olt.onus.len())
+            .filter(|&i| olt.onus[i].outage_ticks_left.is_some())
+            .collect();
+        assert!(!temporary.is_empty());
+        let quiet = Dynamics {
+            outage_probability: 0.0,
+            ..dynamics
+        };
+        for _ in 0..3 {
+            olt.step(&quiet);
+        }
+        for i in temporary {
+            assert!(olt.onus[i].online);
+            assert!(olt.onus[i].last_down_cause.is_some());
+        }
+    }
+}
