@@ -1,0 +1,110 @@
+//! The supervisor and OLT actors polling the simulator over real UDP SNMP: every ONU's
+//! fields must equal what the simulated device serves, and state must survive a restart
+//! of the actors from sled.
+
+use ponkeeper_actors::domain::{OnuStatus, SessionStatus};
+use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::Fleet;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn settings() -> PollSettings {
+    PollSettings {
+        interval: Duration::from_secs(60),
+        timeout: Duration::from_millis(500),
+        retries: 1,
+        deadline: Duration::from_secs(5),
+        offline_after: 3,
+        bulk_varbinds: 64,
+        concurrency: Arc::new(tokio::sync::Semaphore::new(16)),
+    }
+}
+
+async fn steady_sim(olts: usize, onus: usize) -> SimFleet {
+    SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(olts, onus)
+    })
+    .await
+    .expect("simulator starts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polled_onus_equal_what_the_device_serves() {
+    let sim = steady_sim(3, 40).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), sim.inventory()).await.expect("fleet");
+
+    for olt in 1..=3u32 {
+        let handle = fleet.olt(olt).expect("actor runs");
+        let summary = handle.poll_now().await.expect("poll");
+        assert_eq!(summary.status, SessionStatus::Online, "OLT {olt}");
+
+        let expected = sim.expected_onus(olt);
+        let mut polled: Vec<_> = handle.onus().await.expect("onus").iter().cloned().collect();
+        polled.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
+        let mut expected_sorted = expected.clone();
+        expected_sorted.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
+        assert_eq!(polled.len(), 40);
+        for (got, want) in polled.iter().zip(&expected_sorted) {
+            assert_eq!(got.pon_port, want.pon_port);
+            assert_eq!(got.onu_index, want.onu_index);
+            assert_eq!(got.serial, want.serial);
+            assert_eq!(got.description, want.description);
+            assert_eq!(got.status, want.status, "{}", want.serial);
+            assert_eq!(got.last_down_cause, want.last_down_cause, "{}", want.serial);
+            assert_eq!(got.distance, want.distance, "{}", want.serial);
+            assert_eq!(got.rx_power, want.rx_power, "{}", want.serial);
+            assert_eq!(got.tx_power, want.tx_power, "{}", want.serial);
+            assert_eq!(got.olt_rx_power, want.olt_rx_power, "{}", want.serial);
+            assert_eq!(got.olt_id, olt);
+        }
+        let online = expected.iter().filter(|o| o.status == OnuStatus::Online).count() as u32;
+        assert_eq!(summary.total_onu, 40);
+        assert_eq!(summary.onu_online, online);
+        assert_eq!(summary.total_ports as usize, sim.expected_ports(olt).len());
+
+        let detail = handle.detail().await.expect("detail");
+        assert_eq!(detail.system.sys_name.as_deref(), Some(format!("OLT-{olt}").as_str()));
+        assert_eq!(detail.system.firmware, sim.firmware(olt));
+        let ports: Vec<String> = detail.ports.iter().map(|p| p.name.clone()).collect();
+        assert_eq!(ports, sim.expected_ports(olt));
+        assert_eq!(detail.ports.iter().map(|p| p.onu_total).sum::<u32>(), 40);
+    }
+    fleet.shutdown().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn onu_ids_are_stable_across_polls_and_restarts() {
+    let sim = steady_sim(1, 16).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let fleet = Fleet::start(store.clone(), settings(), sim.inventory()).await.expect("fleet");
+    let handle = fleet.olt(1).expect("actor");
+    handle.poll_now().await.expect("poll");
+    let first: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    handle.poll_now().await.expect("poll again");
+    let second: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    assert_eq!(first, second);
+    let mut ids: Vec<u64> = first.iter().map(|(_, id)| *id).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 16, "ids are distinct");
+    fleet.shutdown().await;
+    store.flush().await.expect("flush");
+
+    // A new fleet on the same store serves the same table before any poll.
+    sim.set_silent(1, true);
+    let fleet = Fleet::start(store, settings(), sim.inventory()).await.expect("fleet again");
+    let handle = fleet.olt(1).expect("actor");
+    let summary = handle.summary().await.expect("summary");
+    assert_eq!(summary.status, SessionStatus::Connecting);
+    assert_eq!(summary.total_onu, 16);
+    let reloaded: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    assert_eq!(reloaded, first);
+    fleet.shutdown().await;
+    sim.shutdown().await;
+}

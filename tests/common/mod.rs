@@ -1,0 +1,163 @@
+//! Test harness: the real service (`App`) on `127.0.0.1:0` with an isolated data
+//! directory, polling a simulated fleet over real UDP SNMP, and a small HTTP client.
+
+#![allow(dead_code)]
+
+use ponkeeper::app::App;
+use ponkeeper::config::Config;
+use ponkeeper::keys::{self, NewKey};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::store::AccessLevel;
+use serde_json::Value;
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub struct TestService {
+    pub base: String,
+    pub full: String,
+    pub read_only: String,
+    pub data_dir: PathBuf,
+    pub inventory_path: PathBuf,
+    pub config: Config,
+    client: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// A frozen simulated fleet: values stay exactly as generated.
+pub async fn steady_sim(olts: usize, onus_per_olt: usize) -> SimFleet {
+    SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(olts, onus_per_olt)
+    })
+    .await
+    .expect("simulator starts")
+}
+
+/// Fast polling so state moves happen within a test's patience.
+pub fn test_config(data_dir: PathBuf, inventory: PathBuf) -> Config {
+    let mut config = Config {
+        data_dir,
+        inventory,
+        ..Config::default()
+    };
+    config.polling.interval = Duration::from_millis(500);
+    config.polling.timeout = Duration::from_millis(300);
+    config.polling.retries = 0;
+    config.polling.deadline = Duration::from_secs(3);
+    config.polling.offline_after = 3;
+    config
+}
+
+impl TestService {
+    /// Starts the service on `sim`'s inventory in a fresh data directory.
+    pub async fn start(sim: &SimFleet, data_dir: PathBuf) -> TestService {
+        std::fs::create_dir_all(&data_dir).expect("data dir");
+        let inventory_path = data_dir.join("inventory.toml");
+        std::fs::write(&inventory_path, sim.inventory().to_toml()).expect("inventory");
+        let config = test_config(data_dir.clone(), inventory_path.clone());
+        TestService::start_with(config, true).await
+    }
+
+    /// Starts the service with `config`; creates a FULL and a READ_ONLY key if asked.
+    pub async fn start_with(config: Config, create_keys: bool) -> TestService {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let app = App::start(config.clone()).await.expect("service starts");
+        let (mut full, mut read_only) = (String::new(), String::new());
+        if create_keys {
+            for (name, level, slot) in [
+                ("test-full", AccessLevel::Full, &mut full),
+                ("test-read-only", AccessLevel::ReadOnly, &mut read_only),
+            ] {
+                let _ = keys::revoke(&app.state.store, Some(&app.state.keys), &[], name).await;
+                *slot = keys::create(
+                    &app.state.store,
+                    Some(&app.state.keys),
+                    &[],
+                    NewKey {
+                        name: name.into(),
+                        level,
+                        rate: None,
+                        allow_ip: vec![],
+                    },
+                )
+                .await
+                .expect("key");
+            }
+        }
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(app.serve(listener, async {
+            let _ = stopped.await;
+        }));
+        TestService {
+            base: format!("http://{addr}/api/v1/external"),
+            full,
+            read_only,
+            data_dir: config.data_dir.clone(),
+            inventory_path: config.inventory.clone(),
+            config,
+            client: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    pub async fn request(&self, method: reqwest::Method, path: &str, key: Option<&str>) -> (u16, Value) {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(key) = key {
+            request = request.header("X-API-Key", key);
+        }
+        let response = request.send().await.expect("HTTP request");
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.expect("every answer is JSON");
+        (status, body)
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.request(reqwest::Method::GET, path, Some(&self.read_only)).await
+    }
+
+    pub async fn post(&self, path: &str) -> (u16, Value) {
+        self.request(reqwest::Method::POST, path, Some(&self.full)).await
+    }
+
+    /// Stops the service the way SIGTERM does and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("serve task").expect("clean shutdown");
+        }
+    }
+}
+
+/// Polls `condition` until it yields a value or `timeout` passes.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut condition: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let started = Instant::now();
+    loop {
+        if let Some(value) = condition().await {
+            return value;
+        }
+        assert!(started.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until every OLT of the service has left CONNECTING.
+pub async fn all_polled(service: &TestService) {
+    eventually("every OLT polled", Duration::from_secs(20), || async {
+        let (_, body) = service.get("/olts?size=500").await;
+        let items = body["data"].as_array()?;
+        items.iter().all(|o| o["status"] != "CONNECTING").then_some(())
+    })
+    .await
+}
