@@ -38,10 +38,11 @@ pub(crate) struct OltShared {
 
 /// Everything needed to answer one OLT's requests, minus the socket.
 pub(crate) struct Responder {
-    pub olt: Arc<OltShared>,
-    pub view: Arc<MibView>,
-    pub vendor: &'static SimVendor,
-    pub started: Instant,
+    olt: Arc<OltShared>,
+    view: Arc<MibView>,
+    vendor: &'static SimVendor,
+    /// When the fleet started: sysUpTime counts from here.
+    started: Instant,
     writer: ResponseWriter,
 }
 
