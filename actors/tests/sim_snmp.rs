@@ -451,3 +451,28 @@ async fn dynamics_move_the_fleet() {
     assert!(went_down, "outages happen");
     fleet.shutdown().await;
 }
+
+/// The size the service is built for: 1,000 OLTs × 128 ONUs in one process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_olts_of_128_onus_answer() {
+    let fleet = frozen_fleet(1000, 128, 1).await;
+    for id in [1, 500, 1000] {
+        let addr = fleet.olt_addr(id).expect("OLT");
+        let mut session = snmp2::AsyncSession::new_v2c(addr, b"public", 0)
+            .await
+            .expect("session");
+        let name: Vec<u64> = SYS_NAME
+            .split('.')
+            .map(|a| a.parse().expect("arc"))
+            .collect();
+        let oid = snmp2::Oid::from(name.as_slice()).expect("oid");
+        let response = tokio::time::timeout(Duration::from_secs(2), session.get(&oid))
+            .await
+            .expect("answered in time")
+            .expect("a response");
+        let value = response.varbinds.map(|(_, v)| format!("{v:?}")).next();
+        assert_eq!(value, Some(format!("OCTET STRING: OLT-{id}")));
+        assert_eq!(fleet.expected_onus(id).len(), 128);
+    }
+    fleet.shutdown().await;
+}
