@@ -38,10 +38,11 @@ pub(crate) struct OltShared {
 
 /// Everything needed to answer one OLT's requests, minus the socket.
 pub(crate) struct Responder {
-    pub olt: Arc<OltShared>,
-    pub view: Arc<MibView>,
-    pub vendor: &'static SimVendor,
-    pub started: Instant,
+    olt: Arc<OltShared>,
+    view: Arc<MibView>,
+    vendor: &'static SimVendor,
+    /// When the fleet started: sysUpTime counts from here.
+    started: Instant,
     writer: ResponseWriter,
 }
 
@@ -158,14 +159,19 @@ impl Responder {
                         break;
                     }
                     for (cursor, ended) in cursors.iter_mut().zip(ended.iter_mut()) {
-                        let pushed = match (*ended, view.next(&olt, ctx, cursor)) {
-                            (false, Some((name, value))) => {
+                        let found = if *ended {
+                            None
+                        } else {
+                            view.next(&olt, ctx, cursor)
+                        };
+                        let pushed = match found {
+                            Some((name, value)) => {
                                 let pushed = writer.push(Name::Arcs(name.arcs()), value, limit);
                                 cursor.clear();
                                 cursor.extend_from_slice(name.arcs());
                                 pushed
                             }
-                            _ => {
+                            None => {
                                 *ended = true;
                                 writer.push(Name::Arcs(cursor), Value::EndOfMibView, limit)
                             }
