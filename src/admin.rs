@@ -54,7 +54,9 @@ impl AdminSocket {
 
     pub async fn run(self) {
         loop {
-            let Ok((stream, _)) = self.listener.accept().await else { continue };
+            let Ok((stream, _)) = self.listener.accept().await else {
+                continue;
+            };
             let state = self.state.clone();
             tokio::spawn(async move {
                 if let Err(e) = serve_one(stream, state).await {
@@ -101,12 +103,14 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
             keys: Some(keys),
             ..Default::default()
         }),
-        AdminRequest::Revoke { name } => keys::revoke(&state.store, Some(&state.keys), configured, &name)
-            .await
-            .map(|()| {
-                tracing::info!(key_name = %name, "API key revoked");
-                AdminResponse::default()
-            }),
+        AdminRequest::Revoke { name } => {
+            keys::revoke(&state.store, Some(&state.keys), configured, &name)
+                .await
+                .map(|()| {
+                    tracing::info!(key_name = %name, "API key revoked");
+                    AdminResponse::default()
+                })
+        }
     };
     result.unwrap_or_else(|error| AdminResponse {
         error: Some(error),
@@ -115,7 +119,10 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
 }
 
 /// Sends a request to the running service; `None` if no service listens.
-pub async fn request(data_dir: &Path, request: &AdminRequest) -> anyhow::Result<Option<AdminResponse>> {
+pub async fn request(
+    data_dir: &Path,
+    request: &AdminRequest,
+) -> anyhow::Result<Option<AdminResponse>> {
     let Ok(stream) = UnixStream::connect(socket_path(data_dir)).await else {
         return Ok(None);
     };

@@ -145,8 +145,10 @@ pub struct Params(HashMap<String, String>);
 
 impl Params {
     pub fn parse(raw: Option<&str>) -> Result<Params, ApiError> {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw.unwrap_or(""))
-            .map_err(|e| ApiError::InvalidParameter(format!("the query string is malformed: {e}")))?;
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(raw.unwrap_or("")).map_err(|e| {
+                ApiError::InvalidParameter(format!("the query string is malformed: {e}"))
+            })?;
         let mut map = HashMap::new();
         for (name, value) in pairs {
             if map.contains_key(&name) {
@@ -166,9 +168,13 @@ impl Params {
 
     /// An integer parameter within `min..=max`.
     pub fn integer(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
-        let Some(text) = self.text(name) else { return Ok(None) };
+        let Some(text) = self.text(name) else {
+            return Ok(None);
+        };
         let value: i64 = text.parse().map_err(|_| {
-            ApiError::InvalidParameter(format!("parameter `{name}` must be an integer, got `{text}`"))
+            ApiError::InvalidParameter(format!(
+                "parameter `{name}` must be an integer, got `{text}`"
+            ))
         })?;
         if value < min || value > max {
             return Err(ApiError::InvalidParameter(format!(
@@ -179,11 +185,16 @@ impl Params {
     }
 
     /// A value of a closed set, e.g. a status.
-    pub fn enumeration<T: std::str::FromStr<Err = String>>(&self, name: &str) -> Result<Option<T>, ApiError> {
+    pub fn enumeration<T: std::str::FromStr<Err = String>>(
+        &self,
+        name: &str,
+    ) -> Result<Option<T>, ApiError> {
         self.text(name)
             .map(|text| {
                 text.parse::<T>().map_err(|allowed| {
-                    ApiError::InvalidParameter(format!("parameter `{name}`: `{text}` is not valid; {allowed}"))
+                    ApiError::InvalidParameter(format!(
+                        "parameter `{name}`: `{text}` is not valid; {allowed}"
+                    ))
                 })
             })
             .transpose()
@@ -201,8 +212,11 @@ impl Params {
 
 /// Parses an `{id}` path segment.
 pub fn path_id(name: &str, text: &str) -> Result<u32, ApiError> {
-    text.parse()
-        .map_err(|_| ApiError::InvalidParameter(format!("path parameter `{name}` must be a positive integer, got `{text}`")))
+    text.parse().map_err(|_| {
+        ApiError::InvalidParameter(format!(
+            "path parameter `{name}` must be a positive integer, got `{text}`"
+        ))
+    })
 }
 
 async fn no_route(uri: axum::http::Uri) -> ApiError {
@@ -223,6 +237,9 @@ pub fn router(state: AppState) -> Router {
         .nest(BASE, api)
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
-        .layer(middleware::from_fn_with_state(state.clone(), crate::auth::authenticate))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::authenticate,
+        ))
         .with_state(state)
 }

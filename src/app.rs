@@ -66,12 +66,16 @@ impl AppState {
     pub async fn summaries(&self) -> Result<Vec<OltSummary>, ApiError> {
         let handles = self.fleet.olts();
         let replies = futures::future::join_all(handles.iter().map(|h| h.summary())).await;
-        replies.into_iter().map(|r| r.map_err(ApiError::from)).collect()
+        replies
+            .into_iter()
+            .map(|r| r.map_err(ApiError::from))
+            .collect()
     }
 
     /// Re-reads the inventory file; on success the fleet is reconciled with it.
     pub async fn reload_inventory(&self) -> Result<(Arc<Inventory>, ReconcileReport), ReloadError> {
-        let inventory = Inventory::load(&self.config.inventory).map_err(|e| ReloadError::Invalid(e.to_string()))?;
+        let inventory = Inventory::load(&self.config.inventory)
+            .map_err(|e| ReloadError::Invalid(e.to_string()))?;
         let report = self
             .fleet
             .reconcile(inventory.clone())
@@ -137,7 +141,11 @@ impl App {
         let fleet = Fleet::start(store.clone(), settings, inventory.clone())
             .await
             .map_err(|e| anyhow::anyhow!(e))?;
-        tracing::info!(olts = inventory.olts.len(), nodes = inventory.nodes.len(), "fleet started");
+        tracing::info!(
+            olts = inventory.olts.len(),
+            nodes = inventory.nodes.len(),
+            "fleet started"
+        );
         Ok(App {
             state: AppState {
                 inner: Arc::new(Shared {
@@ -164,10 +172,13 @@ impl App {
         let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
 
         let router = crate::api::router(state.clone());
-        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(shutdown)
-            .await
-            .context("HTTP server failed")?;
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+        .context("HTTP server failed")?;
 
         admin_task.abort();
         reload_task.abort();
@@ -182,7 +193,9 @@ impl App {
 /// Reloads the inventory on SIGHUP (SPEC §2); a bad file is logged and the old one stays.
 async fn reload_on_sighup(state: AppState) {
     use tokio::signal::unix::{signal, SignalKind};
-    let Ok(mut hangups) = signal(SignalKind::hangup()) else { return };
+    let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+        return;
+    };
     while hangups.recv().await.is_some() {
         match state.reload_inventory().await {
             Ok((_, report)) => tracing::info!(?report, "SIGHUP: inventory reloaded"),

@@ -55,7 +55,11 @@ pub struct KeyRing {
 
 impl KeyRing {
     pub fn insert_stored(&self, record: &ApiKeyRecord) {
-        let allow_ip = record.allow_ip.iter().filter_map(|c| parse_net(c).ok()).collect();
+        let allow_ip = record
+            .allow_ip
+            .iter()
+            .filter_map(|c| parse_net(c).ok())
+            .collect();
         self.by_hash.insert(
             record.sha256.to_ascii_lowercase(),
             ApiKey {
@@ -146,8 +150,13 @@ pub async fn authenticate(
     next: Next,
 ) -> Response {
     let presented = match request.headers().get(API_KEY_HEADER).map(|v| v.to_str()) {
-        None => return ApiError::Unauthorized("the X-API-Key header is missing".into()).into_response(),
-        Some(Err(_)) => return ApiError::Unauthorized("the X-API-Key header is not valid text".into()).into_response(),
+        None => {
+            return ApiError::Unauthorized("the X-API-Key header is missing".into()).into_response()
+        }
+        Some(Err(_)) => {
+            return ApiError::Unauthorized("the X-API-Key header is not valid text".into())
+                .into_response()
+        }
         Some(Ok(value)) => value.trim().to_string(),
     };
     let Some(key) = app.keys.find(&presented) else {
@@ -155,9 +164,13 @@ pub async fn authenticate(
     };
     let ip = client_ip(peer);
     if !key.allow_ip.is_empty() && !key.allow_ip.iter().any(|net| net.contains(&ip)) {
-        return ApiError::IpNotAllowed(format!("key `{}` may not be used from {ip}", key.name)).into_response();
+        return ApiError::IpNotAllowed(format!("key `{}` may not be used from {ip}", key.name))
+            .into_response();
     }
-    let reads_only = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let reads_only = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
     if !reads_only && key.level != AccessLevel::Full {
         return ApiError::Forbidden(format!(
             "key `{}` is READ_ONLY; {} needs a FULL key",

@@ -19,7 +19,9 @@ impl Clock {
         timezone
             .parse::<chrono_tz::Tz>()
             .map(Clock::Zone)
-            .map_err(|_| anyhow::anyhow!("`{timezone}` is neither `local` nor an IANA time zone name"))
+            .map_err(|_| {
+                anyhow::anyhow!("`{timezone}` is neither `local` nor an IANA time zone name")
+            })
     }
 
     /// `2026-11-21T19:15:03`.
@@ -40,7 +42,10 @@ mod tests {
     #[test]
     fn writes_local_date_time_without_offset() {
         let clock = Clock::from_config("Europe/Moscow").expect("zone");
-        let at = Utc.with_ymd_and_hms(2026, 11, 21, 16, 15, 3).single().expect("time");
+        let at = Utc
+            .with_ymd_and_hms(2026, 11, 21, 16, 15, 3)
+            .single()
+            .expect("time");
         assert_eq!(clock.format(at), "2026-11-21T19:15:03");
     }
 }

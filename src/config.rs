@@ -100,7 +100,7 @@ pub struct RateLimit {
     pub default: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Audit {
     pub reads: bool,
@@ -204,12 +204,6 @@ impl Default for RateLimit {
         RateLimit {
             default: "100/s".into(),
         }
-    }
-}
-
-impl Default for Audit {
-    fn default() -> Self {
-        Audit { reads: false }
     }
 }
 

@@ -42,7 +42,9 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let data_dir = match options.data_dir {
         Some(dir) => dir,
         None => {
-            temp_dir = tempfile::Builder::new().prefix("ponkeeper-demo-").tempdir()?;
+            temp_dir = tempfile::Builder::new()
+                .prefix("ponkeeper-demo-")
+                .tempdir()?;
             temp_dir.path().to_path_buf()
         }
     };
@@ -60,15 +62,21 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     config.polling.interval = options.poll_interval;
     config.validate()?;
 
-    let listener = TcpListener::bind(options.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}; pick another with --listen 127.0.0.1:PORT", options.listen))?;
+    let listener = TcpListener::bind(options.listen).await.with_context(|| {
+        format!(
+            "cannot listen on {}; pick another with --listen 127.0.0.1:PORT",
+            options.listen
+        )
+    })?;
     let addr = listener.local_addr()?;
     let app = App::start(config).await?;
 
     let state = &app.state;
     let mut printed_keys = Vec::new();
-    for (name, level) in [("demo-full", AccessLevel::Full), ("demo-read-only", AccessLevel::ReadOnly)] {
+    for (name, level) in [
+        ("demo-full", AccessLevel::Full),
+        ("demo-read-only", AccessLevel::ReadOnly),
+    ] {
         let _ = keys::revoke(&state.store, Some(&state.keys), &[], name).await;
         let key = keys::create(
             &state.store,
@@ -90,7 +98,10 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let started = Instant::now();
     loop {
         let summaries = state.summaries().await.unwrap_or_default();
-        let pending = summaries.iter().filter(|s| s.status == SessionStatus::Connecting).count();
+        let pending = summaries
+            .iter()
+            .filter(|s| s.status == SessionStatus::Connecting)
+            .count();
         if pending == 0 || started.elapsed() > Duration::from_secs(15) {
             let onus: u32 = summaries.iter().map(|s| s.total_onu).sum();
             let online: u32 = summaries.iter().map(|s| s.onu_online).sum();
@@ -118,7 +129,9 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?status=ONLINE&city=Kazan'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/nodes'");
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
-    println!("  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY");
+    println!(
+        "  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY"
+    );
     println!();
     println!("Ctrl-C stops the demo.");
 

@@ -33,7 +33,9 @@ pub struct KeyListing {
 fn validate_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     if valid {
         Ok(())
     } else {
@@ -58,7 +60,10 @@ pub async fn create(
         parse_net(net).map_err(|e| format!("--allow-ip: {e}"))?;
     }
     if configured.iter().any(|k| k.name == request.name) {
-        return Err(format!("a key named `{}` is declared in the config", request.name));
+        return Err(format!(
+            "a key named `{}` is declared in the config",
+            request.name
+        ));
     }
     let key = generate_key();
     let record = ApiKeyRecord {
@@ -69,7 +74,11 @@ pub async fn create(
         allow_ip: request.allow_ip,
         created_at: Utc::now(),
     };
-    if !store.insert_api_key(&record).await.map_err(|e| e.to_string())? {
+    if !store
+        .insert_api_key(&record)
+        .await
+        .map_err(|e| e.to_string())?
+    {
         return Err(format!("a key named `{}` exists already", request.name));
     }
     if let Some(ring) = ring {
@@ -119,7 +128,11 @@ pub async fn revoke(
             "key `{name}` is declared in the config; remove it there and restart"
         ));
     }
-    if !store.remove_api_key(name).await.map_err(|e| e.to_string())? {
+    if !store
+        .remove_api_key(name)
+        .await
+        .map_err(|e| e.to_string())?
+    {
         return Err(format!("no key named `{name}`"));
     }
     if let Some(ring) = ring {

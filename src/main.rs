@@ -17,7 +17,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(name = "ponkeeper", version, about = "Manages and monitors an ISP's optical access network")]
+#[command(
+    name = "ponkeeper",
+    version,
+    about = "Manages and monitors an ISP's optical access network"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -143,7 +147,10 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 .await
                 .with_context(|| format!("cannot listen on {}", config.listen))?;
             tracing::info!("Listening on http://{}", listener.local_addr()?);
-            App::start(config).await?.serve(listener, shutdown_signal()).await
+            App::start(config)
+                .await?
+                .serve(listener, shutdown_signal())
+                .await
         }
         Command::Demo {
             olts,
@@ -182,14 +189,19 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 base_port,
                 seed,
                 bind,
-                dynamics: if steady { Dynamics::none() } else { Dynamics::default() },
+                dynamics: if steady {
+                    Dynamics::none()
+                } else {
+                    Dynamics::default()
+                },
             })
             .await
             .context("cannot start the simulated fleet")?;
             let inventory = fleet.inventory().to_toml();
             match inventory_out {
                 Some(path) => {
-                    std::fs::write(&path, inventory).with_context(|| format!("cannot write {}", path.display()))?;
+                    std::fs::write(&path, inventory)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
                     eprintln!("inventory written to {}", path.display());
                 }
                 None => print!("{inventory}"),
@@ -241,10 +253,12 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
                         key: Some(key),
                         ..Default::default()
                     }),
-                AdminRequest::List => keys::list(&store, configured).map(|keys| admin::AdminResponse {
-                    keys: Some(keys),
-                    ..Default::default()
-                }),
+                AdminRequest::List => {
+                    keys::list(&store, configured).map(|keys| admin::AdminResponse {
+                        keys: Some(keys),
+                        ..Default::default()
+                    })
+                }
                 AdminRequest::Revoke { name } => keys::revoke(&store, None, configured, &name)
                     .await
                     .map(|()| admin::AdminResponse::default()),

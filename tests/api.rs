@@ -49,14 +49,38 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
     let (status, body) = service.get("/olts").await;
     assert_eq!(status, 200);
     assert_eq!(body["success"], true);
-    assert_eq!(body["meta"], json!({"page": 0, "size": 20, "totalCount": 8}));
+    assert_eq!(
+        body["meta"],
+        json!({"page": 0, "size": 20, "totalCount": 8})
+    );
     assert_eq!(ids(&body), vec![1, 2, 3, 4, 5, 6, 7, 8]);
-    for (item, spec) in body["data"].as_array().expect("list").iter().zip(&inventory.olts) {
-        let mut fields: Vec<&str> = item.as_object().expect("object").keys().map(|k| k.as_str()).collect();
+    for (item, spec) in body["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .zip(&inventory.olts)
+    {
+        let mut fields: Vec<&str> = item
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
         fields.sort_unstable();
         assert_eq!(
             fields,
-            ["city", "id", "ip", "lastUpdate", "model", "node", "status", "totalOnu", "totalPorts", "vendor"]
+            [
+                "city",
+                "id",
+                "ip",
+                "lastUpdate",
+                "model",
+                "node",
+                "status",
+                "totalOnu",
+                "totalPorts",
+                "vendor"
+            ]
         );
         assert_eq!(item["ip"], "127.0.0.1");
         assert_eq!(item["vendor"], "huawei");
@@ -71,11 +95,18 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
             "local date-time without offset: {last_update}"
         );
         match spec.node.and_then(|n| inventory.node(n)) {
-            Some(node) => assert_eq!(item["node"], json!({"id": node.id, "name": node.name, "city": node.city})),
+            Some(node) => assert_eq!(
+                item["node"],
+                json!({"id": node.id, "name": node.name, "city": node.city})
+            ),
             None => assert_eq!(item["node"], Value::Null),
         }
     }
-    assert_eq!(body["data"][4]["node"], Value::Null, "OLT 5 is bound to no node");
+    assert_eq!(
+        body["data"][4]["node"],
+        Value::Null,
+        "OLT 5 is bound to no node"
+    );
 
     let (_, body) = service.get("/olts?size=3&page=2").await;
     assert_eq!(ids(&body), vec![7, 8]);
@@ -123,7 +154,10 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
     let (status, body) = service.get("/olts/abc").await;
     assert_invalid(status, &body, "id");
     let (status, body) = service.get("/olts/99").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("NOT_FOUND"))
+    );
 
     let (status, body) = service.get("/olts/1").await;
     assert_eq!(status, 200);
@@ -133,7 +167,12 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
     assert_eq!(detail["firmware"].as_str(), sim.firmware(1).as_deref());
     assert_eq!(detail["session"]["status"], "ONLINE");
     assert_eq!(detail["session"]["failuresInRow"], 0);
-    let ports: Vec<&str> = detail["ports"].as_array().expect("ports").iter().map(|p| p["name"].as_str().expect("name")).collect();
+    let ports: Vec<&str> = detail["ports"]
+        .as_array()
+        .expect("ports")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
     assert_eq!(ports, sim.expected_ports(1));
 
     service.stop().await;
@@ -150,9 +189,22 @@ async fn node_counters_are_sums_over_their_olts() {
 
     let (status, body) = service.get("/nodes").await;
     assert_eq!(status, 200);
-    assert_eq!(body["meta"], json!({"page": 0, "size": 20, "totalCount": inventory.nodes.len()}));
-    for (item, node) in body["data"].as_array().expect("list").iter().zip(&inventory.nodes) {
-        let olts: Vec<u32> = inventory.olts.iter().filter(|o| o.node == Some(node.id)).map(|o| o.id).collect();
+    assert_eq!(
+        body["meta"],
+        json!({"page": 0, "size": 20, "totalCount": inventory.nodes.len()})
+    );
+    for (item, node) in body["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .zip(&inventory.nodes)
+    {
+        let olts: Vec<u32> = inventory
+            .olts
+            .iter()
+            .filter(|o| o.node == Some(node.id))
+            .map(|o| o.id)
+            .collect();
         let expected = json!({
             "id": node.id,
             "name": node.name,
@@ -176,7 +228,10 @@ async fn node_counters_are_sums_over_their_olts() {
     let (_, body) = service.get("/nodes?size=2&page=1").await;
     assert_eq!(ids(&body), vec![3, 4]);
     let (status, body) = service.get("/nodes/99").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("NOT_FOUND"))
+    );
     let (status, body) = service.get("/nodes?size=0").await;
     assert_invalid(status, &body, "size");
 
@@ -191,17 +246,28 @@ async fn keys_levels_and_envelopes() {
     let service = TestService::start(&sim, dir.path().to_path_buf()).await;
 
     let (status, body) = service.request(Method::GET, "/olts", None).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (401, Some("UNAUTHORIZED"))
+    );
     assert_eq!(body["success"], false);
-    let (status, body) = service.request(Method::GET, "/olts", Some("pk_not-a-key")).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("UNAUTHORIZED")));
+    let (status, body) = service
+        .request(Method::GET, "/olts", Some("pk_not-a-key"))
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (401, Some("UNAUTHORIZED"))
+    );
     let (status, _) = service.request(Method::GET, "/no/such/route", None).await;
     assert_eq!(status, 401, "the key is checked before the route");
 
     let (status, body) = service
         .request(Method::POST, "/olts/1/poll", Some(&service.read_only))
         .await;
-    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("FORBIDDEN")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (403, Some("FORBIDDEN"))
+    );
     let (status, body) = service.post("/olts/1/poll").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["id"], 1);
@@ -209,11 +275,24 @@ async fn keys_levels_and_envelopes() {
     assert_eq!(body["data"]["totalOnu"], 4);
 
     let (status, body) = service.get("/no/such/route").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("NOT_FOUND")));
-    let (status, body) = service.request(Method::DELETE, "/olts/1", Some(&service.full)).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (405, Some("METHOD_NOT_ALLOWED")));
-    let (status, body) = service.request(Method::GET, "/olts/1/poll", Some(&service.full)).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (405, Some("METHOD_NOT_ALLOWED")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("NOT_FOUND"))
+    );
+    let (status, body) = service
+        .request(Method::DELETE, "/olts/1", Some(&service.full))
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (405, Some("METHOD_NOT_ALLOWED"))
+    );
+    let (status, body) = service
+        .request(Method::GET, "/olts/1/poll", Some(&service.full))
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (405, Some("METHOD_NOT_ALLOWED"))
+    );
 
     // Key management through the admin socket takes effect at once.
     let created = admin::request(
@@ -239,12 +318,22 @@ async fn keys_levels_and_envelopes() {
         .expect("keys");
     let names: Vec<&str> = listing.iter().map(|k| k.name.as_str()).collect();
     assert_eq!(names, ["billing", "test-full", "test-read-only"]);
-    assert!(!serde_json::to_string(&listing).expect("json").contains(&billing), "never the key");
+    assert!(
+        !serde_json::to_string(&listing)
+            .expect("json")
+            .contains(&billing),
+        "never the key"
+    );
 
-    let revoked = admin::request(&service.data_dir, &AdminRequest::Revoke { name: "billing".into() })
-        .await
-        .expect("admin socket")
-        .expect("answer");
+    let revoked = admin::request(
+        &service.data_dir,
+        &AdminRequest::Revoke {
+            name: "billing".into(),
+        },
+    )
+    .await
+    .expect("admin socket")
+    .expect("answer");
     assert_eq!(revoked.error, None);
     let (status, _) = service.request(Method::GET, "/olts", Some(&billing)).await;
     assert_eq!(status, 401, "a revoked key stops at once");
@@ -263,8 +352,13 @@ async fn keys_levels_and_envelopes() {
     .expect("answer")
     .key
     .expect("key");
-    let (status, body) = service.request(Method::GET, "/olts", Some(&whitelisted)).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (403, Some("IP_NOT_ALLOWED")));
+    let (status, body) = service
+        .request(Method::GET, "/olts", Some(&whitelisted))
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (403, Some("IP_NOT_ALLOWED"))
+    );
 
     service.stop().await;
     sim.shutdown().await;
@@ -287,9 +381,17 @@ async fn keys_declared_in_the_config_work() {
     }];
     config.validate().expect("valid config");
     let service = TestService::start_with(config, false).await;
-    let (status, body) = service.request(Method::POST, "/olts/1/poll", Some(key)).await;
+    let (status, body) = service
+        .request(Method::POST, "/olts/1/poll", Some(key))
+        .await;
     assert_eq!(status, 200, "{body}");
-    let (status, _) = service.request(Method::GET, "/olts", Some("pk_configured_key_for_automation_012345678")).await;
+    let (status, _) = service
+        .request(
+            Method::GET,
+            "/olts",
+            Some("pk_configured_key_for_automation_012345678"),
+        )
+        .await;
     assert_eq!(status, 401);
     service.stop().await;
     sim.shutdown().await;
@@ -316,7 +418,10 @@ async fn a_hung_olt_degrades_alone_and_restart_session_recovers_it() {
     let session = &detail["session"];
     assert!(session["failuresInRow"].as_u64().expect("failures") >= 3);
     let last_error = session["lastError"].as_str().expect("lastError");
-    assert!(last_error.contains("no answer within 300ms"), "{last_error}");
+    assert!(
+        last_error.contains("no answer within 300ms"),
+        "{last_error}"
+    );
     let moves: Vec<&str> = session["transitions"]
         .as_array()
         .expect("transitions")
@@ -337,7 +442,11 @@ async fn a_hung_olt_degrades_alone_and_restart_session_recovers_it() {
         let (status, _) = service.get("/olts/2").await;
         assert_eq!(status, 200);
     }
-    assert!(started.elapsed() < Duration::from_secs(2), "20 queries took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "20 queries took {:?}",
+        started.elapsed()
+    );
 
     // Still hung: restart-session answers after the first poll of the new session fails.
     let (status, body) = service.post("/olts/2/restart-session").await;
@@ -349,14 +458,24 @@ async fn a_hung_olt_degrades_alone_and_restart_session_recovers_it() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["status"], "ONLINE");
     let (_, body) = service.get("/olts/2").await;
-    let transitions = body["data"]["session"]["transitions"].as_array().expect("transitions");
+    let transitions = body["data"]["session"]["transitions"]
+        .as_array()
+        .expect("transitions");
     let last_two: Vec<(&str, &str)> = transitions[transitions.len() - 2..]
         .iter()
-        .map(|t| (t["to"].as_str().expect("to"), t["reason"].as_str().expect("reason")))
+        .map(|t| {
+            (
+                t["to"].as_str().expect("to"),
+                t["reason"].as_str().expect("reason"),
+            )
+        })
         .collect();
     assert_eq!(
         last_two,
-        [("CONNECTING", "session restarted on request"), ("ONLINE", "poll succeeded")]
+        [
+            ("CONNECTING", "session restarted on request"),
+            ("ONLINE", "poll succeeded")
+        ]
     );
     assert_eq!(body["data"]["session"]["failuresInRow"], 0);
     assert_eq!(body["data"]["session"]["lastError"], Value::Null);
@@ -423,14 +542,24 @@ async fn inventory_reload_reconciles_and_refuses_a_broken_file() {
     let (status, _) = service.get("/olts/2").await;
     assert_eq!(status, 404);
     let (status, body) = service.post("/olts/3/poll").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("CONFLICT")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("CONFLICT"))
+    );
     let (status, body) = service.post("/olts/3/restart-session").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("CONFLICT")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("CONFLICT"))
+    );
 
     let broken = inventory.to_toml().replacen("node = 1", "node = 42", 1);
     std::fs::write(&service.inventory_path, broken).expect("write");
     let (status, body) = service.post("/inventory/reload").await;
-    assert_eq!((status, body["error"]["code"].as_str()), (409, Some("CONFLICT")), "{body}");
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("CONFLICT")),
+        "{body}"
+    );
     let message = body["error"]["message"].as_str().expect("message");
     assert!(message.contains("inventory.toml: line "), "{message}");
     assert!(message.contains("field `node`"), "{message}");

@@ -146,10 +146,16 @@ impl Inventory {
         for (i, node) in self.nodes.iter().enumerate() {
             let at = table_line(text, "nodes", i);
             if !node_ids.insert(node.id) {
-                return Err(format!("{at}field `id`: node id {} is declared twice", node.id));
+                return Err(format!(
+                    "{at}field `id`: node id {} is declared twice",
+                    node.id
+                ));
             }
             if node.name.trim().is_empty() {
-                return Err(format!("{at}field `name`: node {} has an empty name", node.id));
+                return Err(format!(
+                    "{at}field `name`: node {} has an empty name",
+                    node.id
+                ));
             }
         }
         let mut olt_ids = HashSet::new();
@@ -157,7 +163,10 @@ impl Inventory {
         for (i, olt) in self.olts.iter().enumerate() {
             let at = table_line(text, "olts", i);
             if !olt_ids.insert(olt.id) {
-                return Err(format!("{at}field `id`: OLT id {} is declared twice", olt.id));
+                return Err(format!(
+                    "{at}field `id`: OLT id {} is declared twice",
+                    olt.id
+                ));
             }
             if let Some(node) = olt.node {
                 if !node_ids.contains(&node) {
@@ -174,7 +183,10 @@ impl Inventory {
                 ));
             }
             if olt.snmp.community.is_empty() {
-                return Err(format!("{at}field `snmp.community`: OLT {} has an empty community", olt.id));
+                return Err(format!(
+                    "{at}field `snmp.community`: OLT {} has an empty community",
+                    olt.id
+                ));
             }
         }
         Ok(())
@@ -231,7 +243,10 @@ snmp = { port = 16100, community = "public", version = "2c" }
         let inventory = Inventory::parse(GOOD).expect("valid");
         assert_eq!(inventory.olts[0].snmp.port, 16100);
         assert!(inventory.olts[0].enabled);
-        assert_eq!(Inventory::parse(&inventory.to_toml()).expect("round trip"), inventory);
+        assert_eq!(
+            Inventory::parse(&inventory.to_toml()).expect("round trip"),
+            inventory
+        );
     }
 
     #[test]

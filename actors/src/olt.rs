@@ -58,7 +58,9 @@ impl PollSettings {
     /// Delay before the next attempt after `failures` failed polls in a row.
     fn backoff(&self, failures: u32) -> Duration {
         let exponent = failures.saturating_sub(1).min(16);
-        self.timeout.saturating_mul(1 << exponent).min(self.interval)
+        self.timeout
+            .saturating_mul(1 << exponent)
+            .min(self.interval)
     }
 }
 
@@ -122,9 +124,9 @@ pub enum OltMsg {
     /// Drop the session and everything in flight, poll at once, answer when done.
     RestartSession(RpcReplyPort<Result<OltSummary, ActionError>>),
     /// The inventory entry changed.
-    Reconfigure(OltSpec),
+    Reconfigure(Box<OltSpec>),
     /// A poll task's report.
-    PollFinished(PollReport),
+    PollFinished(Box<PollReport>),
 }
 
 /// What a poll task sends back.
@@ -174,7 +176,11 @@ impl Actor for OltActor {
         myself: ActorRef<OltMsg>,
         args: OltArgs,
     ) -> Result<OltState, ActorProcessingErr> {
-        let OltArgs { spec, store, settings } = args;
+        let OltArgs {
+            spec,
+            store,
+            settings,
+        } = args;
         let now = Utc::now();
         let record = store.load_olt(spec.id)?.unwrap_or_else(|| OltRecord {
             id: spec.id,
@@ -213,7 +219,11 @@ impl Actor for OltActor {
         Ok(state)
     }
 
-    async fn post_stop(&self, _myself: ActorRef<OltMsg>, state: &mut OltState) -> Result<(), ActorProcessingErr> {
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<OltMsg>,
+        state: &mut OltState,
+    ) -> Result<(), ActorProcessingErr> {
         if let Some(ticker) = state.ticker.take() {
             ticker.abort();
         }
@@ -241,7 +251,10 @@ impl Actor for OltActor {
                 let _ = reply.send(state.onus.clone());
             }
             OltMsg::Tick => {
-                if state.spec.enabled && state.in_flight.is_none() && Instant::now() >= state.next_poll_at {
+                if state.spec.enabled
+                    && state.in_flight.is_none()
+                    && Instant::now() >= state.next_poll_at
+                {
                     state.start_poll(&myself);
                 }
             }
@@ -265,7 +278,7 @@ impl Actor for OltActor {
                 state.waiters.push(reply);
             }
             OltMsg::Reconfigure(spec) => {
-                state.spec = spec;
+                state.spec = *spec;
                 if state.spec.enabled {
                     state.restart_session("inventory changed");
                     state.next_poll_at = Instant::now();
@@ -279,7 +292,7 @@ impl Actor for OltActor {
                 }
                 state.persist_record();
             }
-            OltMsg::PollFinished(report) => state.finish_poll(report),
+            OltMsg::PollFinished(report) => state.finish_poll(*report),
         }
         Ok(())
     }
@@ -287,7 +300,11 @@ impl Actor for OltActor {
 
 impl OltState {
     fn summary(&self) -> OltSummary {
-        let online = self.onus.iter().filter(|o| o.status == OnuStatus::Online).count();
+        let online = self
+            .onus
+            .iter()
+            .filter(|o| o.status == OnuStatus::Online)
+            .count();
         OltSummary {
             id: self.spec.id,
             ip: self.spec.ip,
@@ -339,7 +356,11 @@ impl OltState {
             to,
             reason,
         });
-        let excess = self.record.transitions.len().saturating_sub(TRANSITIONS_KEPT);
+        let excess = self
+            .record
+            .transitions
+            .len()
+            .saturating_sub(TRANSITIONS_KEPT);
         self.record.transitions.drain(..excess);
     }
 
@@ -364,7 +385,12 @@ impl OltState {
         let profile = Profile::for_vendor(self.spec.vendor);
         let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
         let mut client = self.client.take().unwrap_or_else(|| {
-            SnmpClient::new(addr, &self.spec.snmp.community, self.spec.snmp.version, settings.client_settings())
+            SnmpClient::new(
+                addr,
+                &self.spec.snmp.community,
+                self.spec.snmp.version,
+                settings.client_settings(),
+            )
         });
         let myself = myself.clone();
         let vendor = self.spec.vendor;
@@ -374,7 +400,12 @@ impl OltState {
             let started = Instant::now();
             let result = match profile {
                 None => Err(DeviceError::NoProfile(vendor)),
-                Some(profile) => match tokio::time::timeout(settings.deadline, poller::poll(&mut client, profile)).await {
+                Some(profile) => match tokio::time::timeout(
+                    settings.deadline,
+                    poller::poll(&mut client, profile),
+                )
+                .await
+                {
                     Ok(result) => result,
                     Err(_) => Err(DeviceError::Deadline(settings.deadline)),
                 },
@@ -382,13 +413,13 @@ impl OltState {
             if result.is_err() {
                 client.reset();
             }
-            let _ = myself.send_message(OltMsg::PollFinished(PollReport {
+            let _ = myself.send_message(OltMsg::PollFinished(Box::new(PollReport {
                 generation,
                 started_at,
                 elapsed: started.elapsed(),
                 result,
                 client: Some(client),
-            }));
+            })));
         });
         self.in_flight = Some(InFlight { generation, task });
     }
@@ -436,7 +467,8 @@ impl OltState {
     /// Merges a good poll into the ONU table. ONUs the device no longer lists are kept,
     /// offline, with their last data.
     fn apply(&mut self, outcome: PollOutcome, now: DateTime<Utc>) {
-        let previous: HashMap<&str, &Onu> = self.onus.iter().map(|o| (o.serial.as_str(), o)).collect();
+        let previous: HashMap<&str, &Onu> =
+            self.onus.iter().map(|o| (o.serial.as_str(), o)).collect();
         let mut seen = std::collections::HashSet::new();
         let mut table = Vec::with_capacity(outcome.onus.len());
         for polled in outcome.onus {
@@ -488,7 +520,11 @@ impl OltState {
                 onu_online: 0,
             })
             .collect();
-        let position: HashMap<String, usize> = ports.iter().enumerate().map(|(i, p)| (p.name.clone(), i)).collect();
+        let position: HashMap<String, usize> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i))
+            .collect();
         for onu in &table {
             if let Some(&i) = position.get(&onu.pon_port) {
                 ports[i].onu_total += 1;
@@ -570,6 +606,7 @@ impl OltHandle {
 
     /// SPEC §3 restart-session: answers after the first poll of the new session.
     pub async fn restart_session(&self) -> Result<OltSummary, ActionError> {
-        self.query(OltMsg::RestartSession, self.action_timeout).await?
+        self.query(OltMsg::RestartSession, self.action_timeout)
+            .await?
     }
 }

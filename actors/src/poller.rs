@@ -45,7 +45,9 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
             std_oids::FIRMWARE,
         ])
         .await?;
-    let interfaces = client.walk_columns(&[std_oids::IF_NAME, std_oids::IF_TYPE]).await?;
+    let interfaces = client
+        .walk_columns(&[std_oids::IF_NAME, std_oids::IF_TYPE])
+        .await?;
     let port_names = pon_ports(profile, &interfaces[0], &interfaces[1]);
 
     let columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
@@ -63,7 +65,11 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
 }
 
 /// PON ports by ifIndex: interfaces of the profile's ifType whose ifName names a port.
-fn pon_ports(profile: &Profile, names: &[ColumnEntry], types: &[ColumnEntry]) -> BTreeMap<u32, String> {
+fn pon_ports(
+    profile: &Profile,
+    names: &[ColumnEntry],
+    types: &[ColumnEntry],
+) -> BTreeMap<u32, String> {
     let types: HashMap<&[u32], i64> = types
         .iter()
         .filter_map(|(index, value)| Some((index.as_slice(), value.as_i64()?)))
@@ -71,7 +77,9 @@ fn pon_ports(profile: &Profile, names: &[ColumnEntry], types: &[ColumnEntry]) ->
     names
         .iter()
         .filter_map(|(index, value)| {
-            let [if_index] = index.as_slice() else { return None };
+            let [if_index] = index.as_slice() else {
+                return None;
+            };
             if let Some(&if_type) = types.get(index.as_slice()) {
                 if if_type != i64::from(profile.port_if_type) {
                     return None;
@@ -98,8 +106,13 @@ pub fn decode_onus(
     let mut rows: BTreeMap<&[u32], RowBuilder> = BTreeMap::new();
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
-            let Some(index) = instance.strip_suffix(column.suffix) else { continue };
-            rows.entry(index).or_default().values.insert(column.field, value);
+            let Some(index) = instance.strip_suffix(column.suffix) else {
+                continue;
+            };
+            rows.entry(index)
+                .or_default()
+                .values
+                .insert(column.field, value);
         }
     }
 
@@ -115,7 +128,11 @@ pub fn decode_onus(
                 (port, *onu_id)
             }
         };
-        let Some(serial) = row.values.get(&OnuField::Serial).and_then(|v| decode_serial(profile, v)) else {
+        let Some(serial) = row
+            .values
+            .get(&OnuField::Serial)
+            .and_then(|v| decode_serial(profile, v))
+        else {
             continue;
         };
         let integer = |field: OnuField| {

@@ -152,21 +152,30 @@ pub static HUAWEI: Profile = Profile {
             field: OnuField::TxPower,
             oid: &huawei(51, 3),
             suffix: &[],
-            encoding: Encoding::ScaledDbm { offset: 0, divisor: 100.0 },
+            encoding: Encoding::ScaledDbm {
+                offset: 0,
+                divisor: 100.0,
+            },
             absent: HUAWEI_ABSENT,
         },
         OnuColumn {
             field: OnuField::RxPower,
             oid: &huawei(51, 4),
             suffix: &[],
-            encoding: Encoding::ScaledDbm { offset: 0, divisor: 100.0 },
+            encoding: Encoding::ScaledDbm {
+                offset: 0,
+                divisor: 100.0,
+            },
             absent: HUAWEI_ABSENT,
         },
         OnuColumn {
             field: OnuField::OltRxPower,
             oid: &huawei(51, 6),
             suffix: &[],
-            encoding: Encoding::ScaledDbm { offset: 10_000, divisor: 100.0 },
+            encoding: Encoding::ScaledDbm {
+                offset: 10_000,
+                divisor: 100.0,
+            },
             absent: HUAWEI_ABSENT,
         },
     ],

@@ -59,8 +59,11 @@ impl SnmpValue {
     }
 
     pub fn as_text(&self) -> Option<String> {
-        self.as_bytes()
-            .map(|b| String::from_utf8_lossy(b).trim_end_matches('\0').to_string())
+        self.as_bytes().map(|b| {
+            String::from_utf8_lossy(b)
+                .trim_end_matches('\0')
+                .to_string()
+        })
     }
 }
 
@@ -95,7 +98,12 @@ enum Request<'a> {
 }
 
 impl SnmpClient {
-    pub fn new(addr: SocketAddr, community: &str, version: SnmpVersion, settings: ClientSettings) -> Self {
+    pub fn new(
+        addr: SocketAddr,
+        community: &str,
+        version: SnmpVersion,
+        settings: ClientSettings,
+    ) -> Self {
         SnmpClient {
             addr,
             community: community.as_bytes().to_vec(),
@@ -128,11 +136,16 @@ impl SnmpClient {
             })?;
             self.session = Some(session);
         }
-        self.session.as_mut().ok_or_else(|| DeviceError::Protocol("no session".into()))
+        self.session
+            .as_mut()
+            .ok_or_else(|| DeviceError::Protocol("no session".into()))
     }
 
     /// Sends one request with timeout and retries; returns the response varbinds.
-    async fn exchange(&mut self, request: Request<'_>) -> Result<Vec<(Vec<u32>, SnmpValue)>, DeviceError> {
+    async fn exchange(
+        &mut self,
+        request: Request<'_>,
+    ) -> Result<Vec<(Vec<u32>, SnmpValue)>, DeviceError> {
         let attempts = self.settings.retries + 1;
         let timeout = self.settings.timeout;
         let mut last_error = None;
@@ -157,7 +170,10 @@ impl SnmpClient {
                         index: pdu.error_index,
                     }));
                 }
-                Ok(Ok(pdu.varbinds.map(|(oid, value)| (arcs(&oid), copy_value(&value))).collect::<Vec<_>>()))
+                Ok(Ok(pdu
+                    .varbinds
+                    .map(|(oid, value)| (arcs(&oid), copy_value(&value)))
+                    .collect::<Vec<_>>()))
             })
             .await;
             match answer {
@@ -192,7 +208,9 @@ impl SnmpClient {
                     let single = std::slice::from_ref(oid);
                     match self.exchange(Request::Get(single)).await {
                         Ok(mut vb) if vb.len() == 1 => values.push(vb.remove(0).1),
-                        Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => values.push(SnmpValue::Missing),
+                        Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
+                            values.push(SnmpValue::Missing)
+                        }
                         Err(e) => return Err(e),
                     }
                 }
@@ -211,13 +229,18 @@ impl SnmpClient {
     }
 
     /// Walks several table columns at once; returns each column's rows in order.
-    pub async fn walk_columns(&mut self, columns: &[&[u32]]) -> Result<Vec<Vec<ColumnEntry>>, DeviceError> {
+    pub async fn walk_columns(
+        &mut self,
+        columns: &[&[u32]],
+    ) -> Result<Vec<Vec<ColumnEntry>>, DeviceError> {
         let mut rows: Vec<Vec<ColumnEntry>> = vec![Vec::new(); columns.len()];
         let mut cursors: Vec<Vec<u32>> = columns.iter().map(|c| c.to_vec()).collect();
         let mut active: Vec<usize> = (0..columns.len()).collect();
         while !active.is_empty() {
-            let request: Vec<Oid<'static>> =
-                active.iter().map(|&c| to_oid(&cursors[c])).collect::<Result<_, _>>()?;
+            let request: Vec<Oid<'static>> = active
+                .iter()
+                .map(|&c| to_oid(&cursors[c]))
+                .collect::<Result<_, _>>()?;
             let answer = match self.version {
                 SnmpVersion::V1 => {
                     let mut answer = Vec::with_capacity(request.len());
@@ -235,11 +258,14 @@ impl SnmpClient {
                 }
                 SnmpVersion::V2c => {
                     let repetitions = (self.settings.bulk_varbinds / active.len() as u32).max(1);
-                    self.exchange(Request::GetBulk(&request, repetitions)).await?
+                    self.exchange(Request::GetBulk(&request, repetitions))
+                        .await?
                 }
             };
             if answer.is_empty() {
-                return Err(DeviceError::Protocol("GETBULK answered with no varbinds".into()));
+                return Err(DeviceError::Protocol(
+                    "GETBULK answered with no varbinds".into(),
+                ));
             }
             let width = active.len();
             let mut finished = vec![false; width];

@@ -81,7 +81,9 @@ impl std::str::FromStr for AccessLevel {
         match s {
             "READ_ONLY" => Ok(AccessLevel::ReadOnly),
             "FULL" => Ok(AccessLevel::Full),
-            other => Err(format!("unknown access level `{other}`: must be READ_ONLY or FULL")),
+            other => Err(format!(
+                "unknown access level `{other}`: must be READ_ONLY or FULL"
+            )),
         }
     }
 }
@@ -146,7 +148,8 @@ impl Store {
     }
 
     pub fn save_onus(&self, olt: OltId, onus: &[Onu]) -> Result<(), StoreError> {
-        self.onus.insert(olt.to_be_bytes(), serde_json::to_vec(onus)?)?;
+        self.onus
+            .insert(olt.to_be_bytes(), serde_json::to_vec(onus)?)?;
         Ok(())
     }
 
@@ -160,14 +163,17 @@ impl Store {
             }
         }
         let id = self.db.generate_id()? + 1;
-        match self
-            .onu_ids
-            .compare_and_swap(&key, None as Option<&[u8]>, Some(&id.to_be_bytes()[..]))?
-        {
+        match self.onu_ids.compare_and_swap(
+            &key,
+            None as Option<&[u8]>,
+            Some(&id.to_be_bytes()[..]),
+        )? {
             Ok(()) => Ok(id),
             Err(conflict) => {
                 let current = conflict.current.as_deref().unwrap_or_default();
-                Ok(<[u8; 8]>::try_from(current).map(u64::from_be_bytes).unwrap_or(id))
+                Ok(<[u8; 8]>::try_from(current)
+                    .map(u64::from_be_bytes)
+                    .unwrap_or(id))
             }
         }
     }
@@ -222,13 +228,15 @@ fn get_json<T: DeserializeOwned>(
 ) -> Result<Option<T>, StoreError> {
     match tree.get(key)? {
         None => Ok(None),
-        Some(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|source| StoreError::Decode {
-                tree: name,
-                key: format!("{key:?}"),
-                source,
-            }),
+        Some(bytes) => {
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|source| StoreError::Decode {
+                    tree: name,
+                    key: format!("{key:?}"),
+                    source,
+                })
+        }
     }
 }
 

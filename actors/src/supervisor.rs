@@ -18,7 +18,9 @@ use crate::olt::{OltActor, OltArgs, OltHandle, OltMsg, PollSettings};
 use crate::store::Store;
 use dashmap::DashMap;
 use ractor::rpc::CallResult;
-use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor::{
+    Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent,
+};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,7 +60,11 @@ struct SupervisorState {
 }
 
 impl SupervisorState {
-    async fn spawn_olt(&mut self, myself: &ActorRef<SupervisorMsg>, spec: OltSpec) -> Result<(), ActorProcessingErr> {
+    async fn spawn_olt(
+        &mut self,
+        myself: &ActorRef<SupervisorMsg>,
+        spec: OltSpec,
+    ) -> Result<(), ActorProcessingErr> {
         let id = spec.id;
         let args = OltArgs {
             spec,
@@ -67,14 +73,17 @@ impl SupervisorState {
         };
         let (actor, _) = Actor::spawn_linked(None, OltActor, args, myself.get_cell()).await?;
         self.by_actor.insert(actor.get_id(), id);
-        self.registry.insert(id, OltHandle::new(id, actor, &self.settings));
+        self.registry
+            .insert(id, OltHandle::new(id, actor, &self.settings));
         Ok(())
     }
 
     fn stop_olt(&mut self, id: OltId) {
         if let Some((_, handle)) = self.registry.remove(&id) {
             self.by_actor.remove(&handle.actor().get_id());
-            handle.actor().stop(Some("removed from the inventory".into()));
+            handle
+                .actor()
+                .stop(Some("removed from the inventory".into()));
         }
     }
 
@@ -82,7 +91,10 @@ impl SupervisorState {
     fn may_restart(&mut self, id: OltId) -> bool {
         let now = Instant::now();
         let history = self.restarts.entry(id).or_default();
-        while history.front().is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW) {
+        while history
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
+        {
             history.pop_front();
         }
         if history.len() >= MAX_RESTARTS {
@@ -122,8 +134,14 @@ impl Actor for SupervisorActor {
         match message {
             SupervisorMsg::Reconcile(inventory, reply) => {
                 let mut report = ReconcileReport::default();
-                let wanted: HashMap<OltId, OltSpec> = inventory.olts.into_iter().map(|o| (o.id, o)).collect();
-                let removed: Vec<OltId> = state.specs.keys().filter(|id| !wanted.contains_key(id)).copied().collect();
+                let wanted: HashMap<OltId, OltSpec> =
+                    inventory.olts.into_iter().map(|o| (o.id, o)).collect();
+                let removed: Vec<OltId> = state
+                    .specs
+                    .keys()
+                    .filter(|id| !wanted.contains_key(id))
+                    .copied()
+                    .collect();
                 for id in removed {
                     state.stop_olt(id);
                     state.specs.remove(&id);
@@ -132,18 +150,23 @@ impl Actor for SupervisorActor {
                 let mut ids: Vec<OltId> = wanted.keys().copied().collect();
                 ids.sort_unstable();
                 for id in ids {
-                    let Some(spec) = wanted.get(&id) else { continue };
+                    let Some(spec) = wanted.get(&id) else {
+                        continue;
+                    };
                     match state.specs.get(&id) {
                         Some(current) if current == spec => report.unchanged += 1,
                         Some(_) => {
                             if let Some(handle) = state.registry.get(&id) {
-                                let _ = handle.actor().send_message(OltMsg::Reconfigure(spec.clone()));
+                                let _ = handle
+                                    .actor()
+                                    .send_message(OltMsg::Reconfigure(Box::new(spec.clone())));
                             }
                             report.changed += 1;
                         }
                         None => {
                             if let Err(e) = state.spawn_olt(&myself, spec.clone()).await {
-                                let _ = reply.send(Err(format!("cannot start the actor of OLT {id}: {e}")));
+                                let _ = reply
+                                    .send(Err(format!("cannot start the actor of OLT {id}: {e}")));
                                 return Ok(());
                             }
                             report.added += 1;
@@ -170,10 +193,19 @@ impl Actor for SupervisorActor {
     }
 }
 
-async fn restart_failed(myself: &ActorRef<SupervisorMsg>, state: &mut SupervisorState, cell: &ActorCell, error: &str) {
-    let Some(id) = state.by_actor.remove(&cell.get_id()) else { return };
+async fn restart_failed(
+    myself: &ActorRef<SupervisorMsg>,
+    state: &mut SupervisorState,
+    cell: &ActorCell,
+    error: &str,
+) {
+    let Some(id) = state.by_actor.remove(&cell.get_id()) else {
+        return;
+    };
     state.registry.remove(&id);
-    let Some(spec) = state.specs.get(&id).cloned() else { return };
+    let Some(spec) = state.specs.get(&id).cloned() else {
+        return;
+    };
     if !state.may_restart(id) {
         tracing::error!(
             olt = id,
@@ -197,7 +229,11 @@ pub struct Fleet {
 
 impl Fleet {
     /// Starts the supervisor and one actor per OLT of `inventory`.
-    pub async fn start(store: Store, settings: PollSettings, inventory: Inventory) -> Result<Fleet, String> {
+    pub async fn start(
+        store: Store,
+        settings: PollSettings,
+        inventory: Inventory,
+    ) -> Result<Fleet, String> {
         let registry = Arc::new(DashMap::new());
         let args = SupervisorArgs {
             store,
@@ -207,7 +243,10 @@ impl Fleet {
         let (supervisor, _) = Actor::spawn(None, SupervisorActor, args)
             .await
             .map_err(|e| format!("cannot start the supervisor: {e}"))?;
-        let fleet = Fleet { supervisor, registry };
+        let fleet = Fleet {
+            supervisor,
+            registry,
+        };
         fleet.reconcile(inventory).await?;
         Ok(fleet)
     }
@@ -216,7 +255,10 @@ impl Fleet {
     pub async fn reconcile(&self, inventory: Inventory) -> Result<ReconcileReport, String> {
         match self
             .supervisor
-            .call(|reply| SupervisorMsg::Reconcile(inventory, reply), Some(Duration::from_secs(30)))
+            .call(
+                |reply| SupervisorMsg::Reconcile(inventory, reply),
+                Some(Duration::from_secs(30)),
+            )
             .await
         {
             Ok(CallResult::Success(result)) => result,
@@ -239,7 +281,10 @@ impl Fleet {
     /// Stops every OLT actor and the supervisor, waiting for them to finish.
     pub async fn shutdown(&self) {
         self.supervisor
-            .stop_and_wait(Some("service shutting down".into()), Some(Duration::from_secs(10)))
+            .stop_and_wait(
+                Some("service shutting down".into()),
+                Some(Duration::from_secs(10)),
+            )
             .await
             .ok();
     }

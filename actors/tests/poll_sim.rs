@@ -36,7 +36,9 @@ async fn polled_onus_equal_what_the_device_serves() {
     let sim = steady_sim(3, 40).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("store");
-    let fleet = Fleet::start(store, settings(), sim.inventory()).await.expect("fleet");
+    let fleet = Fleet::start(store, settings(), sim.inventory())
+        .await
+        .expect("fleet");
 
     for olt in 1..=3u32 {
         let handle = fleet.olt(olt).expect("actor runs");
@@ -62,13 +64,19 @@ async fn polled_onus_equal_what_the_device_serves() {
             assert_eq!(got.olt_rx_power, want.olt_rx_power, "{}", want.serial);
             assert_eq!(got.olt_id, olt);
         }
-        let online = expected.iter().filter(|o| o.status == OnuStatus::Online).count() as u32;
+        let online = expected
+            .iter()
+            .filter(|o| o.status == OnuStatus::Online)
+            .count() as u32;
         assert_eq!(summary.total_onu, 40);
         assert_eq!(summary.onu_online, online);
         assert_eq!(summary.total_ports as usize, sim.expected_ports(olt).len());
 
         let detail = handle.detail().await.expect("detail");
-        assert_eq!(detail.system.sys_name.as_deref(), Some(format!("OLT-{olt}").as_str()));
+        assert_eq!(
+            detail.system.sys_name.as_deref(),
+            Some(format!("OLT-{olt}").as_str())
+        );
         assert_eq!(detail.system.firmware, sim.firmware(olt));
         let ports: Vec<String> = detail.ports.iter().map(|p| p.name.clone()).collect();
         assert_eq!(ports, sim.expected_ports(olt));
@@ -83,12 +91,26 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
     let sim = steady_sim(1, 16).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("store");
-    let fleet = Fleet::start(store.clone(), settings(), sim.inventory()).await.expect("fleet");
+    let fleet = Fleet::start(store.clone(), settings(), sim.inventory())
+        .await
+        .expect("fleet");
     let handle = fleet.olt(1).expect("actor");
     handle.poll_now().await.expect("poll");
-    let first: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    let first: Vec<(String, u64)> = handle
+        .onus()
+        .await
+        .expect("onus")
+        .iter()
+        .map(|o| (o.serial.clone(), o.id))
+        .collect();
     handle.poll_now().await.expect("poll again");
-    let second: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    let second: Vec<(String, u64)> = handle
+        .onus()
+        .await
+        .expect("onus")
+        .iter()
+        .map(|o| (o.serial.clone(), o.id))
+        .collect();
     assert_eq!(first, second);
     let mut ids: Vec<u64> = first.iter().map(|(_, id)| *id).collect();
     ids.dedup();
@@ -98,12 +120,20 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
 
     // A new fleet on the same store serves the same table before any poll.
     sim.set_silent(1, true);
-    let fleet = Fleet::start(store, settings(), sim.inventory()).await.expect("fleet again");
+    let fleet = Fleet::start(store, settings(), sim.inventory())
+        .await
+        .expect("fleet again");
     let handle = fleet.olt(1).expect("actor");
     let summary = handle.summary().await.expect("summary");
     assert_eq!(summary.status, SessionStatus::Connecting);
     assert_eq!(summary.total_onu, 16);
-    let reloaded: Vec<(String, u64)> = handle.onus().await.expect("onus").iter().map(|o| (o.serial.clone(), o.id)).collect();
+    let reloaded: Vec<(String, u64)> = handle
+        .onus()
+        .await
+        .expect("onus")
+        .iter()
+        .map(|o| (o.serial.clone(), o.id))
+        .collect();
     assert_eq!(reloaded, first);
     fleet.shutdown().await;
     sim.shutdown().await;

@@ -26,9 +26,9 @@ pub struct ReloadItem {
 
 async fn reload(State(app): State<AppState>) -> ApiResult {
     let (inventory, report) = app.reload_inventory().await.map_err(|e| match e {
-        crate::app::ReloadError::Invalid(message) => {
-            ApiError::Conflict(format!("the inventory file is invalid, the running inventory stays: {message}"))
-        }
+        crate::app::ReloadError::Invalid(message) => ApiError::Conflict(format!(
+            "the inventory file is invalid, the running inventory stays: {message}"
+        )),
         crate::app::ReloadError::Fleet(message) => ApiError::Internal(message),
     })?;
     one(ReloadItem {

@@ -13,7 +13,9 @@ use ponkeeper_actors::olt::OltSummary;
 use serde::Serialize;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/nodes", get(list)).route("/nodes/{id}", get(detail))
+    Router::new()
+        .route("/nodes", get(list))
+        .route("/nodes/{id}", get(detail))
 }
 
 /// A node with its counters: exactly seed §2.2.
@@ -60,7 +62,10 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         .filter(|n| city.is_none_or(|c| n.city.eq_ignore_ascii_case(c)))
         .collect();
     nodes.sort_by_key(|n| n.id);
-    page(nodes.into_iter().map(|n| counters(n, &olts)).collect(), paging)
+    page(
+        nodes.into_iter().map(|n| counters(n, &olts)).collect(),
+        paging,
+    )
 }
 
 async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {

@@ -95,11 +95,14 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
         model: olt.model.clone(),
         status: olt.status,
         city: olt.city.clone(),
-        node: olt.node.and_then(|id| inventory.node(id)).map(|node| NodeRef {
-            id: node.id,
-            name: node.name.clone(),
-            city: node.city.clone(),
-        }),
+        node: olt
+            .node
+            .and_then(|id| inventory.node(id))
+            .map(|node| NodeRef {
+                id: node.id,
+                name: node.name.clone(),
+                city: node.city.clone(),
+            }),
         total_ports: olt.total_ports,
         total_onu: olt.total_onu,
         last_update: app.clock.format(olt.last_update),
@@ -148,7 +151,9 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
     let status = params.enumeration::<SessionStatus>("status")?;
-    let node_id = params.integer("nodeId", 0, i64::from(u32::MAX))?.map(|n| n as u32);
+    let node_id = params
+        .integer("nodeId", 0, i64::from(u32::MAX))?
+        .map(|n| n as u32);
     let vendor = params.text("vendor");
     let city = params.text("city");
     let node_name = params.text("node");

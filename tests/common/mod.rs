@@ -64,7 +64,9 @@ impl TestService {
 
     /// Starts the service with `config`; creates a FULL and a READ_ONLY key if asked.
     pub async fn start_with(config: Config, create_keys: bool) -> TestService {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let app = App::start(config.clone()).await.expect("service starts");
         let (mut full, mut read_only) = (String::new(), String::new());
@@ -106,7 +108,12 @@ impl TestService {
         }
     }
 
-    pub async fn request(&self, method: reqwest::Method, path: &str, key: Option<&str>) -> (u16, Value) {
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: Option<&str>,
+    ) -> (u16, Value) {
         let mut request = self.client.request(method, format!("{}{path}", self.base));
         if let Some(key) = key {
             request = request.header("X-API-Key", key);
@@ -118,11 +125,13 @@ impl TestService {
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        self.request(reqwest::Method::GET, path, Some(&self.read_only)).await
+        self.request(reqwest::Method::GET, path, Some(&self.read_only))
+            .await
     }
 
     pub async fn post(&self, path: &str) -> (u16, Value) {
-        self.request(reqwest::Method::POST, path, Some(&self.full)).await
+        self.request(reqwest::Method::POST, path, Some(&self.full))
+            .await
     }
 
     /// Stops the service the way SIGTERM does and waits for it.
@@ -147,7 +156,10 @@ where
         if let Some(value) = condition().await {
             return value;
         }
-        assert!(started.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
+        assert!(
+            started.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -157,7 +169,10 @@ pub async fn all_polled(service: &TestService) {
     eventually("every OLT polled", Duration::from_secs(20), || async {
         let (_, body) = service.get("/olts?size=500").await;
         let items = body["data"].as_array()?;
-        items.iter().all(|o| o["status"] != "CONNECTING").then_some(())
+        items
+            .iter()
+            .all(|o| o["status"] != "CONNECTING")
+            .then_some(())
     })
     .await
 }
