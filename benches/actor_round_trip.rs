@@ -48,21 +48,24 @@ fn actor_round_trip(c: &mut Criterion) {
             bulk_varbinds: 256,
             concurrency: Arc::new(tokio::sync::Semaphore::new(256)),
         };
-        Fleet::start(store, settings, disabled_olts(1000)).await.expect("fleet")
+        Fleet::start(store, settings, disabled_olts(1000))
+            .await
+            .expect("fleet")
     });
     let handle = fleet.olt(1).expect("actor");
 
     c.bench_function("olt_summary_round_trip", |b| {
-        b.to_async(&runtime).iter(|| async { handle.summary().await.expect("summary") })
+        b.to_async(&runtime)
+            .iter(|| async { handle.summary().await.expect("summary") })
     });
     c.bench_function("olt_detail_round_trip", |b| {
-        b.to_async(&runtime).iter(|| async { handle.detail().await.expect("detail") })
+        b.to_async(&runtime)
+            .iter(|| async { handle.detail().await.expect("detail") })
     });
     let handles = fleet.olts();
     c.bench_function("summaries_of_1000_actors", |b| {
-        b.to_async(&runtime).iter(|| async {
-            futures::future::join_all(handles.iter().map(|h| h.summary())).await
-        })
+        b.to_async(&runtime)
+            .iter(|| async { futures::future::join_all(handles.iter().map(|h| h.summary())).await })
     });
     runtime.block_on(fleet.shutdown());
 }
