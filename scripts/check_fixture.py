@@ -3,7 +3,8 @@
 polled through the real `ponkeeper serve`, compared with the fixture's expected answers.
 
 It also exercises the operator path end to end: `ponkeeper keys create` on a stopped
-service (direct store), `keys list` on a running one (admin socket), SIGTERM shutdown.
+service (direct store), `keys list` on a running one (admin socket), `kill -9` and a
+restart that serves the last counters from sled before any poll, SIGTERM shutdown.
 Prints one line per check and closes with 'fixture: N passed, N failed'.
 """
 import argparse
@@ -155,6 +156,24 @@ interval = "5s"
         listed = subprocess.run([binary, "keys", "list", "--config", config], capture_output=True, text=True)
         check("keys list through the running service", listed.returncode == 0 and "\nci " in listed.stdout, True)
 
+        # kill -9, the agent gone: the restarted service serves the same counters from sled.
+        time.sleep(1.5)  # sled flushes every 500 ms
+        serve.kill()
+        serve.wait()
+        snmpsim.terminate()
+        snmpsim.wait()
+        serve = subprocess.Popen([binary, "serve", "--config", config],
+                                 stdout=open(os.path.join(work, "serve2.log"), "w"), stderr=subprocess.STDOUT)
+        processes.append(serve)
+        status, olt = wait_for("the restarted service", lambda: (lambda r: r if r[0] == 200 else None)(get(base, "/olts/1", key)), 30)
+        olt = olt["data"]
+        check("after kill -9: OLT not yet polled", olt["status"] in ("CONNECTING", "DEGRADED"), True)
+        check("after kill -9: totalOnu from sled", olt["totalOnu"], expected["totalOnu"])
+        check("after kill -9: onuOnline from sled", olt["onuOnline"], expected["onuOnline"])
+        status, node = get(base, "/nodes/1", key)
+        check("after kill -9: node onuTotal", node["data"]["onuTotal"], expected["totalOnu"])
+        check("after kill -9: node onuOnline", node["data"]["onuOnline"], expected["onuOnline"])
+
         serve.send_signal(signal.SIGTERM)
         check("serve exits 0 on SIGTERM", serve.wait(timeout=15), 0)
     finally:
@@ -163,7 +182,7 @@ interval = "5s"
                 process.kill()
                 process.wait()
         if RESULTS["failed"]:
-            for log in ("serve.log", "snmpsim.log"):
+            for log in ("serve.log", "serve2.log", "snmpsim.log"):
                 path = os.path.join(work, log)
                 if os.path.exists(path):
                     print(f"--- {log} (last 40 lines)")

@@ -72,7 +72,7 @@ enum Command {
     },
     /// Manage API keys (works with the service running or stopped).
     Keys {
-        #[arg(long, default_value = "config/ponkeeper.toml")]
+        #[arg(long, global = true, default_value = "config/ponkeeper.toml")]
         config: PathBuf,
         #[command(subcommand)]
         action: KeysAction,
