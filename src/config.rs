@@ -301,6 +301,15 @@ mod tests {
     }
 
     #[test]
+    fn shipped_inventory_is_valid_and_stays_on_loopback() {
+        let inventory =
+            ponkeeper_actors::inventory::Inventory::load(Path::new("config/inventory.toml"))
+                .expect("shipped inventory");
+        assert_eq!(inventory.olts.len(), 3);
+        assert!(inventory.olts.iter().all(|o| o.ip.is_loopback()));
+    }
+
+    #[test]
     fn bad_value_names_the_key() {
         let err = load_text("[polling]\ninterval = \"soon\"\n").expect_err("invalid");
         let text = format!("{err:#}");
@@ -312,6 +321,19 @@ mod tests {
     fn unknown_key_is_refused() {
         let err = load_text("[paging]\nmax = 5\n").expect_err("invalid");
         assert!(format!("{err:#}").contains("max"), "{err:#}");
+    }
+
+    #[test]
+    fn environment_overrides_the_file() {
+        // Only this test reads `polling.retries` and `audit.reads`, so setting them here
+        // does not disturb the tests running beside it.
+        std::env::set_var("PONKEEPER_POLLING__RETRIES", "4");
+        std::env::set_var("PONKEEPER_AUDIT__READS", "true");
+        let config = load_text("[polling]\nretries = 2\n").expect("valid");
+        std::env::remove_var("PONKEEPER_POLLING__RETRIES");
+        std::env::remove_var("PONKEEPER_AUDIT__READS");
+        assert_eq!(config.polling.retries, 4);
+        assert!(config.audit.reads);
     }
 
     #[test]

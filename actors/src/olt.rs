@@ -127,6 +127,9 @@ pub enum OltMsg {
     Reconfigure(Box<OltSpec>),
     /// A poll task's report.
     PollFinished(Box<PollReport>),
+    /// Test builds only: panic in the handler, as a poisoned reply would.
+    #[cfg(test)]
+    Crash,
 }
 
 /// What a poll task sends back.
@@ -293,6 +296,8 @@ impl Actor for OltActor {
                 state.persist_record();
             }
             OltMsg::PollFinished(report) => state.finish_poll(*report),
+            #[cfg(test)]
+            OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }
         Ok(())
     }

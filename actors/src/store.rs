@@ -11,8 +11,9 @@ use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The sled error is shown, not chained, so reports do not repeat it.
     #[error("store: {0}")]
-    Sled(#[from] sled::Error),
+    Sled(sled::Error),
     #[error("store: record {key} in tree {tree} is unreadable: {source}")]
     Decode {
         tree: &'static str,
@@ -21,6 +22,12 @@ pub enum StoreError {
     },
     #[error("store: cannot encode a record: {0}")]
     Encode(#[from] serde_json::Error),
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(error: sled::Error) -> Self {
+        StoreError::Sled(error)
+    }
 }
 
 /// One move between session states, with its reason (SPEC §3).

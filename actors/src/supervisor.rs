@@ -289,3 +289,77 @@ impl Fleet {
             .ok();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{SessionStatus, Vendor};
+    use crate::inventory::SnmpSpec;
+
+    fn one_disabled_olt() -> Inventory {
+        Inventory {
+            nodes: vec![],
+            olts: vec![OltSpec {
+                id: 7,
+                ip: [127, 0, 0, 1].into(),
+                vendor: Vendor::Huawei,
+                model: "MA5800-X7".into(),
+                city: "Kazan".into(),
+                node: None,
+                enabled: false,
+                snmp: SnmpSpec::default(),
+                ssh: None,
+            }],
+        }
+    }
+
+    fn settings() -> PollSettings {
+        PollSettings {
+            interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(1),
+            retries: 0,
+            deadline: Duration::from_secs(5),
+            offline_after: 3,
+            bulk_varbinds: 64,
+            concurrency: Arc::new(tokio::sync::Semaphore::new(4)),
+        }
+    }
+
+    /// Crashes the current actor of OLT 7 and waits for the registry to change.
+    async fn crash(fleet: &Fleet) -> Option<OltHandle> {
+        let before = fleet.olt(7).expect("running").actor().get_id();
+        fleet
+            .olt(7)
+            .expect("running")
+            .actor()
+            .send_message(OltMsg::Crash)
+            .expect("send");
+        for _ in 0..200 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            match fleet.olt(7) {
+                Some(handle) if handle.actor().get_id() != before => return Some(handle),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[tokio::test]
+    async fn a_crashed_olt_actor_is_restarted_until_the_intensity_is_spent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let fleet = Fleet::start(store, settings(), one_disabled_olt())
+            .await
+            .expect("fleet");
+
+        for _ in 0..MAX_RESTARTS {
+            let restarted = crash(&fleet).await.expect("restarted");
+            let summary = restarted.summary().await.expect("answers after restart");
+            assert_eq!(summary.status, SessionStatus::Disabled);
+        }
+        // One crash too many within the window: the supervisor gives up on this OLT.
+        assert!(crash(&fleet).await.is_none());
+        assert!(fleet.olt(7).is_none());
+        fleet.shutdown().await;
+    }
+}
