@@ -6,7 +6,7 @@
 
 use crate::app::{shutdown_signal, App};
 use crate::config::Config;
-use crate::keys::{self, NewKey};
+use crate::keys;
 use anyhow::Context;
 use ponkeeper_actors::domain::{SessionStatus, Vendor};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
@@ -16,12 +16,23 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
+/// `ponkeeper demo` options.
+#[derive(Debug, Clone, clap::Args)]
 pub struct DemoOptions {
+    /// Simulated OLTs.
+    #[arg(long, default_value_t = 20)]
     pub olts: usize,
+    #[arg(long, default_value_t = 64)]
     pub onus_per_olt: usize,
+    #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// Keep the data here instead of a fresh temporary directory.
+    #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub poll_interval: Duration,
+    /// The same seed gives the same fleet.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
@@ -72,27 +83,17 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let app = App::start(config).await?;
 
     let state = &app.state;
-    let mut printed_keys = Vec::new();
-    for (name, level) in [
-        ("demo-full", AccessLevel::Full),
-        ("demo-read-only", AccessLevel::ReadOnly),
-    ] {
-        let _ = keys::revoke(&state.store, Some(&state.keys), &[], name).await;
-        let key = keys::create(
-            &state.store,
-            Some(&state.keys),
-            &[],
-            NewKey {
-                name: name.into(),
-                level,
-                rate: None,
-                allow_ip: vec![],
-            },
-        )
+    let full = keys::replace(&state.store, &state.keys, "demo-full", AccessLevel::Full)
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
-        printed_keys.push(key);
-    }
+    let read_only = keys::replace(
+        &state.store,
+        &state.keys,
+        "demo-read-only",
+        AccessLevel::ReadOnly,
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!(e))?;
 
     // Give the first polls a moment so the curl lines show real data at once.
     let started = Instant::now();
@@ -116,7 +117,6 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     }
 
     let base = format!("http://{addr}/api/v1/external");
-    let (full, read_only) = (&printed_keys[0], &printed_keys[1]);
     println!("Data directory: {}", data_dir.display());
     println!("Inventory: {}", inventory_path.display());
     println!("FULL key: {full}");

@@ -87,6 +87,28 @@ pub async fn create(
     Ok(key)
 }
 
+/// Revokes the stored key `name` if there is one and creates it anew (the demo's keys).
+pub async fn replace(
+    store: &Store,
+    ring: &KeyRing,
+    name: &str,
+    level: AccessLevel,
+) -> Result<String, String> {
+    let _ = revoke(store, Some(ring), &[], name).await;
+    create(
+        store,
+        Some(ring),
+        &[],
+        NewKey {
+            name: name.into(),
+            level,
+            rate: None,
+            allow_ip: vec![],
+        },
+    )
+    .await
+}
+
 /// Stored and configured keys, by name.
 pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListing>, String> {
     let mut listing: Vec<KeyListing> = store

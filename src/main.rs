@@ -11,10 +11,9 @@ use ponkeeper::keys::{self, NewKey};
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
 use ponkeeper_actors::store::{AccessLevel, Store};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -35,41 +34,9 @@ enum Command {
         config: PathBuf,
     },
     /// Start a simulated fleet and the service on it, with keys and curl lines to try.
-    Demo {
-        #[arg(long, default_value_t = 20)]
-        olts: usize,
-        #[arg(long, default_value_t = 64)]
-        onus_per_olt: usize,
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        listen: SocketAddr,
-        #[arg(long)]
-        data_dir: Option<PathBuf>,
-        #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
-        poll_interval: Duration,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+    Demo(DemoOptions),
     /// Run only a simulated OLT fleet (real SNMP agents on loopback).
-    Sim {
-        #[arg(long)]
-        olts: usize,
-        #[arg(long, default_value_t = 64)]
-        onus_per_olt: usize,
-        #[arg(long, value_enum, default_value_t = SimVendor::Huawei)]
-        vendor: SimVendor,
-        #[arg(long, default_value_t = 16100)]
-        base_port: u16,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: IpAddr,
-        /// Keep every ONU steady (no flapping, no drift).
-        #[arg(long)]
-        steady: bool,
-        /// Write the inventory here instead of printing it.
-        #[arg(long)]
-        inventory_out: Option<PathBuf>,
-    },
+    Sim(SimOptions),
     /// Manage API keys (works with the service running or stopped).
     Keys {
         #[arg(long, global = true, default_value = "config/ponkeeper.toml")]
@@ -77,6 +44,30 @@ enum Command {
         #[command(subcommand)]
         action: KeysAction,
     },
+}
+
+#[derive(clap::Args)]
+struct SimOptions {
+    #[arg(long)]
+    olts: usize,
+    #[arg(long, default_value_t = 64)]
+    onus_per_olt: usize,
+    #[arg(long, value_enum, default_value_t = SimVendor::Huawei)]
+    vendor: SimVendor,
+    /// OLT n listens on base-port + n - 1.
+    #[arg(long, default_value_t = 16100)]
+    base_port: u16,
+    /// The same seed gives the same fleet.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: IpAddr,
+    /// Keep every ONU steady (no flapping, no drift).
+    #[arg(long)]
+    steady: bool,
+    /// Write the inventory here instead of printing it.
+    #[arg(long)]
+    inventory_out: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -152,67 +143,46 @@ async fn run(command: Command) -> anyhow::Result<()> {
                 .serve(listener, shutdown_signal())
                 .await
         }
-        Command::Demo {
-            olts,
-            onus_per_olt,
-            listen,
-            data_dir,
-            poll_interval,
-            seed,
-        } => {
-            demo::run(DemoOptions {
-                olts,
-                onus_per_olt,
-                listen,
-                data_dir,
-                poll_interval,
-                seed,
-            })
-            .await
-        }
-        Command::Sim {
-            olts,
-            onus_per_olt,
-            vendor,
-            base_port,
-            seed,
-            bind,
-            steady,
-            inventory_out,
-        } => {
-            let fleet = SimFleet::start(FleetSpec {
-                olts,
-                onus_per_olt,
-                vendor: match vendor {
-                    SimVendor::Huawei => Vendor::Huawei,
-                },
-                base_port,
-                seed,
-                bind,
-                dynamics: if steady {
-                    Dynamics::none()
-                } else {
-                    Dynamics::default()
-                },
-            })
-            .await
-            .context("cannot start the simulated fleet")?;
-            let inventory = fleet.inventory().to_toml();
-            match inventory_out {
-                Some(path) => {
-                    std::fs::write(&path, inventory)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    eprintln!("inventory written to {}", path.display());
-                }
-                None => print!("{inventory}"),
-            }
-            eprintln!("simulating {olts} OLTs × {onus_per_olt} ONUs on {bind}; Ctrl-C stops");
-            shutdown_signal().await;
-            fleet.shutdown().await;
-            Ok(())
-        }
+        Command::Demo(options) => demo::run(options).await,
+        Command::Sim(options) => simulate(options).await,
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
     }
+}
+
+async fn simulate(options: SimOptions) -> anyhow::Result<()> {
+    let fleet = SimFleet::start(FleetSpec {
+        olts: options.olts,
+        onus_per_olt: options.onus_per_olt,
+        vendor: match options.vendor {
+            SimVendor::Huawei => Vendor::Huawei,
+        },
+        base_port: options.base_port,
+        seed: options.seed,
+        bind: options.bind,
+        dynamics: if options.steady {
+            Dynamics::none()
+        } else {
+            Dynamics::default()
+        },
+    })
+    .await
+    .context("cannot start the simulated fleet")?;
+    let inventory = fleet.inventory().to_toml();
+    match &options.inventory_out {
+        Some(path) => {
+            std::fs::write(path, inventory)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("inventory written to {}", path.display());
+        }
+        None => print!("{inventory}"),
+    }
+    eprintln!(
+        "simulating {} OLTs × {} ONUs on {}; Ctrl-C stops",
+        options.olts, options.onus_per_olt, options.bind
+    );
+    shutdown_signal().await;
+    fleet.shutdown().await;
+    Ok(())
 }
 
 async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()> {

@@ -21,7 +21,8 @@ pub struct PollOutcome {
 }
 
 /// One ONU as the device reported it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PolledOnu {
     pub pon_port: String,
     pub onu_index: u32,
@@ -33,6 +34,24 @@ pub struct PolledOnu {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
+}
+
+impl From<&crate::domain::Onu> for PolledOnu {
+    /// The device's view of a stored ONU (without the service's id, VLAN and timestamp).
+    fn from(onu: &crate::domain::Onu) -> Self {
+        PolledOnu {
+            pon_port: onu.pon_port.clone(),
+            onu_index: onu.onu_index,
+            serial: onu.serial.clone(),
+            description: onu.description.clone(),
+            status: onu.status,
+            last_down_cause: onu.last_down_cause,
+            distance: onu.distance,
+            rx_power: onu.rx_power,
+            tx_power: onu.tx_power,
+            olt_rx_power: onu.olt_rx_power,
+        }
+    }
 }
 
 /// Polls one OLT with `profile`.

@@ -20,12 +20,11 @@ mod mib;
 mod model;
 mod vendor;
 
-use crate::domain::{DownCause, NodeId, OltId, OnuStatus, Vendor};
+use crate::domain::{NodeId, OltId, Vendor};
 use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion};
 use agent::{OltShared, Responder};
 use mib::MibView;
 use model::SimOlt;
-use serde::Serialize;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -104,25 +103,9 @@ impl Default for Dynamics {
     }
 }
 
-/// One ONU as a correct poller must report it right now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExpectedOnu {
-    /// `frame/slot/port`, e.g. `0/1/0`.
-    pub pon_port: String,
-    pub onu_index: u32,
-    /// `HWTC1A2B3C4D`.
-    pub serial: String,
-    pub description: String,
-    pub status: OnuStatus,
-    /// `None` while online.
-    pub last_down_cause: Option<DownCause>,
-    pub distance: Option<u32>,
-    /// dBm rounded to 2 decimals; `None` when the agent serves the absent sentinel.
-    pub rx_power: Option<f64>,
-    pub tx_power: Option<f64>,
-    pub olt_rx_power: Option<f64>,
-}
+/// One ONU as a correct poller must report it right now: exactly what the poller
+/// produces from a good poll.
+pub type ExpectedOnu = crate::poller::PolledOnu;
 
 /// One running simulated OLT.
 struct RunningOlt {

@@ -4,6 +4,7 @@
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus};
 use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::poller::PolledOnu;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
@@ -46,24 +47,18 @@ async fn polled_onus_equal_what_the_device_serves() {
         assert_eq!(summary.status, SessionStatus::Online, "OLT {olt}");
 
         let expected = sim.expected_onus(olt);
-        let mut polled: Vec<_> = handle.onus().await.expect("onus").iter().cloned().collect();
-        polled.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
+        let onus = handle.onus().await.expect("onus");
+        assert!(onus.iter().all(|o| o.olt_id == olt));
+        let mut polled: Vec<PolledOnu> = onus.iter().map(PolledOnu::from).collect();
         let mut expected_sorted = expected.clone();
-        expected_sorted.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
-        assert_eq!(polled.len(), 40);
-        for (got, want) in polled.iter().zip(&expected_sorted) {
-            assert_eq!(got.pon_port, want.pon_port);
-            assert_eq!(got.onu_index, want.onu_index);
-            assert_eq!(got.serial, want.serial);
-            assert_eq!(got.description, want.description);
-            assert_eq!(got.status, want.status, "{}", want.serial);
-            assert_eq!(got.last_down_cause, want.last_down_cause, "{}", want.serial);
-            assert_eq!(got.distance, want.distance, "{}", want.serial);
-            assert_eq!(got.rx_power, want.rx_power, "{}", want.serial);
-            assert_eq!(got.tx_power, want.tx_power, "{}", want.serial);
-            assert_eq!(got.olt_rx_power, want.olt_rx_power, "{}", want.serial);
-            assert_eq!(got.olt_id, olt);
+        for table in [&mut polled, &mut expected_sorted] {
+            table.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
         }
+        assert_eq!(polled.len(), 40);
+        assert_eq!(
+            polled, expected_sorted,
+            "every field of every ONU of OLT {olt}"
+        );
         let online = expected
             .iter()
             .filter(|o| o.status == OnuStatus::Online)

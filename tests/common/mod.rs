@@ -5,7 +5,7 @@
 
 use ponkeeper::app::App;
 use ponkeeper::config::Config;
-use ponkeeper::keys::{self, NewKey};
+use ponkeeper::keys;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
 use ponkeeper_actors::store::AccessLevel;
 use serde_json::Value;
@@ -71,25 +71,18 @@ impl TestService {
         let app = App::start(config.clone()).await.expect("service starts");
         let (mut full, mut read_only) = (String::new(), String::new());
         if create_keys {
-            for (name, level, slot) in [
-                ("test-full", AccessLevel::Full, &mut full),
-                ("test-read-only", AccessLevel::ReadOnly, &mut read_only),
-            ] {
-                let _ = keys::revoke(&app.state.store, Some(&app.state.keys), &[], name).await;
-                *slot = keys::create(
-                    &app.state.store,
-                    Some(&app.state.keys),
-                    &[],
-                    NewKey {
-                        name: name.into(),
-                        level,
-                        rate: None,
-                        allow_ip: vec![],
-                    },
-                )
+            let state = &app.state;
+            full = keys::replace(&state.store, &state.keys, "test-full", AccessLevel::Full)
                 .await
                 .expect("key");
-            }
+            read_only = keys::replace(
+                &state.store,
+                &state.keys,
+                "test-read-only",
+                AccessLevel::ReadOnly,
+            )
+            .await
+            .expect("key");
         }
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(app.serve(listener, async {
