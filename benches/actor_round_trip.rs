@@ -47,6 +47,7 @@ fn actor_round_trip(c: &mut Criterion) {
             offline_after: 3,
             bulk_varbinds: 256,
             concurrency: Arc::new(tokio::sync::Semaphore::new(256)),
+            ..PollSettings::default()
         };
         Fleet::start(store, settings, disabled_olts(1000))
             .await

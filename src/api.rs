@@ -6,6 +6,8 @@
 mod inventory;
 mod nodes;
 mod olts;
+mod onus;
+mod optics;
 
 use crate::app::AppState;
 use axum::http::StatusCode;
@@ -113,14 +115,8 @@ pub fn one<T: Serialize>(data: T) -> ApiResult {
     .into_response())
 }
 
-/// One page of `items` (already filtered and ordered) in the envelope.
-pub fn page<T: Serialize>(items: Vec<T>, paging: Paging) -> ApiResult {
-    let total_count = items.len();
-    let data: Vec<T> = items
-        .into_iter()
-        .skip(paging.page as usize * paging.size as usize)
-        .take(paging.size as usize)
-        .collect();
+/// One page whose items were cut already, with the total count of matches.
+pub fn page_of<T: Serialize>(data: Vec<T>, total_count: usize, paging: Paging) -> ApiResult {
     Ok(Json(Envelope {
         success: true,
         data,
@@ -133,11 +129,29 @@ pub fn page<T: Serialize>(items: Vec<T>, paging: Paging) -> ApiResult {
     .into_response())
 }
 
+/// One page of `items` (already filtered and ordered) in the envelope.
+pub fn page<T: Serialize>(items: Vec<T>, paging: Paging) -> ApiResult {
+    let total_count = items.len();
+    let data: Vec<T> = items
+        .into_iter()
+        .skip(paging.offset())
+        .take(paging.size as usize)
+        .collect();
+    page_of(data, total_count, paging)
+}
+
 /// `page` and `size` of a list request.
 #[derive(Debug, Clone, Copy)]
 pub struct Paging {
     pub page: u32,
     pub size: u32,
+}
+
+impl Paging {
+    /// Items before this page.
+    pub fn offset(&self) -> usize {
+        self.page as usize * self.size as usize
+    }
 }
 
 /// Query parameters of a request, parsed with errors that name the parameter.
@@ -200,6 +214,23 @@ impl Params {
             .transpose()
     }
 
+    /// A local date-time parameter in the configured zone.
+    pub fn local_time(
+        &self,
+        name: &str,
+        clock: &crate::clock::Clock,
+    ) -> Result<Option<chrono::DateTime<chrono::Utc>>, ApiError> {
+        self.text(name)
+            .map(|text| {
+                clock.parse(text).ok_or_else(|| {
+                    ApiError::InvalidParameter(format!(
+                        "parameter `{name}` must be a local date-time like 2026-11-21T19:15:03, got `{text}`"
+                    ))
+                })
+            })
+            .transpose()
+    }
+
     pub fn paging(&self, config: &crate::config::Paging) -> Result<Paging, ApiError> {
         let page = self.integer("page", 0, i64::from(u32::MAX))?.unwrap_or(0) as u32;
         let size = self
@@ -211,7 +242,7 @@ impl Params {
 }
 
 /// Parses an `{id}` path segment.
-pub fn path_id(name: &str, text: &str) -> Result<u32, ApiError> {
+pub fn path_id<T: std::str::FromStr>(name: &str, text: &str) -> Result<T, ApiError> {
     text.parse().map_err(|_| {
         ApiError::InvalidParameter(format!(
             "path parameter `{name}` must be a positive integer, got `{text}`"
@@ -232,7 +263,9 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .merge(olts::router())
         .merge(nodes::router())
-        .merge(inventory::router());
+        .merge(inventory::router())
+        .merge(onus::router())
+        .merge(optics::router());
     Router::new()
         .nest(BASE, api)
         .fallback(no_route)

@@ -8,9 +8,10 @@ use crate::auth::{ApiKey, KeyRing, KeySource};
 use crate::clock::Clock;
 use crate::config::Config;
 use anyhow::Context;
-use ponkeeper_actors::domain::OltId;
+use ponkeeper_actors::domain::{OltId, Onu, OnuId};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary, PollSettings};
+use ponkeeper_actors::onu_table::OnuQuery;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::{Fleet, ReconcileReport};
 use std::net::SocketAddr;
@@ -70,6 +71,72 @@ impl AppState {
             .into_iter()
             .map(|r| r.map_err(ApiError::from))
             .collect()
+    }
+
+    /// The OLTs a list request covers: all, or those named by `oltId` and/or `nodeId`.
+    pub fn olts_in_scope(&self, params: &crate::api::Params) -> Result<Vec<OltHandle>, ApiError> {
+        let olt_id = params
+            .integer("oltId", 0, i64::from(u32::MAX))?
+            .map(|n| n as u32);
+        let node_id = params
+            .integer("nodeId", 0, i64::from(u32::MAX))?
+            .map(|n| n as u32);
+        let inventory = self.inventory();
+        Ok(self
+            .fleet
+            .olts()
+            .into_iter()
+            .filter(|h| olt_id.is_none_or(|id| h.id == id))
+            .filter(|h| {
+                node_id.is_none_or(|node| {
+                    inventory
+                        .olts
+                        .iter()
+                        .any(|o| o.id == h.id && o.node == Some(node))
+                })
+            })
+            .collect())
+    }
+
+    /// ONUs matching `query` across `olts`, merged in the query's order: the total count
+    /// and the items of `paging`'s page. Each actor filters its own table and returns only
+    /// its first `offset + size` matches.
+    pub async fn find_onus(
+        &self,
+        olts: &[OltHandle],
+        mut query: OnuQuery,
+        paging: crate::api::Paging,
+    ) -> Result<(usize, Vec<Onu>), ApiError> {
+        query.limit = paging.offset() + paging.size as usize;
+        let order = query.order;
+        let pages =
+            futures::future::join_all(olts.iter().map(|h| h.find_onus(query.clone()))).await;
+        let mut total = 0;
+        let mut merged = Vec::new();
+        for page in pages {
+            let page = page?;
+            total += page.total;
+            merged.extend(page.onus);
+        }
+        merged.sort_by(|a, b| order.compare(a, b));
+        let items = merged
+            .into_iter()
+            .skip(paging.offset())
+            .take(paging.size as usize)
+            .collect();
+        Ok((total, items))
+    }
+
+    /// One ONU by its id, asked of the actor of the OLT that owns it.
+    pub async fn onu(&self, id: OnuId) -> Result<Onu, ApiError> {
+        let not_found = || ApiError::NotFound(format!("no ONU with id {id}"));
+        let owner = self
+            .store
+            .onu_owner(id)
+            .map_err(|e| ApiError::Internal(e.to_string()))?
+            .ok_or_else(not_found)?;
+        let handle = self.fleet.olt(owner).ok_or_else(not_found)?;
+        handle.onu(id).await?.ok_or_else(not_found)
     }
 
     /// Re-reads the inventory file; on success the fleet is reconciled with it.
@@ -137,6 +204,8 @@ impl App {
             offline_after: p.offline_after,
             bulk_varbinds: p.bulk_varbinds,
             concurrency: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
+            thresholds: config.optics_thresholds(),
+            history_step: config.optics.history_step,
         };
         let fleet = Fleet::start(store.clone(), settings, inventory.clone())
             .await

@@ -24,6 +24,30 @@ impl Clock {
             })
     }
 
+    /// Reads a local date-time (`2026-11-21T19:15:03`, or `2026-11-21` for midnight) in
+    /// this zone. An hour that a DST change skips is `None`; a repeated one is its first.
+    pub fn parse(&self, text: &str) -> Option<DateTime<Utc>> {
+        use chrono::{NaiveDate, NaiveDateTime, TimeZone};
+        let naive = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
+            .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
+            .ok()
+            .or_else(|| {
+                NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                    .ok()?
+                    .and_hms_opt(0, 0, 0)
+            })?;
+        match self {
+            Clock::Local => chrono::Local
+                .from_local_datetime(&naive)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc)),
+            Clock::Zone(zone) => zone
+                .from_local_datetime(&naive)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc)),
+        }
+    }
+
     /// `2026-11-21T19:15:03`.
     pub fn format(&self, at: DateTime<Utc>) -> String {
         const FORMAT: &str = "%Y-%m-%dT%H:%M:%S";
@@ -47,5 +71,12 @@ mod tests {
             .single()
             .expect("time");
         assert_eq!(clock.format(at), "2026-11-21T19:15:03");
+        assert_eq!(clock.parse("2026-11-21T19:15:03"), Some(at));
+        assert_eq!(
+            clock.parse("2026-11-21"),
+            Utc.with_ymd_and_hms(2026, 11, 20, 21, 0, 0).single()
+        );
+        assert_eq!(clock.parse("yesterday"), None);
+        assert_eq!(clock.parse("2026-11-21T19:15:03+03:00"), None);
     }
 }

@@ -277,6 +277,13 @@ impl Config {
         Ok(())
     }
 
+    pub fn optics_thresholds(&self) -> ponkeeper_actors::domain::OpticsThresholds {
+        ponkeeper_actors::domain::OpticsThresholds {
+            warning_dbm: self.optics.warning_dbm,
+            critical_dbm: self.optics.critical_dbm,
+        }
+    }
+
     pub fn swagger(&self) -> bool {
         self.profiles.iter().any(|p| p == "swagger")
     }

@@ -152,3 +152,111 @@ pub struct PonPortStats {
 pub fn round_dbm(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
+
+/// Signal level of an ONU, from its Rx power and the configured thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OpticsLevel {
+    Ok,
+    Warning,
+    Critical,
+    /// No Rx reading (offline ONU, or the device reports none).
+    Unknown,
+}
+
+impl OpticsLevel {
+    pub const ALL: [OpticsLevel; 4] = [
+        OpticsLevel::Ok,
+        OpticsLevel::Warning,
+        OpticsLevel::Critical,
+        OpticsLevel::Unknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpticsLevel::Ok => "OK",
+            OpticsLevel::Warning => "WARNING",
+            OpticsLevel::Critical => "CRITICAL",
+            OpticsLevel::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+impl FromStr for OpticsLevel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        OpticsLevel::ALL
+            .into_iter()
+            .find(|level| level.as_str() == s)
+            .ok_or_else(|| "must be one of OK, WARNING, CRITICAL, UNKNOWN".to_string())
+    }
+}
+
+impl FromStr for OnuStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "ONLINE" => Ok(OnuStatus::Online),
+            "OFFLINE" => Ok(OnuStatus::Offline),
+            _ => Err("must be one of ONLINE, OFFLINE".to_string()),
+        }
+    }
+}
+
+/// Rx thresholds (`[optics]`): at or below `warning_dbm` is WARNING, at or below
+/// `critical_dbm` is CRITICAL.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpticsThresholds {
+    pub warning_dbm: f64,
+    pub critical_dbm: f64,
+}
+
+impl OpticsThresholds {
+    pub fn level(&self, rx_power: Option<f64>) -> OpticsLevel {
+        match rx_power {
+            None => OpticsLevel::Unknown,
+            Some(rx) if rx <= self.critical_dbm => OpticsLevel::Critical,
+            Some(rx) if rx <= self.warning_dbm => OpticsLevel::Warning,
+            Some(_) => OpticsLevel::Ok,
+        }
+    }
+}
+
+/// One recorded change of an ONU's state (kept for availability reports).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OnuStateChange {
+    pub at: DateTime<Utc>,
+    pub status: OnuStatus,
+    pub cause: Option<DownCause>,
+}
+
+/// One stored optics point of an ONU.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OpticsPoint {
+    pub at: DateTime<Utc>,
+    pub rx_power: Option<f64>,
+    pub tx_power: Option<f64>,
+    pub olt_rx_power: Option<f64>,
+    pub level: OpticsLevel,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_follow_the_thresholds() {
+        let t = OpticsThresholds {
+            warning_dbm: -25.0,
+            critical_dbm: -27.0,
+        };
+        assert_eq!(t.level(Some(-20.0)), OpticsLevel::Ok);
+        assert_eq!(t.level(Some(-24.99)), OpticsLevel::Ok);
+        assert_eq!(t.level(Some(-25.0)), OpticsLevel::Warning);
+        assert_eq!(t.level(Some(-26.99)), OpticsLevel::Warning);
+        assert_eq!(t.level(Some(-27.0)), OpticsLevel::Critical);
+        assert_eq!(t.level(None), OpticsLevel::Unknown);
+    }
+}

@@ -6,6 +6,7 @@
 pub mod domain;
 pub mod inventory;
 pub mod olt;
+pub mod onu_table;
 pub mod poller;
 pub mod profile;
 pub mod sim;

@@ -7,8 +7,11 @@
 //!
 //! The outside talks to it through [`OltHandle`], whose methods carry their own timeouts.
 
-use crate::domain::{NodeId, OltId, Onu, OnuStatus, PonPortStats, SessionStatus, Vendor};
+use crate::domain::{
+    NodeId, OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, SessionStatus, Vendor,
+};
 use crate::inventory::OltSpec;
+use crate::onu_table::{OnuPage, OnuQuery, OnuTable};
 use crate::poller::{self, PollOutcome};
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
@@ -39,6 +42,30 @@ pub struct PollSettings {
     pub bulk_varbinds: u32,
     /// Polls in flight across all OLTs.
     pub concurrency: Arc<Semaphore>,
+    /// Rx thresholds that set each ONU's optics level (`[optics]`).
+    pub thresholds: OpticsThresholds,
+    /// At most one stored optics point per ONU per step, plus one at each level change.
+    pub history_step: Duration,
+}
+
+impl Default for PollSettings {
+    /// The defaults of `config/ponkeeper.toml`.
+    fn default() -> Self {
+        PollSettings {
+            interval: Duration::from_secs(60),
+            timeout: Duration::from_secs(2),
+            retries: 1,
+            deadline: Duration::from_secs(30),
+            offline_after: 3,
+            bulk_varbinds: 256,
+            concurrency: Arc::new(Semaphore::new(256)),
+            thresholds: OpticsThresholds {
+                warning_dbm: -25.0,
+                critical_dbm: -27.0,
+            },
+            history_step: Duration::from_secs(15 * 60),
+        }
+    }
 }
 
 impl PollSettings {
@@ -117,6 +144,9 @@ pub enum OltMsg {
     Summary(RpcReplyPort<OltSummary>),
     Detail(RpcReplyPort<OltDetail>),
     Onus(RpcReplyPort<Arc<Vec<Onu>>>),
+    /// ONUs matching a query: the count and the first `limit` in the query's order.
+    FindOnus(Box<OnuQuery>, RpcReplyPort<OnuPage>),
+    Onu(OnuId, RpcReplyPort<Option<Onu>>),
     /// Timer: start a poll if one is due.
     Tick,
     /// Poll now and answer when it finished.
@@ -160,7 +190,7 @@ pub(crate) struct OltState {
     store: Store,
     settings: Arc<PollSettings>,
     record: OltRecord,
-    onus: Arc<Vec<Onu>>,
+    onus: OnuTable,
     client: Option<SnmpClient>,
     in_flight: Option<InFlight>,
     generation: u64,
@@ -198,7 +228,7 @@ impl Actor for OltActor {
             ports: Vec::new(),
             transitions: Vec::new(),
         });
-        let onus = Arc::new(store.load_onus(spec.id)?);
+        let onus = OnuTable::new(store.load_onus(spec.id)?);
         let mut state = OltState {
             spec,
             store,
@@ -251,7 +281,13 @@ impl Actor for OltActor {
                 let _ = reply.send(state.detail());
             }
             OltMsg::Onus(reply) => {
-                let _ = reply.send(state.onus.clone());
+                let _ = reply.send(state.onus.all());
+            }
+            OltMsg::FindOnus(query, reply) => {
+                let _ = reply.send(state.onus.query(&query));
+            }
+            OltMsg::Onu(id, reply) => {
+                let _ = reply.send(state.onus.get(id));
             }
             OltMsg::Tick => {
                 if state.spec.enabled
@@ -305,11 +341,7 @@ impl Actor for OltActor {
 
 impl OltState {
     fn summary(&self) -> OltSummary {
-        let online = self
-            .onus
-            .iter()
-            .filter(|o| o.status == OnuStatus::Online)
-            .count();
+        let online = self.onus.online();
         OltSummary {
             id: self.spec.id,
             ip: self.spec.ip,
@@ -469,53 +501,26 @@ impl OltState {
         }
     }
 
-    /// Merges a good poll into the ONU table. ONUs the device no longer lists are kept,
-    /// offline, with their last data.
+    /// Merges a good poll into the ONU table and persists the table, the ONUs' state
+    /// changes and the optics points that are due.
     fn apply(&mut self, outcome: PollOutcome, now: DateTime<Utc>) {
-        let previous: HashMap<&str, &Onu> =
-            self.onus.iter().map(|o| (o.serial.as_str(), o)).collect();
-        let mut seen = std::collections::HashSet::new();
-        let mut table = Vec::with_capacity(outcome.onus.len());
-        for polled in outcome.onus {
-            let id = match previous.get(polled.serial.as_str()) {
-                Some(known) => known.id,
-                None => match self.store.onu_id(self.spec.id, &polled.serial) {
-                    Ok(id) => id,
-                    Err(e) => {
-                        tracing::error!(olt = self.spec.id, error = %e, "cannot allocate an ONU id");
-                        continue;
-                    }
-                },
-            };
-            seen.insert(polled.serial.clone());
-            let vlan = previous.get(polled.serial.as_str()).and_then(|o| o.vlan);
-            table.push(Onu {
-                id,
-                olt_id: self.spec.id,
-                pon_port: polled.pon_port,
-                onu_index: polled.onu_index,
-                serial: polled.serial,
-                description: polled.description,
-                status: polled.status,
-                last_down_cause: polled.last_down_cause,
-                distance: polled.distance,
-                rx_power: polled.rx_power,
-                tx_power: polled.tx_power,
-                olt_rx_power: polled.olt_rx_power,
-                vlan,
-                last_update: now,
-            });
-        }
-        for gone in self.onus.iter().filter(|o| !seen.contains(&o.serial)) {
-            let mut kept = gone.clone();
-            if kept.status == OnuStatus::Online {
-                kept.status = OnuStatus::Offline;
-                kept.last_down_cause = Some(crate::domain::DownCause::Unknown);
-            }
-            table.push(kept);
-        }
-        table.sort_by_key(|o| o.id);
+        let (store, olt) = (&self.store, self.spec.id);
+        let report = self.onus.merge(
+            olt,
+            outcome.onus,
+            now,
+            &self.settings.thresholds,
+            self.settings.history_step,
+            |serial| match store.onu_id(olt, serial) {
+                Ok(id) => Some(id),
+                Err(e) => {
+                    tracing::error!(olt, error = %e, "cannot allocate an ONU id");
+                    None
+                }
+            },
+        );
 
+        let onus = self.onus.all();
         let mut ports: Vec<PonPortStats> = outcome
             .ports
             .iter()
@@ -525,13 +530,14 @@ impl OltState {
                 onu_online: 0,
             })
             .collect();
-        let position: HashMap<String, usize> = ports
+        let position: HashMap<&str, usize> = outcome
+            .ports
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.name.clone(), i))
+            .map(|(i, p)| (p.as_str(), i))
             .collect();
-        for onu in &table {
-            if let Some(&i) = position.get(&onu.pon_port) {
+        for onu in onus.iter() {
+            if let Some(&i) = position.get(onu.pon_port.as_str()) {
                 ports[i].onu_total += 1;
                 if onu.status == OnuStatus::Online {
                     ports[i].onu_online += 1;
@@ -545,10 +551,14 @@ impl OltState {
             uptime_seconds: outcome.uptime_seconds,
             firmware: outcome.firmware,
         };
-        if let Err(e) = self.store.save_onus(self.spec.id, &table) {
-            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the ONU table");
+        let persisted = self
+            .store
+            .save_onus(olt, &onus)
+            .and_then(|()| self.store.record_state_changes(&report.state_changes))
+            .and_then(|()| self.store.record_optics(&report.optics));
+        if let Err(e) = persisted {
+            tracing::error!(olt, error = %e, "cannot persist the poll");
         }
-        self.onus = Arc::new(table);
     }
 
     fn persist_record(&self) {
@@ -602,6 +612,19 @@ impl OltHandle {
 
     pub async fn onus(&self) -> Result<Arc<Vec<Onu>>, ActionError> {
         self.query(OltMsg::Onus, QUERY_TIMEOUT).await
+    }
+
+    pub async fn find_onus(&self, query: OnuQuery) -> Result<OnuPage, ActionError> {
+        self.query(
+            |reply| OltMsg::FindOnus(Box::new(query), reply),
+            QUERY_TIMEOUT,
+        )
+        .await
+    }
+
+    pub async fn onu(&self, id: OnuId) -> Result<Option<Onu>, ActionError> {
+        self.query(|reply| OltMsg::Onu(id, reply), QUERY_TIMEOUT)
+            .await
     }
 
     /// Polls now; answers with the summary after the poll (good or failed).

@@ -1,10 +1,12 @@
 //! The sled store, behind typed trees: OLT session records, ONU tables, the ONU id
-//! allocation and API keys. Every sled call in ponkeeper goes through here, so moving to
+//! allocation and owner index, ONU state changes, optics history and API keys. Every sled call in ponkeeper goes through here, so moving to
 //! another engine is one file. OLT actors write their own records after each poll; the
 //! service reads them at start-up to answer before the first poll; key management writes
 //! keys and flushes them before it reports success.
 
-use crate::domain::{OltId, Onu, OnuId, PonPortStats, SessionStatus};
+use crate::domain::{
+    OltId, Onu, OnuId, OnuStateChange, OpticsLevel, OpticsPoint, PonPortStats, SessionStatus,
+};
 use chrono::{DateTime, Utc};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::path::Path;
@@ -113,6 +115,13 @@ const OLTS: &str = "olts";
 const ONUS: &str = "onus";
 const ONU_IDS: &str = "onu_ids";
 const API_KEYS: &str = "api_keys";
+const ONU_OWNERS: &str = "onu_owners";
+const ONU_STATES: &str = "onu_states";
+const OPTICS: &str = "optics";
+
+/// Bytes of one optics point: seconds (u32), Rx, Tx, OLT Rx (i16 centi-dBm), level (u8).
+const POINT_BYTES: usize = 11;
+const ABSENT_CENTI_DBM: i16 = i16::MIN;
 
 /// Handle to the database; cheap to clone, shared by every actor.
 #[derive(Clone)]
@@ -121,6 +130,12 @@ pub struct Store {
     olts: sled::Tree,
     onus: sled::Tree,
     onu_ids: sled::Tree,
+    /// ONU id → OLT id, so a handler knows which actor to ask.
+    onu_owners: sled::Tree,
+    /// ONU id + time → state change.
+    onu_states: sled::Tree,
+    /// Day + ONU id → that day's optics points, appended with a merge operator.
+    optics: sled::Tree,
     api_keys: sled::Tree,
 }
 
@@ -131,10 +146,15 @@ impl Store {
             .path(dir.join("ponkeeper.sled"))
             .flush_every_ms(Some(500))
             .open()?;
+        let optics = db.open_tree(OPTICS)?;
+        optics.set_merge_operator(append_points);
         Ok(Store {
             olts: db.open_tree(OLTS)?,
             onus: db.open_tree(ONUS)?,
             onu_ids: db.open_tree(ONU_IDS)?,
+            onu_owners: db.open_tree(ONU_OWNERS)?,
+            onu_states: db.open_tree(ONU_STATES)?,
+            optics,
             api_keys: db.open_tree(API_KEYS)?,
             db,
         })
@@ -175,7 +195,11 @@ impl Store {
             None as Option<&[u8]>,
             Some(&id.to_be_bytes()[..]),
         )? {
-            Ok(()) => Ok(id),
+            Ok(()) => {
+                self.onu_owners
+                    .insert(id.to_be_bytes(), &olt.to_be_bytes())?;
+                Ok(id)
+            }
             Err(conflict) => {
                 let current = conflict.current.as_deref().unwrap_or_default();
                 Ok(<[u8; 8]>::try_from(current)
@@ -183,6 +207,125 @@ impl Store {
                     .unwrap_or(id))
             }
         }
+    }
+
+    /// The OLT an ONU id belongs to.
+    pub fn onu_owner(&self, onu: OnuId) -> Result<Option<OltId>, StoreError> {
+        Ok(self
+            .onu_owners
+            .get(onu.to_be_bytes())?
+            .and_then(|v| <[u8; 4]>::try_from(v.as_ref()).ok())
+            .map(u32::from_be_bytes))
+    }
+
+    /// Records ONU state changes in one batch.
+    pub fn record_state_changes(
+        &self,
+        changes: &[(OnuId, OnuStateChange)],
+    ) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        for (onu, change) in changes {
+            batch.insert(
+                state_key(*onu, change.at).to_vec(),
+                serde_json::to_vec(change)?,
+            );
+        }
+        self.onu_states.apply_batch(batch)?;
+        Ok(())
+    }
+
+    /// State changes of one ONU with `from <= at < to`, oldest first.
+    pub fn state_changes(
+        &self,
+        onu: OnuId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Vec<OnuStateChange>, StoreError> {
+        self.onu_states
+            .range(state_key(onu, from)..state_key(onu, to))
+            .values()
+            .map(|value| {
+                let value = value?;
+                serde_json::from_slice(&value).map_err(|source| StoreError::Decode {
+                    tree: ONU_STATES,
+                    key: format!("onu {onu}"),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// The last state change of one ONU before `at`, if any.
+    pub fn state_before(
+        &self,
+        onu: OnuId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<OnuStateChange>, StoreError> {
+        match self
+            .onu_states
+            .range(state_key(onu, DateTime::<Utc>::MIN_UTC)..state_key(onu, at))
+            .next_back()
+        {
+            None => Ok(None),
+            Some(entry) => {
+                let (_, value) = entry?;
+                Ok(Some(serde_json::from_slice(&value).map_err(|source| {
+                    StoreError::Decode {
+                        tree: ONU_STATES,
+                        key: format!("onu {onu}"),
+                        source,
+                    }
+                })?))
+            }
+        }
+    }
+
+    /// Appends optics points in one batch (each to its day's record).
+    pub fn record_optics(&self, points: &[(OnuId, OpticsPoint)]) -> Result<(), StoreError> {
+        for (onu, point) in points {
+            self.optics
+                .merge(optics_key(day_of(point.at), *onu), encode_point(point))?;
+        }
+        Ok(())
+    }
+
+    /// Optics points of one ONU with `from <= at <= to`, oldest first, at most `limit`.
+    pub fn optics_history(
+        &self,
+        onu: OnuId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<OpticsPoint>, StoreError> {
+        let mut points = Vec::new();
+        for day in day_of(from)..=day_of(to) {
+            let Some(record) = self.optics.get(optics_key(day, onu))? else {
+                continue;
+            };
+            for chunk in record.chunks_exact(POINT_BYTES) {
+                let Some(point) = decode_point(chunk) else {
+                    continue;
+                };
+                if point.at >= from && point.at <= to {
+                    points.push(point);
+                    if points.len() == limit {
+                        return Ok(points);
+                    }
+                }
+            }
+        }
+        Ok(points)
+    }
+
+    /// Drops optics days entirely before `before`; returns how many records went.
+    pub fn prune_optics(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+        let end = (day_of(before)).to_be_bytes();
+        let mut removed = 0;
+        for key in self.optics.range(..&end[..]).keys() {
+            self.optics.remove(key?)?;
+            removed += 1;
+        }
+        Ok(removed)
     }
 
     pub fn api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
@@ -228,6 +371,78 @@ impl Store {
     }
 }
 
+fn state_key(onu: OnuId, at: DateTime<Utc>) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&onu.to_be_bytes());
+    // Offset so that times before 1970 still sort below later ones.
+    let millis = (at.timestamp_millis() as u64) ^ (1 << 63);
+    key[8..].copy_from_slice(&millis.to_be_bytes());
+    key
+}
+
+/// Days since the Unix epoch (0 for earlier times).
+fn day_of(at: DateTime<Utc>) -> u32 {
+    u32::try_from(at.timestamp().div_euclid(86_400)).unwrap_or(0)
+}
+
+fn optics_key(day: u32, onu: OnuId) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    key[..4].copy_from_slice(&day.to_be_bytes());
+    key[4..].copy_from_slice(&onu.to_be_bytes());
+    key
+}
+
+fn centi(dbm: Option<f64>) -> i16 {
+    dbm.map(|v| (v * 100.0).round().clamp(-32_000.0, 32_000.0) as i16)
+        .unwrap_or(ABSENT_CENTI_DBM)
+}
+
+fn from_centi(raw: i16) -> Option<f64> {
+    (raw != ABSENT_CENTI_DBM).then(|| f64::from(raw) / 100.0)
+}
+
+fn encode_point(point: &OpticsPoint) -> [u8; POINT_BYTES] {
+    let mut out = [0u8; POINT_BYTES];
+    let seconds = u32::try_from(point.at.timestamp()).unwrap_or(0);
+    out[..4].copy_from_slice(&seconds.to_be_bytes());
+    out[4..6].copy_from_slice(&centi(point.rx_power).to_be_bytes());
+    out[6..8].copy_from_slice(&centi(point.tx_power).to_be_bytes());
+    out[8..10].copy_from_slice(&centi(point.olt_rx_power).to_be_bytes());
+    out[10] = match point.level {
+        OpticsLevel::Ok => 0,
+        OpticsLevel::Warning => 1,
+        OpticsLevel::Critical => 2,
+        OpticsLevel::Unknown => 3,
+    };
+    out
+}
+
+fn decode_point(bytes: &[u8]) -> Option<OpticsPoint> {
+    let seconds = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?);
+    let i16_at = |i: usize| -> Option<i16> {
+        Some(i16::from_be_bytes(bytes.get(i..i + 2)?.try_into().ok()?))
+    };
+    Some(OpticsPoint {
+        at: DateTime::from_timestamp(i64::from(seconds), 0)?,
+        rx_power: from_centi(i16_at(4)?),
+        tx_power: from_centi(i16_at(6)?),
+        olt_rx_power: from_centi(i16_at(8)?),
+        level: match bytes.get(10)? {
+            0 => OpticsLevel::Ok,
+            1 => OpticsLevel::Warning,
+            2 => OpticsLevel::Critical,
+            _ => OpticsLevel::Unknown,
+        },
+    })
+}
+
+/// sled merge operator of the optics tree: appends the new points to the day's record.
+fn append_points(_key: &[u8], old: Option<&[u8]>, new: &[u8]) -> Option<Vec<u8>> {
+    let mut record = old.map(|o| o.to_vec()).unwrap_or_default();
+    record.extend_from_slice(new);
+    Some(record)
+}
+
 fn get_json<T: DeserializeOwned>(
     tree: &sled::Tree,
     name: &'static str,
@@ -258,12 +473,115 @@ mod tests {
         let a = store.onu_id(1, "HWTC00000001").expect("id");
         let b = store.onu_id(1, "HWTC00000002").expect("id");
         let c = store.onu_id(2, "HWTC00000001").expect("id");
+        assert_eq!(store.onu_owner(c).expect("owner"), Some(2));
+        assert_eq!(store.onu_owner(b).expect("owner"), Some(1));
         assert_ne!(a, b);
         assert_ne!(a, c);
         assert_eq!(store.onu_id(1, "HWTC00000001").expect("id"), a);
         drop(store);
         let reopened = Store::open(dir.path()).expect("reopen");
         assert_eq!(reopened.onu_id(1, "HWTC00000002").expect("id"), b);
+    }
+
+    #[test]
+    fn optics_history_is_stored_compactly_by_day_and_pruned() {
+        use chrono::TimeZone;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let day0 = Utc
+            .with_ymd_and_hms(2026, 11, 20, 23, 50, 0)
+            .single()
+            .expect("time");
+        let point = |minutes: i64, rx: Option<f64>| OpticsPoint {
+            at: day0 + chrono::Duration::minutes(minutes),
+            rx_power: rx,
+            tx_power: Some(2.5),
+            olt_rx_power: Some(-18.04),
+            level: if rx.is_some() {
+                OpticsLevel::Ok
+            } else {
+                OpticsLevel::Unknown
+            },
+        };
+        let points = [
+            point(0, Some(-21.37)),
+            point(15, None),
+            point(30, Some(-21.4)),
+        ];
+        for p in &points {
+            store.record_optics(&[(7, *p), (8, *p)]).expect("record");
+        }
+        let all = store
+            .optics_history(
+                7,
+                day0 - chrono::Duration::days(1),
+                day0 + chrono::Duration::days(1),
+                100,
+            )
+            .expect("history");
+        assert_eq!(all, points, "across midnight, absent readings kept as None");
+        let limited = store
+            .optics_history(7, day0, day0 + chrono::Duration::days(1), 2)
+            .expect("history");
+        assert_eq!(limited, points[..2]);
+        let windowed = store
+            .optics_history(
+                7,
+                day0 + chrono::Duration::minutes(10),
+                day0 + chrono::Duration::minutes(20),
+                100,
+            )
+            .expect("history");
+        assert_eq!(windowed, points[1..2]);
+        // Day 0 holds one record per ONU; pruning before day 1 removes both.
+        assert_eq!(
+            store
+                .prune_optics(day0 + chrono::Duration::minutes(10))
+                .expect("prune"),
+            2
+        );
+        let rest = store
+            .optics_history(7, day0, day0 + chrono::Duration::days(1), 100)
+            .expect("history");
+        assert_eq!(rest, points[1..]);
+    }
+
+    #[test]
+    fn state_changes_come_back_in_order_per_onu() {
+        use crate::domain::{DownCause, OnuStatus};
+        use chrono::TimeZone;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let t = |s: u32| {
+            Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, s)
+                .single()
+                .expect("time")
+        };
+        let down = OnuStateChange {
+            at: t(10),
+            status: OnuStatus::Offline,
+            cause: Some(DownCause::Los),
+        };
+        let up = OnuStateChange {
+            at: t(40),
+            status: OnuStatus::Online,
+            cause: None,
+        };
+        let other = OnuStateChange {
+            at: t(20),
+            status: OnuStatus::Offline,
+            cause: None,
+        };
+        store
+            .record_state_changes(&[(1, up.clone()), (1, down.clone()), (2, other)])
+            .expect("record");
+        assert_eq!(
+            store.state_changes(1, t(0), t(59)).expect("range"),
+            vec![down.clone(), up]
+        );
+        assert_eq!(store.state_changes(1, t(11), t(40)).expect("range"), vec![]);
+        assert_eq!(store.state_before(1, t(30)).expect("before"), Some(down));
+        assert_eq!(store.state_before(1, t(5)).expect("before"), None);
     }
 
     #[tokio::test]

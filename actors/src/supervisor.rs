@@ -322,6 +322,7 @@ mod tests {
             offline_after: 3,
             bulk_varbinds: 64,
             concurrency: Arc::new(tokio::sync::Semaphore::new(4)),
+            ..PollSettings::default()
         }
     }
 

@@ -20,6 +20,7 @@ fn settings() -> PollSettings {
         offline_after: 3,
         bulk_varbinds: 64,
         concurrency: Arc::new(tokio::sync::Semaphore::new(16)),
+        ..PollSettings::default()
     }
 }
 

@@ -1,0 +1,440 @@
+//! An OLT's ONU table, owned by its OLT actor: the ONUs in id order, an index by serial,
+//! lower-cased search keys for `q`, and the last stored optics point of each ONU. Merging
+//! a poll yields the state changes and optics points to persist; queries filter and order
+//! in place so the actor answers `GET /onus` across 100,000+ ONUs from memory.
+
+use crate::domain::{
+    DownCause, OltId, Onu, OnuId, OnuStateChange, OnuStatus, OpticsLevel, OpticsPoint,
+    OpticsThresholds,
+};
+use crate::poller::PolledOnu;
+use chrono::{DateTime, Utc};
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Which ONUs a query wants. Text filters are matched case-insensitively.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnuFilter {
+    pub status: Option<OnuStatus>,
+    pub pon_port: Option<String>,
+    /// Exact serial.
+    pub serial: Option<String>,
+    /// Substring of the serial or the description.
+    pub text: Option<String>,
+    pub level: Option<OpticsLevel>,
+}
+
+/// Order of a query's results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnuOrder {
+    /// By ONU id, ascending.
+    Id,
+    /// Worst (lowest) Rx power first; ONUs without a reading last; then by id.
+    WorstRx,
+}
+
+impl OnuOrder {
+    pub fn compare(self, a: &Onu, b: &Onu) -> Ordering {
+        match self {
+            OnuOrder::Id => a.id.cmp(&b.id),
+            OnuOrder::WorstRx => match (a.rx_power, b.rx_power) {
+                (Some(x), Some(y)) => x.total_cmp(&y).then(a.id.cmp(&b.id)),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => a.id.cmp(&b.id),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnuQuery {
+    pub filter: OnuFilter,
+    pub order: OnuOrder,
+    /// How many of the first matches (in `order`) to return.
+    pub limit: usize,
+    pub thresholds: OpticsThresholds,
+}
+
+/// The first `limit` matches and how many matched in all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnuPage {
+    pub total: usize,
+    pub onus: Vec<Onu>,
+}
+
+/// What a merge asks the store to keep.
+#[derive(Debug, Default)]
+pub struct MergeReport {
+    pub state_changes: Vec<(OnuId, OnuStateChange)>,
+    pub optics: Vec<(OnuId, OpticsPoint)>,
+}
+
+#[derive(Default)]
+pub struct OnuTable {
+    onus: Arc<Vec<Onu>>,
+    by_serial: HashMap<String, usize>,
+    /// `serial \0 description`, lower-cased, parallel to `onus`.
+    search_keys: Vec<String>,
+    last_point: HashMap<OnuId, (DateTime<Utc>, OpticsLevel)>,
+}
+
+impl OnuTable {
+    /// A table loaded from the store (its ONUs in any order).
+    pub fn new(mut onus: Vec<Onu>) -> OnuTable {
+        onus.sort_by_key(|o| o.id);
+        let mut table = OnuTable {
+            onus: Arc::new(onus),
+            ..OnuTable::default()
+        };
+        table.reindex();
+        table
+    }
+
+    fn reindex(&mut self) {
+        self.by_serial = self
+            .onus
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.serial.to_ascii_lowercase(), i))
+            .collect();
+        self.search_keys = self
+            .onus
+            .iter()
+            .map(|o| format!("{}\0{}", o.serial, o.description).to_lowercase())
+            .collect();
+    }
+
+    pub fn all(&self) -> Arc<Vec<Onu>> {
+        self.onus.clone()
+    }
+
+    pub fn len(&self) -> usize {
+        self.onus.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.onus.is_empty()
+    }
+
+    pub fn online(&self) -> usize {
+        self.onus
+            .iter()
+            .filter(|o| o.status == OnuStatus::Online)
+            .count()
+    }
+
+    pub fn get(&self, id: OnuId) -> Option<Onu> {
+        self.onus
+            .binary_search_by_key(&id, |o| o.id)
+            .ok()
+            .map(|i| self.onus[i].clone())
+    }
+
+    /// Merges a good poll. ONUs the device no longer lists are kept, offline, with their
+    /// last data. `allocate` gives the stable id of an ONU seen for the first time.
+    pub fn merge(
+        &mut self,
+        olt_id: OltId,
+        polled: Vec<PolledOnu>,
+        now: DateTime<Utc>,
+        thresholds: &OpticsThresholds,
+        history_step: Duration,
+        mut allocate: impl FnMut(&str) -> Option<OnuId>,
+    ) -> MergeReport {
+        let mut report = MergeReport::default();
+        let mut seen = vec![false; self.onus.len()];
+        let mut table = Vec::with_capacity(polled.len().max(self.onus.len()));
+        for reading in polled {
+            let known = self
+                .by_serial
+                .get(&reading.serial.to_ascii_lowercase())
+                .copied();
+            let previous = known.map(|i| &self.onus[i]);
+            let Some(id) = previous.map(|o| o.id).or_else(|| allocate(&reading.serial)) else {
+                continue;
+            };
+            if let Some(i) = known {
+                seen[i] = true;
+            }
+            let changed = previous.is_none_or(|p| {
+                p.status != reading.status || p.last_down_cause != reading.last_down_cause
+            });
+            if changed {
+                report.state_changes.push((
+                    id,
+                    OnuStateChange {
+                        at: now,
+                        status: reading.status,
+                        cause: reading.last_down_cause,
+                    },
+                ));
+            }
+            table.push(Onu {
+                id,
+                olt_id,
+                vlan: previous.and_then(|p| p.vlan),
+                pon_port: reading.pon_port,
+                onu_index: reading.onu_index,
+                serial: reading.serial,
+                description: reading.description,
+                status: reading.status,
+                last_down_cause: reading.last_down_cause,
+                distance: reading.distance,
+                rx_power: reading.rx_power,
+                tx_power: reading.tx_power,
+                olt_rx_power: reading.olt_rx_power,
+                last_update: now,
+            });
+        }
+        for (onu, _) in self.onus.iter().zip(&seen).filter(|(_, seen)| !**seen) {
+            let mut kept = onu.clone();
+            if kept.status == OnuStatus::Online {
+                kept.status = OnuStatus::Offline;
+                kept.last_down_cause = Some(DownCause::Unknown);
+                report.state_changes.push((
+                    kept.id,
+                    OnuStateChange {
+                        at: now,
+                        status: OnuStatus::Offline,
+                        cause: kept.last_down_cause,
+                    },
+                ));
+            }
+            table.push(kept);
+        }
+        table.sort_by_key(|o| o.id);
+
+        for onu in table.iter().filter(|o| o.last_update == now) {
+            let level = thresholds.level(onu.rx_power);
+            let due = match self.last_point.get(&onu.id) {
+                None => true,
+                Some((at, last_level)) => {
+                    *last_level != level
+                        || (now - *at).to_std().is_ok_and(|age| age >= history_step)
+                }
+            };
+            if due {
+                self.last_point.insert(onu.id, (now, level));
+                report.optics.push((
+                    onu.id,
+                    OpticsPoint {
+                        at: now,
+                        rx_power: onu.rx_power,
+                        tx_power: onu.tx_power,
+                        olt_rx_power: onu.olt_rx_power,
+                        level,
+                    },
+                ));
+            }
+        }
+        self.onus = Arc::new(table);
+        self.reindex();
+        report
+    }
+
+    /// The ONUs matching `query`: how many, and the first `limit` in its order.
+    pub fn query(&self, query: &OnuQuery) -> OnuPage {
+        let filter = &query.filter;
+        let text = filter.text.as_deref().map(str::to_lowercase);
+        let matches = |i: usize, onu: &Onu| {
+            filter.status.is_none_or(|s| onu.status == s)
+                && filter
+                    .pon_port
+                    .as_deref()
+                    .is_none_or(|p| onu.pon_port.eq_ignore_ascii_case(p))
+                && text
+                    .as_deref()
+                    .is_none_or(|t| self.search_keys[i].contains(t))
+                && filter
+                    .level
+                    .is_none_or(|l| query.thresholds.level(onu.rx_power) == l)
+        };
+        let candidates: Vec<usize> = match &filter.serial {
+            Some(serial) => self
+                .by_serial
+                .get(&serial.to_ascii_lowercase())
+                .copied()
+                .into_iter()
+                .collect(),
+            None => (0..self.onus.len()).collect(),
+        };
+        let mut hits: Vec<&Onu> = candidates
+            .into_iter()
+            .map(|i| (i, &self.onus[i]))
+            .filter(|(i, onu)| matches(*i, onu))
+            .map(|(_, onu)| onu)
+            .collect();
+        let total = hits.len();
+        if query.order != OnuOrder::Id {
+            hits.sort_by(|a, b| query.order.compare(a, b));
+        }
+        OnuPage {
+            total,
+            onus: hits.into_iter().take(query.limit).cloned().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THRESHOLDS: OpticsThresholds = OpticsThresholds {
+        warning_dbm: -25.0,
+        critical_dbm: -27.0,
+    };
+
+    fn reading(serial: &str, status: OnuStatus, rx: Option<f64>) -> PolledOnu {
+        PolledOnu {
+            pon_port: "0/1/0".into(),
+            onu_index: 0,
+            serial: serial.into(),
+            description: format!("contract of {serial}"),
+            status,
+            last_down_cause: (status == OnuStatus::Offline).then_some(DownCause::Los),
+            distance: Some(1200),
+            rx_power: rx,
+            tx_power: Some(2.1),
+            olt_rx_power: Some(-20.0),
+        }
+    }
+
+    fn at(minutes: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + minutes * 60, 0).expect("time")
+    }
+
+    #[test]
+    fn merge_records_changes_points_and_keeps_vanished_onus() {
+        let mut next_id = 100;
+        let mut allocate = |_: &str| {
+            next_id += 1;
+            Some(next_id)
+        };
+        let step = Duration::from_secs(15 * 60);
+        let mut table = OnuTable::default();
+        let first = vec![
+            reading("HWTC00000001", OnuStatus::Online, Some(-20.0)),
+            reading("HWTC00000002", OnuStatus::Online, Some(-26.0)),
+        ];
+        let report = table.merge(1, first, at(0), &THRESHOLDS, step, &mut allocate);
+        assert_eq!(report.state_changes.len(), 2, "first sight is recorded");
+        assert_eq!(report.optics.len(), 2);
+        assert_eq!(table.online(), 2);
+
+        // Five minutes on: no change, no point is due, except a level change.
+        let second = vec![
+            reading("HWTC00000001", OnuStatus::Online, Some(-20.1)),
+            reading("HWTC00000002", OnuStatus::Online, Some(-27.5)),
+        ];
+        let report = table.merge(1, second, at(5), &THRESHOLDS, step, &mut allocate);
+        assert!(report.state_changes.is_empty());
+        let levels: Vec<(OnuId, OpticsLevel)> =
+            report.optics.iter().map(|(id, p)| (*id, p.level)).collect();
+        assert_eq!(levels, [(102, OpticsLevel::Critical)]);
+
+        // ONU 1 goes offline, ONU 2 vanishes from the device, ONU 3 appears.
+        let third = vec![
+            reading("HWTC00000001", OnuStatus::Offline, None),
+            reading("HWTC00000003", OnuStatus::Online, Some(-19.0)),
+        ];
+        let report = table.merge(1, third, at(20), &THRESHOLDS, step, &mut allocate);
+        let changes: Vec<(OnuId, OnuStatus, Option<DownCause>)> = report
+            .state_changes
+            .iter()
+            .map(|(id, c)| (*id, c.status, c.cause))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (101, OnuStatus::Offline, Some(DownCause::Los)),
+                (103, OnuStatus::Online, None),
+                (102, OnuStatus::Offline, Some(DownCause::Unknown)),
+            ]
+        );
+        assert_eq!(table.len(), 3);
+        let vanished = table.get(102).expect("kept");
+        assert_eq!(vanished.rx_power, Some(-27.5), "last data kept");
+        assert_eq!(vanished.last_update, at(5));
+        // Points: ONU 1 (level change to UNKNOWN, and 20 min > step), ONU 3 (new).
+        let ids: Vec<OnuId> = report.optics.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [101, 103]);
+    }
+
+    #[test]
+    fn queries_filter_count_and_order() {
+        let mut id = 0;
+        let mut table = OnuTable::default();
+        let mut onus = vec![
+            reading("HWTC0000000A", OnuStatus::Online, Some(-26.5)),
+            reading("HWTC0000000B", OnuStatus::Offline, None),
+            reading("ZTEG0000000C", OnuStatus::Online, Some(-21.0)),
+            reading("ZTEG0000000D", OnuStatus::Online, Some(-27.9)),
+        ];
+        onus[2].pon_port = "0/2/1".into();
+        onus[3].description = "School No. 3".into();
+        table.merge(
+            1,
+            onus,
+            at(0),
+            &THRESHOLDS,
+            Duration::from_secs(900),
+            |_| {
+                id += 1;
+                Some(id)
+            },
+        );
+        let query = |filter: OnuFilter, order: OnuOrder, limit: usize| {
+            let page = table.query(&OnuQuery {
+                filter,
+                order,
+                limit,
+                thresholds: THRESHOLDS,
+            });
+            (
+                page.total,
+                page.onus.iter().map(|o| o.id).collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            query(OnuFilter::default(), OnuOrder::Id, 2),
+            (4, vec![1, 2])
+        );
+        assert_eq!(
+            query(OnuFilter::default(), OnuOrder::WorstRx, 10),
+            (4, vec![4, 1, 3, 2])
+        );
+        let online = OnuFilter {
+            status: Some(OnuStatus::Online),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(online, OnuOrder::Id, 10), (3, vec![1, 3, 4]));
+        let serial = OnuFilter {
+            serial: Some("zteg0000000c".into()),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(serial, OnuOrder::Id, 10), (1, vec![3]));
+        let text = OnuFilter {
+            text: Some("SCHOOL".into()),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(text, OnuOrder::Id, 10), (1, vec![4]));
+        let port = OnuFilter {
+            pon_port: Some("0/2/1".into()),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(port, OnuOrder::Id, 10), (1, vec![3]));
+        let warning = OnuFilter {
+            level: Some(OpticsLevel::Warning),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(warning, OnuOrder::Id, 10), (1, vec![1]));
+        let unknown = OnuFilter {
+            level: Some(OpticsLevel::Unknown),
+            ..OnuFilter::default()
+        };
+        assert_eq!(query(unknown, OnuOrder::Id, 10), (1, vec![2]));
+    }
+}

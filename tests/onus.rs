@@ -1,0 +1,302 @@
+//! ONU and optics endpoints end to end: the real server polling the simulator over UDP.
+//! Every ONU field is compared with what the simulated device serves.
+
+mod common;
+
+use common::{all_polled, steady_sim, TestService};
+use ponkeeper_actors::domain::OnuStatus;
+use ponkeeper_actors::sim::ExpectedOnu;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+fn list(body: &Value) -> &Vec<Value> {
+    body["data"].as_array().expect("data is a list")
+}
+
+fn ids(body: &Value) -> Vec<u64> {
+    list(body)
+        .iter()
+        .map(|o| o["id"].as_u64().expect("id"))
+        .collect()
+}
+
+/// The API's view of an ONU without the service's own fields.
+fn device_view(onu: &Value) -> Value {
+    json!({
+        "ponPort": onu["ponPort"], "onuIndex": onu["onuIndex"], "serial": onu["serial"],
+        "description": onu["description"], "status": onu["status"],
+        "lastDownCause": onu["lastDownCause"], "distance": onu["distance"],
+        "rxPower": onu["rxPower"], "txPower": onu["txPower"], "oltRxPower": onu["oltRxPower"],
+    })
+}
+
+fn expected_view(onu: &ExpectedOnu) -> Value {
+    serde_json::to_value(onu).expect("json")
+}
+
+fn level(rx: Option<f64>) -> &'static str {
+    match rx {
+        None => "UNKNOWN",
+        Some(rx) if rx <= -27.0 => "CRITICAL",
+        Some(rx) if rx <= -25.0 => "WARNING",
+        Some(_) => "OK",
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn onus_of_an_olt_are_what_the_device_serves() {
+    let sim = steady_sim(3, 24).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+
+    for olt in 1..=3u32 {
+        let (status, body) = service.get(&format!("/olts/{olt}/onus?size=500")).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            body["meta"],
+            json!({"page": 0, "size": 500, "totalCount": 24})
+        );
+        let expected: HashMap<String, Value> = sim
+            .expected_onus(olt)
+            .iter()
+            .map(|o| (o.serial.clone(), expected_view(o)))
+            .collect();
+        for onu in list(&body) {
+            let serial = onu["serial"].as_str().expect("serial");
+            assert_eq!(&device_view(onu), &expected[serial], "ONU {serial}");
+            assert_eq!(onu["oltId"], olt);
+            assert_eq!(onu["vlan"], Value::Null);
+            let fields: Vec<&str> = onu
+                .as_object()
+                .expect("object")
+                .keys()
+                .map(|k| k.as_str())
+                .collect();
+            assert_eq!(fields.len(), 14, "{fields:?}");
+        }
+        let got_ids = ids(&body);
+        let mut sorted = got_ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(got_ids, sorted, "ordered by id, no duplicates");
+    }
+
+    let (_, body) = service.get("/olts/1/onus?size=10&page=2").await;
+    assert_eq!(list(&body).len(), 4);
+    assert_eq!(
+        body["meta"],
+        json!({"page": 2, "size": 10, "totalCount": 24})
+    );
+    let (_, body) = service.get("/olts/1/onus?page=7").await;
+    assert_eq!(list(&body).len(), 0);
+    assert_eq!(body["meta"]["totalCount"], 24);
+
+    let offline = sim
+        .expected_onus(1)
+        .iter()
+        .filter(|o| o.status == OnuStatus::Offline)
+        .count();
+    let (_, body) = service.get("/olts/1/onus?status=OFFLINE&size=100").await;
+    assert_eq!(body["meta"]["totalCount"], offline);
+    assert!(list(&body)
+        .iter()
+        .all(|o| o["status"] == "OFFLINE" && o["lastDownCause"] != Value::Null));
+    let port = sim.expected_ports(1)[1].clone();
+    let on_port = sim
+        .expected_onus(1)
+        .iter()
+        .filter(|o| o.pon_port == port)
+        .count();
+    let (_, body) = service
+        .get(&format!("/olts/1/onus?ponPort={port}&size=100"))
+        .await;
+    assert_eq!(body["meta"]["totalCount"], on_port);
+    assert!(list(&body).iter().all(|o| o["ponPort"] == port.as_str()));
+
+    let (status, _) = service.get("/olts/9/onus").await;
+    assert_eq!(status, 404);
+    let (status, body) = service.get("/olts/1/onus?status=UP").await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("INVALID_PARAMETER"))
+    );
+
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn onus_across_the_network_filter_and_page() {
+    let sim = steady_sim(6, 10).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    let all: Vec<(u32, ExpectedOnu)> = (1..=6u32)
+        .flat_map(|olt| sim.expected_onus(olt).into_iter().map(move |o| (olt, o)))
+        .collect();
+
+    let (_, body) = service.get("/onus?size=500").await;
+    assert_eq!(body["meta"]["totalCount"], 60);
+    let every_id = ids(&body);
+    let mut sorted = every_id.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(every_id, sorted);
+    let (_, body) = service.get("/onus?size=7&page=3").await;
+    assert_eq!(ids(&body), every_id[21..28]);
+    let (_, body) = service.get("/onus?page=100").await;
+    assert_eq!(
+        (list(&body).len(), body["meta"]["totalCount"].as_u64()),
+        (0, Some(60))
+    );
+
+    let count = |pred: &dyn Fn(u32, &ExpectedOnu) -> bool| {
+        all.iter().filter(|(olt, o)| pred(*olt, o)).count()
+    };
+    let inventory = sim.inventory();
+    let in_node = |olt: u32, node: u32| {
+        inventory
+            .olts
+            .iter()
+            .any(|o| o.id == olt && o.node == Some(node))
+    };
+    let some = &all[13].1;
+    let fragment = some.description[3..].to_uppercase();
+    let cases: Vec<(String, usize)> = vec![
+        ("oltId=2".into(), 10),
+        ("oltId=99".into(), 0),
+        ("nodeId=1".into(), count(&|olt, _| in_node(olt, 1))),
+        (
+            "status=ONLINE".into(),
+            count(&|_, o| o.status == OnuStatus::Online),
+        ),
+        (
+            "status=OFFLINE&oltId=3".into(),
+            count(&|olt, o| olt == 3 && o.status == OnuStatus::Offline),
+        ),
+        ("ponPort=0/1/0".into(), count(&|_, o| o.pon_port == "0/1/0")),
+        (format!("serial={}", some.serial.to_lowercase()), 1),
+        (
+            format!("q={fragment}"),
+            count(&|_, o| {
+                o.description.to_uppercase().contains(&fragment) || o.serial.contains(&fragment)
+            }),
+        ),
+        ("q=hwtc".into(), count(&|_, o| o.serial.starts_with("HWTC"))),
+        ("q=no-such-thing".into(), 0),
+    ];
+    for (query, expected) in cases {
+        let (status, body) = service.get(&format!("/onus?{query}&size=500")).await;
+        assert_eq!(status, 200, "{query}: {body}");
+        assert_eq!(body["meta"]["totalCount"], expected, "{query}");
+        assert_eq!(list(&body).len(), expected, "{query}");
+    }
+    let (_, body) = service.get(&format!("/onus?serial={}", some.serial)).await;
+    let onu = list(&body)[0].clone();
+    assert_eq!(device_view(&onu), expected_view(some));
+
+    let id = onu["id"].as_u64().expect("id");
+    let (status, body) = service.get(&format!("/onus/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"], onu);
+    for (path, code) in [
+        ("/onus/999999", 404),
+        ("/onus/abc", 400),
+        ("/onus?oltId=x", 400),
+        ("/onus?status=gone", 400),
+    ] {
+        let (status, _) = service.get(path).await;
+        assert_eq!(status, code, "{path}");
+    }
+
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optics_levels_order_and_history() {
+    let sim = steady_sim(3, 16).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+
+    let (_, body) = service.get("/onus?size=500").await;
+    for onu in list(&body) {
+        let id = onu["id"].as_u64().expect("id");
+        let (status, optics) = service.get(&format!("/onus/{id}/optics")).await;
+        assert_eq!(status, 200);
+        let reading = &optics["data"];
+        assert_eq!(reading["onuId"], id);
+        for field in ["rxPower", "txPower", "oltRxPower"] {
+            assert_eq!(reading[field], onu[field], "{field}");
+        }
+        assert_eq!(reading["level"], level(onu["rxPower"].as_f64()));
+        assert_eq!(reading["temperature"], Value::Null);
+        assert_eq!(reading["measuredAt"], onu["lastUpdate"]);
+    }
+
+    let (_, body) = service.get("/optics?size=500").await;
+    assert_eq!(body["meta"]["totalCount"], 48);
+    let rx: Vec<Option<f64>> = list(&body).iter().map(|r| r["rxPower"].as_f64()).collect();
+    let known: Vec<f64> = rx.iter().flatten().copied().collect();
+    assert!(
+        known.windows(2).all(|w| w[0] <= w[1]),
+        "worst first: {known:?}"
+    );
+    let first_null = rx.iter().position(Option::is_none).unwrap_or(rx.len());
+    assert!(
+        rx[first_null..].iter().all(Option::is_none),
+        "no reading last"
+    );
+    for wanted in ["OK", "WARNING", "CRITICAL", "UNKNOWN"] {
+        let (_, body) = service
+            .get(&format!("/optics?level={wanted}&size=500"))
+            .await;
+        let expected = rx.iter().filter(|r| level(**r) == wanted).count();
+        assert_eq!(body["meta"]["totalCount"], expected, "{wanted}");
+        assert!(list(&body).iter().all(|r| r["level"] == wanted));
+    }
+    let (_, body) = service.get("/optics?oltId=2&size=500").await;
+    assert_eq!(body["meta"]["totalCount"], 16);
+    let (status, body) = service.get("/optics?level=BAD").await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("INVALID_PARAMETER"))
+    );
+
+    // The first poll stored one point per ONU.
+    let (_, online) = service.get("/onus?status=ONLINE&size=1").await;
+    let onu = &list(&online)[0];
+    let id = onu["id"].as_u64().expect("id");
+    let (status, body) = service.get(&format!("/onus/{id}/optics/history")).await;
+    assert_eq!(status, 200, "{body}");
+    let points = list(&body);
+    assert!(!points.is_empty());
+    assert_eq!(points[0]["rxPower"], onu["rxPower"]);
+    assert_eq!(points[0]["measuredAt"], onu["lastUpdate"]);
+    let (_, body) = service
+        .get(&format!(
+            "/onus/{id}/optics/history?from=2020-01-01T00:00:00&to=2020-01-02T00:00:00"
+        ))
+        .await;
+    assert_eq!(list(&body).len(), 0);
+    for (query, parameter) in [
+        ("from=yesterday", "from"),
+        ("to=2026-13-01T00:00:00", "to"),
+        ("from=2026-11-02T00:00:00&to=2026-11-01T00:00:00", "from"),
+        ("limit=0", "limit"),
+    ] {
+        let (status, body) = service
+            .get(&format!("/onus/{id}/optics/history?{query}"))
+            .await;
+        assert_eq!(status, 400, "{query}");
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(message.contains(&format!("`{parameter}`")), "{message}");
+    }
+    let (status, _) = service.get("/onus/999999/optics/history").await;
+    assert_eq!(status, 404);
+
+    service.stop().await;
+    sim.shutdown().await;
+}
