@@ -239,6 +239,7 @@ impl App {
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         let admin_task = tokio::spawn(admin.run());
         let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
+        let housekeeping_task = tokio::spawn(housekeeping(state.clone()));
 
         let router = crate::api::router(state.clone());
         axum::serve(
@@ -251,11 +252,32 @@ impl App {
 
         admin_task.abort();
         reload_task.abort();
+        housekeeping_task.abort();
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
         state.store.flush().await?;
         tracing::info!("stopped");
         Ok(())
+    }
+}
+
+/// Prunes stored history past its retention: at start, then hourly.
+async fn housekeeping(state: AppState) {
+    let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        hourly.tick().await;
+        let retention = state.config.optics.history_retention;
+        let Ok(retention) = chrono::Duration::from_std(retention) else {
+            continue;
+        };
+        let store = state.store.clone();
+        let cutoff = chrono::Utc::now() - retention;
+        match tokio::task::spawn_blocking(move || store.prune_optics(cutoff)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(removed)) => tracing::info!(removed, "pruned optics history days past retention"),
+            Ok(Err(e)) => tracing::error!(error = %e, "cannot prune optics history"),
+            Err(e) => tracing::error!(error = %e, "optics pruning task failed"),
+        }
     }
 }
 

@@ -128,6 +128,9 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?status=ONLINE&city=Kazan'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/nodes'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onus?status=OFFLINE'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus?q=contract-1000'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/optics?level=CRITICAL&size=5'");
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
     println!(
         "  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY"
