@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Fixture check: a real vendor layout served by an independent SNMP agent (snmpsim),
-polled through the real `ponkeeper serve`, compared with the fixture's expected answers.
+"""Fixture check: real vendor layouts served by an independent SNMP agent (snmpsim),
+polled through the real `ponkeeper serve`, compared with each fixture's expected answers:
+every ONU field through `GET /olts/{id}/onus`, the OLT totals and the node counters.
+
+One snmpsim serves every fixture; the SNMP community selects the file (`NAME.snmprec`
+answers community `NAME`), and each fixture is one OLT of the inventory.
 
 It also exercises the operator path end to end: `ponkeeper keys create` on a stopped
 service (direct store), `keys list` on a running one (admin socket), `kill -9` and a
@@ -21,6 +25,8 @@ import urllib.error
 import urllib.request
 
 RESULTS = {"passed": 0, "failed": 0}
+ONU_FIELDS = ["ponPort", "onuIndex", "serial", "description", "status", "lastDownCause",
+              "distance", "rxPower", "txPower", "oltRxPower"]
 
 
 def check(name, actual, expected):
@@ -57,22 +63,34 @@ def wait_for(what, predicate, timeout):
     raise SystemExit(f"timed out waiting for {what}")
 
 
+def find_fixture(dirs, name):
+    for directory in dirs:
+        path = os.path.join(directory, name + ".snmprec")
+        if os.path.exists(path):
+            return path, os.path.join(directory, name + ".expected.json")
+    raise SystemExit(f"fixture {name} not found in {dirs}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
     parser.add_argument("--snmpsim", required=True)
-    parser.add_argument("--fixtures", required=True)
-    parser.add_argument("--fixture", default="huawei-ma5800")
+    parser.add_argument("--fixtures", action="append", required=True, help="a directory of fixtures; repeatable")
+    parser.add_argument("--fixture", action="append", required=True, help="a fixture name; repeatable")
     args = parser.parse_args()
 
     binary = os.path.abspath(args.binary)
-    expected = json.load(open(os.path.join(args.fixtures, args.fixture + ".expected.json")))
     work = tempfile.mkdtemp(prefix="ponkeeper-fixture-")
     processes = []
     try:
         agent_dir = os.path.join(work, "agent")
         os.makedirs(agent_dir)
-        shutil.copy(os.path.join(args.fixtures, args.fixture + ".snmprec"), os.path.join(agent_dir, "public.snmprec"))
+        fixtures = []
+        for olt_id, name in enumerate(args.fixture, start=1):
+            snmprec, expected = find_fixture(args.fixtures, name)
+            shutil.copy(snmprec, os.path.join(agent_dir, name + ".snmprec"))
+            fixtures.append((olt_id, name, json.load(open(expected))))
+
         snmp_port = free_port(socket.SOCK_DGRAM)
         snmpsim = subprocess.Popen(
             [args.snmpsim, f"--data-dir={agent_dir}", f"--agent-udpv4-endpoint=127.0.0.1:{snmp_port}",
@@ -81,42 +99,22 @@ def main():
             stdout=open(os.path.join(work, "snmpsim.log"), "w"), stderr=subprocess.STDOUT)
         processes.append(snmpsim)
         wait_for("snmpsim", lambda: subprocess.run(
-            ["snmpget", "-v2c", "-c", "public", "-t", "0.5", "-r", "0", f"127.0.0.1:{snmp_port}",
+            ["snmpget", "-v2c", "-c", fixtures[0][1], "-t", "0.5", "-r", "0", f"127.0.0.1:{snmp_port}",
              "1.3.6.1.2.1.1.5.0"], capture_output=True).returncode == 0, 30)
 
         inventory = os.path.join(work, "inventory.toml")
         with open(inventory, "w") as f:
-            f.write(f"""
-[[nodes]]
-id = 1
-name = "Fixture node"
-city = "Kazan"
-description = "snmpsim serving {args.fixture}"
-
-[[nodes]]
-id = 2
-name = "Empty node"
-city = "Ufa"
-
-[[olts]]
-id = 1
-ip = "127.0.0.1"
-vendor = "{expected['vendor']}"
-model = "fixture"
-city = "Kazan"
-node = 1
-snmp = {{ port = {snmp_port}, community = "public", version = "2c" }}
-""")
+            f.write('[[nodes]]\nid = 1\nname = "Fixture node"\ncity = "Kazan"\ndescription = "snmpsim"\n\n'
+                    '[[nodes]]\nid = 2\nname = "Empty node"\ncity = "Ufa"\n')
+            for olt_id, name, expected in fixtures:
+                f.write(f'\n[[olts]]\nid = {olt_id}\nip = "127.0.0.1"\nvendor = "{expected["vendor"]}"\n'
+                        f'model = "{name}"\ncity = "Kazan"\nnode = 1\n'
+                        f'snmp = {{ port = {snmp_port}, community = "{name}", version = "2c" }}\n')
         http_port = free_port(socket.SOCK_STREAM)
         config = os.path.join(work, "ponkeeper.toml")
         with open(config, "w") as f:
-            f.write(f"""
-listen = "127.0.0.1:{http_port}"
-data_dir = "{os.path.join(work, 'data')}"
-inventory = "{inventory}"
-[polling]
-interval = "5s"
-""")
+            f.write(f'listen = "127.0.0.1:{http_port}"\ndata_dir = "{os.path.join(work, "data")}"\n'
+                    f'inventory = "{inventory}"\n[polling]\ninterval = "5s"\n')
 
         created = subprocess.run([binary, "keys", "create", "--config", config, "--name", "ci", "--level", "READ_ONLY"],
                                  capture_output=True, text=True)
@@ -128,30 +126,44 @@ interval = "5s"
                                  stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT)
         processes.append(serve)
         base = f"http://127.0.0.1:{http_port}/api/v1/external"
-        olt = wait_for("the first good poll", lambda: (lambda r: r[1]["data"] if r[0] == 200 and r[1]["data"]["status"] == "ONLINE" else None)(get(base, "/olts/1", key)), 60)
 
-        check("OLT status", olt["status"], "ONLINE")
-        check("OLT totalOnu", olt["totalOnu"], expected["totalOnu"])
-        check("OLT onuOnline", olt["onuOnline"], expected["onuOnline"])
-        check("OLT totalPorts", olt["totalPorts"], expected["ports"])
-        ports_total = sum(p["onuTotal"] for p in olt["ports"])
-        check("ONUs counted over ports", ports_total, expected["totalOnu"])
-        check("OLT node block", olt["node"], {"id": 1, "name": "Fixture node", "city": "Kazan"})
+        def polled():
+            status, body = get(base, "/olts?size=500", key)
+            if status == 200 and all(o["status"] != "CONNECTING" for o in body["data"]):
+                return body["data"]
+            return None
 
+        olts = {o["id"]: o for o in wait_for("the first polls", polled, 60)}
+        for olt_id, name, expected in fixtures:
+            olt = olts[olt_id]
+            check(f"{name}: OLT status", olt["status"], "ONLINE")
+            check(f"{name}: totalOnu", olt["totalOnu"], expected["totalOnu"])
+            check(f"{name}: totalPorts", olt["totalPorts"], expected["ports"])
+            status, detail = get(base, f"/olts/{olt_id}", key)
+            check(f"{name}: onuOnline", detail["data"]["onuOnline"], expected["onuOnline"])
+            status, body = get(base, f"/olts/{olt_id}/onus?size=500", key)
+            check(f"{name}: GET /olts/{olt_id}/onus totalCount", body["meta"]["totalCount"], expected["totalOnu"])
+            got = sorted(({f: onu[f] for f in ONU_FIELDS} for onu in body["data"]),
+                         key=lambda o: (o["ponPort"], o["onuIndex"]))
+            want = sorted(({f: onu[f] for f in ONU_FIELDS} for onu in expected["onus"]),
+                          key=lambda o: (o["ponPort"], o["onuIndex"]))
+            mismatches = [(g, w) for g, w in zip(got, want) if g != w]
+            check(f"{name}: every field of every ONU (count, mismatches)", (len(got), mismatches), (len(want), []))
+
+        total = sum(e["totalOnu"] for _, _, e in fixtures)
+        online = sum(e["onuOnline"] for _, _, e in fixtures)
         status, listing = get(base, "/olts?nodeId=1", key)
-        check("GET /olts?nodeId=1 status", status, 200)
-        check("GET /olts?nodeId=1 totalCount", listing["meta"]["totalCount"], 1)
+        check("GET /olts?nodeId=1 totalCount", listing["meta"]["totalCount"], len(fixtures))
         check("OLT item fields", sorted(listing["data"][0].keys()),
               sorted(["id", "ip", "vendor", "model", "status", "city", "node", "totalPorts", "totalOnu", "lastUpdate"]))
-
         status, node = get(base, "/nodes/1", key)
-        check("GET /nodes/1 status", status, 200)
-        check("node oltCount", node["data"]["oltCount"], 1)
-        check("node onuTotal", node["data"]["onuTotal"], expected["totalOnu"])
-        check("node onuOnline", node["data"]["onuOnline"], expected["onuOnline"])
+        check("node counters", (node["data"]["oltCount"], node["data"]["onuTotal"], node["data"]["onuOnline"]),
+              (len(fixtures), total, online))
         status, nodes = get(base, "/nodes", key)
         check("empty node counters", nodes["data"][1], {"id": 2, "name": "Empty node", "city": "Ufa", "description": "",
                                                         "oltCount": 0, "onuTotal": 0, "onuOnline": 0})
+        status, onus = get(base, "/onus?size=1", key)
+        check("GET /onus totalCount", onus["meta"]["totalCount"], total)
 
         listed = subprocess.run([binary, "keys", "list", "--config", config], capture_output=True, text=True)
         check("keys list through the running service", listed.returncode == 0 and "\nci " in listed.stdout, True)
@@ -165,14 +177,15 @@ interval = "5s"
         serve = subprocess.Popen([binary, "serve", "--config", config],
                                  stdout=open(os.path.join(work, "serve2.log"), "w"), stderr=subprocess.STDOUT)
         processes.append(serve)
-        status, olt = wait_for("the restarted service", lambda: (lambda r: r if r[0] == 200 else None)(get(base, "/olts/1", key)), 30)
-        olt = olt["data"]
-        check("after kill -9: OLT not yet polled", olt["status"] in ("CONNECTING", "DEGRADED"), True)
-        check("after kill -9: totalOnu from sled", olt["totalOnu"], expected["totalOnu"])
-        check("after kill -9: onuOnline from sled", olt["onuOnline"], expected["onuOnline"])
+        wait_for("the restarted service", lambda: get(base, "/olts/1", key)[0] == 200, 30)
         status, node = get(base, "/nodes/1", key)
-        check("after kill -9: node onuTotal", node["data"]["onuTotal"], expected["totalOnu"])
-        check("after kill -9: node onuOnline", node["data"]["onuOnline"], expected["onuOnline"])
+        check("after kill -9: node counters from sled", (node["data"]["onuTotal"], node["data"]["onuOnline"]),
+              (total, online))
+        status, listing = get(base, "/olts?nodeId=1", key)
+        check("after kill -9: OLTs not yet polled",
+              all(o["status"] in ("CONNECTING", "DEGRADED") for o in listing["data"]), True)
+        check("after kill -9: totalOnu from sled", [o["totalOnu"] for o in listing["data"]],
+              [e["totalOnu"] for _, _, e in fixtures])
 
         serve.send_signal(signal.SIGTERM)
         check("serve exits 0 on SIGTERM", serve.wait(timeout=15), 0)
@@ -182,7 +195,7 @@ interval = "5s"
                 process.kill()
                 process.wait()
         if RESULTS["failed"]:
-            for log in ("serve.log", "serve2.log", "snmpsim.log"):
+            for log in ("serve.log", "serve2.log"):
                 path = os.path.join(work, log)
                 if os.path.exists(path):
                     print(f"--- {log} (last 40 lines)")

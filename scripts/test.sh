@@ -34,9 +34,11 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 say "cargo test"
 cargo test --workspace --locked
 
-say "fixture check: huawei-ma5800.snmprec served by snmpsim, polled by ponkeeper serve"
+say "fixture check: vendor fixtures served by snmpsim, polled by ponkeeper serve"
 cargo build --locked --bin ponkeeper
 "$VENV/bin/python" scripts/check_fixture.py \
     --binary target/debug/ponkeeper \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
-    --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}"
+    --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}" \
+    --fixtures tests/fixtures \
+    --fixture huawei-ma5800
