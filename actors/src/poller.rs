@@ -20,8 +20,9 @@ pub struct PollOutcome {
     pub onus: Vec<PolledOnu>,
 }
 
-/// One ONU as the device reported it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// One ONU as the device reported it (in the API's field names, so fixtures' expected
+/// answers deserialize into it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PolledOnu {
     pub pon_port: String,
