@@ -32,11 +32,18 @@ say "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "cargo test"
+# actors/tests/fixtures.rs serves the .snmprec fixtures with this snmpsim.
+PONKEEPER_SNMPSIM="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
+export PONKEEPER_SNMPSIM
 cargo test --workspace --locked
 
-say "fixture check: huawei-ma5800.snmprec served by snmpsim, polled by ponkeeper serve"
 cargo build --locked --bin ponkeeper
-"$VENV/bin/python" scripts/check_fixture.py \
-    --binary target/debug/ponkeeper \
-    --snmpsim "$VENV/bin/snmpsim-command-responder" \
-    --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}"
+SHARED_FIXTURES="${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}"
+for fixture in "$SHARED_FIXTURES:huawei-ma5800" "$SHARED_FIXTURES:zte-c320" "tests/fixtures:bdcom-p3310"; do
+    say "fixture check: ${fixture#*:}.snmprec served by snmpsim, polled by ponkeeper serve"
+    "$VENV/bin/python" scripts/check_fixture.py \
+        --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
+        --snmpsim "$VENV/bin/snmpsim-command-responder" \
+        --fixtures "${fixture%%:*}" \
+        --fixture "${fixture#*:}"
+done
