@@ -32,13 +32,16 @@ say "cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "cargo test"
+# actors/tests/fixtures.rs serves the .snmprec fixtures with this snmpsim.
+PONKEEPER_SNMPSIM="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
+export PONKEEPER_SNMPSIM
 cargo test --workspace --locked
 
 say "fixture check: vendor fixtures served by snmpsim, polled by ponkeeper serve"
 cargo build --locked --bin ponkeeper
 "$VENV/bin/python" scripts/check_fixture.py \
-    --binary target/debug/ponkeeper \
+    --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
     --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}" \
     --fixtures tests/fixtures \
-    --fixture huawei-ma5800
+    --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310

@@ -8,8 +8,8 @@ use crate::app::{shutdown_signal, App};
 use crate::config::Config;
 use crate::keys;
 use anyhow::Context;
-use ponkeeper_actors::domain::{SessionStatus, Vendor};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::domain::SessionStatus;
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let fleet = SimFleet::start(FleetSpec {
         olts: options.olts,
         onus_per_olt: options.onus_per_olt,
-        vendor: Vendor::Huawei,
+        vendors: FleetVendors::Mixed,
         base_port: 0,
         seed: options.seed,
         bind: [127, 0, 0, 1].into(),

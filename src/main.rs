@@ -9,7 +9,7 @@ use ponkeeper::config::Config;
 use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::{AccessLevel, Store};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -52,6 +52,7 @@ struct SimOptions {
     olts: usize,
     #[arg(long, default_value_t = 64)]
     onus_per_olt: usize,
+    /// Vendor of every OLT, or `mixed`: Huawei, ZTE and BDCOM in turn.
     #[arg(long, value_enum, default_value_t = SimVendor::Huawei)]
     vendor: SimVendor,
     /// OLT n listens on base-port + n - 1.
@@ -73,6 +74,9 @@ struct SimOptions {
 #[derive(Clone, Copy, ValueEnum)]
 enum SimVendor {
     Huawei,
+    Zte,
+    Bdcom,
+    Mixed,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -153,8 +157,11 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     let fleet = SimFleet::start(FleetSpec {
         olts: options.olts,
         onus_per_olt: options.onus_per_olt,
-        vendor: match options.vendor {
-            SimVendor::Huawei => Vendor::Huawei,
+        vendors: match options.vendor {
+            SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
+            SimVendor::Zte => FleetVendors::One(Vendor::Zte),
+            SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
+            SimVendor::Mixed => FleetVendors::Mixed,
         },
         base_port: options.base_port,
         seed: options.seed,

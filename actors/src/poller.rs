@@ -4,7 +4,7 @@
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
 use crate::domain::{DownCause, OnuStatus};
-use crate::profile::{std_oids, Encoding, OnuField, OnuIndexing, Profile};
+use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,8 +20,9 @@ pub struct PollOutcome {
     pub onus: Vec<PolledOnu>,
 }
 
-/// One ONU as the device reported it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// One ONU as the device reported it (in the API's field names, so fixtures' expected
+/// answers deserialize into it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PolledOnu {
     pub pon_port: String,
@@ -64,51 +65,61 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
             std_oids::FIRMWARE,
         ])
         .await?;
-    let interfaces = client
-        .walk_columns(&[std_oids::IF_NAME, std_oids::IF_TYPE])
+    let if_mib = client
+        .walk_columns(&[profile.interface_names.oid(), std_oids::IF_TYPE])
         .await?;
-    let port_names = pon_ports(profile, &interfaces[0], &interfaces[1]);
+    let interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
 
     let columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
     let table = client.walk_columns(&columns).await?;
-    let onus = decode_onus(profile, &port_names, &table)?;
+    let onus = decode_onus(profile, &interfaces, &table)?;
 
     Ok(PollOutcome {
         sys_name: system[0].as_text(),
         sys_descr: system[1].as_text(),
         uptime_seconds: system[2].as_i64().and_then(|t| u64::try_from(t / 100).ok()),
         firmware: system[3].as_text().filter(|f| !f.is_empty()),
-        ports: port_names.values().cloned().collect(),
+        ports: interfaces.ports.values().cloned().collect(),
         onus,
     })
 }
 
-/// PON ports by ifIndex: interfaces of the profile's ifType whose ifName names a port.
-fn pon_ports(
-    profile: &Profile,
-    names: &[ColumnEntry],
-    types: &[ColumnEntry],
-) -> BTreeMap<u32, String> {
-    let types: HashMap<&[u32], i64> = types
-        .iter()
-        .filter_map(|(index, value)| Some((index.as_slice(), value.as_i64()?)))
-        .collect();
-    names
-        .iter()
-        .filter_map(|(index, value)| {
+/// What IF-MIB says about an OLT: every interface's name, and which are PON ports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Interfaces {
+    /// Every interface's name (the profile's [`crate::profile::InterfaceNames`] column)
+    /// by ifIndex; BDCOM's ONU interfaces are looked up here.
+    pub names: BTreeMap<u32, String>,
+    /// PON port names (`0/1/0`) by ifIndex: interfaces of the profile's ifType whose
+    /// name names a port.
+    pub ports: BTreeMap<u32, String>,
+}
+
+impl Interfaces {
+    pub fn from_walk(profile: &Profile, names: &[ColumnEntry], types: &[ColumnEntry]) -> Self {
+        let types: HashMap<&[u32], i64> = types
+            .iter()
+            .filter_map(|(index, value)| Some((index.as_slice(), value.as_i64()?)))
+            .collect();
+        let mut interfaces = Interfaces::default();
+        for (index, value) in names {
             let [if_index] = index.as_slice() else {
-                return None;
+                continue;
             };
-            if let Some(&if_type) = types.get(index.as_slice()) {
-                if if_type != i64::from(profile.port_if_type) {
-                    return None;
-                }
+            let Some(name) = value.as_text() else {
+                continue;
+            };
+            let type_fits = match (profile.port_if_type, types.get(index.as_slice())) {
+                (Some(wanted), Some(&if_type)) => if_type == i64::from(wanted),
+                _ => true,
+            };
+            if let Some(port) = profile.port_from_if_name(&name).filter(|_| type_fits) {
+                interfaces.ports.insert(*if_index, port.to_string());
             }
-            let name = value.as_text()?;
-            let port = profile.port_from_if_name(&name)?.to_string();
-            Some((*if_index, port))
-        })
-        .collect()
+            interfaces.names.insert(*if_index, name);
+        }
+        interfaces
+    }
 }
 
 #[derive(Default)]
@@ -116,10 +127,36 @@ struct RowBuilder<'a> {
     values: HashMap<OnuField, &'a SnmpValue>,
 }
 
+/// The port name and ONU number a row index stands for, per the profile's indexing;
+/// `None` for a row that names no known port.
+fn locate_onu(profile: &Profile, interfaces: &Interfaces, index: &[u32]) -> Option<(String, u32)> {
+    match profile.onu_indexing {
+        OnuIndexing::PortIfIndexAndOnuId => {
+            let [if_index, onu_id] = index else {
+                return None;
+            };
+            Some((interfaces.ports.get(if_index)?.clone(), *onu_id))
+        }
+        OnuIndexing::PonIdAndOnuId(layout) => {
+            let [pon_id, onu_id] = index else {
+                return None;
+            };
+            Some((layout.port_name(*pon_id)?, *onu_id))
+        }
+        OnuIndexing::OnuIfIndex { .. } => {
+            let [if_index] = index else {
+                return None;
+            };
+            let (port, number) = profile.onu_from_if_name(interfaces.names.get(if_index)?)?;
+            Some((port.to_string(), number))
+        }
+    }
+}
+
 /// Joins the walked columns by row index into ONUs.
 pub fn decode_onus(
     profile: &Profile,
-    ports: &BTreeMap<u32, String>,
+    interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
 ) -> Result<Vec<PolledOnu>, DeviceError> {
     let mut rows: BTreeMap<&[u32], RowBuilder> = BTreeMap::new();
@@ -137,15 +174,8 @@ pub fn decode_onus(
 
     let mut onus = Vec::with_capacity(rows.len());
     for (index, row) in rows {
-        let (pon_port, onu_index) = match profile.onu_indexing {
-            OnuIndexing::PortIfIndexAndOnuId => {
-                let [if_index, onu_id] = index else { continue };
-                let port = match ports.get(if_index) {
-                    Some(name) => name.clone(),
-                    None => continue,
-                };
-                (port, *onu_id)
-            }
+        let Some((pon_port, onu_index)) = locate_onu(profile, interfaces, index) else {
+            continue;
         };
         let Some(serial) = row
             .values
@@ -162,16 +192,15 @@ pub fn decode_onus(
             let column = profile.column(field)?;
             column.decode_dbm(row.values.get(&field)?.as_i64()?)
         };
-        let status = integer(OnuField::Status)
+        let raw_status = integer(OnuField::Status);
+        let status = raw_status
             .map(|raw| profile.status(raw))
             .unwrap_or(OnuStatus::Offline);
         let last_down_cause = match status {
             OnuStatus::Online => None,
-            OnuStatus::Offline => Some(
-                integer(OnuField::DownCause)
-                    .map(|raw| profile.down_cause(raw))
-                    .unwrap_or(DownCause::Unknown),
-            ),
+            OnuStatus::Offline => {
+                Some(profile.last_down_cause(raw_status, integer(OnuField::DownCause)))
+            }
         };
         onus.push(PolledOnu {
             pon_port,
@@ -195,9 +224,5 @@ pub fn decode_onus(
 
 fn decode_serial(profile: &Profile, value: &SnmpValue) -> Option<String> {
     let column = profile.column(OnuField::Serial)?;
-    let bytes = value.as_bytes()?;
-    match column.encoding {
-        Encoding::GponSerial => Some(crate::profile::format_gpon_serial(bytes)),
-        _ => value.as_text(),
-    }
+    Some(column.decode_octets(value.as_bytes()?))
 }

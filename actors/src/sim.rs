@@ -1,5 +1,7 @@
 //! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
-//! UDP socket, so the service and its tests poll them exactly as they poll devices. The
+//! UDP socket, so the service and its tests poll them exactly as they poll devices. OLTs
+//! are Huawei, ZTE or BDCOM, one vendor for the whole fleet or all three in turn
+//! ([`FleetVendors`]). The
 //! fleet is generated deterministically from a seed ([`model`]), encodes every value with
 //! the same driver profile the pollers decode with ([`vendor`], [`crate::profile`]), serves
 //! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
@@ -33,13 +35,31 @@ use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
 use vendor::SimVendor;
 
+/// Which vendors the simulated OLTs are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FleetVendors {
+    /// Every OLT is of this vendor.
+    One(Vendor),
+    /// OLT `i` (from 0) is Huawei, ZTE, BDCOM, Huawei, ... in turn.
+    Mixed,
+}
+
+impl FleetVendors {
+    /// The vendor of OLT `i` (from 0).
+    pub fn of_olt(self, i: usize) -> Vendor {
+        match self {
+            FleetVendors::One(vendor) => vendor,
+            FleetVendors::Mixed => Vendor::ALL[i % Vendor::ALL.len()],
+        }
+    }
+}
+
 /// What fleet to simulate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetSpec {
     pub olts: usize,
     pub onus_per_olt: usize,
-    /// Only Huawei can be simulated for now; other vendors are refused by `start`.
-    pub vendor: Vendor,
+    pub vendors: FleetVendors,
     /// OLT `i` (from 0) listens on `base_port + i`; 0 gives every OLT an ephemeral port.
     pub base_port: u16,
     /// The same seed gives the same initial fleet.
@@ -55,7 +75,7 @@ impl FleetSpec {
         FleetSpec {
             olts,
             onus_per_olt,
-            vendor: Vendor::Huawei,
+            vendors: FleetVendors::One(Vendor::Huawei),
             base_port: 0,
             seed: 1,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -111,13 +131,13 @@ pub type ExpectedOnu = crate::poller::PolledOnu;
 struct RunningOlt {
     id: OltId,
     addr: SocketAddr,
+    vendor: &'static SimVendor,
     shared: Arc<OltShared>,
 }
 
 /// A running fleet. Dropping it stops every agent; [`SimFleet::shutdown`] also waits.
 pub struct SimFleet {
     olts: Vec<RunningOlt>,
-    vendor: &'static SimVendor,
     bind: IpAddr,
     tasks: JoinSet<()>,
 }
@@ -134,17 +154,22 @@ impl SimFleet {
     /// Generates the fleet, binds one UDP socket per OLT and starts the agents (and the
     /// dynamics ticker unless frozen).
     pub async fn start(spec: FleetSpec) -> std::io::Result<SimFleet> {
-        let vendor = SimVendor::for_vendor(spec.vendor).ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                format!("the simulator has no {} profile yet", spec.vendor),
-            )
-        })?;
         let started = Instant::now();
-        let view = Arc::new(MibView::for_vendor(vendor));
+        // One MIB view per vendor, shared by its OLTs.
+        let views: Vec<(Vendor, Arc<MibView>)> = Vendor::ALL
+            .iter()
+            .map(|&v| (v, Arc::new(MibView::for_vendor(SimVendor::for_vendor(v)))))
+            .collect();
         let mut tasks = JoinSet::new();
         let mut olts = Vec::with_capacity(spec.olts);
         for i in 0..spec.olts {
+            let vendor_id = spec.vendors.of_olt(i);
+            let vendor = SimVendor::for_vendor(vendor_id);
+            let view = views
+                .iter()
+                .find(|(v, _)| *v == vendor_id)
+                .map(|(_, view)| view.clone())
+                .ok_or_else(|| invalid("no MIB view for the vendor"))?;
             let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
             let port = if spec.base_port == 0 {
                 0
@@ -162,9 +187,14 @@ impl SimFleet {
                 state: Mutex::new(state),
                 silent: AtomicBool::new(false),
             });
-            let responder = Responder::new(shared.clone(), view.clone(), vendor, started);
+            let responder = Responder::new(shared.clone(), view, vendor, started);
             tasks.spawn(agent::serve(socket, responder));
-            olts.push(RunningOlt { id, addr, shared });
+            olts.push(RunningOlt {
+                id,
+                addr,
+                vendor,
+                shared,
+            });
         }
         if let Some(period) = spec.dynamics.tick.filter(|p| !p.is_zero()) {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
@@ -172,14 +202,14 @@ impl SimFleet {
         }
         Ok(SimFleet {
             olts,
-            vendor,
             bind: spec.bind,
             tasks,
         })
     }
 
-    /// The inventory that describes this fleet: OLT ids 1..=N at their bound ports,
-    /// community `public`, SNMP v2c, spread over four nodes; every 5th OLT has no node.
+    /// The inventory that describes this fleet: OLT ids 1..=N at their bound ports, each
+    /// with its vendor and model (MA5800-X7, C320, P3310), community `public`, SNMP v2c,
+    /// spread over four nodes; every 5th OLT has no node.
     pub fn inventory(&self) -> Inventory {
         let nodes = NODES
             .iter()
@@ -201,8 +231,8 @@ impl SimFleet {
                 OltSpec {
                     id: olt.id,
                     ip: self.bind,
-                    vendor: self.vendor.profile.vendor,
-                    model: self.vendor.model.to_string(),
+                    vendor: olt.vendor.profile.vendor,
+                    model: olt.vendor.model.to_string(),
                     city: city.to_string(),
                     node,
                     enabled: true,
@@ -234,7 +264,7 @@ impl SimFleet {
     /// (ports by ifIndex, ONUs by number); empty for an unknown OLT.
     pub fn expected_onus(&self, olt_id: OltId) -> Vec<ExpectedOnu> {
         self.olt(olt_id)
-            .map(|olt| lock(&olt.shared).expected_onus(self.vendor))
+            .map(|olt| lock(&olt.shared).expected_onus(olt.vendor))
             .unwrap_or_default()
     }
 

@@ -1,11 +1,11 @@
 //! The supervisor and OLT actors polling the simulator over real UDP SNMP: every ONU's
-//! fields must equal what the simulated device serves, and state must survive a restart
-//! of the actors from sled.
+//! fields must equal what the simulated device serves, for Huawei, ZTE, BDCOM and mixed
+//! fleets, and state must survive a restart of the actors from sled.
 
-use ponkeeper_actors::domain::{OnuStatus, SessionStatus};
+use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::olt::PollSettings;
 use ponkeeper_actors::poller::PolledOnu;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
 use std::sync::Arc;
@@ -25,7 +25,12 @@ fn settings() -> PollSettings {
 }
 
 async fn steady_sim(olts: usize, onus: usize) -> SimFleet {
+    steady_sim_of(FleetVendors::One(Vendor::Huawei), olts, onus).await
+}
+
+async fn steady_sim_of(vendors: FleetVendors, olts: usize, onus: usize) -> SimFleet {
     SimFleet::start(FleetSpec {
+        vendors,
         dynamics: Dynamics::none(),
         ..FleetSpec::new(olts, onus)
     })
@@ -35,14 +40,39 @@ async fn steady_sim(olts: usize, onus: usize) -> SimFleet {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn polled_onus_equal_what_the_device_serves() {
-    let sim = steady_sim(3, 40).await;
+    polled_onus_equal_what_the_fleet_serves(FleetVendors::One(Vendor::Huawei), 3).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polled_zte_onus_equal_what_the_device_serves() {
+    polled_onus_equal_what_the_fleet_serves(FleetVendors::One(Vendor::Zte), 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polled_bdcom_onus_equal_what_the_device_serves() {
+    polled_onus_equal_what_the_fleet_serves(FleetVendors::One(Vendor::Bdcom), 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polled_mixed_fleet_equals_what_each_device_serves() {
+    polled_onus_equal_what_the_fleet_serves(FleetVendors::Mixed, 6).await;
+}
+
+/// Polls every OLT of a frozen fleet of `olts` × 40 ONUs through the real actors and
+/// compares every field of every ONU, the totals and the ports with the simulator.
+async fn polled_onus_equal_what_the_fleet_serves(vendors: FleetVendors, olts: u32) {
+    let sim = steady_sim_of(vendors, olts as usize, 40).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("store");
-    let fleet = Fleet::start(store, settings(), sim.inventory())
+    let inventory = sim.inventory();
+    for (i, spec) in inventory.olts.iter().enumerate() {
+        assert_eq!(spec.vendor, vendors.of_olt(i), "OLT {}", spec.id);
+    }
+    let fleet = Fleet::start(store, settings(), inventory)
         .await
         .expect("fleet");
 
-    for olt in 1..=3u32 {
+    for olt in 1..=olts {
         let handle = fleet.olt(olt).expect("actor runs");
         let summary = handle.poll_now().await.expect("poll");
         assert_eq!(summary.status, SessionStatus::Online, "OLT {olt}");
@@ -55,7 +85,11 @@ async fn polled_onus_equal_what_the_device_serves() {
         for table in [&mut polled, &mut expected_sorted] {
             table.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
         }
-        assert_eq!(polled.len(), 40);
+        assert_eq!(polled.len(), 40, "OLT {olt}");
+        assert!(
+            expected.iter().any(|o| o.rx_power.is_some()),
+            "OLT {olt} reports readings"
+        );
         assert_eq!(
             polled, expected_sorted,
             "every field of every ONU of OLT {olt}"

@@ -1,12 +1,13 @@
 //! The simulated fleet checked from the outside: net-snmp's own `snmpbulkwalk`, `snmpwalk`
 //! and `snmpget` (an independent SNMP implementation) and snmp2's client (the one the
 //! pollers use) query the simulator over real UDP, and what they read must equal
-//! `SimFleet::expected_onus` exactly. Needs net-snmp: `apt-get install -y snmp`.
+//! `SimFleet::expected_onus` exactly, for the Huawei, ZTE C320 and BDCOM P3310 layouts of
+//! DEVICES.md. Needs net-snmp: `apt-get install -y snmp`.
 
-use ponkeeper_actors::domain::{OnuStatus, Vendor};
+use ponkeeper_actors::domain::{DownCause, OnuStatus, Vendor};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::profile::huawei_gpon_if_index;
-use ponkeeper_actors::sim::{Dynamics, ExpectedOnu, FleetSpec, SimFleet};
+use ponkeeper_actors::sim::{Dynamics, ExpectedOnu, FleetSpec, FleetVendors, SimFleet};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -353,6 +354,36 @@ async fn inventory_describes_the_fleet() {
 }
 
 #[tokio::test]
+async fn a_mixed_fleet_cycles_the_vendors() {
+    let spec = FleetSpec {
+        vendors: FleetVendors::Mixed,
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(6, 4)
+    };
+    let fleet = SimFleet::start(spec).await.expect("the fleet starts");
+    let models: Vec<(Vendor, String)> = fleet
+        .inventory()
+        .olts
+        .iter()
+        .map(|olt| (olt.vendor, olt.model.clone()))
+        .collect();
+    let cycle = [
+        (Vendor::Huawei, "MA5800-X7"),
+        (Vendor::Zte, "C320"),
+        (Vendor::Bdcom, "P3310"),
+    ];
+    let expected: Vec<(Vendor, String)> = cycle
+        .iter()
+        .chain(cycle.iter())
+        .map(|(vendor, model)| (*vendor, model.to_string()))
+        .collect();
+    assert_eq!(models, expected);
+    assert_eq!(fleet.expected_ports(2)[0], "1/1/1");
+    assert_eq!(fleet.expected_ports(3)[0], "0/1");
+    fleet.shutdown().await;
+}
+
+#[tokio::test]
 async fn fixed_ports_follow_base_port() {
     let probe = std::net::UdpSocket::bind("127.0.0.1:0").expect("probe");
     let base = probe.local_addr().expect("addr").port();
@@ -375,14 +406,195 @@ async fn fixed_ports_follow_base_port() {
     }
 }
 
-#[tokio::test]
-async fn unsupported_vendor_is_refused() {
+async fn frozen_fleet_of(vendor: Vendor, onus: usize, seed: u64) -> SimFleet {
     let spec = FleetSpec {
-        vendor: Vendor::Zte,
-        ..FleetSpec::new(1, 1)
+        seed,
+        vendors: FleetVendors::One(vendor),
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(1, onus)
     };
-    let error = SimFleet::start(spec).await.err().expect("refused");
-    assert_eq!(error.kind(), std::io::ErrorKind::Unsupported);
+    SimFleet::start(spec).await.expect("the fleet starts")
+}
+
+/// Rows of one column walk keyed by the arcs after the column OID (without the
+/// endOfMibView line net-snmp prints after the last object of the view).
+fn instances(
+    column: &str,
+    rows: Vec<(Vec<u64>, String, String)>,
+) -> BTreeMap<Vec<u64>, (String, String)> {
+    let prefix_len = column.split('.').count();
+    rows.into_iter()
+        .filter(|(_, kind, _)| !kind.starts_with("No more variables"))
+        .map(|(arcs, kind, value)| (arcs[prefix_len..].to_vec(), (kind, value)))
+        .collect()
+}
+
+async fn bulkwalk(addr: &str, column: &str) -> BTreeMap<Vec<u64>, (String, String)> {
+    let args = ["-v2c", "-c", "public", "-On", "-Oe", addr, column];
+    instances(column, walk("snmpbulkwalk", &args).await)
+}
+
+/// sysDescr and sysObjectID as net-snmp reads them.
+async fn identity(addr: &str) -> (String, String) {
+    let got = walk(
+        "snmpget",
+        &[
+            "-v2c",
+            "-c",
+            "public",
+            "-On",
+            addr,
+            "1.3.6.1.2.1.1.1.0",
+            "1.3.6.1.2.1.1.2.0",
+        ],
+    )
+    .await;
+    (got[0].2.clone(), got[1].2.clone())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulkwalk_reads_a_zte_c320() {
+    const SERIAL: &str = "1.3.6.1.4.1.3902.1012.3.28.1.1.5";
+    const PHASE: &str = "1.3.6.1.4.1.3902.1012.3.28.2.1.4";
+    const RX: &str = "1.3.6.1.4.1.3902.1012.3.50.12.1.1.10";
+    const DISTANCE: &str = "1.3.6.1.4.1.3902.1012.3.11.4.1.2";
+    let fleet = frozen_fleet_of(Vendor::Zte, 60, 4).await;
+    let addr = target(fleet.olt_addr(1).expect("OLT 1"));
+    let expected = fleet.expected_onus(1);
+    assert!(expected.iter().any(|o| o.status == OnuStatus::Offline));
+
+    let (descr, object_id) = identity(&addr).await;
+    assert!(descr.contains("by ZTE Corporation"), "{descr}");
+    assert!(
+        object_id.starts_with(".1.3.6.1.4.1.3902.1082."),
+        "{object_id}"
+    );
+
+    let names: Vec<String> = bulkwalk(&addr, IF_NAME)
+        .await
+        .values()
+        .map(|(kind, value)| String::from_utf8_lossy(&octets(kind, value)).into_owned())
+        .collect();
+    let ports: Vec<String> = fleet
+        .expected_ports(1)
+        .iter()
+        .map(|p| format!("gpon_{p}"))
+        .collect();
+    assert_eq!(names, ports);
+    assert_eq!(names[0], "gpon_1/1/1");
+
+    // Rows are <ponId>.<onuId>; optics carry a trailing .1.
+    let pon_id = |onu: &ExpectedOnu| -> u64 {
+        let parts: Vec<u64> = onu
+            .pon_port
+            .split('/')
+            .map(|p| p.parse().expect("numeric port"))
+            .collect();
+        0x1000_0000 + parts[1] * 65_536 + parts[2] * 256
+    };
+    let serials = bulkwalk(&addr, SERIAL).await;
+    let phases = bulkwalk(&addr, PHASE).await;
+    let rx = bulkwalk(&addr, RX).await;
+    let distances = bulkwalk(&addr, DISTANCE).await;
+    assert_eq!(serials.len(), expected.len());
+    assert_eq!(rx.len(), expected.len());
+    for onu in &expected {
+        let key = vec![pon_id(onu), u64::from(onu.onu_index)];
+        let (kind, value) = &serials[&key];
+        assert_eq!(serial_text(&octets(kind, value)), onu.serial, "{key:?}");
+        let (kind, value) = &phases[&key];
+        let phase = integer(kind, value);
+        let (status, cause) = match phase {
+            3 => (OnuStatus::Online, None),
+            1 => (OnuStatus::Offline, Some(DownCause::Los)),
+            4 => (OnuStatus::Offline, Some(DownCause::DyingGasp)),
+            _ => (OnuStatus::Offline, Some(DownCause::Unknown)),
+        };
+        assert_eq!(
+            (status, cause),
+            (onu.status, onu.last_down_cause),
+            "{key:?}"
+        );
+        let mut optics = key.clone();
+        optics.push(1);
+        let (kind, value) = &rx[&optics];
+        let raw = onu
+            .rx_power
+            .map_or(65_535, |dbm| ((dbm + 30.0) * 500.0).round() as i64);
+        assert_eq!(integer(kind, value), raw, "rx {key:?}");
+        let distance = distances
+            .get(&key)
+            .map(|(kind, value)| integer(kind, value));
+        assert_eq!(distance, onu.distance.map(i64::from), "distance {key:?}");
+    }
+    fleet.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulkwalk_reads_a_bdcom_p3310() {
+    const MAC: &str = "1.3.6.1.4.1.3320.101.10.1.1.3";
+    const STATUS: &str = "1.3.6.1.4.1.3320.101.10.1.1.26";
+    const RX: &str = "1.3.6.1.4.1.3320.101.10.5.1.5";
+    const DESCRIPTION: &str = "1.3.6.1.4.1.3320.101.11.1.1.4";
+    const IF_DESCR: &str = "1.3.6.1.2.1.2.2.1.2";
+    let fleet = frozen_fleet_of(Vendor::Bdcom, 60, 4).await;
+    let addr = target(fleet.olt_addr(1).expect("OLT 1"));
+    let expected = fleet.expected_onus(1);
+    assert!(expected.iter().any(|o| o.status == OnuStatus::Offline));
+
+    let (descr, object_id) = identity(&addr).await;
+    assert!(descr.starts_with("\"BDCOM(tm) P3310 Software"), "{descr}");
+    assert!(object_id.starts_with(".1.3.6.1.4.1.3320.1."), "{object_id}");
+
+    // ifDescr names the ports (EPON0/1) and every ONU's own interface (EPON0/1:3).
+    let if_descr: BTreeMap<u64, String> = bulkwalk(&addr, IF_DESCR)
+        .await
+        .into_iter()
+        .map(|(index, (kind, value))| {
+            let name = String::from_utf8_lossy(&octets(&kind, &value)).into_owned();
+            (index[0], name)
+        })
+        .collect();
+    let ports: Vec<&String> = if_descr.values().filter(|n| !n.contains(':')).collect();
+    let expected_ports: Vec<String> = fleet
+        .expected_ports(1)
+        .iter()
+        .map(|p| format!("EPON{p}"))
+        .collect();
+    assert_eq!(ports, expected_ports.iter().collect::<Vec<_>>());
+    assert_eq!(expected_ports[0], "EPON0/1");
+    let by_name: BTreeMap<&str, u64> = if_descr.iter().map(|(i, n)| (n.as_str(), *i)).collect();
+
+    let macs = bulkwalk(&addr, MAC).await;
+    let statuses = bulkwalk(&addr, STATUS).await;
+    let rx = bulkwalk(&addr, RX).await;
+    let descriptions = bulkwalk(&addr, DESCRIPTION).await;
+    assert_eq!(macs.len(), expected.len());
+    for onu in &expected {
+        let name = format!("EPON{}:{}", onu.pon_port, onu.onu_index);
+        let key = vec![by_name[name.as_str()]];
+        let (kind, value) = &macs[&key];
+        let mac: Vec<String> = octets(kind, value)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(mac.join(":"), onu.serial, "{name}");
+        let (kind, value) = &descriptions[&key];
+        assert_eq!(octets(kind, value), onu.description.as_bytes(), "{name}");
+        let (kind, value) = &statuses[&key];
+        let (status, cause) = match integer(kind, value) {
+            0 | 1 | 3 => (OnuStatus::Online, None),
+            4 => (OnuStatus::Offline, Some(DownCause::Los)),
+            _ => (OnuStatus::Offline, Some(DownCause::Unknown)),
+        };
+        assert_eq!((status, cause), (onu.status, onu.last_down_cause), "{name}");
+        let (kind, value) = &rx[&key];
+        let raw = onu
+            .rx_power
+            .map_or(ABSENT, |dbm| (dbm * 10.0).round() as i64);
+        assert_eq!(integer(kind, value), raw, "rx {name}");
+    }
+    fleet.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

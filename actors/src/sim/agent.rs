@@ -240,7 +240,7 @@ mod tests {
     const SERIAL: &[u64] = &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 43, 1, 3];
 
     fn responder(onus: usize) -> Responder {
-        let vendor = SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated");
+        let vendor = SimVendor::for_vendor(Vendor::Huawei);
         let olt = Arc::new(OltShared {
             state: Mutex::new(SimOlt::generate(vendor, 5, 1, onus, 100_000)),
             silent: AtomicBool::new(false),

@@ -1,7 +1,8 @@
 //! The MIB view one simulated OLT exposes, computed structurally rather than stored: a
 //! sorted list of objects (scalars and table columns) built once per vendor from the
 //! driver profile, whose instances are `column oid . row index . suffix` over the OLT's
-//! current ports and ONUs. GET and GETNEXT are binary searches over the rows, and values
+//! current interfaces and ONUs. A column may leave a row out (ZTE serves no distance for
+//! an offline ONU); GETNEXT skips such rows. GET and GETNEXT are binary searches over the rows, and values
 //! are read from [`SimOlt`] at answer time, so 1,000 OLTs × 128 ONUs cost no varbind
 //! memory. OIDs compare arc by arc as unsigned numbers (Huawei ifIndex values exceed
 //! 2^31). The agent ([`super::agent`]) is the only caller.
@@ -86,7 +87,8 @@ struct MibObject {
 /// Which rows a column runs over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Table {
-    Ports,
+    /// IF-MIB rows: PON ports and, for BDCOM, ONU interfaces.
+    Interfaces,
     Onus,
 }
 
@@ -94,7 +96,7 @@ impl Source {
     fn table(&self) -> Option<Table> {
         match self {
             Source::Scalar(_) => None,
-            Source::Port(_) => Some(Table::Ports),
+            Source::Port(_) => Some(Table::Interfaces),
             Source::Onu(_) => Some(Table::Onus),
         }
     }
@@ -164,7 +166,9 @@ impl MibView {
             match object.source.table() {
                 None => {
                     if oid == object.oid.as_slice() {
-                        return Lookup::Found(self.value(olt, ctx, object, 0));
+                        if let Some(value) = self.value(olt, ctx, object, 0) {
+                            return Lookup::Found(value);
+                        }
                     }
                     // The scalar's object is its OID without the trailing instance arc.
                     let parent = &object.oid[..object.oid.len().saturating_sub(1)];
@@ -177,7 +181,9 @@ impl MibView {
                         let at = partition(olt, table, &object.suffix, rows, |key| key < rest);
                         if at < rows && with_key(olt, table, at, &object.suffix, |key| key == rest)
                         {
-                            return Lookup::Found(self.value(olt, ctx, object, at));
+                            if let Some(value) = self.value(olt, ctx, object, at) {
+                                return Lookup::Found(value);
+                            }
                         }
                     }
                 }
@@ -206,23 +212,28 @@ impl MibView {
                 None => {
                     if object.oid.as_slice() > oid {
                         let name = InstanceOid::from_parts(&[&object.oid]);
-                        return Some((name, self.value(olt, ctx, object, 0)));
+                        if let Some(value) = self.value(olt, ctx, object, 0) {
+                            return Some((name, value));
+                        }
                     }
                 }
                 Some(table) => {
                     let rows = row_count(olt, table);
-                    let at = match oid.strip_prefix(object.oid.as_slice()) {
+                    let start = match oid.strip_prefix(object.oid.as_slice()) {
                         Some(rest) => {
                             partition(olt, table, &object.suffix, rows, |key| key <= rest)
                         }
                         None if oid < object.oid.as_slice() => 0,
                         None => rows,
                     };
-                    if at < rows {
-                        let mut key = [0u64; 4];
-                        let index = row_index(olt, table, at, &mut key);
-                        let name = InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
-                        return Some((name, self.value(olt, ctx, object, at)));
+                    for at in start..rows {
+                        if let Some(value) = self.value(olt, ctx, object, at) {
+                            let mut key = [0u64; 4];
+                            let index = row_index(olt, table, at, &mut key);
+                            let name =
+                                InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
+                            return Some((name, value));
+                        }
                     }
                 }
             }
@@ -230,41 +241,42 @@ impl MibView {
         None
     }
 
+    /// The value of `object` at `row`, or `None` when that row has no such instance.
     fn value<'a>(
         &self,
         olt: &'a SimOlt,
         ctx: AnswerContext,
         object: &MibObject,
         row: usize,
-    ) -> Value<'a> {
+    ) -> Option<Value<'a>> {
         let profile = ctx.vendor.profile;
-        match object.source {
+        Some(match object.source {
             Source::Scalar(Scalar::SysDescr) => Value::Octets(profile.sys_descr.as_bytes()),
             Source::Scalar(Scalar::SysObjectId) => Value::Oid(profile.sys_object_id),
             Source::Scalar(Scalar::SysUpTime) => Value::TimeTicks(ctx.uptime),
             Source::Scalar(Scalar::SysName) => Value::Octets(olt.sys_name.as_bytes()),
             Source::Scalar(Scalar::Firmware) => Value::Octets(olt.firmware.as_bytes()),
-            Source::Port(column) => match (column, olt.ports.get(row)) {
-                (PortColumn::Descr | PortColumn::Name, Some(port)) => {
-                    Value::Octets(port.if_name.as_bytes())
+            Source::Port(column) => {
+                let interface = olt.interfaces.get(row)?;
+                match column {
+                    PortColumn::Descr => Value::Octets(interface.if_descr.as_bytes()),
+                    PortColumn::Name => Value::Octets(interface.if_name.as_bytes()),
+                    PortColumn::Type => Value::Integer(i64::from(interface.if_type)),
                 }
-                (PortColumn::Type, Some(_)) => Value::Integer(i64::from(profile.port_if_type)),
-                (_, None) => Value::NoSuchInstance,
-            },
-            Source::Onu(column) => match olt.onus.get(row) {
-                Some(onu) => match SimOlt::onu_raw(ctx.vendor, onu, &column) {
+            }
+            Source::Onu(column) => {
+                match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
                     Raw::Integer(n) => Value::Integer(n),
                     Raw::Octets(bytes) => Value::Octets(bytes),
-                },
-                None => Value::NoSuchInstance,
-            },
-        }
+                }
+            }
+        })
     }
 }
 
 fn row_count(olt: &SimOlt, table: Table) -> usize {
     match table {
-        Table::Ports => olt.ports.len(),
+        Table::Interfaces => olt.interfaces.len(),
         Table::Onus => olt.onus.len(),
     }
 }
@@ -272,19 +284,20 @@ fn row_count(olt: &SimOlt, table: Table) -> usize {
 /// The row index arcs of `row` (without the column suffix).
 fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 4]) -> &'k [u64] {
     match table {
-        Table::Ports => {
-            key[0] = olt.ports.get(row).map_or(0, |p| u64::from(p.if_index));
+        Table::Interfaces => {
+            key[0] = olt.interfaces.get(row).map_or(0, |i| u64::from(i.if_index));
             &key[..1]
         }
-        Table::Onus => {
-            let (if_index, ont_id) = olt
-                .onus
-                .get(row)
-                .map_or((0, 0), |o| (u64::from(o.if_index), u64::from(o.ont_id)));
-            key[0] = if_index;
-            key[1] = ont_id;
-            &key[..2]
-        }
+        Table::Onus => match olt.onus.get(row) {
+            Some(onu) => {
+                let arcs = onu.row.arcs();
+                for (slot, &arc) in key.iter_mut().zip(arcs) {
+                    *slot = u64::from(arc);
+                }
+                &key[..arcs.len()]
+            }
+            None => &key[..0],
+        },
     }
 }
 
@@ -331,7 +344,7 @@ mod tests {
     use crate::domain::Vendor;
 
     fn setup(onus: usize) -> (MibView, SimOlt, AnswerContext) {
-        let vendor = SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated");
+        let vendor = SimVendor::for_vendor(Vendor::Huawei);
         let ctx = AnswerContext {
             vendor,
             uptime: 100,
@@ -422,5 +435,46 @@ mod tests {
             Lookup::NoSuchInstance
         ));
         assert!(view.next(&olt, ctx, &[2]).is_none());
+    }
+
+    #[test]
+    fn zte_and_bdcom_views_walk_in_order_and_skip_absent_rows() {
+        for vendor in [Vendor::Zte, Vendor::Bdcom] {
+            let vendor = SimVendor::for_vendor(vendor);
+            let ctx = AnswerContext {
+                vendor,
+                uptime: 100,
+            };
+            let view = MibView::for_vendor(vendor);
+            let olt = SimOlt::generate(vendor, 2, 1, 60, 0);
+            let seen = walk(&view, &olt, ctx);
+            assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
+            for oid in &seen {
+                assert!(
+                    matches!(view.get(&olt, ctx, oid), Lookup::Found(_)),
+                    "{oid:?}"
+                );
+            }
+            let offline = olt.onus.iter().filter(|o| !o.online).count();
+            assert!(offline > 0, "the seed gives offline ONUs");
+            let onu_objects = vendor.profile.onu_columns.len();
+            // Distance has no absent sentinel on either: offline ONUs have no instance.
+            let rows = 5 + 3 * olt.interfaces.len() + onu_objects * 60 - offline;
+            assert_eq!(seen.len(), rows, "{}", vendor.model);
+        }
+    }
+
+    #[test]
+    fn zte_optics_carry_the_trailing_one() {
+        let vendor = SimVendor::for_vendor(Vendor::Zte);
+        let ctx = AnswerContext {
+            vendor,
+            uptime: 100,
+        };
+        let view = MibView::for_vendor(vendor);
+        let olt = SimOlt::generate(vendor, 2, 1, 8, 0);
+        let rx = arcs(&[1, 3, 6, 1, 4, 1, 3902, 1012, 3, 50, 12, 1, 1, 10]);
+        let (first, _) = view.next(&olt, ctx, &rx).expect("a row");
+        assert_eq!(&first.arcs()[14..], &[268_501_248, 1, 1]);
     }
 }

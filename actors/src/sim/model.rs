@@ -6,10 +6,10 @@
 //! poller must report" cannot drift apart. Each OLT lives behind its own mutex in
 //! [`super::SimFleet`]; the agent task and the ticker lock it briefly.
 
-use super::vendor::SimVendor;
+use super::vendor::{PortPosition, RowIndex, SimVendor};
 use super::{Dynamics, ExpectedOnu};
 use crate::domain::{round_dbm, DownCause, OltId};
-use crate::profile::{format_gpon_serial, Encoding, OnuColumn, OnuField};
+use crate::profile::{OnuColumn, OnuField};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
@@ -17,11 +17,22 @@ use std::collections::HashSet;
 /// One PON port.
 #[derive(Debug, Clone)]
 pub(crate) struct SimPort {
-    /// `frame/slot/port`, e.g. `0/1/0`.
+    /// As the API names it: `0/1/0`, `1/1/1`, `0/1`.
     pub name: String,
-    /// ifName / ifDescr, e.g. `GPON 0/1/0`.
+    /// ifName (and ifDescr where the vendor fills it), e.g. `GPON 0/1/0`.
     pub if_name: String,
     pub if_index: u32,
+    pub position: PortPosition,
+}
+
+/// One IF-MIB row: a PON port, or an ONU's own interface (BDCOM `EPON0/1:3`).
+#[derive(Debug, Clone)]
+pub(crate) struct SimInterface {
+    pub if_index: u32,
+    pub if_name: String,
+    /// Empty where the vendor leaves ifDescr empty (ZTE).
+    pub if_descr: String,
+    pub if_type: u32,
 }
 
 /// Optical readings in dBm: the current value and the value it drifts around.
@@ -42,9 +53,10 @@ impl Reading {
 pub(crate) struct SimOnu {
     /// Index into [`SimOlt::ports`].
     pub port: usize,
-    /// ifIndex of its port (the first arc of the row index).
-    pub if_index: u32,
+    /// Its row index in every ONU table column.
+    pub row: RowIndex,
     pub ont_id: u32,
+    /// GPON serial, or a MAC in the first 6 bytes ([`SimVendor::serial_len`]).
     pub serial: [u8; 8],
     pub description: String,
     pub online: bool,
@@ -74,7 +86,9 @@ pub(crate) struct SimOlt {
     pub firmware: &'static str,
     /// Sorted by ifIndex.
     pub ports: Vec<SimPort>,
-    /// Sorted by (ifIndex, ontId): the row order of every ONU table column.
+    /// IF-MIB rows (ports, and ONU interfaces where the vendor has them), by ifIndex.
+    pub interfaces: Vec<SimInterface>,
+    /// Sorted by row index: the row order of every ONU table column.
     pub onus: Vec<SimOnu>,
     /// Drives the dynamics of this OLT; separate from the generator so a frozen fleet
     /// and a live one start from the same state.
@@ -118,7 +132,7 @@ impl SimOlt {
         let mut onus = Vec::with_capacity(onu_count);
         for (port_no, (port, count)) in ports.iter().zip(per_port).enumerate() {
             let mut ont_id = vendor.first_onu_id;
-            let last_id = vendor.first_onu_id + 127;
+            let last_id = vendor.first_onu_id + vendor.onu_ids_per_port.max(1) - 1;
             for placed in 0..count {
                 // Leave a gap now and then, while the port still has numbers to spare.
                 let remaining = (count - placed) as u32;
@@ -139,10 +153,13 @@ impl SimOlt {
                 ont_id += 1;
             }
         }
+        onus.sort_by_key(|onu| onu.row);
+        let interfaces = layout_interfaces(vendor, &ports, &onus);
         SimOlt {
             sys_name: format!("OLT-{id}"),
             firmware,
             ports,
+            interfaces,
             onus,
             rng: dynamics_rng,
         }
@@ -181,28 +198,33 @@ impl SimOlt {
         }
     }
 
-    /// The raw value of one ONU table column, exactly as the agent serves it.
-    pub fn onu_raw<'a>(vendor: &SimVendor, onu: &'a SimOnu, column: &OnuColumn) -> Raw<'a> {
+    /// The raw value of one ONU table column, exactly as the agent serves it; `None`
+    /// when the device has no such instance (a column without an absent sentinel, such
+    /// as ZTE's distance, leaves offline ONUs out).
+    pub fn onu_raw<'a>(vendor: &SimVendor, onu: &'a SimOnu, column: &OnuColumn) -> Option<Raw<'a>> {
         let profile = vendor.profile;
-        let absent = column.absent.first().copied().unwrap_or(-1);
+        let absent = column.absent.first().copied();
+        let reading = |value: Option<f64>| match value {
+            Some(_) => Some(Raw::Integer(column.encode_dbm(value))),
+            None => absent.map(Raw::Integer),
+        };
         match column.field {
-            OnuField::Serial => Raw::Octets(&onu.serial),
-            OnuField::Description => Raw::Octets(onu.description.as_bytes()),
-            OnuField::Status => Raw::Integer(vendor.status_value(onu.online)),
-            OnuField::Distance if onu.online => Raw::Integer(i64::from(onu.distance_m)),
-            OnuField::Distance => Raw::Integer(absent),
-            OnuField::DownCause => Raw::Integer(
+            OnuField::Serial => Some(Raw::Octets(&onu.serial[..vendor.serial_len()])),
+            OnuField::Description => Some(Raw::Octets(onu.description.as_bytes())),
+            OnuField::Status => Some(Raw::Integer(
+                vendor.status_value(onu.online, onu.last_down_cause),
+            )),
+            OnuField::Distance if onu.online => Some(Raw::Integer(i64::from(onu.distance_m))),
+            OnuField::Distance => absent.map(Raw::Integer),
+            OnuField::DownCause => Some(Raw::Integer(
                 onu.last_down_cause
-                    .map(|cause| profile.down_cause_value(cause))
-                    .unwrap_or(absent),
-            ),
-            OnuField::RxPower => Raw::Integer(
-                column.encode_dbm((onu.online && onu.rx_reported).then_some(onu.rx.now)),
-            ),
-            OnuField::TxPower => Raw::Integer(column.encode_dbm(onu.online.then_some(onu.tx.now))),
-            OnuField::OltRxPower => {
-                Raw::Integer(column.encode_dbm(onu.online.then_some(onu.olt_rx.now)))
-            }
+                    .and_then(|cause| profile.down_cause_value(cause))
+                    .or(absent)
+                    .unwrap_or(-1),
+            )),
+            OnuField::RxPower => reading((onu.online && onu.rx_reported).then_some(onu.rx.now)),
+            OnuField::TxPower => reading(onu.online.then_some(onu.tx.now)),
+            OnuField::OltRxPower => reading(onu.online.then_some(onu.olt_rx.now)),
         }
     }
 
@@ -214,30 +236,30 @@ impl SimOlt {
             .iter()
             .map(|onu| {
                 let raw = |field: OnuField| {
-                    profile
-                        .column(field)
-                        .map(|column| (column, SimOlt::onu_raw(vendor, onu, column)))
+                    let column = profile.column(field)?;
+                    Some((column, SimOlt::onu_raw(vendor, onu, column)?))
                 };
                 let integer = |field: OnuField| match raw(field) {
                     Some((column, Raw::Integer(value))) => Some((column, value)),
                     _ => None,
                 };
                 let text = |field: OnuField| match raw(field) {
-                    Some((column, Raw::Octets(bytes))) => match column.encoding {
-                        Encoding::GponSerial => format_gpon_serial(bytes),
-                        _ => String::from_utf8_lossy(bytes).into_owned(),
-                    },
+                    Some((column, Raw::Octets(bytes))) => column.decode_octets(bytes),
                     _ => String::new(),
                 };
                 let dbm = |field: OnuField| {
                     integer(field).and_then(|(column, value)| column.decode_dbm(value))
                 };
-                let status = profile.status(integer(OnuField::Status).map_or(-1, |(_, v)| v));
+                let decoded = |field: OnuField| {
+                    integer(field).and_then(|(column, value)| column.decode_integer(value))
+                };
+                let raw_status = decoded(OnuField::Status);
+                let status = profile.status(raw_status.unwrap_or(-1));
                 let last_down_cause = match status {
                     crate::domain::OnuStatus::Online => None,
-                    crate::domain::OnuStatus::Offline => Some(
-                        profile.down_cause(integer(OnuField::DownCause).map_or(-1, |(_, v)| v)),
-                    ),
+                    crate::domain::OnuStatus::Offline => {
+                        Some(profile.last_down_cause(raw_status, decoded(OnuField::DownCause)))
+                    }
                 };
                 ExpectedOnu {
                     pon_port: self.ports[onu.port].name.clone(),
@@ -246,8 +268,7 @@ impl SimOlt {
                     description: text(OnuField::Description),
                     status,
                     last_down_cause,
-                    distance: integer(OnuField::Distance)
-                        .and_then(|(column, value)| column.decode_integer(value))
+                    distance: decoded(OnuField::Distance)
                         .and_then(|value| u32::try_from(value).ok()),
                     rx_power: dbm(OnuField::RxPower).map(round_dbm),
                     tx_power: dbm(OnuField::TxPower).map(round_dbm),
@@ -258,31 +279,67 @@ impl SimOlt {
     }
 }
 
-/// Enough ports for `onu_count` ONUs: at least 8 ONUs a port while a chassis of two
-/// boards lasts, never more than the vendor's per-port maximum.
+/// Enough ports for `onu_count` ONUs: at least 8 ONUs a port while the chassis's boards
+/// last, never more than the vendor's per-port maximum.
 fn layout_ports(vendor: &SimVendor, onu_count: usize) -> Vec<SimPort> {
     let max = vendor.max_onus_per_port.max(1) as usize;
-    let two_boards = 2 * vendor.ports_per_slot.max(1) as usize;
+    let per_slot = vendor.ports_per_slot.max(1);
+    let chassis = (vendor.slots.max(1) * per_slot) as usize;
     let count = onu_count
         .div_ceil(8)
-        .min(two_boards)
+        .min(chassis)
         .max(onu_count.div_ceil(max))
         .max(1);
-    let per_slot = vendor.ports_per_slot.max(1);
     let mut ports: Vec<SimPort> = (0..count as u32)
         .map(|n| {
-            let slot = vendor.first_slot + n / per_slot;
-            let port = n % per_slot;
-            let name = format!("{}/{slot}/{port}", vendor.frame);
+            let position = PortPosition {
+                frame: vendor.frame,
+                slot: vendor.first_slot + n / per_slot,
+                port: vendor.first_port + n % per_slot,
+                ordinal: n,
+            };
+            let name = vendor.port_name(position);
             SimPort {
                 if_name: format!("{}{name}", vendor.profile.port_name_prefix),
-                if_index: (vendor.port_if_index)(vendor.frame, slot, port),
+                if_index: (vendor.port_if_index)(position),
                 name,
+                position,
             }
         })
         .collect();
     ports.sort_by_key(|port| port.if_index);
     ports
+}
+
+/// The IF-MIB rows of an OLT: its ports, and each ONU's own interface where the vendor
+/// indexes ONUs by it (named `EPON0/1:3`), sorted by ifIndex.
+fn layout_interfaces(vendor: &SimVendor, ports: &[SimPort], onus: &[SimOnu]) -> Vec<SimInterface> {
+    let interface = |if_index: u32, name: String| SimInterface {
+        if_index,
+        if_descr: if vendor.if_descr_is_name {
+            name.clone()
+        } else {
+            String::new()
+        },
+        if_name: name,
+        if_type: vendor.port_if_type,
+    };
+    let mut interfaces: Vec<SimInterface> = ports
+        .iter()
+        .map(|port| interface(port.if_index, port.if_name.clone()))
+        .collect();
+    if let crate::profile::OnuIndexing::OnuIfIndex { separator } = vendor.profile.onu_indexing {
+        for onu in onus {
+            let (_, Some(if_index)) = vendor.onu_row_index(ports[onu.port].position, onu.ont_id)
+            else {
+                continue;
+            };
+            let name = format!("{}{separator}{}", ports[onu.port].if_name, onu.ont_id);
+            interfaces.push(interface(if_index, name));
+        }
+    }
+    interfaces.sort_by_key(|interface| interface.if_index);
+    interfaces
 }
 
 /// Splits `total` ONUs over `ports` ports as evenly as possible.
@@ -301,21 +358,25 @@ fn random_cause(rng: &mut ChaCha8Rng) -> DownCause {
     }
 }
 
+/// A serial of the vendor's length (the rest of the 8 bytes stays zero).
 fn random_serial(vendor: &SimVendor, rng: &mut ChaCha8Rng) -> [u8; 8] {
     let total: u32 = vendor.serial_prefixes.iter().map(|(_, w)| *w).sum();
     let mut pick = rng.random_range(0..total.max(1));
-    let mut prefix = *b"HWTC";
+    let mut prefix: &[u8] = b"HWTC";
     for (candidate, weight) in vendor.serial_prefixes {
         if pick < *weight {
-            prefix = *candidate;
+            prefix = candidate;
             break;
         }
         pick -= weight;
     }
-    let tail: [u8; 4] = rng.random();
+    let len = vendor.serial_len().min(8);
+    let prefix = &prefix[..prefix.len().min(len)];
     let mut serial = [0u8; 8];
-    serial[..4].copy_from_slice(&prefix);
-    serial[4..].copy_from_slice(&tail);
+    serial[..prefix.len()].copy_from_slice(prefix);
+    for byte in &mut serial[prefix.len()..len] {
+        *byte = rng.random();
+    }
     serial
 }
 
@@ -347,9 +408,10 @@ fn generate_onu(
         None
     };
     let rx_reported = !rng.random_bool(RX_MISSING);
+    let (row, _) = vendor.onu_row_index(port.position, ont_id);
     SimOnu {
         port: port_no,
-        if_index: port.if_index,
+        row,
         ont_id,
         serial,
         description: format!("contract-{contract}"),
@@ -370,7 +432,7 @@ mod tests {
     use crate::domain::Vendor;
 
     fn huawei() -> &'static SimVendor {
-        SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated")
+        SimVendor::for_vendor(Vendor::Huawei)
     }
 
     #[test]
@@ -387,12 +449,57 @@ mod tests {
             let on_port = big.onus.iter().filter(|o| o.port == port).count();
             assert!(on_port <= 32, "port {port} carries {on_port}");
         }
-        let mut keys: Vec<(u32, u32)> = big.onus.iter().map(|o| (o.if_index, o.ont_id)).collect();
+        let mut keys: Vec<RowIndex> = big.onus.iter().map(|o| o.row).collect();
         let before = keys.clone();
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys, before, "rows are sorted and unique");
         assert!(big.onus.iter().all(|o| o.ont_id < 128));
+    }
+
+    #[test]
+    fn zte_layout_follows_the_c320() {
+        let zte = SimVendor::for_vendor(Vendor::Zte);
+        let olt = SimOlt::generate(zte, 7, 1, 64, 0);
+        assert_eq!(olt.ports.len(), 8);
+        assert_eq!(olt.ports[0].name, "1/1/1");
+        assert_eq!(olt.ports[0].if_name, "gpon_1/1/1");
+        assert_eq!(olt.ports[0].if_index, 268_500_000);
+        assert_eq!(olt.interfaces.len(), 8, "IF-MIB holds the ports only");
+        assert!(olt.interfaces.iter().all(|i| i.if_descr.is_empty()));
+        let first = &olt.onus[0];
+        assert_eq!(first.row.arcs()[0], 268_501_248);
+        assert!(olt.onus.iter().all(|o| o.ont_id >= 1));
+        assert!(olt.onus.iter().all(|o| &o.serial[..4] != b"\0\0\0\0"));
+        let expected = olt.expected_onus(zte);
+        assert!(expected.iter().all(|o| o.serial.len() == 12));
+    }
+
+    #[test]
+    fn bdcom_layout_follows_the_p3310() {
+        let bdcom = SimVendor::for_vendor(Vendor::Bdcom);
+        let olt = SimOlt::generate(bdcom, 7, 1, 128, 0);
+        assert_eq!(olt.ports.len(), 4);
+        assert_eq!(olt.ports[0].name, "0/1");
+        assert_eq!(olt.ports[3].if_name, "EPON0/4");
+        assert_eq!(olt.interfaces.len(), 4 + 128, "ports and ONU interfaces");
+        let onu = &olt.onus[0];
+        let interface = olt
+            .interfaces
+            .iter()
+            .find(|i| i.if_index == onu.row.arcs()[0])
+            .expect("the ONU's own interface");
+        assert_eq!(interface.if_descr, format!("EPON0/1:{}", onu.ont_id));
+        assert_eq!(onu.serial[6..], [0, 0]);
+        let expected = olt.expected_onus(bdcom);
+        let mac = &expected[0].serial;
+        assert_eq!(mac.len(), 17, "{mac}");
+        assert_eq!(mac.to_lowercase(), *mac);
+        let rows: Vec<RowIndex> = olt.onus.iter().map(|o| o.row).collect();
+        let mut sorted = rows.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(rows, sorted);
     }
 
     #[test]

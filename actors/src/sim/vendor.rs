@@ -1,12 +1,23 @@
 //! What the simulator needs to know about a vendor beyond the driver profile: the chassis
-//! model and firmware strings, how PON ports are laid out and indexed, how ONUs are
-//! numbered, which serial prefixes appear and the raw status of an offline ONU. Like
-//! [`crate::profile`], this is data, one table per vendor: the fleet model
-//! ([`super::model`]) and the MIB view ([`super::mib`]) read it, and adding ZTE or BDCOM
-//! means adding one table here next to its profile.
+//! model and firmware strings, how PON ports are laid out, named and indexed, how ONUs are
+//! numbered (and, for BDCOM, which ifIndex their own interface gets), which serial
+//! prefixes appear and the raw status of an offline ONU. Like [`crate::profile`], this is
+//! data, one table per vendor: the fleet model ([`super::model`]) and the MIB view
+//! ([`super::mib`]) read it. Row indexes are built from the profile's
+//! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
 
-use crate::domain::Vendor;
-use crate::profile::{self, Profile};
+use crate::domain::{DownCause, Vendor};
+use crate::profile::{self, DownCauseSource, OnuField, OnuIndexing, Profile};
+
+/// Where a PON port sits in the chassis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PortPosition {
+    pub frame: u32,
+    pub slot: u32,
+    pub port: u32,
+    /// The port's place in the chassis, from 0 (ifIndex order).
+    pub ordinal: u32,
+}
 
 /// A simulated vendor: its driver profile plus the agent-side facts the profile lacks.
 #[derive(Debug)]
@@ -17,54 +28,209 @@ pub(crate) struct SimVendor {
     pub model: &'static str,
     /// Firmware versions reported in entPhysicalSoftwareRev.1; each OLT picks one.
     pub firmware: &'static [&'static str],
-    /// Serial vendor prefixes with relative weights (ONUs of other makes are common).
-    pub serial_prefixes: &'static [([u8; 4], u32)],
-    /// Raw run status of an offline ONU (the online value is `profile.online_status[0]`).
+    /// Serial (or MAC) prefixes with relative weights (ONUs of other makes are common);
+    /// the rest of the serial is random.
+    pub serial_prefixes: &'static [(&'static [u8], u32)],
+    /// Raw status of an offline ONU whose down cause the status cannot express (the
+    /// online value is `profile.online_status[0]`).
     pub offline_status: i64,
     /// The chassis frame every port is on.
     pub frame: u32,
+    /// Whether a port is named `frame/slot/port` (GPON OLTs) or `slot/port` (BDCOM).
+    pub name_has_frame: bool,
     /// The first service slot holding PON boards.
     pub first_slot: u32,
+    /// Service slots a chassis has before the layout spills into further slots.
+    pub slots: u32,
+    /// The number of the first port on a board.
+    pub first_port: u32,
     /// PON ports per board.
     pub ports_per_slot: u32,
     /// The most ONUs one PON port carries.
     pub max_onus_per_port: u32,
-    /// The number of the first ONU on a port (Huawei counts from 0, ZTE from 1).
+    /// The number of the first ONU on a port (Huawei counts from 0, ZTE and BDCOM from 1).
     pub first_onu_id: u32,
-    /// ifIndex of the port `frame/slot/port`.
-    pub port_if_index: fn(u32, u32, u32) -> u32,
+    /// How many ONU numbers a port has.
+    pub onu_ids_per_port: u32,
+    /// ifType of a PON port in IF-MIB.
+    pub port_if_type: u32,
+    /// ifIndex of a port.
+    pub port_if_index: fn(PortPosition) -> u32,
+    /// Whether ifDescr repeats the interface name (ZTE leaves it empty).
+    pub if_descr_is_name: bool,
+    /// ifIndex of an ONU's own interface, for vendors that index ONUs by it.
+    pub onu_if_index: Option<fn(PortPosition, u32) -> u32>,
+}
+
+fn huawei_port_if_index(at: PortPosition) -> u32 {
+    profile::huawei_gpon_if_index(at.frame, at.slot, at.port)
+}
+
+/// ZTE numbers IF-MIB rows on its own (the fixture's ports are 268500000 + n).
+fn zte_port_if_index(at: PortPosition) -> u32 {
+    268_500_000 + at.ordinal
+}
+
+/// (?) BDCOM: ports after a few uplinks, ONU interfaces in a block of 64 per port.
+fn bdcom_port_if_index(at: PortPosition) -> u32 {
+    5 + at.ordinal
+}
+
+fn bdcom_onu_if_index(at: PortPosition, onu_id: u32) -> u32 {
+    100 + at.ordinal * 64 + onu_id
 }
 
 static HUAWEI: SimVendor = SimVendor {
     profile: &profile::HUAWEI,
     model: "MA5800-X7",
     firmware: &["V800R021C00", "V800R021C10", "V800R022C00"],
-    serial_prefixes: &[(*b"HWTC", 70), (*b"ZTEG", 15), (*b"ALCL", 15)],
+    serial_prefixes: &[(b"HWTC", 70), (b"ZTEG", 15), (b"ALCL", 15)],
     offline_status: 2,
     frame: 0,
+    name_has_frame: true,
     first_slot: 1,
+    slots: 2,
+    first_port: 0,
     ports_per_slot: 16,
     max_onus_per_port: 32,
     first_onu_id: 0,
-    port_if_index: profile::huawei_gpon_if_index,
+    onu_ids_per_port: 128,
+    port_if_type: 250,
+    port_if_index: huawei_port_if_index,
+    if_descr_is_name: true,
+    onu_if_index: None,
+};
+
+static ZTE: SimVendor = SimVendor {
+    profile: &profile::ZTE,
+    model: "C320",
+    firmware: &["V2.1.0", "V2.1.0P1T1", "V1.2.5P3"],
+    serial_prefixes: &[(b"ZTEG", 80), (b"HWTC", 10), (b"ALCL", 10)],
+    // Phase "offline"; LOS and dying gasp have phases of their own.
+    offline_status: 6,
+    frame: 1,
+    name_has_frame: true,
+    first_slot: 1,
+    slots: 2,
+    first_port: 1,
+    ports_per_slot: 16,
+    max_onus_per_port: 64,
+    first_onu_id: 1,
+    onu_ids_per_port: 128,
+    port_if_type: 250,
+    port_if_index: zte_port_if_index,
+    if_descr_is_name: false,
+    onu_if_index: None,
+};
+
+static BDCOM: SimVendor = SimVendor {
+    profile: &profile::BDCOM,
+    model: "P3310",
+    firmware: &["10.1.0E Build 41588", "10.1.0F Build 53320"],
+    // MAC OUIs (the rest is random).
+    serial_prefixes: &[(&[0xFC, 0xFA, 0xF7], 70), (&[0xE0, 0x67, 0xB3], 30)],
+    // Deregistered: down for a reason the status does not say (UNKNOWN).
+    offline_status: 2,
+    frame: 0,
+    name_has_frame: false,
+    first_slot: 0,
+    slots: 1,
+    first_port: 1,
+    ports_per_slot: 4,
+    max_onus_per_port: 64,
+    first_onu_id: 1,
+    onu_ids_per_port: 64,
+    port_if_type: 1,
+    port_if_index: bdcom_port_if_index,
+    if_descr_is_name: true,
+    onu_if_index: Some(bdcom_onu_if_index),
 };
 
 impl SimVendor {
-    /// The simulator table of a vendor, or `None` when it cannot be simulated yet.
-    pub fn for_vendor(vendor: Vendor) -> Option<&'static SimVendor> {
+    /// The simulator table of a vendor.
+    pub fn for_vendor(vendor: Vendor) -> &'static SimVendor {
         match vendor {
-            Vendor::Huawei => Some(&HUAWEI),
-            Vendor::Zte | Vendor::Bdcom => None,
+            Vendor::Huawei => &HUAWEI,
+            Vendor::Zte => &ZTE,
+            Vendor::Bdcom => &BDCOM,
         }
     }
 
-    /// Raw run status for an ONU that is (or is not) online.
-    pub fn status_value(&self, online: bool) -> i64 {
+    /// Raw status of an ONU that is online, or offline after `cause`. Where the status
+    /// carries the cause (ZTE, BDCOM) an offline ONU reports the cause's status value.
+    pub fn status_value(&self, online: bool, cause: Option<DownCause>) -> i64 {
         if online {
-            self.profile.online_status.first().copied().unwrap_or(1)
-        } else {
-            self.offline_status
+            return self.profile.online_status.first().copied().unwrap_or(1);
         }
+        match self.profile.down_cause_source {
+            DownCauseSource::Column => self.offline_status,
+            DownCauseSource::Status => cause
+                .and_then(|cause| self.profile.down_cause_value(cause))
+                .unwrap_or(self.offline_status),
+        }
+    }
+
+    /// The port's name as the API shows it (`0/1/0`, `1/1/1`, `0/1`).
+    pub fn port_name(&self, at: PortPosition) -> String {
+        if self.name_has_frame {
+            format!("{}/{}/{}", at.frame, at.slot, at.port)
+        } else {
+            format!("{}/{}", at.slot, at.port)
+        }
+    }
+
+    /// Bytes in a serial: 8 for GPON, 6 for an EPON MAC.
+    pub fn serial_len(&self) -> usize {
+        self.profile
+            .column(OnuField::Serial)
+            .map_or(8, |column| column.serial_len())
+    }
+
+    /// The ONU table row index of ONU `onu_id` on the port at `at`, and the ifIndex of
+    /// the ONU's own interface where the vendor has one.
+    pub fn onu_row_index(&self, at: PortPosition, onu_id: u32) -> (RowIndex, Option<u32>) {
+        match self.profile.onu_indexing {
+            OnuIndexing::PortIfIndexAndOnuId => {
+                (RowIndex::two((self.port_if_index)(at), onu_id), None)
+            }
+            OnuIndexing::PonIdAndOnuId(layout) => {
+                let pon_id = layout.pon_id(at.slot, at.port).unwrap_or(u32::MAX);
+                (RowIndex::two(pon_id, onu_id), None)
+            }
+            OnuIndexing::OnuIfIndex { .. } => {
+                let if_index = self
+                    .onu_if_index
+                    .map_or(u32::MAX, |of_onu| of_onu(at, onu_id));
+                (RowIndex::one(if_index), Some(if_index))
+            }
+        }
+    }
+}
+
+/// The row index of an ONU table row: one or two arcs, without heap allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct RowIndex {
+    arcs: [u32; 2],
+    len: u8,
+}
+
+impl RowIndex {
+    fn one(a: u32) -> RowIndex {
+        RowIndex {
+            arcs: [a, 0],
+            len: 1,
+        }
+    }
+
+    fn two(a: u32, b: u32) -> RowIndex {
+        RowIndex {
+            arcs: [a, b],
+            len: 2,
+        }
+    }
+
+    pub fn arcs(&self) -> &[u32] {
+        &self.arcs[..usize::from(self.len)]
     }
 }
 
@@ -75,14 +241,50 @@ mod tests {
 
     #[test]
     fn status_values_round_trip_through_the_profile() {
-        let vendor = SimVendor::for_vendor(Vendor::Huawei).expect("huawei is simulated");
-        assert_eq!(
-            vendor.profile.status(vendor.status_value(true)),
-            OnuStatus::Online
-        );
-        assert_eq!(
-            vendor.profile.status(vendor.status_value(false)),
-            OnuStatus::Offline
-        );
+        for vendor in Vendor::ALL {
+            let sim = SimVendor::for_vendor(vendor);
+            let profile = sim.profile;
+            assert_eq!(
+                profile.status(sim.status_value(true, None)),
+                OnuStatus::Online
+            );
+            for cause in [None, Some(DownCause::Los), Some(DownCause::DyingGasp)] {
+                let raw = sim.status_value(false, cause);
+                assert_eq!(
+                    profile.status(raw),
+                    OnuStatus::Offline,
+                    "{vendor} {cause:?}"
+                );
+            }
+        }
+        let zte = SimVendor::for_vendor(Vendor::Zte);
+        assert_eq!(zte.status_value(false, Some(DownCause::Los)), 1);
+        assert_eq!(zte.status_value(false, Some(DownCause::DyingGasp)), 4);
+        let bdcom = SimVendor::for_vendor(Vendor::Bdcom);
+        assert_eq!(bdcom.status_value(false, Some(DownCause::Los)), 4);
+        assert_eq!(bdcom.status_value(false, Some(DownCause::DyingGasp)), 2);
+    }
+
+    #[test]
+    fn row_indexes_follow_each_vendor_layout() {
+        let at = PortPosition {
+            frame: 1,
+            slot: 2,
+            port: 1,
+            ordinal: 3,
+        };
+        let (zte, onu_if) = SimVendor::for_vendor(Vendor::Zte).onu_row_index(at, 5);
+        assert_eq!((zte.arcs(), onu_if), (&[268_566_784, 5][..], None));
+        let bdcom = SimVendor::for_vendor(Vendor::Bdcom);
+        let at = PortPosition {
+            frame: 0,
+            slot: 0,
+            port: 2,
+            ordinal: 1,
+        };
+        let (row, onu_if) = bdcom.onu_row_index(at, 3);
+        assert_eq!(row.arcs(), &[167]);
+        assert_eq!(onu_if, Some(167));
+        assert_eq!(bdcom.port_name(at), "0/2");
     }
 }

@@ -1,0 +1,238 @@
+//! The pollers against an independent SNMP agent: snmpsim serves real vendor layouts from
+//! `.snmprec` fixtures (Huawei MA5800 and ZTE C320 from `shared/fixtures/snmprec`, our
+//! hand-written BDCOM P3310 from `tests/fixtures`), the real `Fleet` polls each one over
+//! UDP, and every ONU, the port count and the totals must equal the fixture's
+//! `.expected.json` exactly. Our simulator encodes with the same profiles the pollers
+//! decode with, so only a foreign agent with foreign data can catch a wrong table.
+//!
+//! Needs snmpsim: `scripts/test.sh` installs it into `.venv`; `PONKEEPER_SNMPSIM` points
+//! elsewhere, `PONKEEPER_FIXTURES` at another copy of the shared fixtures.
+
+use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
+use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec, SnmpVersion};
+use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::poller::PolledOnu;
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::Fleet;
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A fixture's `.expected.json`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Expected {
+    vendor: Vendor,
+    onus: Vec<PolledOnu>,
+    ports: u32,
+    total_onu: u32,
+    onu_online: u32,
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn shared_fixtures() -> PathBuf {
+    match std::env::var_os("PONKEEPER_FIXTURES") {
+        // Relative to the repository root, as scripts/test.sh takes it.
+        Some(dir) => repo().join(dir),
+        None => repo().join("../shared/fixtures/snmprec"),
+    }
+}
+
+fn our_fixtures() -> PathBuf {
+    repo().join("tests/fixtures")
+}
+
+fn snmpsim_binary() -> PathBuf {
+    let path = match std::env::var_os("PONKEEPER_SNMPSIM") {
+        Some(path) => PathBuf::from(path),
+        None => repo().join(".venv/bin/snmpsim-command-responder"),
+    };
+    assert!(
+        path.exists(),
+        "snmpsim not found at {}: these tests poll fixtures served by snmpsim; run \
+         `scripts/test.sh` (it installs snmpsim into .venv) or set PONKEEPER_SNMPSIM",
+        path.display()
+    );
+    path
+}
+
+/// A running snmpsim serving one fixture as community `public`; killed on drop.
+struct Snmpsim {
+    child: Child,
+    addr: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Snmpsim {
+    fn start(fixture: &Path) -> Snmpsim {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).expect("data dir");
+        std::fs::copy(fixture, data.join("public.snmprec"))
+            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", fixture.display()));
+        let probe = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
+        let addr = probe.local_addr().expect("its address");
+        drop(probe);
+        let child = Command::new(snmpsim_binary())
+            .env("SNMPSIM_ALLOW_ROOT", "true")
+            .arg(format!("--data-dir={}", data.display()))
+            .arg(format!("--agent-udpv4-endpoint={addr}"))
+            .arg(format!(
+                "--cache-dir={}",
+                dir.path().join("cache").display()
+            ))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("snmpsim starts");
+        Snmpsim {
+            child,
+            addr,
+            _dir: dir,
+        }
+    }
+
+    /// Waits until the agent answers a GET of sysName.0.
+    async fn ready(&mut self) {
+        let started = Instant::now();
+        let sys_name = snmp2::Oid::from(&[1u64, 3, 6, 1, 2, 1, 1, 5, 0]).expect("oid");
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("snmpsim exited with {status} before answering");
+            }
+            if let Ok(mut session) = snmp2::AsyncSession::new_v2c(self.addr, b"public", 0).await {
+                let answer =
+                    tokio::time::timeout(Duration::from_millis(300), session.get(&sys_name)).await;
+                if matches!(answer, Ok(Ok(_))) {
+                    return;
+                }
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "snmpsim did not answer on {} within a minute",
+                self.addr
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+impl Drop for Snmpsim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn settings() -> PollSettings {
+    PollSettings {
+        interval: Duration::from_secs(3600),
+        timeout: Duration::from_secs(2),
+        retries: 2,
+        deadline: Duration::from_secs(30),
+        offline_after: 3,
+        bulk_varbinds: 64,
+        concurrency: Arc::new(tokio::sync::Semaphore::new(4)),
+    }
+}
+
+fn sorted(mut onus: Vec<PolledOnu>) -> Vec<PolledOnu> {
+    onus.sort_by(|a, b| (&a.pon_port, a.onu_index).cmp(&(&b.pon_port, b.onu_index)));
+    onus
+}
+
+/// Serves `<dir>/<name>.snmprec` with snmpsim, polls it as one OLT through the real fleet
+/// and compares with `<dir>/<name>.expected.json`.
+async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
+    let snmprec = dir.join(format!("{name}.snmprec"));
+    let expected_path = dir.join(format!("{name}.expected.json"));
+    let text = std::fs::read_to_string(&expected_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", expected_path.display()));
+    let expected: Expected = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not valid: {e}", expected_path.display()));
+
+    let mut agent = Snmpsim::start(&snmprec);
+    agent.ready().await;
+
+    let inventory = Inventory {
+        nodes: vec![],
+        olts: vec![OltSpec {
+            id: 1,
+            ip: agent.addr.ip(),
+            vendor: expected.vendor,
+            model: model.to_string(),
+            city: "Kazan".into(),
+            node: None,
+            enabled: true,
+            snmp: SnmpSpec {
+                port: agent.addr.port(),
+                community: "public".into(),
+                version: SnmpVersion::V2c,
+            },
+            ssh: None,
+        }],
+    };
+    let data = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(data.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), inventory)
+        .await
+        .expect("fleet");
+    let handle = fleet.olt(1).expect("the OLT actor runs");
+    let summary = handle.poll_now().await.expect("poll");
+    let detail = handle.detail().await.expect("detail");
+    assert_eq!(
+        summary.status,
+        SessionStatus::Online,
+        "{name}: {:?}",
+        detail.session
+    );
+
+    let polled: Vec<PolledOnu> = handle
+        .onus()
+        .await
+        .expect("onus")
+        .iter()
+        .map(PolledOnu::from)
+        .collect();
+    let (polled, wanted) = (sorted(polled), sorted(expected.onus));
+    assert_eq!(polled.len(), wanted.len(), "{name}: ONU count");
+    for (got, want) in polled.iter().zip(&wanted) {
+        assert_eq!(
+            got, want,
+            "{name}: {} ONU {}",
+            want.pon_port, want.onu_index
+        );
+    }
+    assert_eq!(summary.total_ports, expected.ports, "{name}: ports");
+    assert_eq!(summary.total_onu, expected.total_onu, "{name}: totalOnu");
+    assert_eq!(summary.onu_online, expected.onu_online, "{name}: onuOnline");
+    let online = polled
+        .iter()
+        .filter(|o| o.status == OnuStatus::Online)
+        .count() as u32;
+    assert_eq!(online, expected.onu_online, "{name}: online ONUs");
+    let port_onus: u32 = detail.ports.iter().map(|p| p.onu_total).sum();
+    assert_eq!(port_onus, expected.total_onu, "{name}: every ONU on a port");
+
+    fleet.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn huawei_ma5800_fixture_polls_as_expected() {
+    polls_as_expected(&shared_fixtures(), "huawei-ma5800", "MA5800-X7").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zte_c320_fixture_polls_as_expected() {
+    polls_as_expected(&shared_fixtures(), "zte-c320", "C320").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bdcom_p3310_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "bdcom-p3310", "P3310").await;
+}
