@@ -18,7 +18,9 @@ if ! command -v snmpbulkwalk >/dev/null 2>&1; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp >/dev/null
 fi
 
-VENV="${PONKEEPER_VENV:-.venv}"
+# Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
+# every PONKEEPER_* variable as a config override and refuses unknown ones.
+VENV="${TEST_VENV:-.venv}"
 if ! "$VENV/bin/python" -c 'import snmpsim, pysmi' >/dev/null 2>&1; then
     say "installing snmpsim into $VENV"
     python3 -m venv "$VENV"
@@ -33,8 +35,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 say "cargo test"
 # actors/tests/fixtures.rs serves the .snmprec fixtures with this snmpsim.
-PONKEEPER_SNMPSIM="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
-export PONKEEPER_SNMPSIM
+SNMPSIM_COMMAND="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
+export SNMPSIM_COMMAND
 cargo test --workspace --locked
 
 say "fixture check: vendor fixtures served by snmpsim, polled by ponkeeper serve"
@@ -42,6 +44,6 @@ cargo build --locked --bin ponkeeper
 "$VENV/bin/python" scripts/check_fixture.py \
     --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
-    --fixtures "${PONKEEPER_FIXTURES:-../shared/fixtures/snmprec}" \
+    --fixtures "${SHARED_FIXTURES:-../shared/fixtures/snmprec}" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310

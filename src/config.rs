@@ -1,5 +1,6 @@
 //! Service configuration (SPEC §2): `config/ponkeeper.toml`, every key overridable by a
-//! `PONKEEPER_*` environment variable (`PONKEEPER_POLLING__INTERVAL=10s`). Loading checks
+//! `PONKEEPER_*` environment variable (`PONKEEPER_POLLING__INTERVAL=10s`); a `PONKEEPER_*`
+//! variable that names no key is refused like an unknown key in the file. Loading checks
 //! everything up front and fails naming the file, the key and what is wrong, so a bad
 //! value never surfaces later as odd behaviour.
 
@@ -293,16 +294,30 @@ impl Config {
 mod tests {
     use super::*;
 
+    /// Loading reads the process environment, which one test changes: tests that load
+    /// hold this lock so no load reads the environment while it is being written.
+    static ENVIRONMENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn environment() -> std::sync::MutexGuard<'static, ()> {
+        ENVIRONMENT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     fn load_text(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("ponkeeper.toml");
         std::fs::write(&path, text).expect("write");
+        let _environment = environment();
         Config::load(&path)
     }
 
     #[test]
     fn shipped_config_loads() {
-        let config = Config::load(Path::new("config/ponkeeper.toml")).expect("shipped config");
+        let config = {
+            let _environment = environment();
+            Config::load(Path::new("config/ponkeeper.toml")).expect("shipped config")
+        };
         assert_eq!(config.polling.interval, Duration::from_secs(60));
         assert_eq!(config.paging.max_size, 500);
     }
@@ -332,15 +347,39 @@ mod tests {
 
     #[test]
     fn environment_overrides_the_file() {
-        // Only this test reads `polling.retries` and `audit.reads`, so setting them here
-        // does not disturb the tests running beside it.
-        std::env::set_var("PONKEEPER_POLLING__RETRIES", "4");
-        std::env::set_var("PONKEEPER_AUDIT__READS", "true");
-        let config = load_text("[polling]\nretries = 2\n").expect("valid");
-        std::env::remove_var("PONKEEPER_POLLING__RETRIES");
-        std::env::remove_var("PONKEEPER_AUDIT__READS");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ponkeeper.toml");
+        std::fs::write(&path, "[polling]\nretries = 2\n").expect("write");
+        let config = {
+            let _environment = environment();
+            std::env::set_var("PONKEEPER_POLLING__RETRIES", "4");
+            std::env::set_var("PONKEEPER_AUDIT__READS", "true");
+            let config = Config::load(&path);
+            std::env::remove_var("PONKEEPER_POLLING__RETRIES");
+            std::env::remove_var("PONKEEPER_AUDIT__READS");
+            config.expect("valid")
+        };
         assert_eq!(config.polling.retries, 4);
         assert!(config.audit.reads);
+    }
+
+    #[test]
+    fn unknown_environment_override_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ponkeeper.toml");
+        std::fs::write(&path, "").expect("write");
+        let result = {
+            let _environment = environment();
+            std::env::set_var("PONKEEPER_POLING__INTERVAL", "5s");
+            let result = Config::load(&path);
+            std::env::remove_var("PONKEEPER_POLING__INTERVAL");
+            result
+        };
+        let err = format!("{:#}", result.expect_err("a misspelt override is refused"));
+        assert!(
+            err.contains("poling") && err.contains("PONKEEPER_"),
+            "{err}"
+        );
     }
 
     #[test]

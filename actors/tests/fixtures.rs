@@ -5,8 +5,8 @@
 //! `.expected.json` exactly. Our simulator encodes with the same profiles the pollers
 //! decode with, so only a foreign agent with foreign data can catch a wrong table.
 //!
-//! Needs snmpsim: `scripts/test.sh` installs it into `.venv`; `PONKEEPER_SNMPSIM` points
-//! elsewhere, `PONKEEPER_FIXTURES` at another copy of the shared fixtures.
+//! Needs snmpsim: `scripts/test.sh` installs it into `.venv`; `SNMPSIM_COMMAND` points
+//! elsewhere, `SHARED_FIXTURES` at another copy of the shared fixtures.
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec, SnmpVersion};
@@ -36,7 +36,7 @@ fn repo() -> PathBuf {
 }
 
 fn shared_fixtures() -> PathBuf {
-    match std::env::var_os("PONKEEPER_FIXTURES") {
+    match std::env::var_os("SHARED_FIXTURES") {
         // Relative to the repository root, as scripts/test.sh takes it.
         Some(dir) => repo().join(dir),
         None => repo().join("../shared/fixtures/snmprec"),
@@ -48,14 +48,14 @@ fn our_fixtures() -> PathBuf {
 }
 
 fn snmpsim_binary() -> PathBuf {
-    let path = match std::env::var_os("PONKEEPER_SNMPSIM") {
+    let path = match std::env::var_os("SNMPSIM_COMMAND") {
         Some(path) => PathBuf::from(path),
         None => repo().join(".venv/bin/snmpsim-command-responder"),
     };
     assert!(
         path.exists(),
         "snmpsim not found at {}: these tests poll fixtures served by snmpsim; run \
-         `scripts/test.sh` (it installs snmpsim into .venv) or set PONKEEPER_SNMPSIM",
+         `scripts/test.sh` (it installs snmpsim into .venv) or set SNMPSIM_COMMAND",
         path.display()
     );
     path
@@ -138,6 +138,7 @@ fn settings() -> PollSettings {
         offline_after: 3,
         bulk_varbinds: 64,
         concurrency: Arc::new(tokio::sync::Semaphore::new(4)),
+        ..PollSettings::default()
     }
 }
 
