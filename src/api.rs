@@ -8,6 +8,7 @@ mod nodes;
 mod olts;
 mod onus;
 mod optics;
+mod vlans;
 
 use crate::app::AppState;
 use axum::http::StatusCode;
@@ -265,7 +266,8 @@ pub fn router(state: AppState) -> Router {
         .merge(nodes::router())
         .merge(inventory::router())
         .merge(onus::router())
-        .merge(optics::router());
+        .merge(optics::router())
+        .merge(vlans::router());
     Router::new()
         .nest(BASE, api)
         .fallback(no_route)

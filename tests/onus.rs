@@ -300,3 +300,55 @@ async fn optics_levels_order_and_history() {
     service.stop().await;
     sim.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vlans_come_from_the_static_vlan_table() {
+    let sim = steady_sim(3, 4).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+
+    let (status, body) = service.get("/olts/2/vlans").await;
+    assert_eq!(status, 200);
+    let expected: Vec<Value> = sim
+        .expected_vlans(2)
+        .into_iter()
+        .map(|(id, name)| json!({"oltId": 2, "vlanId": id, "name": name, "type": "STATIC", "onuCount": 0}))
+        .collect();
+    assert_eq!(list(&body), &expected);
+    assert_eq!(body["meta"]["totalCount"], expected.len());
+    assert!(expected
+        .iter()
+        .any(|v| v["vlanId"] == 1002 && v["name"] == "customers-olt-2"));
+
+    let (_, body) = service.get("/vlans?size=500").await;
+    let total: usize = (1..=3).map(|olt| sim.expected_vlans(olt).len()).sum();
+    assert_eq!(body["meta"]["totalCount"], total);
+    let order: Vec<(u64, u64)> = list(&body)
+        .iter()
+        .map(|v| {
+            (
+                v["oltId"].as_u64().expect("olt"),
+                v["vlanId"].as_u64().expect("vlan"),
+            )
+        })
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    assert_eq!(order, sorted, "by OLT, then VLAN id");
+    let (_, body) = service.get("/vlans?vlanId=100").await;
+    let olts: Vec<u64> = list(&body)
+        .iter()
+        .map(|v| v["oltId"].as_u64().expect("olt"))
+        .collect();
+    assert_eq!(olts, [1, 2, 3]);
+    let (_, body) = service.get("/vlans?vlanId=1003&oltId=3").await;
+    assert_eq!(body["meta"]["totalCount"], 1);
+    let (status, _) = service.get("/vlans?vlanId=5000").await;
+    assert_eq!(status, 400);
+    let (status, _) = service.get("/olts/7/vlans").await;
+    assert_eq!(status, 404);
+
+    service.stop().await;
+    sim.shutdown().await;
+}

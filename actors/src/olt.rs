@@ -128,6 +128,14 @@ pub struct OltDetail {
     pub session: SessionInfo,
 }
 
+/// A VLAN of an OLT and how many of its ONUs use it as their service VLAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VlanInfo {
+    pub vlan_id: u16,
+    pub name: String,
+    pub onu_count: u32,
+}
+
 /// Why an action on an OLT could not be carried out.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ActionError {
@@ -147,6 +155,7 @@ pub enum OltMsg {
     /// ONUs matching a query: the count and the first `limit` in the query's order.
     FindOnus(Box<OnuQuery>, RpcReplyPort<OnuPage>),
     Onu(OnuId, RpcReplyPort<Option<Onu>>),
+    Vlans(RpcReplyPort<Vec<VlanInfo>>),
     /// Timer: start a poll if one is due.
     Tick,
     /// Poll now and answer when it finished.
@@ -227,6 +236,7 @@ impl Actor for OltActor {
             system: SystemInfo::default(),
             ports: Vec::new(),
             transitions: Vec::new(),
+            vlans: Vec::new(),
         });
         let onus = OnuTable::new(store.load_onus(spec.id)?);
         let mut state = OltState {
@@ -288,6 +298,9 @@ impl Actor for OltActor {
             }
             OltMsg::Onu(id, reply) => {
                 let _ = reply.send(state.onus.get(id));
+            }
+            OltMsg::Vlans(reply) => {
+                let _ = reply.send(state.vlans());
             }
             OltMsg::Tick => {
                 if state.spec.enabled
@@ -355,6 +368,19 @@ impl OltState {
             onu_online: online as u32,
             last_update: self.record.last_success_at.unwrap_or(self.record.since),
         }
+    }
+
+    fn vlans(&self) -> Vec<VlanInfo> {
+        let onus = self.onus.all();
+        self.record
+            .vlans
+            .iter()
+            .map(|(id, name)| VlanInfo {
+                vlan_id: *id,
+                name: name.clone(),
+                onu_count: onus.iter().filter(|o| o.vlan == Some(*id)).count() as u32,
+            })
+            .collect()
     }
 
     fn detail(&self) -> OltDetail {
@@ -545,6 +571,7 @@ impl OltState {
             }
         }
         self.record.ports = ports;
+        self.record.vlans = outcome.vlans;
         self.record.system = SystemInfo {
             sys_name: outcome.sys_name,
             sys_descr: outcome.sys_descr,
@@ -620,6 +647,10 @@ impl OltHandle {
             QUERY_TIMEOUT,
         )
         .await
+    }
+
+    pub async fn vlans(&self) -> Result<Vec<VlanInfo>, ActionError> {
+        self.query(OltMsg::Vlans, QUERY_TIMEOUT).await
     }
 
     pub async fn onu(&self, id: OnuId) -> Result<Option<Onu>, ActionError> {

@@ -18,6 +18,9 @@ pub struct PollOutcome {
     /// PON port names (`0/1/0`) in ifIndex order.
     pub ports: Vec<String>,
     pub onus: Vec<PolledOnu>,
+    /// Statically configured VLANs (Q-BRIDGE-MIB): id and name, by id. Empty when the
+    /// device does not implement the table.
+    pub vlans: Vec<(u16, String)>,
 }
 
 /// One ONU as the device reported it (in the API's field names, so fixtures' expected
@@ -65,10 +68,27 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
             std_oids::FIRMWARE,
         ])
         .await?;
+    // Interfaces and VLANs are short tables: one walk covers all three columns.
     let if_mib = client
-        .walk_columns(&[profile.interface_names.oid(), std_oids::IF_TYPE])
+        .walk_columns(&[
+            profile.interface_names.oid(),
+            std_oids::IF_TYPE,
+            std_oids::VLAN_STATIC_NAME,
+        ])
         .await?;
     let interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
+    let vlans = if_mib[2]
+        .iter()
+        .filter_map(|(index, name)| match index.as_slice() {
+            [id] => Some((
+                u16::try_from(*id)
+                    .ok()
+                    .filter(|id| (1..=4094).contains(id))?,
+                name.as_text()?,
+            )),
+            _ => None,
+        })
+        .collect();
 
     let columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
     let table = client.walk_columns(&columns).await?;
@@ -81,6 +101,7 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
         firmware: system[3].as_text().filter(|f| !f.is_empty()),
         ports: interfaces.ports.values().cloned().collect(),
         onus,
+        vlans,
     })
 }
 

@@ -17,6 +17,8 @@ pub mod std_oids {
     pub const IF_DESCR: &[u32] = &[1, 3, 6, 1, 2, 1, 2, 2, 1, 2];
     pub const IF_TYPE: &[u32] = &[1, 3, 6, 1, 2, 1, 2, 2, 1, 3];
     pub const IF_NAME: &[u32] = &[1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1];
+    /// Q-BRIDGE-MIB dot1qVlanStaticName, indexed by VLAN id.
+    pub const VLAN_STATIC_NAME: &[u32] = &[1, 3, 6, 1, 2, 1, 17, 7, 1, 4, 3, 1, 1];
 }
 
 /// What an ONU table column carries.

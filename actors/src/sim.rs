@@ -281,6 +281,13 @@ impl SimFleet {
             .unwrap_or_default()
     }
 
+    /// The VLANs the OLT serves in dot1qVlanStaticName: (id, name), by id.
+    pub fn expected_vlans(&self, olt_id: OltId) -> Vec<(u16, String)> {
+        self.olt(olt_id)
+            .map(|olt| lock(&olt.shared).vlans.clone())
+            .unwrap_or_default()
+    }
+
     /// The firmware version the OLT reports in entPhysicalSoftwareRev.1.
     pub fn firmware(&self, olt_id: OltId) -> Option<String> {
         self.olt(olt_id)

@@ -64,6 +64,9 @@ pub struct OltRecord {
     pub system: SystemInfo,
     pub ports: Vec<PonPortStats>,
     pub transitions: Vec<Transition>,
+    /// VLANs the device reported in the last good poll: id and name.
+    #[serde(default)]
+    pub vlans: Vec<(u16, String)>,
 }
 
 /// Access level of an API key (seed §5).

@@ -73,6 +73,8 @@ enum Source {
     Scalar(Scalar),
     Port(PortColumn),
     Onu(OnuColumn),
+    /// dot1qVlanStaticName, indexed by VLAN id.
+    VlanName,
 }
 
 #[derive(Debug)]
@@ -90,6 +92,7 @@ enum Table {
     /// IF-MIB rows: PON ports and, for BDCOM, ONU interfaces.
     Interfaces,
     Onus,
+    Vlans,
 }
 
 impl Source {
@@ -98,6 +101,7 @@ impl Source {
             Source::Scalar(_) => None,
             Source::Port(_) => Some(Table::Interfaces),
             Source::Onu(_) => Some(Table::Onus),
+            Source::VlanName => Some(Table::Vlans),
         }
     }
 }
@@ -150,6 +154,11 @@ impl MibView {
             port(std_oids::IF_TYPE, PortColumn::Type),
             port(std_oids::IF_NAME, PortColumn::Name),
         ];
+        objects.push(MibObject {
+            oid: arcs(std_oids::VLAN_STATIC_NAME),
+            suffix: Vec::new(),
+            source: Source::VlanName,
+        });
         objects.extend(vendor.profile.onu_columns.iter().map(|column| MibObject {
             oid: arcs(column.oid),
             suffix: arcs(column.suffix),
@@ -264,6 +273,7 @@ impl MibView {
                     PortColumn::Type => Value::Integer(i64::from(interface.if_type)),
                 }
             }
+            Source::VlanName => Value::Octets(olt.vlans.get(row)?.1.as_bytes()),
             Source::Onu(column) => {
                 match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
                     Raw::Integer(n) => Value::Integer(n),
@@ -278,6 +288,7 @@ fn row_count(olt: &SimOlt, table: Table) -> usize {
     match table {
         Table::Interfaces => olt.interfaces.len(),
         Table::Onus => olt.onus.len(),
+        Table::Vlans => olt.vlans.len(),
     }
 }
 
@@ -286,6 +297,10 @@ fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 4]) 
     match table {
         Table::Interfaces => {
             key[0] = olt.interfaces.get(row).map_or(0, |i| u64::from(i.if_index));
+            &key[..1]
+        }
+        Table::Vlans => {
+            key[0] = olt.vlans.get(row).map_or(0, |(id, _)| u64::from(*id));
             &key[..1]
         }
         Table::Onus => match olt.onus.get(row) {
@@ -372,7 +387,7 @@ mod tests {
         let seen = walk(&view, &olt, ctx);
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
         let ports = olt.ports.len();
-        assert_eq!(seen.len(), 5 + 3 * ports + 8 * 40);
+        assert_eq!(seen.len(), 5 + 3 * ports + olt.vlans.len() + 8 * 40);
         for oid in &seen {
             assert!(
                 matches!(view.get(&olt, ctx, oid), Lookup::Found(_)),
@@ -459,7 +474,7 @@ mod tests {
             assert!(offline > 0, "the seed gives offline ONUs");
             let onu_objects = vendor.profile.onu_columns.len();
             // Distance has no absent sentinel on either: offline ONUs have no instance.
-            let rows = 5 + 3 * olt.interfaces.len() + onu_objects * 60 - offline;
+            let rows = 5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline;
             assert_eq!(seen.len(), rows, "{}", vendor.model);
         }
     }

@@ -90,6 +90,8 @@ pub(crate) struct SimOlt {
     pub interfaces: Vec<SimInterface>,
     /// Sorted by row index: the row order of every ONU table column.
     pub onus: Vec<SimOnu>,
+    /// Statically configured VLANs (Q-BRIDGE-MIB dot1qVlanStaticName), sorted by id.
+    pub vlans: Vec<(u16, String)>,
     /// Drives the dynamics of this OLT; separate from the generator so a frozen fleet
     /// and a live one start from the same state.
     rng: ChaCha8Rng,
@@ -105,6 +107,23 @@ const RX_MISSING: f64 = 0.02;
 const ONT_ID_GAP: f64 = 0.05;
 /// Share of outages that are a loss of signal; the rest are dying gasps.
 const LOS_SHARE: f64 = 0.6;
+
+/// The VLANs an OLT carries: the usual management, internet, IPTV and voice VLANs, and
+/// a customer VLAN of its own (1000 + OLT id).
+fn vlans_of(id: OltId) -> Vec<(u16, String)> {
+    let mut vlans = vec![
+        (10, "mgmt".to_string()),
+        (100, "internet".to_string()),
+        (200, "iptv".to_string()),
+        (300, "voip".to_string()),
+    ];
+    if let Ok(own) = u16::try_from(1000 + id) {
+        if own <= 4094 {
+            vlans.push((own, format!("customers-olt-{id}")));
+        }
+    }
+    vlans
+}
 
 impl SimOlt {
     /// Builds OLT `id` with `onu_count` ONUs. Description numbers start at `first_contract`.
@@ -161,6 +180,7 @@ impl SimOlt {
             ports,
             interfaces,
             onus,
+            vlans: vlans_of(id),
             rng: dynamics_rng,
         }
     }
