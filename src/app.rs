@@ -250,9 +250,12 @@ impl App {
         .await
         .context("HTTP server failed")?;
 
-        admin_task.abort();
-        reload_task.abort();
-        housekeeping_task.abort();
+        // Abort, then await, so each task's state (a store handle among it) is gone
+        // before the store is flushed and the caller may open it again.
+        for task in [admin_task, reload_task, housekeeping_task] {
+            task.abort();
+            let _ = task.await;
+        }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
         state.store.flush().await?;

@@ -279,12 +279,16 @@ impl Fleet {
     }
 
     /// Stops every OLT actor and the supervisor, waiting for them to finish.
+    /// ractor does not stop a supervisor's children with it, so the OLT actors (and the
+    /// store handles they hold) are stopped and awaited first.
     pub async fn shutdown(&self) {
+        let reason = Some("service shutting down".to_string());
         self.supervisor
-            .stop_and_wait(
-                Some("service shutting down".into()),
-                Some(Duration::from_secs(10)),
-            )
+            .stop_children_and_wait(reason.clone(), Some(Duration::from_secs(10)))
+            .await;
+        self.registry.clear();
+        self.supervisor
+            .stop_and_wait(reason, Some(Duration::from_secs(10)))
             .await
             .ok();
     }
@@ -343,6 +347,25 @@ mod tests {
             }
         }
         None
+    }
+
+    #[tokio::test]
+    async fn shutdown_stops_every_olt_actor() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let fleet = Fleet::start(store, settings(), one_disabled_olt())
+            .await
+            .expect("fleet");
+        let handle = fleet.olt(7).expect("running");
+        assert!(handle.summary().await.is_ok());
+        fleet.shutdown().await;
+        assert!(fleet.olt(7).is_none());
+        assert_eq!(
+            handle.summary().await,
+            Err(crate::olt::ActionError::Gone(7))
+        );
+        // Every store handle is gone with the actors: the directory opens again.
+        Store::open(dir.path()).expect("the store is free again");
     }
 
     #[tokio::test]
