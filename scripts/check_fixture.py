@@ -194,7 +194,7 @@ def main():
             if process.poll() is None:
                 process.kill()
                 process.wait()
-        if RESULTS["failed"]:
+        if RESULTS["failed"] or sys.exc_info()[0] is not None:
             for log in ("serve.log", "serve2.log"):
                 path = os.path.join(work, log)
                 if os.path.exists(path):

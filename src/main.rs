@@ -141,11 +141,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
             let listener = tokio::net::TcpListener::bind(config.listen)
                 .await
                 .with_context(|| format!("cannot listen on {}", config.listen))?;
+            let app = App::start(config).await?;
             tracing::info!("Listening on http://{}", listener.local_addr()?);
-            App::start(config)
-                .await?
-                .serve(listener, shutdown_signal())
-                .await
+            app.serve(listener, shutdown_signal()).await
         }
         Command::Demo(options) => demo::run(options).await,
         Command::Sim(options) => simulate(options).await,

@@ -176,9 +176,11 @@ impl Inventory {
                     ));
                 }
             }
-            if !endpoints.insert((olt.ip, olt.snmp.port)) {
+            // One agent may serve several devices by community (a proxy, snmpsim), but
+            // the same address, port and community twice is the same device twice.
+            if !endpoints.insert((olt.ip, olt.snmp.port, olt.snmp.community.as_str())) {
                 return Err(format!(
-                    "{at}field `snmp.port`: OLT {} uses {}:{} like another OLT",
+                    "{at}field `snmp`: OLT {} uses {}:{} with the same community as another OLT",
                     olt.id, olt.ip, olt.snmp.port
                 ));
             }
@@ -257,6 +259,15 @@ snmp = { port = 16100, community = "public", version = "2c" }
             err,
             "line 7: field `node`: OLT 1 names node 7, which no [[nodes]] entry declares"
         );
+    }
+
+    #[test]
+    fn one_agent_may_serve_several_olts_by_community() {
+        let second = GOOD.replace("[[nodes]]", "[[olts]]\nid = 2\nip = \"127.0.0.1\"\nvendor = \"zte\"\nmodel = \"C320\"\ncity = \"Kazan\"\nsnmp = { port = 16100, community = \"other\" }\n\n[[nodes]]");
+        assert_eq!(Inventory::parse(&second).expect("valid").olts.len(), 2);
+        let same = second.replace("community = \"other\"", "community = \"public\"");
+        let err = Inventory::parse(&same).expect_err("the same device twice");
+        assert!(err.contains("same community as another OLT"), "{err}");
     }
 
     #[test]
