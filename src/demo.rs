@@ -116,6 +116,12 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
+    // A real serial to search for: the first ONU of the first OLT.
+    let example_serial = fleet
+        .expected_onus(1)
+        .first()
+        .map(|onu| onu.serial.clone())
+        .unwrap_or_default();
     let base = format!("http://{addr}/api/v1/external");
     println!("Data directory: {}", data_dir.display());
     println!("Inventory: {}", inventory_path.display());
@@ -129,7 +135,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?status=ONLINE&city=Kazan'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/nodes'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onus?status=OFFLINE'");
-    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus?q=contract-1000'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus?q={example_serial}'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/optics?level=CRITICAL&size=5'");
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
     println!(
