@@ -364,6 +364,30 @@ mod tests {
     }
 
     #[test]
+    fn an_onu_moved_to_another_port_keeps_its_id() {
+        let mut allocated = 0;
+        let mut table = OnuTable::default();
+        let step = Duration::from_secs(900);
+        let first = vec![reading("HWTC00000001", OnuStatus::Online, Some(-20.0))];
+        table.merge(1, first, at(0), &THRESHOLDS, step, |_| {
+            allocated += 1;
+            Some(41)
+        });
+        let mut moved = reading("HWTC00000001", OnuStatus::Online, Some(-20.0));
+        moved.pon_port = "0/2/7".into();
+        moved.onu_index = 12;
+        let report = table.merge(1, vec![moved], at(1), &THRESHOLDS, step, |_| {
+            allocated += 1;
+            Some(99)
+        });
+        assert_eq!(allocated, 1, "no new id for a known serial");
+        assert!(report.state_changes.is_empty());
+        let onu = table.get(41).expect("same id");
+        assert_eq!((onu.pon_port.as_str(), onu.onu_index), ("0/2/7", 12));
+        assert_eq!(table.len(), 1);
+    }
+
+    #[test]
     fn queries_filter_count_and_order() {
         let mut id = 0;
         let mut table = OnuTable::default();
