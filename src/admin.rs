@@ -99,10 +99,15 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
                     }
                 })
         }
-        AdminRequest::List => keys::list(&state.store, configured).map(|keys| AdminResponse {
-            keys: Some(keys),
-            ..Default::default()
-        }),
+        AdminRequest::List => state
+            .store
+            .record_key_use(&state.keys.last_used())
+            .map_err(|e| e.to_string())
+            .and_then(|()| keys::list(&state.store, configured))
+            .map(|keys| AdminResponse {
+                keys: Some(keys),
+                ..Default::default()
+            }),
         AdminRequest::Revoke { name } => {
             keys::revoke(&state.store, Some(&state.keys), configured, &name)
                 .await

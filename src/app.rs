@@ -30,6 +30,7 @@ pub struct Shared {
     pub store: Store,
     pub fleet: Fleet,
     pub keys: KeyRing,
+    pub rate_limits: crate::rate_limit::RateLimits,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -161,6 +162,8 @@ impl AppState {
 /// A started service: store open, actors running, not yet serving HTTP.
 pub struct App {
     pub state: AppState,
+    /// Bound at start, so `ponkeeper keys` reaches the service as soon as it is up.
+    admin: crate::admin::AdminSocket,
 }
 
 impl App {
@@ -187,7 +190,7 @@ impl App {
                 ApiKey {
                     name: key.name.clone(),
                     level,
-                    rate: key.rate.clone(),
+                    rate: key.rate.as_deref().and_then(|r| r.parse().ok()),
                     allow_ip: key.allow_ip.clone(),
                     source: KeySource::Config,
                 },
@@ -195,6 +198,7 @@ impl App {
             );
         }
 
+        let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
         let p = &config.polling;
         let settings = PollSettings {
             interval: p.interval,
@@ -215,18 +219,19 @@ impl App {
             nodes = inventory.nodes.len(),
             "fleet started"
         );
-        Ok(App {
-            state: AppState {
-                inner: Arc::new(Shared {
-                    config,
-                    clock,
-                    store,
-                    fleet,
-                    keys,
-                    inventory: RwLock::new(Arc::new(inventory)),
-                }),
-            },
-        })
+        let state = AppState {
+            inner: Arc::new(Shared {
+                config,
+                clock,
+                store,
+                fleet,
+                keys,
+                rate_limits,
+                inventory: RwLock::new(Arc::new(inventory)),
+            }),
+        };
+        let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
+        Ok(App { state, admin })
     }
 
     /// Serves HTTP and the admin socket until `shutdown` resolves, then stops cleanly.
@@ -235,11 +240,11 @@ impl App {
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> anyhow::Result<()> {
-        let state = self.state;
-        let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
+        let App { state, admin } = self;
         let admin_task = tokio::spawn(admin.run());
         let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
         let housekeeping_task = tokio::spawn(housekeeping(state.clone()));
+        let key_use_task = tokio::spawn(save_key_use(state.clone()));
 
         let router = crate::api::router(state.clone());
         axum::serve(
@@ -252,15 +257,27 @@ impl App {
 
         // Abort, then await, so each task's state (a store handle among it) is gone
         // before the store is flushed and the caller may open it again.
-        for task in [admin_task, reload_task, housekeeping_task] {
+        for task in [admin_task, reload_task, housekeeping_task, key_use_task] {
             task.abort();
             let _ = task.await;
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
+        state.store.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
         tracing::info!("stopped");
         Ok(())
+    }
+}
+
+/// Saves when each key was last used, every minute (and at shutdown, in `serve`).
+async fn save_key_use(state: AppState) {
+    let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
+    loop {
+        every_minute.tick().await;
+        if let Err(e) = state.store.record_key_use(&state.keys.last_used()) {
+            tracing::error!(error = %e, "cannot save when keys were last used");
+        }
     }
 }
 

@@ -1,21 +1,27 @@
-//! API keys (seed §5): the in-memory key ring every request is checked against, and the
-//! middleware that enforces the check order of SPEC §4 — key (401), IP whitelist (403
-//! `IP_NOT_ALLOWED`), level (403 `FORBIDDEN`). Only a key's SHA-256 is ever stored; the
-//! ring is keyed by that hash. Keys come from sled (created with `ponkeeper keys`) and from
+//! API keys and the access check every request passes (seed §5, SPEC §4), in the order
+//! the spec fixes: key (401 `UNAUTHORIZED`), IP whitelist (403 `IP_NOT_ALLOWED`), rate
+//! (429 `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request.
+//! Only a key's SHA-256 is kept; the ring is keyed by it and the final comparison is
+//! constant-time. Keys come from sled (created with `ponkeeper keys`) and from
 //! `[[api_keys]]` in the config; the admin socket updates the ring of a running service.
+//! The client address is the socket peer, or — when the peer is a trusted proxy — the
+//! right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
 
 use crate::api::ApiError;
 use crate::app::AppState;
+use crate::rate_limit::{Decision, Rate};
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::Method;
+use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use ipnet::IpNet;
 use ponkeeper_actors::store::{AccessLevel, ApiKeyRecord};
 use sha2::{Digest, Sha256};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use subtle::ConstantTimeEq;
 
 /// Header that carries the key.
 pub const API_KEY_HEADER: &str = "x-api-key";
@@ -34,7 +40,8 @@ pub enum KeySource {
 pub struct ApiKey {
     pub name: String,
     pub level: AccessLevel,
-    pub rate: Option<String>,
+    /// `None`: the configured default rate.
+    pub rate: Option<Rate>,
     pub allow_ip: Vec<IpNet>,
     pub source: KeySource,
 }
@@ -47,25 +54,41 @@ pub struct Caller {
     pub ip: IpAddr,
 }
 
-/// Every valid key, by the hex SHA-256 of the key.
+struct RingEntry {
+    digest: [u8; 32],
+    key: ApiKey,
+}
+
+/// Every valid key, by the hex SHA-256 of the key, and when each was last used.
 #[derive(Clone, Default)]
 pub struct KeyRing {
-    by_hash: Arc<DashMap<String, ApiKey>>,
+    by_hash: Arc<DashMap<String, RingEntry>>,
+    last_used: Arc<DashMap<String, DateTime<Utc>>>,
 }
 
 impl KeyRing {
+    fn insert(&self, sha256: &str, key: ApiKey) {
+        let mut digest = [0u8; 32];
+        if hex::decode_to_slice(sha256, &mut digest).is_err() {
+            tracing::error!(key_name = %key.name, "a stored key hash is not 64 hex digits; key ignored");
+            return;
+        }
+        self.by_hash
+            .insert(sha256.to_ascii_lowercase(), RingEntry { digest, key });
+    }
+
     pub fn insert_stored(&self, record: &ApiKeyRecord) {
         let allow_ip = record
             .allow_ip
             .iter()
             .filter_map(|c| parse_net(c).ok())
             .collect();
-        self.by_hash.insert(
-            record.sha256.to_ascii_lowercase(),
+        self.insert(
+            &record.sha256,
             ApiKey {
                 name: record.name.clone(),
                 level: record.level,
-                rate: record.rate.clone(),
+                rate: record.rate.as_deref().and_then(|r| r.parse().ok()),
                 allow_ip,
                 source: KeySource::Stored,
             },
@@ -73,25 +96,32 @@ impl KeyRing {
     }
 
     pub fn insert_configured(&self, key: ApiKey, sha256: &str) {
-        self.by_hash.insert(sha256.to_ascii_lowercase(), key);
+        self.insert(sha256, key);
     }
 
     /// Removes the key named `name`; `true` if there was one.
     pub fn remove_named(&self, name: &str) -> bool {
         let before = self.by_hash.len();
-        self.by_hash.retain(|_, key| key.name != name);
+        self.by_hash.retain(|_, entry| entry.key.name != name);
         self.by_hash.len() != before
     }
 
+    /// The key whose SHA-256 matches `presented`'s.
     pub fn find(&self, presented: &str) -> Option<ApiKey> {
-        self.by_hash.get(&sha256_hex(presented)).map(|k| k.clone())
+        let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+        let entry = self.by_hash.get(&hex::encode(digest))?;
+        bool::from(entry.digest.ct_eq(&digest)).then(|| entry.key.clone())
     }
 
-    pub fn configured(&self) -> Vec<ApiKey> {
-        self.by_hash
+    pub fn mark_used(&self, name: &str, at: DateTime<Utc>) {
+        self.last_used.insert(name.to_string(), at);
+    }
+
+    /// When each key was last used since the service started.
+    pub fn last_used(&self) -> Vec<(String, DateTime<Utc>)> {
+        self.last_used
             .iter()
-            .filter(|k| k.source == KeySource::Config)
-            .map(|k| k.clone())
+            .map(|e| (e.key().clone(), *e.value()))
             .collect()
     }
 }
@@ -116,33 +146,38 @@ pub fn parse_net(text: &str) -> anyhow::Result<IpNet> {
         .map_err(|_| anyhow::anyhow!("`{text}` is neither an IP address nor a CIDR"))
 }
 
-/// Parses a rate such as `100/s` or `600/m` into (requests, seconds per window).
-pub fn parse_rate(text: &str) -> anyhow::Result<(u32, u64)> {
-    let (count, unit) = text
-        .split_once('/')
-        .ok_or_else(|| anyhow::anyhow!("`{text}` is not a rate like `100/s` or `600/m`"))?;
-    let count: u32 = count
-        .trim()
-        .parse()
-        .ok()
-        .filter(|c| *c > 0)
-        .ok_or_else(|| anyhow::anyhow!("`{text}`: the count must be a whole number above zero"))?;
-    let seconds = match unit.trim() {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        other => anyhow::bail!("`{text}`: unknown unit `{other}` (s, m or h)"),
-    };
-    Ok((count, seconds))
+/// The client's address: the peer, or from a trusted proxy the right-most
+/// `X-Forwarded-For` entry that is not a trusted proxy (the left-most if all are).
+pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
+    let peer = peer.to_canonical();
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let forwarded: Vec<IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|entry| entry.trim().parse::<IpAddr>().ok())
+        .map(|ip| ip.to_canonical())
+        .collect();
+    forwarded
+        .iter()
+        .rev()
+        .find(|ip| !is_trusted(ip))
+        .or(forwarded.first())
+        .copied()
+        .unwrap_or(peer)
 }
 
-/// The client's address: the socket peer (X-Forwarded-For from trusted proxies is
-/// handled with rate limits and whitelists in the access-control work).
-fn client_ip(peer: SocketAddr) -> IpAddr {
-    peer.ip()
+fn rate_headers(response: &mut Response, limit: u32, remaining: u32) {
+    let headers = response.headers_mut();
+    headers.insert("x-ratelimit-limit", HeaderValue::from(limit));
+    headers.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
 }
 
-/// Middleware: authenticates the key, checks the whitelist and the level.
+/// Middleware: key, IP whitelist, rate, level — in that order.
 pub async fn authenticate(
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -162,42 +197,58 @@ pub async fn authenticate(
     let Some(key) = app.keys.find(&presented) else {
         return ApiError::Unauthorized("the API key is unknown or revoked".into()).into_response();
     };
-    let ip = client_ip(peer);
+    let ip = client_ip(peer.ip(), request.headers(), &app.config.trusted_proxies);
     if !key.allow_ip.is_empty() && !key.allow_ip.iter().any(|net| net.contains(&ip)) {
         return ApiError::IpNotAllowed(format!("key `{}` may not be used from {ip}", key.name))
             .into_response();
     }
+    let (limit, remaining) = match app.rate_limits.check(&key.name, key.rate) {
+        Decision::Allowed { limit, remaining } => (limit, remaining),
+        Decision::Refused {
+            limit,
+            retry_after_seconds,
+        } => {
+            let mut response = ApiError::RateLimited(format!(
+                "key `{}` is over its rate of {}; retry after {retry_after_seconds} s",
+                key.name,
+                key.rate
+                    .map_or_else(|| app.config.rate_limit.default.clone(), |r| r.to_string())
+            ))
+            .into_response();
+            rate_headers(&mut response, limit, 0);
+            response
+                .headers_mut()
+                .insert("retry-after", HeaderValue::from(retry_after_seconds));
+            return response;
+        }
+    };
+    app.keys.mark_used(&key.name, Utc::now());
     let reads_only = matches!(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    if !reads_only && key.level != AccessLevel::Full {
-        return ApiError::Forbidden(format!(
+    let mut response = if !reads_only && key.level != AccessLevel::Full {
+        ApiError::Forbidden(format!(
             "key `{}` is READ_ONLY; {} needs a FULL key",
             key.name,
             request.method()
         ))
-        .into_response();
-    }
-    request.extensions_mut().insert(Caller {
-        key_name: key.name,
-        level: key.level,
-        ip,
-    });
-    next.run(request).await
+        .into_response()
+    } else {
+        request.extensions_mut().insert(Caller {
+            key_name: key.name,
+            level: key.level,
+            ip,
+        });
+        next.run(request).await
+    };
+    rate_headers(&mut response, limit, remaining);
+    response
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rates_parse() {
-        assert_eq!(parse_rate("100/s").expect("rate"), (100, 1));
-        assert_eq!(parse_rate("600/m").expect("rate"), (600, 60));
-        assert!(parse_rate("0/s").is_err());
-        assert!(parse_rate("fast").is_err());
-    }
 
     #[test]
     fn keys_are_long_and_found_by_hash() {
@@ -208,15 +259,59 @@ mod tests {
             name: "ops".into(),
             sha256: sha256_hex(&key),
             level: AccessLevel::Full,
-            rate: None,
+            rate: Some("5/s".into()),
             allow_ip: vec!["10.0.0.0/8".into()],
-            created_at: chrono::Utc::now(),
+            created_at: Utc::now(),
+            last_used_at: None,
         });
         let found = ring.find(&key).expect("found");
         assert_eq!(found.name, "ops");
+        assert_eq!(found.rate, Some("5/s".parse().expect("rate")));
         assert_eq!(found.allow_ip, vec![parse_net("10.0.0.0/8").expect("net")]);
         assert!(ring.find("pk_wrong").is_none());
         assert!(ring.remove_named("ops"));
         assert!(ring.find(&key).is_none());
+    }
+
+    #[test]
+    fn client_ip_believes_only_trusted_proxies() {
+        let trusted = vec![
+            parse_net("127.0.0.1").expect("net"),
+            parse_net("192.0.2.0/24").expect("net"),
+        ];
+        let headers = |value: &str| {
+            let mut map = HeaderMap::new();
+            map.insert(
+                "x-forwarded-for",
+                HeaderValue::from_str(value).expect("header"),
+            );
+            map
+        };
+        let local: IpAddr = "127.0.0.1".parse().expect("ip");
+        let stranger: IpAddr = "203.0.113.9".parse().expect("ip");
+        let forged = headers("6.6.6.6, 10.1.2.3");
+        assert_eq!(
+            client_ip(stranger, &forged, &trusted),
+            stranger,
+            "untrusted peer: header ignored"
+        );
+        assert_eq!(
+            client_ip(local, &forged, &trusted),
+            "10.1.2.3".parse::<IpAddr>().expect("ip")
+        );
+        let chained = headers("10.1.2.3, 192.0.2.7");
+        assert_eq!(
+            client_ip(local, &chained, &trusted),
+            "10.1.2.3".parse::<IpAddr>().expect("ip"),
+            "the right-most untrusted entry"
+        );
+        assert_eq!(client_ip(local, &HeaderMap::new(), &trusted), local);
+        assert_eq!(client_ip(local, &headers("garbage"), &trusted), local);
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().expect("ip");
+        assert_eq!(
+            client_ip(mapped, &HeaderMap::new(), &[]),
+            local,
+            "IPv4-mapped peers are IPv4"
+        );
     }
 }

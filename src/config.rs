@@ -253,7 +253,7 @@ impl Config {
             bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");
         }
         crate::clock::Clock::from_config(&self.timezone).context("key `timezone`")?;
-        crate::auth::parse_rate(&self.rate_limit.default).context("key `rate_limit.default`")?;
+        self.default_rate().context("key `rate_limit.default`")?;
         for profile in &self.profiles {
             if profile != "swagger" {
                 bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");
@@ -272,10 +272,18 @@ impl Config {
                 .parse::<ponkeeper_actors::store::AccessLevel>()
                 .map_err(|e| anyhow::anyhow!("{at}: key `level`: {e}"))?;
             if let Some(rate) = &key.rate {
-                crate::auth::parse_rate(rate).with_context(|| format!("{at}: key `rate`"))?;
+                rate.parse::<crate::rate_limit::Rate>()
+                    .map_err(|e| anyhow::anyhow!("{at}: key `rate`: {e}"))?;
             }
         }
         Ok(())
+    }
+
+    pub fn default_rate(&self) -> anyhow::Result<crate::rate_limit::Rate> {
+        self.rate_limit
+            .default
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!(e))
     }
 
     pub fn optics_thresholds(&self) -> ponkeeper_actors::domain::OpticsThresholds {

@@ -3,7 +3,7 @@
 //! the store when no service is running. A key is shown once, at creation; only its
 //! SHA-256 is stored.
 
-use crate::auth::{generate_key, parse_net, parse_rate, sha256_hex, KeyRing};
+use crate::auth::{generate_key, parse_net, sha256_hex, KeyRing};
 use crate::config::ConfiguredKey;
 use chrono::Utc;
 use ponkeeper_actors::store::{AccessLevel, ApiKeyRecord, Store};
@@ -26,6 +26,8 @@ pub struct KeyListing {
     pub rate: Option<String>,
     pub allow_ip: Vec<String>,
     pub created_at: Option<String>,
+    /// Stored keys only: the last request made with the key.
+    pub last_used_at: Option<String>,
     /// `stored` or `config`.
     pub source: String,
 }
@@ -54,7 +56,8 @@ pub async fn create(
 ) -> Result<String, String> {
     validate_name(&request.name)?;
     if let Some(rate) = &request.rate {
-        parse_rate(rate).map_err(|e| format!("--rate: {e}"))?;
+        rate.parse::<crate::rate_limit::Rate>()
+            .map_err(|e| format!("--rate: {e}"))?;
     }
     for net in &request.allow_ip {
         parse_net(net).map_err(|e| format!("--allow-ip: {e}"))?;
@@ -73,6 +76,7 @@ pub async fn create(
         rate: request.rate,
         allow_ip: request.allow_ip,
         created_at: Utc::now(),
+        last_used_at: None,
     };
     if !store
         .insert_api_key(&record)
@@ -121,6 +125,9 @@ pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListin
             rate: r.rate,
             allow_ip: r.allow_ip,
             created_at: Some(r.created_at.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
+            last_used_at: r
+                .last_used_at
+                .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string()),
             source: "stored".into(),
         })
         .collect();
@@ -131,6 +138,7 @@ pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListin
             rate: key.rate.clone(),
             allow_ip: key.allow_ip.iter().map(|n| n.to_string()).collect(),
             created_at: None,
+            last_used_at: None,
             source: "config".into(),
         });
     }
@@ -166,8 +174,8 @@ pub async fn revoke(
 /// `keys list` as a table.
 pub fn render(listing: &[KeyListing]) -> String {
     let mut out = format!(
-        "{:<24} {:<10} {:<8} {:<22} {:<21} {}\n",
-        "NAME", "LEVEL", "RATE", "ALLOW_IP", "CREATED", "SOURCE"
+        "{:<24} {:<10} {:<8} {:<22} {:<21} {:<21} {}\n",
+        "NAME", "LEVEL", "RATE", "ALLOW_IP", "CREATED", "LAST_USED", "SOURCE"
     );
     for key in listing {
         let allow = if key.allow_ip.is_empty() {
@@ -176,12 +184,13 @@ pub fn render(listing: &[KeyListing]) -> String {
             key.allow_ip.join(",")
         };
         out.push_str(&format!(
-            "{:<24} {:<10} {:<8} {:<22} {:<21} {}\n",
+            "{:<24} {:<10} {:<8} {:<22} {:<21} {:<21} {}\n",
             key.name,
             key.level.as_str(),
             key.rate.as_deref().unwrap_or("default"),
             allow,
             key.created_at.as_deref().unwrap_or("-"),
+            key.last_used_at.as_deref().unwrap_or("never"),
             key.source
         ));
     }

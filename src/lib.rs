@@ -14,3 +14,4 @@ pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod keys;
+pub mod rate_limit;

@@ -318,6 +318,10 @@ async fn keys_levels_and_envelopes() {
         .expect("keys");
     let names: Vec<&str> = listing.iter().map(|k| k.name.as_str()).collect();
     assert_eq!(names, ["billing", "test-full", "test-read-only"]);
+    let used: Vec<bool> = listing.iter().map(|k| k.last_used_at.is_some()).collect();
+    assert_eq!(used, [true, true, true], "each key made a request above");
+    assert_eq!(listing[0].rate.as_deref(), Some("20/s"));
+    assert_eq!(listing[0].allow_ip, ["127.0.0.0/8"]);
     assert!(
         !serde_json::to_string(&listing)
             .expect("json")

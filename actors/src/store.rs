@@ -112,6 +112,9 @@ pub struct ApiKeyRecord {
     /// CIDRs the key may be used from; empty means anywhere.
     pub allow_ip: Vec<String>,
     pub created_at: DateTime<Utc>,
+    /// Last request with this key, as last saved by the running service.
+    #[serde(default)]
+    pub last_used_at: Option<DateTime<Utc>>,
 }
 
 const OLTS: &str = "olts";
@@ -360,6 +363,32 @@ impl Store {
         Ok(inserted)
     }
 
+    /// Saves when keys were last used. A key revoked meanwhile stays revoked: each
+    /// record is replaced only if it is still the one that was read.
+    pub fn record_key_use(&self, uses: &[(String, DateTime<Utc>)]) -> Result<(), StoreError> {
+        for (name, at) in uses {
+            let Some(current) = self.api_keys.get(name.as_bytes())? else {
+                continue;
+            };
+            let mut record: ApiKeyRecord =
+                serde_json::from_slice(&current).map_err(|source| StoreError::Decode {
+                    tree: API_KEYS,
+                    key: name.clone(),
+                    source,
+                })?;
+            if record.last_used_at.is_some_and(|last| last >= *at) {
+                continue;
+            }
+            record.last_used_at = Some(*at);
+            let updated = serde_json::to_vec(&record)?;
+            // A lost race (a revoke, a newer use) leaves the record as it is.
+            let _ =
+                self.api_keys
+                    .compare_and_swap(name.as_bytes(), Some(current), Some(updated))?;
+        }
+        Ok(())
+    }
+
     /// Removes a key and flushes; `false` if there was none by that name.
     pub async fn remove_api_key(&self, name: &str) -> Result<bool, StoreError> {
         let removed = self.api_keys.remove(name.as_bytes())?.is_some();
@@ -598,6 +627,7 @@ mod tests {
             rate: None,
             allow_ip: vec![],
             created_at: Utc::now(),
+            last_used_at: None,
         };
         assert!(store.insert_api_key(&record).await.expect("insert"));
         assert!(!store.insert_api_key(&record).await.expect("insert twice"));

@@ -117,6 +117,51 @@ impl TestService {
         (status, body)
     }
 
+    /// Creates a key through the running service's admin socket.
+    pub async fn create_key(
+        &self,
+        name: &str,
+        level: AccessLevel,
+        rate: Option<&str>,
+        allow_ip: &[&str],
+    ) -> String {
+        let request = ponkeeper::admin::AdminRequest::Create(keys::NewKey {
+            name: name.into(),
+            level,
+            rate: rate.map(str::to_string),
+            allow_ip: allow_ip.iter().map(|s| s.to_string()).collect(),
+        });
+        let answer = ponkeeper::admin::request(&self.data_dir, &request)
+            .await
+            .expect("admin socket")
+            .expect("the service answers");
+        answer
+            .key
+            .unwrap_or_else(|| panic!("key not created: {:?}", answer.error))
+    }
+
+    /// A request with extra headers; returns status, headers and body.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: &str,
+        headers: &[(&str, &str)],
+    ) -> (u16, reqwest::header::HeaderMap, Value) {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("X-API-Key", key);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("HTTP request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body: Value = response.json().await.expect("every answer is JSON");
+        (status, headers, body)
+    }
+
     pub async fn get(&self, path: &str) -> (u16, Value) {
         self.request(reqwest::Method::GET, path, Some(&self.read_only))
             .await
