@@ -61,6 +61,29 @@ async fn a_key_over_its_rate_is_refused_until_retry_after() {
     assert_eq!(status, 200, "allowed again after Retry-After");
     assert_eq!(header(&headers, "x-ratelimit-remaining"), Some("0"));
 
+    // The issue's own case: 5/s and a burst of 50. The bucket refills every 200 ms, so
+    // a few more than 5 may pass while the burst is being sent; most must not.
+    let fast = service
+        .create_key("fast", AccessLevel::ReadOnly, Some("5/s"), &[])
+        .await;
+    let burst =
+        futures::future::join_all((0..50).map(|_| service.send(Method::GET, "/olts", &fast, &[])))
+            .await;
+    let passed = burst.iter().filter(|(s, _, _)| *s == 200).count();
+    assert!((5..=10).contains(&passed), "{passed} passed");
+    let refused: Vec<&HeaderMap> = burst
+        .iter()
+        .filter(|(s, _, _)| *s == 429)
+        .map(|(_, h, _)| h)
+        .collect();
+    assert_eq!(refused.len(), 50 - passed);
+    assert!(refused
+        .iter()
+        .all(|h| header(h, "retry-after") == Some("1")));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (status, _, _) = service.send(Method::GET, "/olts", &fast, &[]).await;
+    assert_eq!(status, 200);
+
     service.stop().await;
     sim.shutdown().await;
 }
