@@ -15,6 +15,7 @@ use std::time::Duration;
 fn disabled_olts(count: u32) -> Inventory {
     Inventory {
         nodes: vec![],
+        szo: vec![],
         olts: (1..=count)
             .map(|id| OltSpec {
                 id,

@@ -8,6 +8,7 @@ mod nodes;
 mod olts;
 mod onus;
 mod optics;
+mod szo;
 mod vlans;
 
 use crate::app::AppState;
@@ -270,7 +271,8 @@ pub fn router(state: AppState) -> Router {
         .merge(inventory::router())
         .merge(onus::router())
         .merge(optics::router())
-        .merge(vlans::router());
+        .merge(vlans::router())
+        .merge(szo::router());
     Router::new()
         .nest(BASE, api)
         .fallback(no_route)

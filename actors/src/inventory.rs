@@ -16,6 +16,95 @@ pub struct Inventory {
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub olts: Vec<OltSpec>,
+    /// Socially significant objects (SZO.md), each served by one ONU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub szo: Vec<SzoSpec>,
+}
+
+/// Kinds of socially significant object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SzoType {
+    School,
+    Medical,
+    Fap,
+    FireStation,
+    Government,
+    Election,
+    Police,
+    Library,
+    Other,
+}
+
+impl SzoType {
+    pub const ALL: [SzoType; 9] = [
+        SzoType::School,
+        SzoType::Medical,
+        SzoType::Fap,
+        SzoType::FireStation,
+        SzoType::Government,
+        SzoType::Election,
+        SzoType::Police,
+        SzoType::Library,
+        SzoType::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SzoType::School => "SCHOOL",
+            SzoType::Medical => "MEDICAL",
+            SzoType::Fap => "FAP",
+            SzoType::FireStation => "FIRE_STATION",
+            SzoType::Government => "GOVERNMENT",
+            SzoType::Election => "ELECTION",
+            SzoType::Police => "POLICE",
+            SzoType::Library => "LIBRARY",
+            SzoType::Other => "OTHER",
+        }
+    }
+}
+
+impl std::str::FromStr for SzoType {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SzoType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = SzoType::ALL.iter().map(|t| t.as_str()).collect();
+                format!("must be one of {}", names.join(", "))
+            })
+    }
+}
+
+/// A socially significant object and the ONU that serves it (keys as in SZO.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SzoSpec {
+    pub id: u32,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: SzoType,
+    pub city: String,
+    #[serde(default)]
+    pub address: String,
+    /// Binds the object to an ONU, and so to its OLT and node.
+    pub onu_serial: String,
+    #[serde(default)]
+    pub bandwidth_mbps: u32,
+    pub connected_at: chrono::NaiveDate,
+    pub sla_percent: f64,
+}
+
+/// A GPON serial (`HWTC1A2B3C4D`) or an EPON MAC (`a0:b1:c2:d3:e4:f5`).
+pub fn is_onu_serial(text: &str) -> bool {
+    let mac = text.len() == 17
+        && text.split(':').count() == 6
+        && text
+            .split(':')
+            .all(|b| b.len() == 2 && b.bytes().all(|c| c.is_ascii_hexdigit()));
+    mac || crate::profile::parse_gpon_serial(text).is_some()
 }
 
 /// A communication node: a site that groups OLTs.
@@ -191,6 +280,34 @@ impl Inventory {
                 ));
             }
         }
+        let mut szo_ids = HashSet::new();
+        for (i, object) in self.szo.iter().enumerate() {
+            let at = table_line(text, "szo", i);
+            if !szo_ids.insert(object.id) {
+                return Err(format!(
+                    "{at}field `id`: СЗО id {} is declared twice",
+                    object.id
+                ));
+            }
+            if !(0.0..=100.0).contains(&object.sla_percent) {
+                return Err(format!(
+                    "{at}field `slaPercent`: СЗО {} has {}, which is not between 0 and 100",
+                    object.id, object.sla_percent
+                ));
+            }
+            if !is_onu_serial(&object.onu_serial) {
+                return Err(format!(
+                    "{at}field `onuSerial`: `{}` is neither a GPON serial like HWTC1A2B3C4D nor a MAC like a0:b1:c2:d3:e4:f5",
+                    object.onu_serial
+                ));
+            }
+            if object.name.trim().is_empty() {
+                return Err(format!(
+                    "{at}field `name`: СЗО {} has an empty name",
+                    object.id
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -268,6 +385,47 @@ snmp = { port = 16100, community = "public", version = "2c" }
         let same = second.replace("community = \"other\"", "community = \"public\"");
         let err = Inventory::parse(&same).expect_err("the same device twice");
         assert!(err.contains("same community as another OLT"), "{err}");
+    }
+
+    #[test]
+    fn szo_registry_is_validated() {
+        let szo = r#"
+[[szo]]
+id = 101
+name = "School No. 3"
+type = "SCHOOL"
+city = "Kazan"
+address = "Lenina 5"
+onuSerial = "HWTC1A2B3C4D"
+bandwidthMbps = 100
+connectedAt = "2021-06-01"
+slaPercent = 99.5
+"#;
+        let inventory = Inventory::parse(&format!("{GOOD}{szo}")).expect("valid");
+        assert_eq!(inventory.szo[0].kind, SzoType::School);
+        assert_eq!(
+            Inventory::parse(&inventory.to_toml()).expect("round trip"),
+            inventory
+        );
+        for (from, to, message) in [
+            ("SCHOOL", "CAFE", "unknown variant `CAFE`"),
+            ("99.5", "100.5", "field `slaPercent`"),
+            ("HWTC1A2B3C4D", "HW-1", "field `onuSerial`"),
+        ] {
+            let err =
+                Inventory::parse(&format!("{GOOD}{}", szo.replace(from, to))).expect_err(message);
+            assert!(err.contains(message), "{err}");
+            assert!(err.starts_with("line "), "{err}");
+        }
+        let twice = format!(
+            "{GOOD}{szo}{}",
+            szo.replace(
+                "onuSerial = \"HWTC1A2B3C4D\"",
+                "onuSerial = \"a0:b1:c2:d3:e4:f5\""
+            )
+        );
+        let err = Inventory::parse(&twice).expect_err("duplicate");
+        assert!(err.contains("СЗО id 101 is declared twice"), "{err}");
     }
 
     #[test]

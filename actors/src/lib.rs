@@ -13,3 +13,4 @@ pub mod sim;
 pub mod snmp;
 pub mod store;
 pub mod supervisor;
+pub mod szo;

@@ -82,6 +82,12 @@ impl PollSettings {
         (self.interval / 4).clamp(Duration::from_millis(50), Duration::from_secs(1))
     }
 
+    /// Longest gap between two polls over which an OLT's state still counts as known:
+    /// two intervals and a poll's deadline (a failing OLT is retried sooner than that).
+    pub fn coverage_tolerance(&self) -> Duration {
+        self.interval * 2 + self.deadline
+    }
+
     /// Delay before the next attempt after `failures` failed polls in a row.
     fn backoff(&self, failures: u32) -> Duration {
         let exponent = failures.saturating_sub(1).min(16);
@@ -101,6 +107,8 @@ pub struct OltSummary {
     pub city: String,
     pub node: Option<NodeId>,
     pub status: SessionStatus,
+    /// When the OLT entered its current status.
+    pub status_since: DateTime<Utc>,
     pub total_ports: u32,
     pub total_onu: u32,
     pub onu_online: u32,
@@ -363,6 +371,7 @@ impl OltState {
             city: self.spec.city.clone(),
             node: self.spec.node,
             status: self.record.status,
+            status_since: self.record.since,
             total_ports: self.record.ports.len() as u32,
             total_onu: self.onus.len() as u32,
             onu_online: online as u32,
@@ -495,9 +504,18 @@ impl OltState {
         self.client = report.client;
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
+        let now = Utc::now();
+        let covered = self.store.extend_coverage(
+            self.spec.id,
+            now,
+            report.result.is_ok(),
+            self.settings.coverage_tolerance(),
+        );
+        if let Err(e) = covered {
+            tracing::error!(olt = self.spec.id, error = %e, "cannot record poll coverage");
+        }
         match report.result {
             Ok(outcome) => {
-                let now = Utc::now();
                 self.record.failures_in_row = 0;
                 self.record.last_error = None;
                 self.record.last_success_at = Some(now);

@@ -245,7 +245,11 @@ impl SimFleet {
                 }
             })
             .collect();
-        Inventory { nodes, olts }
+        Inventory {
+            nodes,
+            olts,
+            szo: Vec::new(),
+        }
     }
 
     /// Where OLT `olt_id`'s agent listens.
@@ -266,6 +270,32 @@ impl SimFleet {
         self.olt(olt_id)
             .map(|olt| lock(&olt.shared).expected_onus(olt.vendor))
             .unwrap_or_default()
+    }
+
+    /// Takes the ONU with `serial` offline (loss of signal) or brings it back, as a cut
+    /// fibre or a repair would; it stays so until told otherwise. `false` if there is no
+    /// such ONU on that OLT.
+    pub fn set_onu_online(&self, olt_id: OltId, serial: &str, online: bool) -> bool {
+        let Some(olt) = self.olt(olt_id) else {
+            return false;
+        };
+        let mut state = lock(&olt.shared);
+        // expected_onus lists the ONUs in the same (row) order as the model holds them.
+        let position = state
+            .expected_onus(olt.vendor)
+            .iter()
+            .position(|o| o.serial == serial);
+        match position.and_then(|i| state.onus.get_mut(i)) {
+            Some(onu) => {
+                onu.online = online;
+                onu.outage_ticks_left = None;
+                if !online {
+                    onu.last_down_cause = Some(crate::domain::DownCause::Los);
+                }
+                true
+            }
+            None => false,
+        }
     }
 
     /// The PON port names of this OLT (`0/1/0`, ...), in ifIndex order.

@@ -124,6 +124,7 @@ const API_KEYS: &str = "api_keys";
 const ONU_OWNERS: &str = "onu_owners";
 const ONU_STATES: &str = "onu_states";
 const OPTICS: &str = "optics";
+const COVERAGE: &str = "olt_coverage";
 
 /// Bytes of one optics point: seconds (u32), Rx, Tx, OLT Rx (i16 centi-dBm), level (u8).
 const POINT_BYTES: usize = 11;
@@ -142,7 +143,19 @@ pub struct Store {
     onu_states: sled::Tree,
     /// Day + ONU id → that day's optics points, appended with a merge operator.
     optics: sled::Tree,
+    /// OLT id + start → end and reachability of a stretch of polls (see [`Coverage`]).
+    coverage: sled::Tree,
     api_keys: sled::Tree,
+}
+
+/// A stretch of time in which an OLT was polled closely enough that its state is known,
+/// and whether it answered. Time outside every stretch is unknown: the service was not
+/// running, or the OLT was not polled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coverage {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub reachable: bool,
 }
 
 impl Store {
@@ -161,6 +174,7 @@ impl Store {
             onu_owners: db.open_tree(ONU_OWNERS)?,
             onu_states: db.open_tree(ONU_STATES)?,
             optics,
+            coverage: db.open_tree(COVERAGE)?,
             api_keys: db.open_tree(API_KEYS)?,
             db,
         })
@@ -334,6 +348,126 @@ impl Store {
         Ok(removed)
     }
 
+    /// Records a poll of `olt` that finished at `at`: it extends the current stretch when
+    /// it follows within `tolerance` (a change of reachability starts a new stretch at
+    /// `at`), and starts a new stretch after a longer gap.
+    pub fn extend_coverage(
+        &self,
+        olt: OltId,
+        at: DateTime<Utc>,
+        reachable: bool,
+        tolerance: std::time::Duration,
+    ) -> Result<(), StoreError> {
+        let tolerance = chrono::Duration::from_std(tolerance).unwrap_or(chrono::Duration::zero());
+        let last = self
+            .coverage
+            .range(
+                coverage_key(olt, DateTime::<Utc>::MIN_UTC)
+                    ..=coverage_key(olt, DateTime::<Utc>::MAX_UTC),
+            )
+            .next_back()
+            .transpose()?
+            .and_then(|(key, value)| decode_coverage(&key, &value));
+        let mut batch = sled::Batch::default();
+        match last {
+            Some(last) if at >= last.end && at - last.end <= tolerance => {
+                batch.insert(
+                    coverage_key(olt, last.start).to_vec(),
+                    encode_coverage(at, last.reachable).to_vec(),
+                );
+                if last.reachable != reachable {
+                    batch.insert(
+                        coverage_key(olt, at).to_vec(),
+                        encode_coverage(at, reachable).to_vec(),
+                    );
+                }
+            }
+            Some(last) if at < last.end => return Ok(()), // the clock went back
+            _ => batch.insert(
+                coverage_key(olt, at).to_vec(),
+                encode_coverage(at, reachable).to_vec(),
+            ),
+        }
+        self.coverage.apply_batch(batch)?;
+        Ok(())
+    }
+
+    /// The stretches of `olt` overlapping `[from, to]`, clipped to it, in time order.
+    pub fn coverage(
+        &self,
+        olt: OltId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<Vec<Coverage>, StoreError> {
+        let mut stretches = Vec::new();
+        // The stretch that started before `from` may still reach into the period.
+        let before = self
+            .coverage
+            .range(coverage_key(olt, DateTime::<Utc>::MIN_UTC)..coverage_key(olt, from))
+            .next_back()
+            .transpose()?;
+        let within = self
+            .coverage
+            .range(coverage_key(olt, from)..=coverage_key(olt, to));
+        for entry in before.into_iter().map(Ok).chain(within) {
+            let (key, value) = entry?;
+            let Some(stretch) = decode_coverage(&key, &value) else {
+                continue;
+            };
+            if stretch.end < from || stretch.start > to {
+                continue;
+            }
+            stretches.push(Coverage {
+                start: stretch.start.max(from),
+                end: stretch.end.min(to),
+                reachable: stretch.reachable,
+            });
+        }
+        Ok(stretches)
+    }
+
+    /// Drops stretches that ended before `before`.
+    pub fn prune_coverage(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for entry in self.coverage.iter() {
+            let (key, value) = entry?;
+            if decode_coverage(&key, &value).is_some_and(|c| c.end < before) {
+                self.coverage.remove(key)?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Drops ONU state changes older than each ONU's cutoff, keeping the last change
+    /// before it so the state at the start of any kept period stays known.
+    pub fn prune_state_changes(
+        &self,
+        cutoff: impl Fn(OnuId) -> DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        let mut pending: Option<(OnuId, sled::IVec)> = None;
+        for key in self.onu_states.iter().keys() {
+            let key = key?;
+            let Some((onu, at)) = decode_state_key(&key) else {
+                continue;
+            };
+            if at >= cutoff(onu) {
+                continue;
+            }
+            // `pending` is the newest old change seen so far for this ONU: it is only
+            // removed once a newer old change of the same ONU shows up.
+            if let Some((previous_onu, previous_key)) = pending.take() {
+                if previous_onu == onu {
+                    self.onu_states.remove(previous_key)?;
+                    removed += 1;
+                }
+            }
+            pending = Some((onu, key));
+        }
+        Ok(removed)
+    }
+
     pub fn api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
         self.api_keys
             .iter()
@@ -410,6 +544,36 @@ fn state_key(onu: OnuId, at: DateTime<Utc>) -> [u8; 16] {
     let millis = (at.timestamp_millis() as u64) ^ (1 << 63);
     key[8..].copy_from_slice(&millis.to_be_bytes());
     key
+}
+
+fn decode_state_key(key: &[u8]) -> Option<(OnuId, DateTime<Utc>)> {
+    let onu = u64::from_be_bytes(key.get(..8)?.try_into().ok()?);
+    let millis = u64::from_be_bytes(key.get(8..16)?.try_into().ok()?) ^ (1 << 63);
+    Some((onu, DateTime::from_timestamp_millis(millis as i64)?))
+}
+
+fn coverage_key(olt: OltId, start: DateTime<Utc>) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    key[..4].copy_from_slice(&olt.to_be_bytes());
+    let millis = (start.timestamp_millis() as u64) ^ (1 << 63);
+    key[4..].copy_from_slice(&millis.to_be_bytes());
+    key
+}
+
+fn encode_coverage(end: DateTime<Utc>, reachable: bool) -> [u8; 9] {
+    let mut value = [0u8; 9];
+    value[..8].copy_from_slice(&end.timestamp_millis().to_be_bytes());
+    value[8] = u8::from(reachable);
+    value
+}
+
+fn decode_coverage(key: &[u8], value: &[u8]) -> Option<Coverage> {
+    let millis = u64::from_be_bytes(key.get(4..12)?.try_into().ok()?) ^ (1 << 63);
+    Some(Coverage {
+        start: DateTime::from_timestamp_millis(millis as i64)?,
+        end: DateTime::from_timestamp_millis(i64::from_be_bytes(value.get(..8)?.try_into().ok()?))?,
+        reachable: *value.get(8)? == 1,
+    })
 }
 
 /// Days since the Unix epoch (0 for earlier times).
@@ -614,6 +778,109 @@ mod tests {
         assert_eq!(store.state_changes(1, t(11), t(40)).expect("range"), vec![]);
         assert_eq!(store.state_before(1, t(30)).expect("before"), Some(down));
         assert_eq!(store.state_before(1, t(5)).expect("before"), None);
+    }
+
+    #[test]
+    fn coverage_stretches_follow_polls_and_gaps() {
+        use chrono::TimeZone;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let t = |s: i64| {
+            Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0)
+                .single()
+                .expect("time")
+                + chrono::Duration::seconds(s)
+        };
+        let tolerance = std::time::Duration::from_secs(30);
+        for (at, reachable) in [
+            (0, true),
+            (20, true),
+            (40, true),
+            (60, false),
+            (80, false),
+            (100, true),
+            (300, true),
+            (320, true),
+        ] {
+            store
+                .extend_coverage(7, t(at), reachable, tolerance)
+                .expect("extend");
+        }
+        store
+            .extend_coverage(8, t(10), true, tolerance)
+            .expect("another OLT");
+        let stretch = |a: i64, b: i64, reachable: bool| Coverage {
+            start: t(a),
+            end: t(b),
+            reachable,
+        };
+        assert_eq!(
+            store.coverage(7, t(-100), t(1000)).expect("coverage"),
+            [
+                stretch(0, 60, true),
+                stretch(60, 100, false),
+                stretch(100, 100, true),
+                stretch(300, 320, true)
+            ],
+            "reachability changes split at the poll; a gap over the tolerance is left out"
+        );
+        assert_eq!(
+            store.coverage(7, t(30), t(70)).expect("coverage"),
+            [stretch(30, 60, true), stretch(60, 70, false)],
+            "clipped to the period"
+        );
+        // OLT 7's first stretch and OLT 8's only one ended before 90 s.
+        assert_eq!(store.prune_coverage(t(90)).expect("prune"), 2);
+        assert!(store
+            .coverage(8, t(-100), t(1000))
+            .expect("coverage")
+            .is_empty());
+        assert_eq!(
+            store.coverage(7, t(-100), t(1000)).expect("coverage").len(),
+            3
+        );
+    }
+
+    #[test]
+    fn pruning_state_changes_keeps_the_last_one_before_the_cutoff() {
+        use crate::domain::OnuStatus;
+        use chrono::TimeZone;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let t = |d: u32| {
+            Utc.with_ymd_and_hms(2026, 1, d, 0, 0, 0)
+                .single()
+                .expect("time")
+        };
+        let change = |d: u32, online: bool| OnuStateChange {
+            at: t(d),
+            status: if online {
+                OnuStatus::Online
+            } else {
+                OnuStatus::Offline
+            },
+            cause: None,
+        };
+        for onu in [1, 2] {
+            store
+                .record_state_changes(&[
+                    (onu, change(1, true)),
+                    (onu, change(5, false)),
+                    (onu, change(9, true)),
+                    (onu, change(20, false)),
+                ])
+                .expect("record");
+        }
+        // ONU 1 keeps history from the 10th, ONU 2 from the 2nd.
+        let removed = store
+            .prune_state_changes(|onu| if onu == 1 { t(10) } else { t(2) })
+            .expect("prune");
+        assert_eq!(removed, 2, "ONU 1 loses its changes of the 1st and 5th; ONU 2 none");
+        assert_eq!(
+            store.state_changes(1, t(1), t(31)).expect("range"),
+            [change(9, true), change(20, false)]
+        );
+        assert_eq!(store.state_changes(2, t(1), t(31)).expect("range").len(), 4);
     }
 
     #[tokio::test]

@@ -225,6 +225,7 @@ async fn restart_failed(
 pub struct Fleet {
     supervisor: ActorRef<SupervisorMsg>,
     registry: Arc<DashMap<OltId, OltHandle>>,
+    settings: Arc<PollSettings>,
 }
 
 impl Fleet {
@@ -235,9 +236,10 @@ impl Fleet {
         inventory: Inventory,
     ) -> Result<Fleet, String> {
         let registry = Arc::new(DashMap::new());
+        let settings = Arc::new(settings);
         let args = SupervisorArgs {
             store,
-            settings: Arc::new(settings),
+            settings: settings.clone(),
             registry: registry.clone(),
         };
         let (supervisor, _) = Actor::spawn(None, SupervisorActor, args)
@@ -246,6 +248,7 @@ impl Fleet {
         let fleet = Fleet {
             supervisor,
             registry,
+            settings,
         };
         fleet.reconcile(inventory).await?;
         Ok(fleet)
@@ -264,6 +267,11 @@ impl Fleet {
             Ok(CallResult::Success(result)) => result,
             Ok(_) | Err(_) => Err("the supervisor did not answer".into()),
         }
+    }
+
+    /// See [`PollSettings::coverage_tolerance`].
+    pub fn coverage_tolerance(&self) -> Duration {
+        self.settings.coverage_tolerance()
     }
 
     /// The handle of one OLT, if it runs.
@@ -302,6 +310,7 @@ mod tests {
 
     fn one_disabled_olt() -> Inventory {
         Inventory {
+            szo: Vec::new(),
             nodes: vec![],
             olts: vec![OltSpec {
                 id: 7,

@@ -162,6 +162,7 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
 
     let inventory = Inventory {
         nodes: vec![],
+        szo: vec![],
         olts: vec![OltSpec {
             id: 1,
             ip: agent.addr.ip(),

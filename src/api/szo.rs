@@ -1,0 +1,409 @@
+//! СЗО — socially significant objects (SZO.md): the registry from the inventory, each
+//! object's live status from its ONU and OLT, its outages, and availability reports
+//! against the SLA. Objects are bound to ONUs by serial at request time, so a binding
+//! whose ONU has not been seen yet is simply `UNBOUND` until it is.
+
+use super::{ApiError, ApiResult, Meta, Paging, Params};
+use crate::app::AppState;
+use axum::extract::{Path, RawQuery, State};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use ponkeeper_actors::domain::{NodeId, OltId, Onu, OnuId, OnuStatus, SessionStatus};
+use ponkeeper_actors::inventory::{SzoSpec, SzoType};
+use ponkeeper_actors::olt::OltSummary;
+use ponkeeper_actors::szo::{self, Availability, OutageCause};
+use serde::Serialize;
+use serde_json::json;
+use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/szo", get(list))
+        .route("/szo/availability", get(availability))
+        .route("/szo/{id}", get(detail))
+        .route("/szo/{id}/outages", get(outages))
+}
+
+/// Live status of an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SzoStatus {
+    Up,
+    Down,
+    Unknown,
+    Unbound,
+}
+
+impl FromStr for SzoStatus {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "UP" => Ok(SzoStatus::Up),
+            "DOWN" => Ok(SzoStatus::Down),
+            "UNKNOWN" => Ok(SzoStatus::Unknown),
+            "UNBOUND" => Ok(SzoStatus::Unbound),
+            _ => Err("must be one of UP, DOWN, UNKNOWN, UNBOUND".into()),
+        }
+    }
+}
+
+/// An object (SZO.md "Resource").
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SzoItem {
+    pub id: u32,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: SzoType,
+    pub city: String,
+    pub address: String,
+    pub bandwidth_mbps: u32,
+    pub connected_at: String,
+    pub sla_percent: f64,
+    pub onu_id: Option<OnuId>,
+    pub olt_id: Option<OltId>,
+    pub node_id: Option<NodeId>,
+    pub status: SzoStatus,
+    pub since: Option<String>,
+    pub rx_power: Option<f64>,
+    pub last_update: Option<String>,
+}
+
+/// ONUs by lower-case serial, and OLT summaries by id: what binding needs.
+struct Bindings {
+    onus: HashMap<String, Onu>,
+    olts: HashMap<OltId, OltSummary>,
+}
+
+impl Bindings {
+    async fn gather(app: &AppState) -> Result<Bindings, ApiError> {
+        let handles = app.fleet.olts();
+        let tables = futures::future::join_all(handles.iter().map(|h| h.onus())).await;
+        let mut onus = HashMap::new();
+        for table in tables {
+            for onu in table?.iter() {
+                onus.insert(onu.serial.to_ascii_lowercase(), onu.clone());
+            }
+        }
+        let olts = app
+            .summaries()
+            .await?
+            .into_iter()
+            .map(|o| (o.id, o))
+            .collect();
+        Ok(Bindings { onus, olts })
+    }
+
+    fn onu(&self, object: &SzoSpec) -> Option<&Onu> {
+        self.onus.get(&object.onu_serial.to_ascii_lowercase())
+    }
+}
+
+fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem, ApiError> {
+    let onu = bindings.onu(object);
+    let olt = onu.and_then(|o| bindings.olts.get(&o.olt_id));
+    let (status, since) = match (onu, olt) {
+        (Some(onu), Some(olt)) => match olt.status {
+            SessionStatus::Online => {
+                let last = app
+                    .store
+                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))
+                    .map_err(|e| ApiError::Internal(e.to_string()))?;
+                let status = match onu.status {
+                    OnuStatus::Online => SzoStatus::Up,
+                    OnuStatus::Offline => SzoStatus::Down,
+                };
+                (status, last.map(|c| c.at))
+            }
+            SessionStatus::Degraded | SessionStatus::Offline => {
+                (SzoStatus::Down, Some(olt.status_since))
+            }
+            SessionStatus::Connecting | SessionStatus::Disabled => {
+                (SzoStatus::Unknown, Some(olt.status_since))
+            }
+        },
+        _ => (SzoStatus::Unbound, None),
+    };
+    Ok(SzoItem {
+        id: object.id,
+        name: object.name.clone(),
+        kind: object.kind,
+        city: object.city.clone(),
+        address: object.address.clone(),
+        bandwidth_mbps: object.bandwidth_mbps,
+        connected_at: object.connected_at.to_string(),
+        sla_percent: object.sla_percent,
+        onu_id: onu.map(|o| o.id),
+        olt_id: onu.map(|o| o.olt_id),
+        node_id: olt.and_then(|o| o.node),
+        status,
+        since: since.map(|at| app.clock.format(at)),
+        rx_power: onu.and_then(|o| o.rx_power),
+        last_update: onu.map(|o| app.clock.format(o.last_update)),
+    })
+}
+
+/// The registry filtered by `type`, `city` and `nodeId` (and `status` where given).
+fn select<'a>(
+    objects: &'a [SzoSpec],
+    bindings: &Bindings,
+    params: &Params,
+) -> Result<Vec<&'a SzoSpec>, ApiError> {
+    let kind = params.enumeration::<SzoType>("type")?;
+    let city = params.text("city");
+    let node = params
+        .integer("nodeId", 0, i64::from(u32::MAX))?
+        .map(|n| n as u32);
+    let mut selected: Vec<&SzoSpec> = objects
+        .iter()
+        .filter(|o| kind.is_none_or(|k| o.kind == k))
+        .filter(|o| city.is_none_or(|c| o.city.eq_ignore_ascii_case(c)))
+        .filter(|o| {
+            node.is_none_or(|n| {
+                bindings
+                    .onu(o)
+                    .and_then(|onu| bindings.olts.get(&onu.olt_id))
+                    .is_some_and(|olt| olt.node == Some(n))
+            })
+        })
+        .collect();
+    selected.sort_by_key(|o| o.id);
+    Ok(selected)
+}
+
+async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
+    let params = Params::parse(query.as_deref())?;
+    let paging = params.paging(&app.config.paging)?;
+    let status = params.enumeration::<SzoStatus>("status")?;
+    let inventory = app.inventory();
+    let bindings = Bindings::gather(&app).await?;
+    let mut items = Vec::new();
+    for object in select(&inventory.szo, &bindings, &params)? {
+        let item = item(&app, object, &bindings)?;
+        if status.is_none_or(|s| item.status == s) {
+            items.push(item);
+        }
+    }
+    super::page(items, paging)
+}
+
+fn object<'a>(
+    inventory: &'a ponkeeper_actors::inventory::Inventory,
+    id: &str,
+) -> Result<&'a SzoSpec, ApiError> {
+    let id: u32 = super::path_id("id", id)?;
+    inventory
+        .szo
+        .iter()
+        .find(|o| o.id == id)
+        .ok_or_else(|| ApiError::NotFound(format!("no СЗО with id {id}")))
+}
+
+async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+    let inventory = app.inventory();
+    let object = object(&inventory, &id)?;
+    let bindings = Bindings::gather(&app).await?;
+    super::one(item(&app, object, &bindings)?)
+}
+
+/// `from` and `to` of a report; with `required`, both must be given.
+fn period(
+    app: &AppState,
+    params: &Params,
+    required: bool,
+) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
+    let now = Utc::now();
+    let from = params.local_time("from", &app.clock)?;
+    let to = params.local_time("to", &app.clock)?;
+    let (from, to) = match (from, to) {
+        (Some(from), Some(to)) => (from, to),
+        _ if required => {
+            let missing = if from.is_none() { "from" } else { "to" };
+            return Err(ApiError::InvalidParameter(format!(
+                "parameter `{missing}` is required (a local date-time like 2026-11-01T00:00:00)"
+            )));
+        }
+        (from, to) => {
+            let to = to.unwrap_or(now);
+            (from.unwrap_or(to - chrono::Duration::days(30)), to)
+        }
+    };
+    if from >= to {
+        return Err(ApiError::InvalidParameter(
+            "parameter `from` must be before `to`".into(),
+        ));
+    }
+    let retention = app.config.szo.history_retention;
+    if let Ok(kept) = chrono::Duration::from_std(retention) {
+        if from < now - kept {
+            return Err(ApiError::InvalidParameter(format!(
+                "parameter `from`: the period starts before the history kept (szo.history_retention = {})",
+                humantime::format_duration(retention)
+            )));
+        }
+    }
+    Ok((from, to))
+}
+
+/// Availability of one object over `[from, to)`.
+fn report(
+    app: &AppState,
+    object: &SzoSpec,
+    onu: Option<&Onu>,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> Result<Availability, ApiError> {
+    let now = Utc::now();
+    let connected = app
+        .clock
+        .parse(&object.connected_at.to_string())
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let from = from.max(connected);
+    let to = to.min(now);
+    if from >= to {
+        return Ok(szo::availability(&[], now));
+    }
+    let internal = |e: ponkeeper_actors::store::StoreError| ApiError::Internal(e.to_string());
+    let Some(onu) = onu else {
+        return Ok(szo::availability(
+            &szo::timeline(from, to, &[], None, &[]),
+            now,
+        ));
+    };
+    let mut coverage = app.store.coverage(onu.olt_id, from, to).map_err(internal)?;
+    // The live stretch reaches to the present while polls keep coming.
+    let tolerance = chrono::Duration::from_std(app.fleet.coverage_tolerance())
+        .unwrap_or(chrono::Duration::zero());
+    if let Some(last) = coverage.last_mut() {
+        if to == now && now - last.end <= tolerance {
+            last.end = now;
+        }
+    }
+    let baseline = app.store.state_before(onu.id, from).map_err(internal)?;
+    let changes = app
+        .store
+        .state_changes(onu.id, from, to)
+        .map_err(internal)?;
+    let spans = szo::timeline(from, to, &coverage, baseline.as_ref(), &changes);
+    Ok(szo::availability(&spans, now))
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutageItem {
+    start: String,
+    end: Option<String>,
+    duration_seconds: i64,
+    cause: OutageCause,
+}
+
+async fn outages(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let params = Params::parse(query.as_deref())?;
+    let inventory = app.inventory();
+    let object = object(&inventory, &id)?;
+    let (from, to) = period(&app, &params, false)?;
+    let bindings = Bindings::gather(&app).await?;
+    let now = Utc::now();
+    let report = report(&app, object, bindings.onu(object), from, to)?;
+    let items: Vec<OutageItem> = report
+        .outages
+        .iter()
+        .map(|o| OutageItem {
+            start: app.clock.format(o.start),
+            end: o.end.map(|e| app.clock.format(e)),
+            duration_seconds: (o.end.unwrap_or(now) - o.start).num_seconds(),
+            cause: o.cause,
+        })
+        .collect();
+    super::one(items)
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AvailabilityItem {
+    id: u32,
+    name: String,
+    up_seconds: u64,
+    down_seconds: u64,
+    unknown_seconds: u64,
+    availability_percent: Option<f64>,
+    outages: usize,
+    sla_met: Option<bool>,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TypeSummary {
+    objects: usize,
+    up_seconds: u64,
+    down_seconds: u64,
+    unknown_seconds: u64,
+    availability_percent: Option<f64>,
+    outages: usize,
+    sla_met: usize,
+    sla_missed: usize,
+}
+
+async fn availability(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
+    let params = Params::parse(query.as_deref())?;
+    let paging: Paging = params.paging(&app.config.paging)?;
+    let (from, to) = period(&app, &params, true)?;
+    let inventory = app.inventory();
+    let bindings = Bindings::gather(&app).await?;
+    let mut items = Vec::new();
+    let mut summary: BTreeMap<&'static str, TypeSummary> = BTreeMap::new();
+    for object in select(&inventory.szo, &bindings, &params)? {
+        let report = report(&app, object, bindings.onu(object), from, to)?;
+        let percent = report.percent();
+        let sla_met = percent.map(|p| p >= object.sla_percent);
+        let entry = summary.entry(object.kind.as_str()).or_default();
+        entry.objects += 1;
+        entry.up_seconds += report.up_seconds;
+        entry.down_seconds += report.down_seconds;
+        entry.unknown_seconds += report.unknown_seconds;
+        entry.outages += report.outages.len();
+        match sla_met {
+            Some(true) => entry.sla_met += 1,
+            Some(false) => entry.sla_missed += 1,
+            None => {}
+        }
+        items.push(AvailabilityItem {
+            id: object.id,
+            name: object.name.clone(),
+            up_seconds: report.up_seconds,
+            down_seconds: report.down_seconds,
+            unknown_seconds: report.unknown_seconds,
+            availability_percent: percent,
+            outages: report.outages.len(),
+            sla_met,
+        });
+    }
+    for entry in summary.values_mut() {
+        let known = entry.up_seconds + entry.down_seconds;
+        entry.availability_percent = (known > 0)
+            .then(|| (entry.up_seconds as f64 / known as f64 * 10_000.0).round() / 100.0);
+    }
+    let total_count = items.len();
+    let data: Vec<AvailabilityItem> = items
+        .into_iter()
+        .skip(paging.offset())
+        .take(paging.size as usize)
+        .collect();
+    let meta = Meta {
+        page: paging.page,
+        size: paging.size,
+        total_count,
+    };
+    Ok(
+        Json(json!({ "success": true, "data": data, "meta": meta, "summary": summary }))
+            .into_response(),
+    )
+}
