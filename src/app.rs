@@ -286,19 +286,61 @@ async fn housekeeping(state: AppState) {
     let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
     loop {
         hourly.tick().await;
-        let retention = state.config.optics.history_retention;
-        let Ok(retention) = chrono::Duration::from_std(retention) else {
-            continue;
-        };
-        let store = state.store.clone();
-        let cutoff = chrono::Utc::now() - retention;
-        match tokio::task::spawn_blocking(move || store.prune_optics(cutoff)).await {
-            Ok(Ok(0)) => {}
-            Ok(Ok(removed)) => tracing::info!(removed, "pruned optics history days past retention"),
-            Ok(Err(e)) => tracing::error!(error = %e, "cannot prune optics history"),
-            Err(e) => tracing::error!(error = %e, "optics pruning task failed"),
+        if let Err(e) = prune_history(&state).await {
+            tracing::error!(error = %e, "cannot prune stored history");
         }
     }
+}
+
+/// Optics past `optics.history_retention`; ONU state changes past
+/// `szo.history_retention` for ONUs bound to a СЗО and `onu.state_history_retention` for
+/// the rest; OLT coverage past the longer of the two.
+pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
+    let now = chrono::Utc::now();
+    let ago = |retention: std::time::Duration| {
+        chrono::Duration::from_std(retention)
+            .map(|r| now - r)
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    };
+    let optics_cutoff = ago(state.config.optics.history_retention);
+    let szo_cutoff = ago(state.config.szo.history_retention);
+    let onu_cutoff = ago(state.config.onu.state_history_retention);
+
+    let bound_serials: std::collections::HashSet<String> = state
+        .inventory()
+        .szo
+        .iter()
+        .map(|o| o.onu_serial.to_ascii_lowercase())
+        .collect();
+    let mut bound = std::collections::HashSet::new();
+    for handle in state.fleet.olts() {
+        let onus = handle.onus().await.map_err(|e| anyhow::anyhow!(e))?;
+        bound.extend(
+            onus.iter()
+                .filter(|o| bound_serials.contains(&o.serial.to_ascii_lowercase()))
+                .map(|o| o.id),
+        );
+    }
+
+    let store = state.store.clone();
+    let (optics, changes, coverage) = tokio::task::spawn_blocking(move || {
+        anyhow::Ok((
+            store.prune_optics(optics_cutoff)?,
+            store.prune_state_changes(|onu| {
+                if bound.contains(&onu) {
+                    szo_cutoff
+                } else {
+                    onu_cutoff
+                }
+            })?,
+            store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
+        ))
+    })
+    .await??;
+    if optics + changes + coverage > 0 {
+        tracing::info!(optics, changes, coverage, "pruned history past retention");
+    }
+    Ok(())
 }
 
 /// Reloads the inventory on SIGHUP (SPEC §2); a bad file is logged and the old one stays.

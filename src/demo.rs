@@ -8,7 +8,9 @@ use crate::app::{shutdown_signal, App};
 use crate::config::Config;
 use crate::keys;
 use anyhow::Context;
+use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
+use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
@@ -36,6 +38,59 @@ pub struct DemoOptions {
     pub seed: u64,
 }
 
+/// Socially significant objects served by the first online ONU of the first OLTs, one
+/// of each common kind, and one whose ONU has not been installed yet (UNBOUND).
+fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
+    const OBJECTS: [(SzoType, &str, &str); 6] = [
+        (SzoType::School, "School No. 3", "Lenina 5"),
+        (SzoType::Fap, "FAP Kamenka", "Tsentralnaya 1"),
+        (SzoType::Medical, "Hospital No. 2", "Pobedy 12"),
+        (SzoType::FireStation, "Fire station 14", "Pozharnaya 2"),
+        (
+            SzoType::Government,
+            "Village administration",
+            "Sovetskaya 7",
+        ),
+        (SzoType::Library, "Library No. 5", "Pushkina 10"),
+    ];
+    let connected = chrono::NaiveDate::from_ymd_opt(2021, 6, 1).unwrap_or_default();
+    let mut objects: Vec<SzoSpec> = inventory
+        .olts
+        .iter()
+        .zip(OBJECTS)
+        .zip(101..)
+        .filter_map(|((olt, (kind, name, address)), id)| {
+            let onu = fleet
+                .expected_onus(olt.id)
+                .into_iter()
+                .find(|o| o.status == OnuStatus::Online)?;
+            Some(SzoSpec {
+                id,
+                name: name.into(),
+                kind,
+                city: olt.city.clone(),
+                address: address.into(),
+                onu_serial: onu.serial,
+                bandwidth_mbps: 100,
+                connected_at: connected,
+                sla_percent: 99.5,
+            })
+        })
+        .collect();
+    objects.push(SzoSpec {
+        id: 200,
+        name: "Election commission No. 41".into(),
+        kind: SzoType::Election,
+        city: "Kazan".into(),
+        address: "Kremlevskaya 18".into(),
+        onu_serial: "HWTC00000000".into(),
+        bandwidth_mbps: 50,
+        connected_at: connected,
+        sla_percent: 99.9,
+    });
+    objects
+}
+
 pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let fleet = SimFleet::start(FleetSpec {
         olts: options.olts,
@@ -44,7 +99,12 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         base_port: 0,
         seed: options.seed,
         bind: [127, 0, 0, 1].into(),
-        dynamics: Dynamics::default(),
+        // Ten times the default outage rate: about one ONU in sixteen is down at any
+        // moment, so the СЗО reports show outages within minutes.
+        dynamics: Dynamics {
+            outage_probability: 0.002,
+            ..Dynamics::default()
+        },
     })
     .await
     .context("cannot start the simulated fleet")?;
@@ -61,7 +121,9 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     };
     std::fs::create_dir_all(&data_dir)?;
     let inventory_path = data_dir.join("inventory.toml");
-    std::fs::write(&inventory_path, fleet.inventory().to_toml())?;
+    let mut inventory = fleet.inventory();
+    inventory.szo = demo_szo(&fleet, &inventory);
+    std::fs::write(&inventory_path, inventory.to_toml())?;
 
     let mut config = Config {
         listen: options.listen,
@@ -137,6 +199,16 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onus?status=OFFLINE'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus?q={example_serial}'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/optics?level=CRITICAL&size=5'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/szo'");
+    println!(
+        "  curl -s -H 'X-API-Key: {read_only}' '{base}/szo/availability?from={}&to={}'",
+        state
+            .clock
+            .format(chrono::Utc::now() - chrono::Duration::hours(1)),
+        state
+            .clock
+            .format(chrono::Utc::now() + chrono::Duration::hours(1)),
+    );
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
     println!(
         "  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY"

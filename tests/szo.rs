@@ -289,3 +289,66 @@ async fn time_while_the_service_was_stopped_is_unknown() {
     service.stop().await;
     sim.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bound_onus_keep_their_history_longer() {
+    let sim = steady_sim(1, 8).await;
+    let bound_serial = online_serial(&sim, 1, 0);
+    let free_serial = online_serial(&sim, 1, 1);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut config = fast_config(
+        dir.path(),
+        &sim,
+        vec![object(101, SzoType::Police, &bound_serial)],
+    );
+    config.onu.state_history_retention = Duration::from_secs(2);
+    config.szo.history_retention = Duration::from_secs(3600);
+    let service = TestService::start_with(config, true).await;
+    all_polled(&service).await;
+
+    let mut ids = Vec::new();
+    for serial in [&bound_serial, &free_serial] {
+        let (_, body) = service.get(&format!("/onus?serial={serial}")).await;
+        let id = body["data"][0]["id"].as_u64().expect("id");
+        ids.push(id);
+        for online in [false, true] {
+            assert!(sim.set_onu_online(1, serial, online));
+            let wanted = if online { "ONLINE" } else { "OFFLINE" };
+            eventually(wanted, Duration::from_secs(10), || async {
+                let (_, body) = service.get(&format!("/onus/{id}")).await;
+                (body["data"]["status"] == wanted).then_some(())
+            })
+            .await;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let store = &service.state.store;
+    let everything = |onu: u64| {
+        store
+            .state_changes(onu, DateTime::<Utc>::MIN_UTC, Utc::now())
+            .expect("changes")
+            .len()
+    };
+    assert_eq!(
+        (everything(ids[0]), everything(ids[1])),
+        (3, 3),
+        "first sight, down, up"
+    );
+
+    ponkeeper::app::prune_history(&service.state)
+        .await
+        .expect("prune");
+    assert_eq!(
+        everything(ids[0]),
+        3,
+        "bound to a СЗО: kept for szo.history_retention"
+    );
+    assert_eq!(
+        everything(ids[1]),
+        1,
+        "past onu.state_history_retention, only the last change stays"
+    );
+
+    service.stop().await;
+    sim.shutdown().await;
+}

@@ -875,7 +875,10 @@ mod tests {
         let removed = store
             .prune_state_changes(|onu| if onu == 1 { t(10) } else { t(2) })
             .expect("prune");
-        assert_eq!(removed, 2, "ONU 1 loses its changes of the 1st and 5th; ONU 2 none");
+        assert_eq!(
+            removed, 2,
+            "ONU 1 loses its changes of the 1st and 5th; ONU 2 none"
+        );
         assert_eq!(
             store.state_changes(1, t(1), t(31)).expect("range"),
             [change(9, true), change(20, false)]

@@ -22,6 +22,8 @@ pub struct TestService {
     pub data_dir: PathBuf,
     pub inventory_path: PathBuf,
     pub config: Config,
+    /// The running service's state, for tests that look behind the API.
+    pub state: ponkeeper::app::AppState,
     client: reqwest::Client,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
@@ -84,6 +86,7 @@ impl TestService {
             .await
             .expect("key");
         }
+        let state = app.state.clone();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(app.serve(listener, async {
             let _ = stopped.await;
@@ -95,6 +98,7 @@ impl TestService {
             data_dir: config.data_dir.clone(),
             inventory_path: config.inventory.clone(),
             config,
+            state,
             client: reqwest::Client::new(),
             stop: Some(stop),
             task: Some(task),
