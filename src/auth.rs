@@ -138,7 +138,7 @@ pub fn parse_rate(text: &str) -> anyhow::Result<(u32, u64)> {
 
 /// The client's address: the socket peer (X-Forwarded-For from trusted proxies is
 /// handled with rate limits and whitelists in the access-control work).
-fn client_ip(peer: SocketAddr) -> IpAddr {
+pub fn client_ip(peer: SocketAddr) -> IpAddr {
     peer.ip()
 }
 
