@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need on a fresh machine (net-snmp's
-# client tools, a Python venv with snmpsim), then runs formatting and lint checks, every
+# client tools, sshpass and OpenSSH's client, a Python venv with snmpsim), then runs formatting and lint checks, every
 # Rust test, and the fixture check (a real OLT layout served by snmpsim, polled through
 # the real service). Exits non-zero on any failure. `.ci/run` calls this same script.
 set -euo pipefail
@@ -16,6 +16,13 @@ if ! command -v snmpbulkwalk >/dev/null 2>&1; then
     say "installing net-snmp client tools"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq snmp >/dev/null
+fi
+
+# tests/actions.rs logs into the simulator's SSH server with OpenSSH's own client.
+if ! command -v sshpass >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1; then
+    say "installing sshpass and the OpenSSH client"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sshpass openssh-client >/dev/null
 fi
 
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes

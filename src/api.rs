@@ -3,29 +3,38 @@
 //! with errors that name the parameter, and the router that merges the resource modules.
 //! Unknown routes, wrong methods and malformed input all answer in the envelope.
 
+mod audit;
+mod configs;
 mod inventory;
 mod nodes;
 mod olts;
+mod onu_actions;
 mod onus;
 mod optics;
 mod szo;
 mod vlans;
 
 use crate::app::AppState;
+use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{middleware, Json, Router};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
 
 pub const BASE: &str = "/api/v1/external";
+/// The largest request body taken (SPEC §4: 413 above it).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Every way a request can fail, with its HTTP status and `error.code`.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
     InvalidParameter(String),
+    #[error("{0}")]
+    InvalidBody(String),
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
@@ -41,6 +50,13 @@ pub enum ApiError {
     #[error("{0}")]
     RateLimited(String),
     #[error("{0}")]
+    PayloadTooLarge(String),
+    /// The device refused the command; the message carries the device's own words.
+    #[error("{0}")]
+    DeviceError(String),
+    #[error("{0}")]
+    DeviceUnavailable(String),
+    #[error("{0}")]
     DeviceTimeout(String),
     /// Logged in full; the client sees a generic message.
     #[error("{0}")]
@@ -51,6 +67,12 @@ impl ApiError {
     fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             ApiError::InvalidParameter(_) => (StatusCode::BAD_REQUEST, "INVALID_PARAMETER"),
+            ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "INVALID_BODY"),
+            ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
+            ApiError::DeviceError(_) => (StatusCode::BAD_GATEWAY, "DEVICE_ERROR"),
+            ApiError::DeviceUnavailable(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "DEVICE_UNAVAILABLE")
+            }
             ApiError::Unauthorized(_) => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
             ApiError::IpNotAllowed(_) => (StatusCode::FORBIDDEN, "IP_NOT_ALLOWED"),
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN"),
@@ -75,7 +97,35 @@ impl IntoResponse for ApiError {
             other => other.to_string(),
         };
         let body = json!({ "success": false, "error": { "code": code, "message": message } });
-        (status, Json(body)).into_response()
+        let mut response = (status, Json(body)).into_response();
+        response.extensions_mut().insert(ErrorCode(code));
+        response
+    }
+}
+
+/// The `error.code` of an error response, for the audit log.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCode(pub &'static str);
+
+/// A JSON request body; anything else (malformed JSON, a wrong shape, a missing
+/// `Content-Type`) is refused with `INVALID_BODY` in the envelope.
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        use axum::extract::rejection::JsonRejection;
+        match Json::<T>::from_request(request, state).await {
+            Ok(Json(value)) => Ok(JsonBody(value)),
+            Err(JsonRejection::BytesRejection(e)) => Err(ApiError::PayloadTooLarge(format!(
+                "the body cannot be read (at most {MAX_BODY_BYTES} bytes): {e}"
+            ))),
+            Err(rejection) => Err(ApiError::InvalidBody(format!(
+                "the body is not the JSON this endpoint takes: {}",
+                rejection.body_text()
+            ))),
+        }
     }
 }
 
@@ -83,9 +133,16 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
     fn from(error: ponkeeper_actors::olt::ActionError) -> Self {
         use ponkeeper_actors::olt::ActionError;
         match error {
-            ActionError::Disabled(_) => ApiError::Conflict(error.to_string()),
-            ActionError::NoReply(_) => ApiError::DeviceTimeout(error.to_string()),
+            ActionError::Disabled(_) | ActionError::Busy(_) => {
+                ApiError::Conflict(error.to_string())
+            }
+            ActionError::NoReply(_) | ActionError::Timeout(_) => {
+                ApiError::DeviceTimeout(error.to_string())
+            }
             ActionError::Gone(_) => ApiError::Internal(error.to_string()),
+            ActionError::OnuNotFound(_) => ApiError::NotFound(error.to_string()),
+            ActionError::Unavailable(_) => ApiError::DeviceUnavailable(error.to_string()),
+            ActionError::Device(_) => ApiError::DeviceError(error.to_string()),
         }
     }
 }
@@ -272,7 +329,10 @@ pub fn router(state: AppState) -> Router {
         .merge(onus::router())
         .merge(optics::router())
         .merge(vlans::router())
-        .merge(szo::router());
+        .merge(szo::router())
+        .merge(onu_actions::router())
+        .merge(configs::router())
+        .merge(audit::router());
     Router::new()
         .nest(BASE, api)
         .fallback(no_route)
@@ -280,6 +340,11 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
+        ))
+        // Outermost: sees every answer, the key checks' refusals included.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::audit::record,
         ))
         .with_state(state)
 }

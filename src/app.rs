@@ -130,14 +130,22 @@ impl AppState {
 
     /// One ONU by its id, asked of the actor of the OLT that owns it.
     pub async fn onu(&self, id: OnuId) -> Result<Onu, ApiError> {
+        let handle = self.onu_olt(id)?;
+        handle
+            .onu(id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(format!("no ONU with id {id}")))
+    }
+
+    /// The handle of the OLT that owns ONU `id`, or 404.
+    pub fn onu_olt(&self, id: OnuId) -> Result<OltHandle, ApiError> {
         let not_found = || ApiError::NotFound(format!("no ONU with id {id}"));
         let owner = self
             .store
             .onu_owner(id)
             .map_err(|e| ApiError::Internal(e.to_string()))?
             .ok_or_else(not_found)?;
-        let handle = self.fleet.olt(owner).ok_or_else(not_found)?;
-        handle.onu(id).await?.ok_or_else(not_found)
+        self.fleet.olt(owner).ok_or_else(not_found)
     }
 
     /// Re-reads the inventory file; on success the fleet is reconciled with it.
@@ -210,6 +218,9 @@ impl App {
             concurrency: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
             thresholds: config.optics_thresholds(),
             history_step: config.optics.history_step,
+            // One CLI step may take as long as a whole poll, but never more than 10 s.
+            cli_timeout: p.deadline.min(std::time::Duration::from_secs(10)),
+            backup_interval: config.backup.interval,
         };
         let fleet = Fleet::start(store.clone(), settings, inventory.clone())
             .await

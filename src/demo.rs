@@ -1,8 +1,10 @@
 //! `ponkeeper demo`: the newcomer's first command. It starts a simulated, mixed fleet on
-//! loopback (real SNMP agents over UDP, ONUs that flap and drift), writes the fleet's
-//! inventory, starts the service on it, creates one FULL and one READ_ONLY key, and prints
-//! the keys and curl lines to paste. Its data lives in a fresh temporary directory unless
-//! `--data-dir` names one.
+//! loopback (real SNMP agents over UDP and SSH servers over TCP, ONUs that flap and
+//! drift), writes the fleet's inventory, starts the service on it, creates one FULL and
+//! one READ_ONLY key, and prints the keys and curl lines to paste. Its data lives in a
+//! fresh temporary directory unless `--data-dir` names one. The simulated OLTs' SSH
+//! password is put in this process's environment (the variable the inventory names)
+//! before the service starts, so the actions work with nothing to set up.
 
 use crate::app::{shutdown_signal, App};
 use crate::config::Config;
@@ -11,7 +13,7 @@ use anyhow::Context;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
 use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
 use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -36,6 +38,9 @@ pub struct DemoOptions {
     /// The same seed gives the same fleet.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// How long an ONU rebooted over SSH stays offline.
+    #[arg(long, default_value_t = 20)]
+    pub reboot_seconds: u64,
 }
 
 /// Socially significant objects served by the first online ONU of the first OLTs, one
@@ -92,6 +97,12 @@ fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
 }
 
 pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
+    // The service reads the OLTs' SSH password from the variable the inventory names.
+    let password = std::env::var(SSH_PASSWORD_ENV).unwrap_or_else(|_| {
+        let password = format!("demo-{}", hex::encode(rand::random::<[u8; 8]>()));
+        std::env::set_var(SSH_PASSWORD_ENV, &password);
+        password
+    });
     let fleet = SimFleet::start(FleetSpec {
         olts: options.olts,
         onus_per_olt: options.onus_per_olt,
@@ -105,6 +116,8 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
             outage_probability: 0.002,
             ..Dynamics::default()
         },
+        ssh_password: password,
+        reboot_time: Duration::from_secs(options.reboot_seconds),
     })
     .await
     .context("cannot start the simulated fleet")?;
@@ -184,6 +197,18 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         .first()
         .map(|onu| onu.serial.clone())
         .unwrap_or_default();
+    // A real ONU id to act on: the first online ONU of OLT 1.
+    let mut example_onu = 1;
+    if let Some(olt) = state.fleet.olt(1) {
+        if let Ok(onus) = olt.onus().await {
+            if let Some(onu) = onus
+                .iter()
+                .find(|o| o.status == ponkeeper_actors::domain::OnuStatus::Online)
+            {
+                example_onu = onu.id;
+            }
+        }
+    }
     let base = format!("http://{addr}/api/v1/external");
     println!("Data directory: {}", data_dir.display());
     println!("Inventory: {}", inventory_path.display());
@@ -213,6 +238,18 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!(
         "  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY"
     );
+    println!("  # actions over SSH (FULL key), each in the audit log:");
+    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/configs/backup'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/configs'");
+    println!(
+        "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"vlan\": 200}}' '{base}/onus/{example_onu}/vlan'"
+    );
+    println!(
+        "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"description\": \"school 7, Baumana 1\"}}' '{base}/onus/{example_onu}/description'"
+    );
+    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/{example_onu}/reboot'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'");
+    println!("  curl -s -H 'X-API-Key: {full}' '{base}/audit-logs?size=5'");
     println!();
     println!("Ctrl-C stops the demo.");
 

@@ -2,13 +2,14 @@
 //! them, and the communication nodes that group OLTs — behind a REST API.
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
-//! the REST API ([`api`]), API keys ([`auth`], [`keys`], [`admin`]) and the demo. The
+//! the REST API ([`api`]), the audit log ([`audit`]), API keys ([`auth`], [`keys`], [`admin`]) and the demo. The
 //! device side — supervisor, OLT actors, SNMP, sled, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles.
 
 pub mod admin;
 pub mod api;
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod clock;
 pub mod config;

@@ -69,6 +69,9 @@ struct SimOptions {
     /// Write the inventory here instead of printing it.
     #[arg(long)]
     inventory_out: Option<PathBuf>,
+    /// How long an ONU rebooted over SSH stays offline.
+    #[arg(long, default_value_t = 20)]
+    reboot_seconds: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -169,9 +172,18 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
         } else {
             Dynamics::default()
         },
+        ssh_password: std::env::var(ponkeeper_actors::sim::SSH_PASSWORD_ENV)
+            .unwrap_or_else(|_| ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD.to_string()),
+        reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
     })
     .await
     .context("cannot start the simulated fleet")?;
+    eprintln!(
+        "SSH: user {}, password from {} (or `{}` when it is unset); export it for `serve`",
+        ponkeeper_actors::sim::SSH_USERNAME,
+        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
+        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD
+    );
     let inventory = fleet.inventory().to_toml();
     match &options.inventory_out {
         Some(path) => {

@@ -3,6 +3,7 @@
 //! OLT fleet. It knows nothing of HTTP: the service reaches device state only through the
 //! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].
 
+pub mod cli;
 pub mod domain;
 pub mod inventory;
 pub mod olt;

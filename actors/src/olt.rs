@@ -1,25 +1,36 @@
-//! One actor per OLT. It owns the OLT's SNMP client, its ONU table and its session state
-//! (SPEC §3), persists them to sled after every poll, and answers queries from memory.
-//! Device I/O never runs in a message handler: a poll is a task the actor spawns, which
-//! takes the SNMP client with it and sends it back inside [`OltMsg::PollFinished`]. A hung
-//! device therefore never delays an answer; `restart_session` aborts the task, drops the
-//! client and polls again at once.
+//! One actor per OLT. It owns the OLT's SNMP client, its SSH CLI session, its ONU table
+//! and its session state (SPEC §3), persists them to sled after every poll, and answers
+//! queries from memory. Device I/O never runs in a message handler: a poll is a task the
+//! actor spawns, which takes the SNMP client with it and sends it back inside
+//! [`OltMsg::PollFinished`]. A hung device therefore never delays an answer;
+//! `restart_session` aborts the task, drops the client and polls again at once.
+//!
+//! CLI actions (ONU reboot, VLAN, description, config backup) follow the same pattern:
+//! one [`CliAction`] runs at a time per OLT, in a task that borrows the SSH session
+//! ([`crate::cli::CliSession`], opened on first need) and returns it in
+//! [`OltMsg::CliFinished`]; further actions wait in a queue, and one equal to an action
+//! already running or queued is refused as busy. Every step has a timeout and the whole
+//! action a deadline. `restart_session` drops the SSH session and fails the actions in
+//! flight. Backups are also scheduled here (`backup_interval`), and each ONU's VLAN comes
+//! from the latest stored running configuration.
 //!
 //! The outside talks to it through [`OltHandle`], whose methods carry their own timeouts.
 
+use crate::cli::{CliError, CliSession, CliTarget};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, SessionStatus, Vendor,
 };
 use crate::inventory::OltSpec;
 use crate::onu_table::{OnuPage, OnuQuery, OnuTable};
 use crate::poller::{self, PollOutcome};
+use crate::profile::cli::{port_values, render, service_vlans, CliProfile};
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
-use crate::store::{OltRecord, Store, SystemInfo, Transition};
+use crate::store::{ConfigBackup, OltRecord, Store, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,6 +57,11 @@ pub struct PollSettings {
     pub thresholds: OpticsThresholds,
     /// At most one stored optics point per ONU per step, plus one at each level change.
     pub history_step: Duration,
+    /// Time allowed to one CLI step (login, one command); a whole action gets
+    /// `deadline.max(cli_timeout)`.
+    pub cli_timeout: Duration,
+    /// Scheduled running-config backups (`[backup] interval`).
+    pub backup_interval: Duration,
 }
 
 impl Default for PollSettings {
@@ -64,6 +80,8 @@ impl Default for PollSettings {
                 critical_dbm: -27.0,
             },
             history_step: Duration::from_secs(15 * 60),
+            cli_timeout: Duration::from_secs(10),
+            backup_interval: Duration::from_secs(86_400),
         }
     }
 }
@@ -153,7 +171,65 @@ pub enum ActionError {
     NoReply(OltId),
     #[error("OLT {0} is not running")]
     Gone(OltId),
+    #[error("no ONU with id {0} on this OLT")]
+    OnuNotFound(OnuId),
+    /// The same action is already running or waiting.
+    #[error("{0}")]
+    Busy(String),
+    /// The device cannot be reached for this action (OFFLINE, no SSH, no password).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The device refused the command; the message is the device's.
+    #[error("{0}")]
+    Device(String),
+    #[error("{0}")]
+    Timeout(String),
 }
+
+/// An action carried out over the OLT's CLI.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliAction {
+    Reboot(OnuId),
+    SetVlan(OnuId, u16),
+    SetDescription(OnuId, String),
+    Backup,
+}
+
+impl CliAction {
+    /// Whether two actions are "the same action" for the busy check: the same kind on
+    /// the same ONU (any two backups of one OLT).
+    fn same_as(&self, other: &CliAction) -> bool {
+        match (self, other) {
+            (CliAction::Reboot(a), CliAction::Reboot(b)) => a == b,
+            (CliAction::SetVlan(a, _), CliAction::SetVlan(b, _)) => a == b,
+            (CliAction::SetDescription(a, _), CliAction::SetDescription(b, _)) => a == b,
+            (CliAction::Backup, CliAction::Backup) => true,
+            _ => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            CliAction::Reboot(onu) => format!("a reboot of ONU {onu}"),
+            CliAction::SetVlan(onu, _) => format!("a VLAN change of ONU {onu}"),
+            CliAction::SetDescription(onu, _) => format!("a description change of ONU {onu}"),
+            CliAction::Backup => "a config backup".to_string(),
+        }
+    }
+}
+
+/// What a CLI action achieved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionOutcome {
+    /// The device accepted the reboot.
+    Rebooted(OnuId),
+    /// The ONU as it is after the change.
+    Onu(Box<Onu>),
+    /// The version holding the configuration just fetched.
+    Backup(ConfigBackup),
+}
+
+type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
 
 /// Messages of the OLT actor.
 pub enum OltMsg {
@@ -174,6 +250,10 @@ pub enum OltMsg {
     Reconfigure(Box<OltSpec>),
     /// A poll task's report.
     PollFinished(Box<PollReport>),
+    /// Run an action over the CLI (queued behind the one running).
+    Cli(CliAction, ActionReply),
+    /// A CLI task's report.
+    CliFinished(Box<CliReport>),
     /// Test builds only: panic in the handler, as a poisoned reply would.
     #[cfg(test)]
     Crash,
@@ -186,6 +266,30 @@ pub struct PollReport {
     elapsed: Duration,
     result: Result<PollOutcome, DeviceError>,
     client: Option<SnmpClient>,
+}
+
+/// What a CLI task sends back: the session (if still usable) and the result.
+pub struct CliReport {
+    generation: u64,
+    session: Option<CliSession>,
+    result: Result<CliDone, ActionError>,
+}
+
+enum CliDone {
+    Ran,
+    Backup(ConfigBackup, HashMap<(String, u32), u16>),
+}
+
+/// A CLI action waiting or running; `reply` is `None` for a scheduled backup.
+struct CliJob {
+    action: CliAction,
+    reply: Option<ActionReply>,
+}
+
+struct CliRunning {
+    generation: u64,
+    job: CliJob,
+    task: JoinHandle<()>,
 }
 
 /// Arguments of an OLT actor.
@@ -214,6 +318,14 @@ pub(crate) struct OltState {
     next_poll_at: Instant,
     waiters: Vec<RpcReplyPort<Result<OltSummary, ActionError>>>,
     ticker: Option<JoinHandle<()>>,
+    /// The SSH CLI session while no action has it.
+    cli: Option<CliSession>,
+    cli_running: Option<CliRunning>,
+    cli_queue: VecDeque<CliJob>,
+    cli_generation: u64,
+    /// (port, ONU number) → service VLAN, from the latest running configuration.
+    vlan_map: HashMap<(String, u32), u16>,
+    next_backup_at: Instant,
 }
 
 impl Actor for OltActor {
@@ -246,7 +358,24 @@ impl Actor for OltActor {
             transitions: Vec::new(),
             vlans: Vec::new(),
         });
-        let onus = OnuTable::new(store.load_onus(spec.id)?);
+        let mut onus = OnuTable::new(store.load_onus(spec.id)?);
+        let latest = store.latest_config(spec.id)?;
+        let vlan_map = match (&latest, Profile::for_vendor(spec.vendor)) {
+            (Some(latest), Some(profile)) => store
+                .config(spec.id, latest.id)?
+                .map(|(_, content)| service_vlans(profile.cli, &content))
+                .unwrap_or_default(),
+            _ => HashMap::new(),
+        };
+        if !vlan_map.is_empty() {
+            onus.set_vlans(&vlan_map);
+        }
+        // A backup is due one interval after the latest; without one, soon after start.
+        let next_backup_at = latest
+            .and_then(|b| (Utc::now() - b.taken_at).to_std().ok())
+            .map_or(Instant::now() + Duration::from_secs(2), |age| {
+                Instant::now() + settings.backup_interval.saturating_sub(age)
+            });
         let mut state = OltState {
             spec,
             store,
@@ -259,6 +388,12 @@ impl Actor for OltActor {
             next_poll_at: Instant::now(),
             waiters: Vec::new(),
             ticker: None,
+            cli: None,
+            cli_running: None,
+            cli_queue: VecDeque::new(),
+            cli_generation: 0,
+            vlan_map,
+            next_backup_at,
         };
         if state.spec.enabled {
             state.record_move(SessionStatus::Connecting, "actor started".to_string());
@@ -282,6 +417,7 @@ impl Actor for OltActor {
         for waiter in state.waiters.drain(..) {
             let _ = waiter.send(Err(ActionError::Gone(state.spec.id)));
         }
+        state.drop_cli(ActionError::Gone(state.spec.id));
         Ok(())
     }
 
@@ -317,6 +453,23 @@ impl Actor for OltActor {
                 {
                     state.start_poll(&myself);
                 }
+                state.schedule_backup(&myself);
+            }
+            OltMsg::Cli(action, reply) => match state.admit(&action) {
+                Err(error) => {
+                    let _ = reply.send(Err(error));
+                }
+                Ok(()) => {
+                    state.cli_queue.push_back(CliJob {
+                        action,
+                        reply: Some(reply),
+                    });
+                    state.start_cli(&myself);
+                }
+            },
+            OltMsg::CliFinished(report) => {
+                state.finish_cli(*report);
+                state.start_cli(&myself);
             }
             OltMsg::PollNow(reply) => {
                 if !state.spec.enabled {
@@ -345,6 +498,7 @@ impl Actor for OltActor {
                 } else {
                     state.abort_poll();
                     state.client = None;
+                    state.drop_cli(ActionError::Disabled(state.spec.id));
                     state.move_to(SessionStatus::Disabled, "disabled in the inventory");
                     for waiter in state.waiters.drain(..) {
                         let _ = waiter.send(Err(ActionError::Disabled(state.spec.id)));
@@ -445,6 +599,10 @@ impl OltState {
     fn restart_session(&mut self, reason: &str) {
         self.abort_poll();
         self.client = None;
+        self.drop_cli(ActionError::Unavailable(format!(
+            "the session with OLT {} was restarted while the action waited or ran",
+            self.spec.id
+        )));
         self.record.failures_in_row = 0;
         self.record_move(SessionStatus::Connecting, reason.to_string());
     }
@@ -563,6 +721,10 @@ impl OltState {
                 }
             },
         );
+        if !self.vlan_map.is_empty() {
+            // ONUs that moved or appeared take their VLAN from the latest configuration.
+            self.onus.set_vlans(&self.vlan_map);
+        }
 
         let onus = self.onus.all();
         let mut ports: Vec<PonPortStats> = outcome
@@ -606,9 +768,340 @@ impl OltState {
         }
     }
 
+    /// Drops the SSH session and fails every CLI action running or waiting.
+    fn drop_cli(&mut self, error: ActionError) {
+        self.cli = None;
+        if let Some(running) = self.cli_running.take() {
+            running.task.abort();
+            if let Some(reply) = running.job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+        for job in self.cli_queue.drain(..) {
+            if let Some(reply) = job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+    }
+
+    /// The SSH target of this OLT, or why there is none. Reads the password from the
+    /// environment variable the inventory names.
+    fn cli_target(&self) -> Result<CliTarget, ActionError> {
+        let id = self.spec.id;
+        let ssh = self.spec.ssh.as_ref().ok_or_else(|| {
+            ActionError::Unavailable(format!("OLT {id} has no `ssh` in the inventory"))
+        })?;
+        let password = std::env::var(&ssh.password_env).map_err(|_| {
+            ActionError::Unavailable(format!(
+                "the SSH password of OLT {id} is missing: environment variable {} is not set",
+                ssh.password_env
+            ))
+        })?;
+        Ok(CliTarget {
+            addr: SocketAddr::new(self.spec.ip, ssh.port),
+            username: ssh.username.clone(),
+            password,
+        })
+    }
+
+    /// Whether an action may be queued now.
+    fn admit(&self, action: &CliAction) -> Result<(), ActionError> {
+        let id = self.spec.id;
+        if !self.spec.enabled {
+            return Err(ActionError::Disabled(id));
+        }
+        if self.record.status == SessionStatus::Offline {
+            return Err(ActionError::Unavailable(format!("OLT {id} is OFFLINE")));
+        }
+        if Profile::for_vendor(self.spec.vendor).is_none() {
+            return Err(ActionError::Unavailable(format!(
+                "no driver for vendor {}",
+                self.spec.vendor
+            )));
+        }
+        self.cli_target()?;
+        if let CliAction::Reboot(onu)
+        | CliAction::SetVlan(onu, _)
+        | CliAction::SetDescription(onu, _) = action
+        {
+            self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
+        }
+        let running = self.cli_running.as_ref().map(|r| &r.job);
+        if running
+            .into_iter()
+            .chain(self.cli_queue.iter())
+            .any(|job| job.action.same_as(action))
+        {
+            return Err(ActionError::Busy(format!(
+                "{} on OLT {id} is already running",
+                action.describe()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Queues the scheduled backup when it is due.
+    fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
+        let now = Instant::now();
+        if now < self.next_backup_at || !self.spec.enabled {
+            return;
+        }
+        if self.record.status == SessionStatus::Connecting {
+            return; // after the first poll
+        }
+        self.next_backup_at = now + self.settings.backup_interval;
+        match self.admit(&CliAction::Backup) {
+            Ok(()) => {
+                self.cli_queue.push_back(CliJob {
+                    action: CliAction::Backup,
+                    reply: None,
+                });
+                self.start_cli(myself);
+            }
+            Err(error) => {
+                tracing::warn!(olt = self.spec.id, %error, "scheduled config backup skipped");
+            }
+        }
+    }
+
+    /// Starts the next queued action unless one is running.
+    fn start_cli(&mut self, myself: &ActorRef<OltMsg>) {
+        if self.cli_running.is_some() {
+            return;
+        }
+        let Some(job) = self.cli_queue.pop_front() else {
+            return;
+        };
+        let prepared = self
+            .cli_target()
+            .and_then(|target| Ok((target, self.script(&job.action)?)));
+        let (target, script) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                if let Some(reply) = job.reply {
+                    let _ = reply.send(Err(error));
+                }
+                return self.start_cli(myself);
+            }
+        };
+        self.cli_generation += 1;
+        let generation = self.cli_generation;
+        let session = self.cli.take();
+        let step = self.settings.cli_timeout;
+        let deadline = self.settings.deadline.max(step);
+        let store = self.store.clone();
+        let olt = self.spec.id;
+        let myself = myself.clone();
+        let task = tokio::spawn(async move {
+            let run = run_script(session, &target, script, step, store, olt);
+            let (session, result) = match tokio::time::timeout(deadline, run).await {
+                Ok(done) => done,
+                Err(_) => (
+                    None,
+                    Err(ActionError::Timeout(format!(
+                        "OLT {olt} did not finish the action within {deadline:?}"
+                    ))),
+                ),
+            };
+            let _ = myself.send_message(OltMsg::CliFinished(Box::new(CliReport {
+                generation,
+                session,
+                result,
+            })));
+        });
+        self.cli_running = Some(CliRunning {
+            generation,
+            job,
+            task,
+        });
+    }
+
+    /// The CLI lines of an action, rendered for its ONU.
+    fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
+        let profile = Profile::for_vendor(self.spec.vendor)
+            .ok_or_else(|| ActionError::Unavailable("no driver for this vendor".into()))?
+            .cli;
+        let (onu, lines) = match action {
+            CliAction::Backup => return Ok(Script::Backup(profile)),
+            CliAction::Reboot(onu) => (onu, profile.reboot),
+            CliAction::SetVlan(onu, _) => (onu, profile.set_vlan),
+            CliAction::SetDescription(onu, _) => (onu, profile.set_description),
+        };
+        let onu = self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
+        let mut values: HashMap<&str, String> = port_values(&onu.pon_port).into_iter().collect();
+        values.insert("onu", onu.onu_index.to_string());
+        match action {
+            CliAction::SetVlan(_, vlan) => {
+                values.insert("vlan", vlan.to_string());
+            }
+            CliAction::SetDescription(_, description) => {
+                values.insert("description", description.clone());
+            }
+            _ => {}
+        }
+        Ok(Script::Lines(
+            profile,
+            lines.iter().map(|line| render(line, &values)).collect(),
+        ))
+    }
+
+    fn finish_cli(&mut self, report: CliReport) {
+        if self.cli_running.as_ref().map(|r| r.generation) != Some(report.generation) {
+            return; // an action that a restart already abandoned
+        }
+        let Some(running) = self.cli_running.take() else {
+            return;
+        };
+        self.cli = report.session;
+        let olt = self.spec.id;
+        let outcome = report
+            .result
+            .and_then(|done| match (&running.job.action, done) {
+                (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
+                    self.vlan_map = vlans;
+                    if self.onus.set_vlans(&self.vlan_map) {
+                        self.persist_onus();
+                    }
+                    Ok(ActionOutcome::Backup(backup))
+                }
+                (CliAction::Backup, CliDone::Ran) => Err(ActionError::Device(
+                    "the device printed no running configuration".into(),
+                )),
+                (CliAction::Reboot(onu), _) => Ok(ActionOutcome::Rebooted(*onu)),
+                (CliAction::SetVlan(onu, vlan), _) => {
+                    let updated = self.onus.update(*onu, |o| o.vlan = Some(*vlan));
+                    if let Some(o) = &updated {
+                        self.vlan_map
+                            .insert((o.pon_port.clone(), o.onu_index), *vlan);
+                    }
+                    self.persist_onus();
+                    onu_outcome(*onu, updated)
+                }
+                (CliAction::SetDescription(onu, description), _) => {
+                    let updated = self
+                        .onus
+                        .update(*onu, |o| o.description = description.clone());
+                    self.persist_onus();
+                    onu_outcome(*onu, updated)
+                }
+            });
+        match (&outcome, &running.job.reply) {
+            (Err(error), None) => {
+                tracing::warn!(olt, %error, "scheduled config backup failed");
+            }
+            (Ok(ActionOutcome::Backup(b)), None) => {
+                tracing::info!(
+                    olt,
+                    id = b.id,
+                    changed = b.changed,
+                    "scheduled config backup"
+                );
+            }
+            _ => {}
+        }
+        if let Some(reply) = running.job.reply {
+            let _ = reply.send(outcome);
+        }
+    }
+
+    fn persist_onus(&self) {
+        if let Err(e) = self.store.save_onus(self.spec.id, &self.onus.all()) {
+            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the ONU table");
+        }
+    }
+
     fn persist_record(&self) {
         if let Err(e) = self.store.save_olt(&self.record) {
             tracing::error!(olt = self.spec.id, error = %e, "cannot persist the OLT record");
+        }
+    }
+}
+
+fn onu_outcome(id: OnuId, updated: Option<Onu>) -> Result<ActionOutcome, ActionError> {
+    updated
+        .map(|onu| ActionOutcome::Onu(Box::new(onu)))
+        .ok_or(ActionError::OnuNotFound(id))
+}
+
+/// What a CLI task runs.
+enum Script {
+    Lines(&'static CliProfile, Vec<String>),
+    Backup(&'static CliProfile),
+}
+
+/// Runs a script on the session (opened first if there is none or it closed); returns
+/// the session while it is still usable. A refused line ends the script and the session
+/// goes back to privileged mode; a timeout or a closed connection drops it.
+async fn run_script(
+    session: Option<CliSession>,
+    target: &CliTarget,
+    script: Script,
+    step: Duration,
+    store: Store,
+    olt: OltId,
+) -> (Option<CliSession>, Result<CliDone, ActionError>) {
+    let profile = match &script {
+        Script::Lines(profile, _) | Script::Backup(profile) => *profile,
+    };
+    let mut session = match session.filter(|s| !s.is_closed()) {
+        Some(session) => session,
+        None => match CliSession::open(target, profile, step).await {
+            Ok(session) => session,
+            Err(error) => return (None, Err(cli_error(olt, error))),
+        },
+    };
+    let lines = match &script {
+        Script::Lines(_, lines) => lines.clone(),
+        Script::Backup(profile) => vec![profile.running_config.to_string()],
+    };
+    let mut output = String::new();
+    for line in &lines {
+        match session.run(line, step).await {
+            Ok(text) => output = text,
+            Err(error @ CliError::Rejected { .. }) => {
+                let usable = session.leave(step).await.is_ok();
+                return (usable.then_some(session), Err(cli_error(olt, error)));
+            }
+            Err(error) => return (None, Err(cli_error(olt, error))),
+        }
+    }
+    match script {
+        Script::Lines(..) => (Some(session), Ok(CliDone::Ran)),
+        Script::Backup(profile) => {
+            let content = normalise_config(&output);
+            match store.save_config(olt, &content, Utc::now()).await {
+                Ok(backup) => {
+                    let vlans = service_vlans(profile, &content);
+                    (Some(session), Ok(CliDone::Backup(backup, vlans)))
+                }
+                Err(e) => (
+                    Some(session),
+                    Err(ActionError::Unavailable(format!(
+                        "cannot store the backup: {e}"
+                    ))),
+                ),
+            }
+        }
+    }
+}
+
+/// The configuration text as stored: lines without trailing spaces, one final newline.
+fn normalise_config(output: &str) -> String {
+    let mut text: String = output
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text
+}
+
+fn cli_error(olt: OltId, error: CliError) -> ActionError {
+    match error {
+        CliError::Rejected { .. } => ActionError::Device(error.to_string()),
+        CliError::Timeout { .. } => ActionError::Timeout(format!("OLT {olt}: {error}")),
+        CliError::Connect(..) | CliError::Login(_) | CliError::Closed => {
+            ActionError::Unavailable(format!("OLT {olt}: {error}"))
         }
     }
 }
@@ -620,6 +1113,8 @@ pub struct OltHandle {
     actor: ActorRef<OltMsg>,
     /// Upper bound for actions that wait for a poll.
     action_timeout: Duration,
+    /// Upper bound for a CLI action, its wait in the queue included.
+    cli_timeout: Duration,
 }
 
 impl OltHandle {
@@ -628,6 +1123,7 @@ impl OltHandle {
             id,
             actor,
             action_timeout: settings.deadline + Duration::from_secs(5),
+            cli_timeout: settings.deadline.max(settings.cli_timeout) * 3 + Duration::from_secs(5),
         }
     }
 
@@ -679,6 +1175,12 @@ impl OltHandle {
     /// Polls now; answers with the summary after the poll (good or failed).
     pub async fn poll_now(&self) -> Result<OltSummary, ActionError> {
         self.query(OltMsg::PollNow, self.action_timeout).await?
+    }
+
+    /// Runs a CLI action; answers when the device has carried it out (or refused).
+    pub async fn cli(&self, action: CliAction) -> Result<ActionOutcome, ActionError> {
+        self.query(|reply| OltMsg::Cli(action, reply), self.cli_timeout)
+            .await?
     }
 
     /// SPEC §3 restart-session: answers after the first poll of the new session.

@@ -133,6 +133,31 @@ impl OnuTable {
             .map(|i| self.onus[i].clone())
     }
 
+    /// Changes one ONU in place; the ONU as changed, or `None` if there is no such ONU.
+    pub fn update(&mut self, id: OnuId, change: impl FnOnce(&mut Onu)) -> Option<Onu> {
+        let i = self.onus.binary_search_by_key(&id, |o| o.id).ok()?;
+        let onus = Arc::make_mut(&mut self.onus);
+        change(&mut onus[i]);
+        let updated = onus[i].clone();
+        self.reindex();
+        Some(updated)
+    }
+
+    /// Sets each ONU's service VLAN from a running configuration's (port, ONU number) →
+    /// VLAN map; ONUs the map does not name get none. `true` if anything changed.
+    pub fn set_vlans(&mut self, vlans: &HashMap<(String, u32), u16>) -> bool {
+        let changed = self
+            .onus
+            .iter()
+            .any(|o| vlans.get(&(o.pon_port.clone(), o.onu_index)).copied() != o.vlan);
+        if changed {
+            for onu in Arc::make_mut(&mut self.onus).iter_mut() {
+                onu.vlan = vlans.get(&(onu.pon_port.clone(), onu.onu_index)).copied();
+            }
+        }
+        changed
+    }
+
     /// Merges a good poll. ONUs the device no longer lists are kept, offline, with their
     /// last data. `allocate` gives the stable id of an ONU seen for the first time.
     pub fn merge(

@@ -4,7 +4,10 @@
 //! very same tables, so the two can never disagree about a vendor. Facts come from
 //! `DEVICES.md`; a wrong OID is fixed on one line here.
 
+pub mod cli;
+
 use crate::domain::{DownCause, OnuStatus, Vendor};
+use cli::CliProfile;
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
 pub mod std_oids {
@@ -172,6 +175,8 @@ pub struct Profile {
     pub down_cause_source: DownCauseSource,
     /// Down-cause values and what they mean; any other value is `UNKNOWN`.
     pub down_causes: &'static [(i64, DownCause)],
+    /// How the vendor's command line is driven over SSH.
+    pub cli: &'static CliProfile,
 }
 
 const HUAWEI_ONT: [u32; 12] = [1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2];
@@ -276,6 +281,7 @@ pub static HUAWEI: Profile = Profile {
         (8, DownCause::Deactivated),
         (13, DownCause::DyingGasp),
     ],
+    cli: &cli::HUAWEI,
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
@@ -359,6 +365,7 @@ pub static ZTE: Profile = Profile {
     online_status: &[3],
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(1, DownCause::Los), (4, DownCause::DyingGasp)],
+    cli: &cli::ZTE,
 };
 
 /// (?) DEVICES.md names no BDCOM sentinel: the common "no value" integers, so that
@@ -430,6 +437,7 @@ pub static BDCOM: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     // 4 lost; 2 deregistered and 5 standby are UNKNOWN.
     down_causes: &[(4, DownCause::Los)],
+    cli: &cli::BDCOM,
 };
 
 impl Profile {

@@ -1,5 +1,7 @@
 //! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
-//! UDP socket, so the service and its tests poll them exactly as they poll devices. OLTs
+//! UDP socket and serving its vendor's CLI over SSH on its own TCP listener ([`ssh`],
+//! [`cli`]), so the service and its tests poll and drive them exactly as they do devices.
+//! OLTs
 //! are Huawei, ZTE or BDCOM, one vendor for the whole fleet or all three in turn
 //! ([`FleetVendors`]). The
 //! fleet is generated deterministically from a seed ([`model`]), encodes every value with
@@ -9,29 +11,44 @@
 //!
 //! Callers: the `simulate` command and the integration tests start a [`SimFleet`], take its
 //! [`SimFleet::inventory`] for the service, compare what the service reports with
-//! [`SimFleet::expected_onus`], and hang an OLT with [`SimFleet::set_silent`].
+//! [`SimFleet::expected_onus`], hang an OLT with [`SimFleet::set_silent`] (SNMP) or
+//! [`SimFleet::set_cli_silent`] (SSH), and check what reached a CLI with
+//! [`SimFleet::command_log`]. The SSH password is the fleet's
+//! [`FleetSpec::ssh_password`]; the inventory names it by the environment variable
+//! [`SSH_PASSWORD_ENV`], which whoever starts the service must set.
 //!
 //! ```text
 //! SimFleet ── JoinSet ─┬─ agent task per OLT (UdpSocket ⇄ Responder ⇄ Mutex<SimOlt>)
+//!                      ├─ SSH server per OLT (TcpListener ⇄ Terminal per shell ⇄ same Mutex)
 //!                      └─ dynamics ticker (steps every SimOlt)
 //! ```
 
 mod agent;
 mod ber;
+mod cli;
 mod mib;
 mod model;
+mod ssh;
 mod vendor;
 
+/// The user the simulated OLTs accept over SSH.
+pub const SSH_USERNAME: &str = "ponkeeper";
+/// The environment variable the simulated fleet's inventory names for the SSH password
+/// (deliberately not `PONKEEPER_*`: those are configuration overrides).
+pub const SSH_PASSWORD_ENV: &str = "SIM_SSH_PASSWORD";
+/// The SSH password of a fleet unless its spec says otherwise.
+pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
+
 use crate::domain::{NodeId, OltId, Vendor};
-use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion};
+use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use agent::{OltShared, Responder};
 use mib::MibView;
 use model::SimOlt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::net::UdpSocket;
+use tokio::net::{TcpListener, UdpSocket};
 use tokio::task::JoinSet;
 use vendor::SimVendor;
 
@@ -66,6 +83,10 @@ pub struct FleetSpec {
     pub seed: u64,
     pub bind: IpAddr,
     pub dynamics: Dynamics,
+    /// Password of the SSH servers (user [`SSH_USERNAME`]).
+    pub ssh_password: String,
+    /// How long an ONU rebooted from the CLI stays offline.
+    pub reboot_time: Duration,
 }
 
 impl FleetSpec {
@@ -80,6 +101,8 @@ impl FleetSpec {
             seed: 1,
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             dynamics: Dynamics::default(),
+            ssh_password: DEFAULT_SSH_PASSWORD.to_string(),
+            reboot_time: Duration::from_secs(5),
         }
     }
 }
@@ -131,6 +154,7 @@ pub type ExpectedOnu = crate::poller::PolledOnu;
 struct RunningOlt {
     id: OltId,
     addr: SocketAddr,
+    ssh_addr: SocketAddr,
     vendor: &'static SimVendor,
     shared: Arc<OltShared>,
 }
@@ -162,6 +186,15 @@ impl SimFleet {
             .collect();
         let mut tasks = JoinSet::new();
         let mut olts = Vec::with_capacity(spec.olts);
+        // One host key for the fleet, new each start.
+        let host_key = russh::keys::PrivateKey::from(
+            russh::keys::ssh_key::private::Ed25519Keypair::from_seed(&rand::random()),
+        );
+        let ssh_settings = Arc::new(ssh::SshSettings {
+            username: SSH_USERNAME.to_string(),
+            password: spec.ssh_password.clone(),
+            reboot_time: spec.reboot_time,
+        });
         for i in 0..spec.olts {
             let vendor_id = spec.vendors.of_olt(i);
             let vendor = SimVendor::for_vendor(vendor_id);
@@ -183,15 +216,23 @@ impl SimFleet {
             let addr = socket.local_addr()?;
             let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
             let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
-            let shared = Arc::new(OltShared {
-                state: Mutex::new(state),
-                silent: AtomicBool::new(false),
-            });
+            let shared = Arc::new(OltShared::new(state));
             let responder = Responder::new(shared.clone(), view, vendor, started);
             tasks.spawn(agent::serve(socket, responder));
+            // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
+            let listener = TcpListener::bind(SocketAddr::new(spec.bind, port)).await?;
+            let ssh_addr = listener.local_addr()?;
+            tasks.spawn(ssh::serve(
+                listener,
+                host_key.clone(),
+                shared.clone(),
+                vendor,
+                ssh_settings.clone(),
+            ));
             olts.push(RunningOlt {
                 id,
                 addr,
+                ssh_addr,
                 vendor,
                 shared,
             });
@@ -209,7 +250,8 @@ impl SimFleet {
 
     /// The inventory that describes this fleet: OLT ids 1..=N at their bound ports, each
     /// with its vendor and model (MA5800-X7, C320, P3310), community `public`, SNMP v2c,
-    /// spread over four nodes; every 5th OLT has no node.
+    /// spread over four nodes; every 5th OLT has no node. Each has `ssh` with user
+    /// [`SSH_USERNAME`] and the password in [`SSH_PASSWORD_ENV`].
     pub fn inventory(&self) -> Inventory {
         let nodes = NODES
             .iter()
@@ -241,7 +283,11 @@ impl SimFleet {
                         community: String::from_utf8_lossy(agent::COMMUNITY).into_owned(),
                         version: SnmpVersion::V2c,
                     },
-                    ssh: None,
+                    ssh: Some(SshSpec {
+                        port: olt.ssh_addr.port(),
+                        username: SSH_USERNAME.to_string(),
+                        password_env: SSH_PASSWORD_ENV.to_string(),
+                    }),
                 }
             })
             .collect();
@@ -322,6 +368,43 @@ impl SimFleet {
     pub fn firmware(&self, olt_id: OltId) -> Option<String> {
         self.olt(olt_id)
             .map(|olt| lock(&olt.shared).firmware.to_string())
+    }
+
+    /// Where OLT `olt_id`'s SSH server listens.
+    pub fn ssh_addr(&self, olt_id: OltId) -> Option<SocketAddr> {
+        self.olt(olt_id).map(|olt| olt.ssh_addr)
+    }
+
+    /// Makes OLT `olt_id`'s CLI read commands without ever answering, or answer again.
+    pub fn set_cli_silent(&self, olt_id: OltId, silent: bool) {
+        if let Some(olt) = self.olt(olt_id) {
+            olt.shared.cli_silent.store(silent, Ordering::Relaxed);
+        }
+    }
+
+    /// Every line OLT `olt_id`'s CLI received after login, oldest first.
+    pub fn command_log(&self, olt_id: OltId) -> Vec<String> {
+        self.olt(olt_id)
+            .map(|olt| match olt.shared.commands.lock() {
+                Ok(log) => log.clone(),
+                Err(poisoned) => poisoned.into_inner().clone(),
+            })
+            .unwrap_or_default()
+    }
+
+    /// The running configuration OLT `olt_id` prints right now.
+    pub fn running_config(&self, olt_id: OltId) -> Option<String> {
+        self.olt(olt_id)
+            .map(|olt| (olt.vendor.running_config)(&lock(&olt.shared), olt.vendor))
+    }
+
+    /// The service VLAN of the ONU with `serial` on OLT `olt_id` (`None` if it has none
+    /// or there is no such ONU).
+    pub fn service_vlan(&self, olt_id: OltId, serial: &str) -> Option<u16> {
+        let olt = self.olt(olt_id)?;
+        let expected = self.expected_onus(olt_id);
+        let index = expected.iter().position(|onu| onu.serial == serial)?;
+        lock(&olt.shared).onus.get(index)?.vlan
     }
 
     /// Stops every agent and the ticker, and waits for them.

@@ -1,8 +1,10 @@
 //! The sled store, behind typed trees: OLT session records, ONU tables, the ONU id
-//! allocation and owner index, ONU state changes, optics history and API keys. Every sled call in ponkeeper goes through here, so moving to
+//! allocation and owner index, ONU state changes, optics history, API keys, running-config
+//! backups and the audit log. Every sled call in ponkeeper goes through here, so moving to
 //! another engine is one file. OLT actors write their own records after each poll; the
 //! service reads them at start-up to answer before the first poll; key management writes
-//! keys and flushes them before it reports success.
+//! keys, and backup tasks write configurations, and flush them before they report success;
+//! the API flushes each audit entry before it answers the request it records.
 
 use crate::domain::{
     OltId, Onu, OnuId, OnuStateChange, OpticsLevel, OpticsPoint, PonPortStats, SessionStatus,
@@ -125,6 +127,86 @@ const ONU_OWNERS: &str = "onu_owners";
 const ONU_STATES: &str = "onu_states";
 const OPTICS: &str = "optics";
 const COVERAGE: &str = "olt_coverage";
+const CONFIG_META: &str = "config_meta";
+const CONFIG_CONTENT: &str = "config_content";
+const AUDIT: &str = "audit";
+
+/// One stored version of an OLT's running configuration (without its text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigBackup {
+    pub id: u64,
+    pub olt_id: OltId,
+    pub taken_at: DateTime<Utc>,
+    pub size_bytes: u64,
+    /// Lower-case hex SHA-256 of the text.
+    pub sha256: String,
+    /// Whether it differs from the version before it. Stored versions always do (an
+    /// unchanged configuration is not stored again); a backup that found nothing new
+    /// answers with the latest version and `changed: false`.
+    pub changed: bool,
+}
+
+/// Outcome of an audited request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AuditResult {
+    Success,
+    Failure,
+}
+
+impl std::str::FromStr for AuditResult {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "SUCCESS" => Ok(AuditResult::Success),
+            "FAILURE" => Ok(AuditResult::Failure),
+            _ => Err("must be SUCCESS or FAILURE".to_string()),
+        }
+    }
+}
+
+/// One audit log entry (SPEC §4 "Audit entry"); `id` is given by the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub id: u64,
+    pub at: DateTime<Utc>,
+    /// `None` when no valid key was presented.
+    pub key_name: Option<String>,
+    pub client_ip: String,
+    pub method: String,
+    pub path: String,
+    pub action: String,
+    pub target: Option<String>,
+    pub params: Option<serde_json::Value>,
+    pub result: AuditResult,
+    pub http_status: u16,
+    pub error_code: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// Which audit entries a listing wants.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AuditFilter {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    pub key_name: Option<String>,
+    pub action: Option<String>,
+    pub result: Option<AuditResult>,
+}
+
+impl AuditFilter {
+    fn admits(&self, entry: &AuditEntry) -> bool {
+        self.from.is_none_or(|from| entry.at >= from)
+            && self.to.is_none_or(|to| entry.at <= to)
+            && self
+                .key_name
+                .as_deref()
+                .is_none_or(|k| entry.key_name.as_deref() == Some(k))
+            && self.action.as_deref().is_none_or(|a| entry.action == a)
+            && self.result.is_none_or(|r| entry.result == r)
+    }
+}
 
 /// Bytes of one optics point: seconds (u32), Rx, Tx, OLT Rx (i16 centi-dBm), level (u8).
 const POINT_BYTES: usize = 11;
@@ -146,6 +228,11 @@ pub struct Store {
     /// OLT id + start → end and reachability of a stretch of polls (see [`Coverage`]).
     coverage: sled::Tree,
     api_keys: sled::Tree,
+    /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
+    config_meta: sled::Tree,
+    config_content: sled::Tree,
+    /// Entry id (ascending in time) → [`AuditEntry`].
+    audit: sled::Tree,
 }
 
 /// A stretch of time in which an OLT was polled closely enough that its state is known,
@@ -176,6 +263,9 @@ impl Store {
             optics,
             coverage: db.open_tree(COVERAGE)?,
             api_keys: db.open_tree(API_KEYS)?,
+            config_meta: db.open_tree(CONFIG_META)?,
+            config_content: db.open_tree(CONFIG_CONTENT)?,
+            audit: db.open_tree(AUDIT)?,
             db,
         })
     }
@@ -530,11 +620,151 @@ impl Store {
         Ok(removed)
     }
 
+    /// Stores `content` as OLT `olt`'s newest configuration version unless it equals the
+    /// latest one, and flushes. Returns the version that holds this content, with
+    /// `changed` telling whether it was new.
+    pub async fn save_config(
+        &self,
+        olt: OltId,
+        content: &str,
+        taken_at: DateTime<Utc>,
+    ) -> Result<ConfigBackup, StoreError> {
+        use sha2::{Digest, Sha256};
+        let sha256 = hex::encode(Sha256::digest(content.as_bytes()));
+        if let Some(mut latest) = self.latest_config(olt)? {
+            if latest.sha256 == sha256 {
+                latest.changed = false;
+                return Ok(latest);
+            }
+        }
+        let backup = ConfigBackup {
+            id: self.db.generate_id()? + 1,
+            olt_id: olt,
+            taken_at,
+            size_bytes: content.len() as u64,
+            sha256,
+            changed: true,
+        };
+        let key = config_key(olt, backup.id);
+        self.config_content.insert(key, content.as_bytes())?;
+        self.config_meta.insert(key, serde_json::to_vec(&backup)?)?;
+        self.db.flush_async().await?;
+        Ok(backup)
+    }
+
+    /// The newest configuration version of an OLT.
+    pub fn latest_config(&self, olt: OltId) -> Result<Option<ConfigBackup>, StoreError> {
+        self.config_meta
+            .scan_prefix(olt.to_be_bytes())
+            .values()
+            .next_back()
+            .map(|value| decode(CONFIG_META, &value?))
+            .transpose()
+    }
+
+    /// A page of an OLT's configuration versions, newest first, and how many there are.
+    pub fn configs(
+        &self,
+        olt: OltId,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, Vec<ConfigBackup>), StoreError> {
+        let versions = self.config_meta.scan_prefix(olt.to_be_bytes());
+        let total = self.config_meta.scan_prefix(olt.to_be_bytes()).count();
+        let page = versions
+            .values()
+            .rev()
+            .skip(offset)
+            .take(limit)
+            .map(|value| decode(CONFIG_META, &value?))
+            .collect::<Result<_, _>>()?;
+        Ok((total, page))
+    }
+
+    /// One configuration version with its text.
+    pub fn config(
+        &self,
+        olt: OltId,
+        id: u64,
+    ) -> Result<Option<(ConfigBackup, String)>, StoreError> {
+        let key = config_key(olt, id);
+        let Some(meta) = self.config_meta.get(key)? else {
+            return Ok(None);
+        };
+        let content = self.config_content.get(key)?.unwrap_or_default();
+        Ok(Some((
+            decode(CONFIG_META, &meta)?,
+            String::from_utf8_lossy(&content).into_owned(),
+        )))
+    }
+
+    /// The version stored just before version `id` of the same OLT.
+    pub fn config_before(&self, olt: OltId, id: u64) -> Result<Option<u64>, StoreError> {
+        let start = config_key(olt, 0);
+        let end = config_key(olt, id);
+        match self.config_meta.range(start..end).keys().next_back() {
+            None => Ok(None),
+            Some(key) => {
+                let key = key?;
+                Ok(key
+                    .get(4..12)
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map(u64::from_be_bytes))
+            }
+        }
+    }
+
+    /// Appends an audit entry, giving it its id, and flushes it to disk before returning.
+    pub async fn append_audit(&self, mut entry: AuditEntry) -> Result<AuditEntry, StoreError> {
+        entry.id = self.db.generate_id()? + 1;
+        self.audit
+            .insert(entry.id.to_be_bytes(), serde_json::to_vec(&entry)?)?;
+        self.audit.flush_async().await?;
+        Ok(entry)
+    }
+
+    /// A page of the audit entries `filter` admits, newest first, and how many it admits.
+    pub fn audit_entries(
+        &self,
+        filter: &AuditFilter,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, Vec<AuditEntry>), StoreError> {
+        let mut total = 0;
+        let mut page = Vec::new();
+        for value in self.audit.iter().values().rev() {
+            let entry: AuditEntry = decode(AUDIT, &value?)?;
+            if !filter.admits(&entry) {
+                continue;
+            }
+            if total >= offset && page.len() < limit {
+                page.push(entry);
+            }
+            total += 1;
+        }
+        Ok((total, page))
+    }
+
     /// Writes everything buffered to disk.
     pub async fn flush(&self) -> Result<(), StoreError> {
         self.db.flush_async().await?;
         Ok(())
     }
+}
+
+fn config_key(olt: OltId, id: u64) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    key[..4].copy_from_slice(&olt.to_be_bytes());
+    key[4..].copy_from_slice(&id.to_be_bytes());
+    key
+}
+
+fn decode<T: DeserializeOwned>(tree: &'static str, bytes: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(bytes).map_err(|source| StoreError::Decode {
+        tree,
+        key: String::new(),
+        source,
+    })
 }
 
 fn state_key(onu: OnuId, at: DateTime<Utc>) -> [u8; 16] {
@@ -884,6 +1114,97 @@ mod tests {
             [change(9, true), change(20, false)]
         );
         assert_eq!(store.state_changes(2, t(1), t(31)).expect("range").len(), 4);
+    }
+
+    #[tokio::test]
+    async fn unchanged_configs_keep_one_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let first = store
+            .save_config(1, "a\nb\n", Utc::now())
+            .await
+            .expect("save");
+        assert!(first.changed);
+        assert_eq!(first.size_bytes, 4);
+        let again = store
+            .save_config(1, "a\nb\n", Utc::now())
+            .await
+            .expect("save");
+        assert_eq!((again.id, again.changed), (first.id, false));
+        let second = store
+            .save_config(1, "a\nc\n", Utc::now())
+            .await
+            .expect("save");
+        store
+            .save_config(2, "other", Utc::now())
+            .await
+            .expect("save");
+        let (total, page) = store.configs(1, 0, 10).expect("list");
+        assert_eq!(total, 2);
+        assert_eq!(
+            page.iter().map(|b| b.id).collect::<Vec<_>>(),
+            vec![second.id, first.id]
+        );
+        assert_eq!(
+            store.config_before(1, second.id).expect("before"),
+            Some(first.id)
+        );
+        assert_eq!(store.config_before(1, first.id).expect("before"), None);
+        let (_, text) = store.config(1, second.id).expect("get").expect("some");
+        assert_eq!(text, "a\nc\n");
+        assert!(store.config(2, second.id).expect("get").is_none());
+    }
+
+    #[tokio::test]
+    async fn audit_entries_survive_a_reopen_newest_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let entry = |action: &str, result| AuditEntry {
+            id: 0,
+            at: Utc::now(),
+            key_name: Some("ops".into()),
+            client_ip: "127.0.0.1".into(),
+            method: "POST".into(),
+            path: "/x".into(),
+            action: action.into(),
+            target: None,
+            params: None,
+            result,
+            http_status: 200,
+            error_code: None,
+            duration_ms: 1,
+        };
+        {
+            let store = Store::open(dir.path()).expect("open");
+            store
+                .append_audit(entry("onu.reboot", AuditResult::Success))
+                .await
+                .expect("append");
+            store
+                .append_audit(entry("onu.set_vlan", AuditResult::Failure))
+                .await
+                .expect("append");
+        }
+        // sled's flusher thread lets go of the files a moment after the drop.
+        let mut reopened = Store::open(dir.path());
+        for _ in 0..50 {
+            if reopened.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            reopened = Store::open(dir.path());
+        }
+        let store = reopened.expect("reopen");
+        let (total, all) = store
+            .audit_entries(&AuditFilter::default(), 0, 10)
+            .expect("list");
+        assert_eq!(total, 2);
+        assert_eq!(all[0].action, "onu.set_vlan");
+        let failures = AuditFilter {
+            result: Some(AuditResult::Failure),
+            ..AuditFilter::default()
+        };
+        let (total, _) = store.audit_entries(&failures, 0, 10).expect("list");
+        assert_eq!(total, 1);
     }
 
     #[tokio::test]

@@ -6,7 +6,9 @@
 use ponkeeper::app::App;
 use ponkeeper::config::Config;
 use ponkeeper::keys;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_actors::sim::{
+    Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
+};
 use ponkeeper_actors::store::AccessLevel;
 use serde_json::Value;
 use std::future::Future;
@@ -55,8 +57,10 @@ pub fn test_config(data_dir: PathBuf, inventory: PathBuf) -> Config {
 }
 
 impl TestService {
-    /// Starts the service on `sim`'s inventory in a fresh data directory.
+    /// Starts the service on `sim`'s inventory in a fresh data directory, with the
+    /// simulator's SSH password in the variable its inventory names.
     pub async fn start(sim: &SimFleet, data_dir: PathBuf) -> TestService {
+        std::env::set_var(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD);
         std::fs::create_dir_all(&data_dir).expect("data dir");
         let inventory_path = data_dir.join("inventory.toml");
         std::fs::write(&inventory_path, sim.inventory().to_toml()).expect("inventory");
@@ -174,6 +178,27 @@ impl TestService {
     pub async fn post(&self, path: &str) -> (u16, Value) {
         self.request(reqwest::Method::POST, path, Some(&self.full))
             .await
+    }
+
+    /// POSTs a raw body as JSON with the FULL key.
+    pub async fn post_body(&self, path: &str, body: impl Into<reqwest::Body>) -> (u16, Value) {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("X-API-Key", &self.full)
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("HTTP request");
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.expect("every answer is JSON");
+        (status, body)
+    }
+
+    /// POSTs a JSON value with the FULL key.
+    pub async fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.post_body(path, body.to_string()).await
     }
 
     /// Stops the service the way SIGTERM does and waits for it.

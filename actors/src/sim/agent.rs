@@ -34,6 +34,21 @@ const NOT_WRITABLE: u32 = 17;
 pub(crate) struct OltShared {
     pub state: Mutex<SimOlt>,
     pub silent: AtomicBool,
+    /// The SSH server reads commands but never answers (a hung CLI).
+    pub cli_silent: AtomicBool,
+    /// Every line the SSH server received after login, in order.
+    pub commands: Mutex<Vec<String>>,
+}
+
+impl OltShared {
+    pub fn new(state: SimOlt) -> OltShared {
+        OltShared {
+            state: Mutex::new(state),
+            silent: AtomicBool::new(false),
+            cli_silent: AtomicBool::new(false),
+            commands: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 /// Everything needed to answer one OLT's requests, minus the socket.
@@ -241,10 +256,9 @@ mod tests {
 
     fn responder(onus: usize) -> Responder {
         let vendor = SimVendor::for_vendor(Vendor::Huawei);
-        let olt = Arc::new(OltShared {
-            state: Mutex::new(SimOlt::generate(vendor, 5, 1, onus, 100_000)),
-            silent: AtomicBool::new(false),
-        });
+        let olt = Arc::new(OltShared::new(SimOlt::generate(
+            vendor, 5, 1, onus, 100_000,
+        )));
         Responder::new(
             olt,
             Arc::new(MibView::for_vendor(vendor)),

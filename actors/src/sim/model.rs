@@ -70,6 +70,10 @@ pub(crate) struct SimOnu {
     pub rx: Reading,
     pub tx: Reading,
     pub olt_rx: Reading,
+    /// Service VLAN of its service port (`None`: no service port configured).
+    pub vlan: Option<u16>,
+    /// Counts CLI reboots, so only the latest one brings the ONU back.
+    pub reboots: u32,
 }
 
 /// A raw value as the agent puts it on the wire.
@@ -159,7 +163,7 @@ impl SimOlt {
                     ont_id += 1;
                 }
                 let contract = first_contract + onus.len() as u64;
-                let onu = generate_onu(
+                let mut onu = generate_onu(
                     vendor,
                     &mut rng,
                     &mut serials,
@@ -168,6 +172,11 @@ impl SimOlt {
                     ont_id,
                     contract,
                 );
+                // Most subscribers on the internet VLAN, every 5th on the OLT's own.
+                onu.vlan = Some(match u16::try_from(1000 + id) {
+                    Ok(own) if contract % 5 == 0 && own <= 4094 => own,
+                    _ => 100,
+                });
                 onus.push(onu);
                 ont_id += 1;
             }
@@ -443,6 +452,8 @@ fn generate_onu(
         rx: Reading::new(round_dbm(rx)),
         tx: Reading::new(round_dbm(tx)),
         olt_rx: Reading::new(round_dbm(olt_rx)),
+        vlan: None,
+        reboots: 0,
     }
 }
 

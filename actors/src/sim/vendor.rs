@@ -6,6 +6,8 @@
 //! ([`super::mib`]) read it. Row indexes are built from the profile's
 //! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
 
+use super::cli;
+use super::model::SimOlt;
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{self, DownCauseSource, OnuField, OnuIndexing, Profile};
 
@@ -60,6 +62,13 @@ pub(crate) struct SimVendor {
     pub if_descr_is_name: bool,
     /// ifIndex of an ONU's own interface, for vendors that index ONUs by it.
     pub onu_if_index: Option<fn(PortPosition, u32) -> u32>,
+    /// The running configuration as the vendor prints it.
+    pub running_config: fn(&SimOlt, &SimVendor) -> String,
+    /// The CLI's answers to a line it does not know, an ONU that does not exist and a
+    /// VLAN the OLT does not carry (each starts with one of the profile's error markers).
+    pub error_unknown: &'static str,
+    pub error_no_onu: &'static str,
+    pub error_no_vlan: &'static str,
 }
 
 fn huawei_port_if_index(at: PortPosition) -> u32 {
@@ -99,6 +108,10 @@ static HUAWEI: SimVendor = SimVendor {
     port_if_index: huawei_port_if_index,
     if_descr_is_name: true,
     onu_if_index: None,
+    running_config: cli::huawei_config,
+    error_unknown: "% Unknown command, the error locates at '^'",
+    error_no_onu: "  Failure: The ONT does not exist",
+    error_no_vlan: "  Failure: The VLAN does not exist",
 };
 
 static ZTE: SimVendor = SimVendor {
@@ -121,6 +134,10 @@ static ZTE: SimVendor = SimVendor {
     port_if_index: zte_port_if_index,
     if_descr_is_name: false,
     onu_if_index: None,
+    running_config: cli::zte_config,
+    error_unknown: "%Error 20203: Incorrect command.",
+    error_no_onu: "%Code 32310-GPONSRV : The ONU does not exist.",
+    error_no_vlan: "%Code 32514-GPONSRV : The VLAN does not exist.",
 };
 
 static BDCOM: SimVendor = SimVendor {
@@ -144,6 +161,10 @@ static BDCOM: SimVendor = SimVendor {
     port_if_index: bdcom_port_if_index,
     if_descr_is_name: true,
     onu_if_index: Some(bdcom_onu_if_index),
+    running_config: cli::bdcom_config,
+    error_unknown: "% Unknown command.",
+    error_no_onu: "% Invalid input: the ONU does not exist.",
+    error_no_vlan: "% Invalid input: VLAN not configured.",
 };
 
 impl SimVendor {

@@ -1,0 +1,538 @@
+//! The simulated OLT's command line: one [`Terminal`] per SSH shell, driven by the very
+//! CLI table the client uses ([`crate::profile::cli`]). It knows the vendor's modes and
+//! prompts, the setup lines, the running-configuration command and every line of the
+//! three action scripts, and refuses anything else with the vendor's own error text.
+//! A line of the reboot script takes the ONU offline (seen by the SNMP agent) for the
+//! fleet's reboot time; VLAN and description lines change the ONU, so the next SNMP poll
+//! and the next running configuration show the change. Long output is paged until the
+//! pager is turned off, as on the real devices.
+//!
+//! The running configurations (one renderer per vendor, chosen by the
+//! [`super::vendor::SimVendor`] table) include every ONU's description and service-port
+//! VLAN, and nothing that changes by itself, so an untouched OLT's configuration is
+//! identical from one backup to the next.
+
+use super::agent::OltShared;
+use super::model::{SimOlt, SimOnu};
+use super::vendor::SimVendor;
+use crate::profile::cli::{capture, port_of, render, CliProfile};
+use crate::profile::OnuField;
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Lines of output per page while the pager is on.
+const PAGE_LINES: usize = 24;
+
+/// What a line of an action script does to the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Reboot,
+    SetVlan,
+    ClearVlan,
+    SetDescription,
+}
+
+/// What the terminal waits for besides a command.
+enum Awaiting {
+    /// A yes/no answer before the effect runs.
+    Confirm(Effect, HashMap<String, String>),
+    Logout,
+}
+
+/// Where the SSH server sends the terminal's answer.
+pub(crate) struct Answer {
+    pub text: String,
+    /// The session ends after the text.
+    pub close: bool,
+}
+
+/// One interactive CLI session.
+pub(crate) struct Terminal {
+    olt: Arc<OltShared>,
+    vendor: &'static SimVendor,
+    reboot_time: Duration,
+    host: String,
+    /// Prompts of the modes entered, outermost first (user mode's at index 0).
+    prompts: Vec<String>,
+    /// Values the enclosing sub-mode was entered with (`{board}`, `{pon}`, `{onu}`).
+    mode_values: HashMap<String, String>,
+    pager: bool,
+    paged: VecDeque<String>,
+    awaiting: Option<Awaiting>,
+    /// Echo typed characters (a pseudo-terminal was requested).
+    pub echo: bool,
+    line: String,
+    last_was_cr: bool,
+}
+
+impl Terminal {
+    pub fn new(olt: Arc<OltShared>, vendor: &'static SimVendor, reboot_time: Duration) -> Self {
+        let host = super::lock(&olt).sys_name.clone();
+        let user_prompt = render_prompt(cli(vendor).user_prompt, &host, &HashMap::new());
+        Terminal {
+            olt,
+            vendor,
+            reboot_time,
+            host,
+            prompts: vec![user_prompt],
+            mode_values: HashMap::new(),
+            pager: true,
+            paged: VecDeque::new(),
+            awaiting: None,
+            echo: false,
+            line: String::new(),
+            last_was_cr: false,
+        }
+    }
+
+    /// What the user sees when the shell starts.
+    pub fn greeting(&self) -> String {
+        format!(
+            "\r\n  Welcome to the {} simulator ({})\r\n\r\n{}",
+            self.vendor.model,
+            self.vendor.profile.vendor,
+            self.prompt()
+        )
+    }
+
+    fn prompt(&self) -> &str {
+        self.prompts.last().map(String::as_str).unwrap_or(">")
+    }
+
+    fn depth(&self) -> u8 {
+        u8::try_from(self.prompts.len().saturating_sub(1)).unwrap_or(u8::MAX)
+    }
+
+    /// Consumes bytes typed by the client; returns what to send back.
+    pub fn input(&mut self, bytes: &[u8]) -> Answer {
+        let mut out = String::new();
+        let mut close = false;
+        for &byte in bytes {
+            if close {
+                break;
+            }
+            if !self.paged.is_empty() {
+                self.page_key(byte, &mut out);
+                continue;
+            }
+            match byte {
+                b'\r' | b'\n' => {
+                    let after_cr = byte == b'\n' && self.last_was_cr;
+                    self.last_was_cr = byte == b'\r';
+                    if after_cr {
+                        continue;
+                    }
+                    if self.echo {
+                        out.push_str("\r\n");
+                    }
+                    let line = std::mem::take(&mut self.line);
+                    if self
+                        .olt
+                        .cli_silent
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                    {
+                        self.log(&line);
+                        continue;
+                    }
+                    let answer = self.line(&line);
+                    out.push_str(&answer.text);
+                    close = answer.close;
+                }
+                0x7f | 0x08 => {
+                    self.last_was_cr = false;
+                    if self.line.pop().is_some() && self.echo {
+                        out.push_str("\u{8} \u{8}");
+                    }
+                }
+                byte if byte >= 0x20 => {
+                    self.last_was_cr = false;
+                    self.line.push(char::from(byte));
+                    if self.echo {
+                        out.push(char::from(byte));
+                    }
+                }
+                _ => self.last_was_cr = false,
+            }
+        }
+        Answer {
+            text: out.replace("\r\n", "\n").replace('\n', "\r\n"),
+            close,
+        }
+    }
+
+    fn page_key(&mut self, byte: u8, out: &mut String) {
+        // Huawei moves the cursor back over its pager line before going on.
+        out.push_str("\u{1b}[37D");
+        if byte == b'q' || byte == b'Q' {
+            self.paged.clear();
+            out.push('\n');
+            out.push_str(self.prompt());
+            return;
+        }
+        self.show_page(out);
+    }
+
+    fn show_page(&mut self, out: &mut String) {
+        for _ in 0..PAGE_LINES {
+            let Some(line) = self.paged.pop_front() else {
+                break;
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        if self.paged.is_empty() {
+            out.push_str(self.prompt());
+        } else {
+            out.push_str(cli(self.vendor).pager);
+        }
+    }
+
+    fn log(&self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        match self.olt.commands.lock() {
+            Ok(mut log) => log.push(line.to_string()),
+            Err(poisoned) => poisoned.into_inner().push(line.to_string()),
+        }
+    }
+
+    /// Output of a command and the prompt after it.
+    fn reply(&mut self, output: String) -> Answer {
+        let mut text = output;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if self.pager && text.lines().count() > PAGE_LINES {
+            self.paged = text.lines().map(str::to_string).collect();
+            let mut out = String::new();
+            self.show_page(&mut out);
+            return Answer {
+                text: out,
+                close: false,
+            };
+        }
+        text.push_str(self.prompt());
+        Answer { text, close: false }
+    }
+
+    fn line(&mut self, line: &str) -> Answer {
+        self.log(line);
+        let line = line.trim();
+        let profile = cli(self.vendor);
+        if let Some(awaiting) = self.awaiting.take() {
+            let yes = line.eq_ignore_ascii_case(profile.confirm_answer)
+                || line.eq_ignore_ascii_case("y")
+                || line.eq_ignore_ascii_case("yes");
+            return match (awaiting, yes) {
+                (Awaiting::Logout, true) => Answer {
+                    text: "\n  Check whether system data has been changed. Logged out.\n".into(),
+                    close: true,
+                },
+                (Awaiting::Confirm(effect, values), true) => {
+                    let output = self.apply(effect, &values);
+                    self.reply(output)
+                }
+                (_, false) => self.reply(String::new()),
+            };
+        }
+        if line.is_empty() {
+            return self.reply(String::new());
+        }
+        let depth = self.depth();
+        if profile.exit.contains(&line) {
+            if depth <= 1 {
+                self.awaiting = Some(Awaiting::Logout);
+                return Answer {
+                    text: format!("  Are you sure to log out? {}[n]:", profile.confirm),
+                    close: false,
+                };
+            }
+            self.prompts.pop();
+            if self.depth() < 3 {
+                self.mode_values.clear();
+            }
+            return self.reply(String::new());
+        }
+        if line == profile.leave && depth >= 2 {
+            self.prompts.truncate(2);
+            self.mode_values.clear();
+            return self.reply(String::new());
+        }
+        for mode in profile.modes {
+            // Sub-modes may also be entered from a sibling sub-mode.
+            let reachable = mode.depth == depth + 1 || (mode.depth == 3 && depth == 3);
+            if !reachable {
+                continue;
+            }
+            if let Some(values) = capture(mode.enter, line) {
+                if mode.depth == 3 && depth == 3 {
+                    self.prompts.pop();
+                }
+                let prompt = render_prompt(mode.prompt, &self.host, &values);
+                self.prompts.push(prompt);
+                if mode.depth == 3 {
+                    self.mode_values = values;
+                }
+                return self.reply(String::new());
+            }
+        }
+        if depth == 0 {
+            return self.reply(self.vendor.error_unknown.to_string());
+        }
+        if line == profile.running_config {
+            let config = (self.vendor.running_config)(&super::lock(&self.olt), self.vendor);
+            return self.reply(config);
+        }
+        if profile.setup.contains(&line) {
+            // `scroll`, `terminal length 0`: no more pages. `undo smart`: nothing to show.
+            self.pager = false;
+            return self.reply(String::new());
+        }
+        if let Some((effect, mut values)) = effect_of(profile, line) {
+            for (name, value) in &self.mode_values {
+                values.entry(name.clone()).or_insert_with(|| value.clone());
+            }
+            if effect == Effect::Reboot {
+                self.awaiting = Some(Awaiting::Confirm(effect, values));
+                return Answer {
+                    text: format!("  Are you sure to reset the ONT? {}[n]:", profile.confirm),
+                    close: false,
+                };
+            }
+            let output = self.apply(effect, &values);
+            return self.reply(output);
+        }
+        self.reply(self.vendor.error_unknown.to_string())
+    }
+
+    /// Carries out an effect; returns the device's output (empty on success).
+    fn apply(&self, effect: Effect, values: &HashMap<String, String>) -> String {
+        let port = port_of(values);
+        let number = values.get("onu").and_then(|n| n.parse::<u32>().ok());
+        let mut olt = super::lock(&self.olt);
+        let vlan = values.get("vlan").and_then(|v| v.parse::<u16>().ok());
+        if effect == Effect::SetVlan
+            && !vlan.is_some_and(|v| olt.vlans.iter().any(|(id, _)| *id == v))
+        {
+            return self.vendor.error_no_vlan.to_string();
+        }
+        let SimOlt { ports, onus, .. } = &mut *olt;
+        let Some(onu) = onus.iter_mut().find(|onu| {
+            Some(onu.ont_id) == number && port.as_deref() == Some(ports[onu.port].name.as_str())
+        }) else {
+            return self.vendor.error_no_onu.to_string();
+        };
+        match effect {
+            Effect::Reboot => {
+                onu.online = false;
+                onu.outage_ticks_left = None;
+                onu.reboots += 1;
+                let generation = onu.reboots;
+                let (row, shared, after) = (onu.row, self.olt.clone(), self.reboot_time);
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    let mut olt = super::lock(&shared);
+                    if let Some(onu) = olt
+                        .onus
+                        .iter_mut()
+                        .find(|o| o.row == row && o.reboots == generation)
+                    {
+                        onu.online = true;
+                    }
+                });
+            }
+            Effect::SetVlan => onu.vlan = vlan,
+            Effect::ClearVlan => onu.vlan = None,
+            Effect::SetDescription => {
+                onu.description = values.get("description").cloned().unwrap_or_default();
+            }
+        }
+        String::new()
+    }
+}
+
+fn cli(vendor: &SimVendor) -> &'static CliProfile {
+    vendor.profile.cli
+}
+
+fn render_prompt(template: &str, host: &str, values: &HashMap<String, String>) -> String {
+    let mut all: HashMap<&str, String> = values
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    all.insert("host", host.to_string());
+    render(template, &all)
+}
+
+/// The effect of a line of one of the action scripts, with the values it names.
+fn effect_of(profile: &CliProfile, line: &str) -> Option<(Effect, HashMap<String, String>)> {
+    let scripts = [
+        (profile.reboot, Effect::Reboot),
+        (profile.set_vlan, Effect::SetVlan),
+        (profile.set_description, Effect::SetDescription),
+    ];
+    for (script, effect) in scripts {
+        for template in script {
+            let structural = *template == profile.leave
+                || profile.exit.contains(template)
+                || profile.modes.iter().any(|m| m.enter == *template);
+            if structural {
+                continue;
+            }
+            if let Some(values) = capture(template, line) {
+                let effect = match effect {
+                    Effect::SetVlan if !template.contains("{vlan}") => Effect::ClearVlan,
+                    other => other,
+                };
+                return Some((effect, values));
+            }
+        }
+    }
+    None
+}
+
+fn serial_text(olt_vendor: &SimVendor, onu: &SimOnu) -> String {
+    olt_vendor
+        .profile
+        .column(OnuField::Serial)
+        .map(|c| c.decode_octets(&onu.serial[..olt_vendor.serial_len()]))
+        .unwrap_or_default()
+}
+
+/// Huawei `display current-configuration`.
+pub(crate) fn huawei_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "[{}: {}]\n#", vendor.model, olt.firmware);
+    let _ = writeln!(out, "sysname {}\n#", olt.sys_name);
+    for (id, name) in &olt.vlans {
+        let _ = writeln!(
+            out,
+            "vlan {id} smart\nvlan desc {id} description \"{name}\""
+        );
+    }
+    let _ = writeln!(out, "#");
+    let mut board = None;
+    for onu in &olt.onus {
+        let port = &olt.ports[onu.port].name;
+        let (this_board, number) = port.rsplit_once('/').unwrap_or(("", port));
+        if board != Some(this_board) {
+            if board.is_some() {
+                let _ = writeln!(out, " quit\n#");
+            }
+            let _ = writeln!(out, "interface gpon {this_board}");
+            board = Some(this_board);
+        }
+        let _ = writeln!(
+            out,
+            " ont add {number} {} sn-auth \"{}\" omci ont-lineprofile-id 10 ont-srvprofile-id 10 desc \"{}\"",
+            onu.ont_id,
+            serial_text(vendor, onu),
+            onu.description
+        );
+    }
+    if board.is_some() {
+        let _ = writeln!(out, " quit\n#");
+    }
+    for (i, onu) in olt.onus.iter().enumerate() {
+        if let Some(vlan) = onu.vlan {
+            let _ = writeln!(
+                out,
+                "service-port {} vlan {vlan} gpon {} ont {} gemport 1 multi-service user-vlan {vlan} tag-transform translate",
+                i + 1,
+                olt.ports[onu.port].name,
+                onu.ont_id
+            );
+        }
+    }
+    let _ = writeln!(out, "#\nreturn");
+    out
+}
+
+/// ZTE `show running-config`.
+pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Building configuration...\n!\nhostname {}\n!",
+        olt.sys_name
+    );
+    for (id, name) in &olt.vlans {
+        let _ = writeln!(out, "vlan {id}\n  name {name}\n!");
+    }
+    for (p, port) in olt.ports.iter().enumerate() {
+        let _ = writeln!(out, "interface gpon-olt_{}", port.name);
+        for onu in olt.onus.iter().filter(|o| o.port == p) {
+            let _ = writeln!(
+                out,
+                "  onu {} type ZTE-F660 sn {}",
+                onu.ont_id,
+                serial_text(vendor, onu)
+            );
+        }
+        let _ = writeln!(out, "!");
+    }
+    for onu in &olt.onus {
+        let _ = writeln!(
+            out,
+            "interface gpon-onu_{}:{}\n  name onu-{}",
+            olt.ports[onu.port].name, onu.ont_id, onu.ont_id
+        );
+        if !onu.description.is_empty() {
+            let _ = writeln!(out, "  description {}", onu.description);
+        }
+        let _ = writeln!(out, "  tcont 1 profile 1G\n  gemport 1 tcont 1");
+        if let Some(vlan) = onu.vlan {
+            let _ = writeln!(out, "  service-port 1 vport 1 user-vlan {vlan} vlan {vlan}");
+        }
+        let _ = writeln!(out, "!");
+    }
+    let _ = writeln!(out, "end");
+    out
+}
+
+/// BDCOM `show running-config`.
+pub(crate) fn bdcom_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Building configuration...\n!\nhostname {}\n!",
+        olt.sys_name
+    );
+    for (id, name) in &olt.vlans {
+        let _ = writeln!(out, "vlan {id}\n name {name}\n!");
+    }
+    for (p, port) in olt.ports.iter().enumerate() {
+        let _ = writeln!(out, "interface EPON{}", port.name);
+        for onu in olt.onus.iter().filter(|o| o.port == p) {
+            let mac: String = serial_text(vendor, onu).replace(':', "");
+            let dotted = mac
+                .as_bytes()
+                .chunks(4)
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect::<Vec<_>>()
+                .join(".");
+            let _ = writeln!(out, " epon bind-onu mac {dotted} {}", onu.ont_id);
+        }
+        let _ = writeln!(out, "!");
+    }
+    for onu in &olt.onus {
+        let _ = writeln!(
+            out,
+            "interface EPON{}:{}",
+            olt.ports[onu.port].name, onu.ont_id
+        );
+        if !onu.description.is_empty() {
+            let _ = writeln!(out, " description {}", onu.description);
+        }
+        if let Some(vlan) = onu.vlan {
+            let _ = writeln!(out, " epon onu port 1 ctc vlan mode tag {vlan}");
+        }
+        let _ = writeln!(out, "!");
+    }
+    let _ = writeln!(out, "end");
+    out
+}

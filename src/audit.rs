@@ -1,0 +1,154 @@
+//! The audit log's writer: an outermost HTTP middleware that records, in sled, every
+//! action (any outcome), every refusal of the key checks (401/403, from [`crate::auth`]
+//! without that module doing anything but answer) and, with `[audit] reads = true`,
+//! every read. Each entry is flushed to disk before the response leaves, so a killed
+//! process keeps every entry whose request was answered; if the entry cannot be written
+//! the client gets 500 instead of the action's answer.
+//!
+//! It also reads each request body once, up to [`MAX_BODY_BYTES`] (413 above), so the
+//! entry can carry the body as `params`. An action's name and target come from its path
+//! ([`classify`]); the error code from the response ([`ErrorCode`]).
+
+use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
+use crate::app::AppState;
+use crate::auth::API_KEY_HEADER;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use ponkeeper_actors::store::{AuditEntry, AuditResult};
+use std::net::SocketAddr;
+use std::time::Instant;
+
+/// Longest non-JSON body text kept in `params`.
+const PARAMS_TEXT_MAX: usize = 1024;
+
+/// The action name and target of a request path under the API base, for the mutating
+/// endpoints; `None` for anything else.
+pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
+    if *method != Method::POST {
+        return None;
+    }
+    let segments: Vec<&str> = path
+        .strip_prefix(BASE)?
+        .trim_matches('/')
+        .split('/')
+        .collect();
+    let action = match segments.as_slice() {
+        ["olts", id, "restart-session"] => ("olt.restart_session", format!("olt:{id}")),
+        ["olts", id, "poll"] => ("olt.poll", format!("olt:{id}")),
+        ["olts", id, "configs", "backup"] => ("olt.config_backup", format!("olt:{id}")),
+        ["onus", id, "reboot"] => ("onu.reboot", format!("onu:{id}")),
+        ["onus", id, "vlan"] => ("onu.set_vlan", format!("onu:{id}")),
+        ["onus", id, "description"] => ("onu.set_description", format!("onu:{id}")),
+        ["inventory", "reload"] => ("inventory.reload", "inventory".to_string()),
+        _ => return None,
+    };
+    Some(action)
+}
+
+/// Middleware: records the request in the audit log when it must be, after it ran.
+pub async fn record(
+    State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let started = Instant::now();
+    let at = chrono::Utc::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let client_ip =
+        crate::auth::client_ip(peer.ip(), request.headers(), &app.config.trusted_proxies);
+    let key_name = request
+        .headers()
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|key| app.keys.find(key.trim()))
+        .map(|key| key.name);
+    let action = classify(&method, &path);
+    let (parts, body) = request.into_parts();
+    let (response, params) = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Err(_) => (
+            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
+                .into_response(),
+            None,
+        ),
+        Ok(bytes) => {
+            let params = body_params(&bytes);
+            let request = Request::from_parts(parts, Body::from(bytes));
+            (next.run(request).await, params)
+        }
+    };
+    let status = response.status();
+    let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
+    let read = method == Method::GET && path.starts_with(BASE);
+    if action.is_none() && !refused && !(read && app.config.audit.reads) {
+        return response;
+    }
+    let (action, target) = match action {
+        Some((name, target)) => (name.to_string(), Some(target)),
+        None if method == Method::GET => ("read".to_string(), None),
+        None => ("request".to_string(), None),
+    };
+    let entry = AuditEntry {
+        id: 0,
+        at,
+        key_name,
+        client_ip: client_ip.to_string(),
+        method: method.to_string(),
+        path,
+        action,
+        target,
+        params,
+        result: if status.is_success() {
+            AuditResult::Success
+        } else {
+            AuditResult::Failure
+        },
+        http_status: status.as_u16(),
+        error_code: response
+            .extensions()
+            .get::<ErrorCode>()
+            .map(|code| code.0.to_string()),
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    match app.store.append_audit(entry).await {
+        Ok(_) => response,
+        Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
+    }
+}
+
+/// The body as the entry's `params`: its JSON, or its text cut short, or nothing.
+fn body_params(bytes: &[u8]) -> Option<serde_json::Value> {
+    if bytes.is_empty() {
+        return None;
+    }
+    if let Ok(value) = serde_json::from_slice(bytes) {
+        return Some(value);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let cut: String = text.chars().take(PARAMS_TEXT_MAX).collect();
+    Some(serde_json::Value::String(cut))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_named_from_their_paths() {
+        let post = Method::POST;
+        assert_eq!(
+            classify(&post, "/api/v1/external/onus/17/vlan"),
+            Some(("onu.set_vlan", "onu:17".to_string()))
+        );
+        assert_eq!(
+            classify(&post, "/api/v1/external/olts/3/configs/backup"),
+            Some(("olt.config_backup", "olt:3".to_string()))
+        );
+        assert_eq!(classify(&Method::GET, "/api/v1/external/onus/17"), None);
+        assert_eq!(classify(&post, "/api/v1/external/onus/17"), None);
+    }
+}
