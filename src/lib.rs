@@ -11,6 +11,7 @@ pub mod api;
 pub mod app;
 pub mod audit;
 pub mod auth;
+pub mod bench;
 pub mod clock;
 pub mod config;
 pub mod demo;

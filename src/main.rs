@@ -37,6 +37,11 @@ enum Command {
     Demo(DemoOptions),
     /// Run only a simulated OLT fleet (real SNMP agents on loopback).
     Sim(SimOptions),
+    /// Measure ponkeeper (see BENCHMARKS.md).
+    Bench {
+        #[command(subcommand)]
+        kind: BenchKind,
+    },
     /// Manage API keys (works with the service running or stopped).
     Keys {
         #[arg(long, global = true, default_value = "config/ponkeeper.toml")]
@@ -44,6 +49,12 @@ enum Command {
         #[command(subcommand)]
         action: KeysAction,
     },
+}
+
+#[derive(Subcommand)]
+enum BenchKind {
+    /// Full poll cycles of a simulated fleet through the real actors, with baselines.
+    Poll(ponkeeper::bench::PollBenchOptions),
 }
 
 #[derive(clap::Args)]
@@ -113,14 +124,19 @@ enum KeysAction {
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A benchmark's output is its figures: only warnings unless RUST_LOG says otherwise.
+    let default_level = match cli.command {
+        Command::Bench { .. } => "warn",
+        _ => "info",
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
         )
         .init();
-    let cli = Cli::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -150,6 +166,28 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Demo(options) => demo::run(options).await,
         Command::Sim(options) => simulate(options).await,
+        Command::Bench {
+            kind: BenchKind::Poll(options),
+        } => {
+            let json = options.json;
+            let result = ponkeeper::bench::poll(options).await?;
+            if json {
+                println!("{}", serde_json::to_string(&result)?);
+            } else {
+                println!(
+                    "{} OLTs, {} ONUs: median cycle {:.2} s over {} cycles, {:.2} s CPU a cycle, {:.0} varbinds/s, RSS {} MB",
+                    result.olts,
+                    result.onus,
+                    result.cycle_seconds_median,
+                    result.cycles,
+                    result.poller_cpu_seconds,
+                    result.varbinds_per_second,
+                    result.rss_bytes / 1_000_000
+                );
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            }
+            Ok(())
+        }
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
     }
 }

@@ -140,6 +140,8 @@ pub struct SessionInfo {
     pub since: DateTime<Utc>,
     pub last_poll_at: Option<DateTime<Utc>>,
     pub last_poll_ms: Option<u64>,
+    /// Varbinds the last poll received (good or failed).
+    pub last_poll_varbinds: u64,
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<Transition>,
@@ -264,6 +266,8 @@ pub struct PollReport {
     generation: u64,
     started_at: DateTime<Utc>,
     elapsed: Duration,
+    /// Varbinds the poll received.
+    varbinds: u64,
     result: Result<PollOutcome, DeviceError>,
     client: Option<SnmpClient>,
 }
@@ -350,6 +354,7 @@ impl Actor for OltActor {
             since: now,
             last_poll_at: None,
             last_poll_ms: None,
+            last_poll_varbinds: 0,
             last_success_at: None,
             last_error: None,
             failures_in_row: 0,
@@ -556,6 +561,7 @@ impl OltState {
                 since: self.record.since,
                 last_poll_at: self.record.last_poll_at,
                 last_poll_ms: self.record.last_poll_ms,
+                last_poll_varbinds: self.record.last_poll_varbinds,
                 last_error: self.record.last_error.clone(),
                 failures_in_row: self.record.failures_in_row,
                 transitions: self.record.transitions.clone(),
@@ -628,6 +634,7 @@ impl OltState {
             let _permit = settings.concurrency.clone().acquire_owned().await;
             let started_at = Utc::now();
             let started = Instant::now();
+            let varbinds_before = client.varbinds_received;
             let result = match profile {
                 None => Err(DeviceError::NoProfile(vendor)),
                 Some(profile) => match tokio::time::timeout(
@@ -643,10 +650,12 @@ impl OltState {
             if result.is_err() {
                 client.reset();
             }
+            let varbinds = client.varbinds_received - varbinds_before;
             let _ = myself.send_message(OltMsg::PollFinished(Box::new(PollReport {
                 generation,
                 started_at,
                 elapsed: started.elapsed(),
+                varbinds,
                 result,
                 client: Some(client),
             })));
@@ -662,6 +671,7 @@ impl OltState {
         self.client = report.client;
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
+        self.record.last_poll_varbinds = report.varbinds;
         let now = Utc::now();
         let covered = self.store.extend_coverage(
             self.spec.id,

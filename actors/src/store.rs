@@ -60,6 +60,8 @@ pub struct OltRecord {
     pub since: DateTime<Utc>,
     pub last_poll_at: Option<DateTime<Utc>>,
     pub last_poll_ms: Option<u64>,
+    #[serde(default)]
+    pub last_poll_varbinds: u64,
     pub last_success_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
     pub failures_in_row: u32,

@@ -68,6 +68,7 @@ pub struct SessionItem {
     pub since: String,
     pub last_poll_at: Option<String>,
     pub last_poll_ms: Option<u64>,
+    pub last_poll_varbinds: u64,
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<TransitionItem>,
@@ -131,6 +132,7 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
             since: app.clock.format(session.since),
             last_poll_at: session.last_poll_at.map(|t| app.clock.format(t)),
             last_poll_ms: session.last_poll_ms,
+            last_poll_varbinds: session.last_poll_varbinds,
             last_error: session.last_error,
             failures_in_row: session.failures_in_row,
             transitions: session

@@ -1,0 +1,348 @@
+//! `ponkeeper bench poll` (BENCHMARKS.md): the simulator in a child process, full poll
+//! cycles through the same supervisor and OLT actors that `serve` uses, and the figures
+//! the project is held to, measured in one run — cycle wall time (median), the poller's
+//! CPU time per cycle, varbinds per second, resident memory, and two baselines on the same
+//! OIDs: net-snmp's `snmpbulkwalk` processes (8 at a time, one per table column, as script
+//! pollers do) over up to 200 OLTs, and a bare GETBULK loop with no actors or storage.
+
+use anyhow::{bail, Context};
+use futures::stream::{self, StreamExt};
+use ponkeeper_actors::domain::SessionStatus;
+use ponkeeper_actors::inventory::{Inventory, OltSpec};
+use ponkeeper_actors::olt::{OltHandle, PollSettings};
+use ponkeeper_actors::profile::{std_oids, Profile};
+use ponkeeper_actors::snmp::{ClientSettings, SnmpClient};
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::Fleet;
+use serde::Serialize;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
+const NETSNMP_OLTS: usize = 200;
+const NETSNMP_PARALLEL: usize = 8;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct PollBenchOptions {
+    #[arg(long, default_value_t = 1000)]
+    pub olts: usize,
+    #[arg(long, default_value_t = 128)]
+    pub onus_per_olt: usize,
+    #[arg(long, default_value_t = 5)]
+    pub cycles: usize,
+    /// Also walk the same tables of up to 200 OLTs with snmpbulkwalk (8 at a time).
+    #[arg(long)]
+    pub compare_netsnmp: bool,
+    /// Print only the JSON result.
+    #[arg(long)]
+    pub json: bool,
+    /// First UDP port of the simulated fleet.
+    #[arg(long, default_value_t = 21000)]
+    pub base_port: u16,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PollBenchResult {
+    pub olts: usize,
+    pub onus: usize,
+    pub cycles: usize,
+    pub cycle_seconds_median: f64,
+    pub cycle_seconds_all: Vec<f64>,
+    pub poller_cpu_seconds: f64,
+    pub varbinds_per_second: f64,
+    pub rss_bytes: u64,
+    pub netsnmp_olts: Option<usize>,
+    pub netsnmp_seconds: Option<f64>,
+    /// ponkeeper's cycle over the same OLTs as net-snmp.
+    pub ponkeeper_seconds_same_olts: Option<f64>,
+    pub ratio_vs_netsnmp: Option<f64>,
+    pub bare_loop_seconds: f64,
+    pub ratio_vs_bare_loop: f64,
+}
+
+/// The simulator child; killed when dropped.
+struct SimulatorProcess(tokio::process::Child);
+
+impl Drop for SimulatorProcess {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// User + system CPU seconds of this process so far (`/proc`, in USER_HZ = 100 ticks).
+fn cpu_seconds() -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    let after_name = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // After the name: state is field 3 of the file, utime 14 and stime 15.
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Ok((ticks(11) + ticks(12)) as f64 / 100.0)
+}
+
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+async fn start_simulator(
+    options: &PollBenchOptions,
+    inventory_path: &Path,
+) -> anyhow::Result<(SimulatorProcess, Inventory)> {
+    let exe = std::env::current_exe().context("cannot find the ponkeeper binary")?;
+    let child = tokio::process::Command::new(exe)
+        .args(["sim", "--steady", "--vendor", "mixed"])
+        .args(["--olts", &options.olts.to_string()])
+        .args(["--onus-per-olt", &options.onus_per_olt.to_string()])
+        .args(["--base-port", &options.base_port.to_string()])
+        .arg("--inventory-out")
+        .arg(inventory_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .context("cannot start `ponkeeper sim`")?;
+    let child = SimulatorProcess(child);
+    let started = Instant::now();
+    while !inventory_path.exists() {
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("the simulator did not write its inventory within a minute");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The file is written in one go after every agent is bound; read it once complete.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok((child, Inventory::load(inventory_path)?))
+}
+
+/// One full cycle: every OLT polled now, all at once (the semaphore bounds concurrency).
+async fn cycle(handles: &[OltHandle]) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    let results = futures::future::join_all(handles.iter().map(|h| h.poll_now())).await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let failed = results
+        .iter()
+        .filter(|r| !matches!(r, Ok(s) if s.status == SessionStatus::Online))
+        .count();
+    if failed > 0 {
+        bail!("{failed} of {} OLTs failed their poll", handles.len());
+    }
+    Ok(elapsed)
+}
+
+/// The OIDs ponkeeper reads from an OLT, as the columns a script poller would walk.
+fn columns(profile: &Profile) -> Vec<&'static [u32]> {
+    let mut columns = vec![
+        profile.interface_names.oid(),
+        std_oids::IF_TYPE,
+        std_oids::VLAN_STATIC_NAME,
+    ];
+    columns.extend(profile.onu_columns.iter().map(|c| c.oid));
+    columns
+}
+
+fn oid_text(oid: &[u32]) -> String {
+    oid.iter().map(u32::to_string).collect::<Vec<_>>().join(".")
+}
+
+fn endpoint(olt: &OltSpec) -> SocketAddr {
+    SocketAddr::new(olt.ip, olt.snmp.port)
+}
+
+/// `snmpbulkwalk` per column per OLT, `NETSNMP_PARALLEL` processes at a time.
+async fn netsnmp(olts: &[OltSpec]) -> anyhow::Result<f64> {
+    let mut jobs = Vec::new();
+    for olt in olts {
+        let profile = Profile::for_vendor(olt.vendor).context("no profile")?;
+        for column in columns(profile) {
+            jobs.push((endpoint(olt), olt.snmp.community.clone(), oid_text(column)));
+        }
+    }
+    let started = Instant::now();
+    let outcomes: Vec<anyhow::Result<()>> = stream::iter(jobs)
+        .map(|(addr, community, oid)| async move {
+            let status = tokio::process::Command::new("snmpbulkwalk")
+                .args([
+                    "-v2c", "-c", &community, "-Cr25", "-On", "-t", "2", "-r", "1",
+                ])
+                .arg(addr.to_string())
+                .arg(&oid)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .await
+                .context("cannot run snmpbulkwalk (apt-get install snmp)")?;
+            if status.success() {
+                Ok(())
+            } else {
+                bail!("snmpbulkwalk of {oid} on {addr} failed")
+            }
+        })
+        .buffer_unordered(NETSNMP_PARALLEL)
+        .collect()
+        .await;
+    outcomes.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// The same OIDs read with plain GETBULK walks: no actors, no decoding, no storage.
+async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<f64> {
+    let client_settings = ClientSettings {
+        timeout: settings.timeout,
+        retries: settings.retries,
+        bulk_varbinds: settings.bulk_varbinds,
+    };
+    let started = Instant::now();
+    let outcomes: Vec<anyhow::Result<()>> = stream::iter(olts.iter().cloned())
+        .map(|olt| {
+            let client_settings = client_settings.clone();
+            async move {
+                let profile = Profile::for_vendor(olt.vendor).context("no profile")?;
+                let mut client = SnmpClient::new(
+                    endpoint(&olt),
+                    &olt.snmp.community,
+                    olt.snmp.version,
+                    client_settings,
+                );
+                client
+                    .get(&[
+                        std_oids::SYS_NAME,
+                        std_oids::SYS_DESCR,
+                        std_oids::SYS_UPTIME,
+                        std_oids::FIRMWARE,
+                    ])
+                    .await?;
+                client
+                    .walk_columns(&[
+                        profile.interface_names.oid(),
+                        std_oids::IF_TYPE,
+                        std_oids::VLAN_STATIC_NAME,
+                    ])
+                    .await?;
+                let onu_columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
+                client.walk_columns(&onu_columns).await?;
+                Ok(())
+            }
+        })
+        .buffer_unordered(settings.concurrency.available_permits().max(1))
+        .collect()
+        .await;
+    outcomes.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> {
+    let work = tempfile::Builder::new()
+        .prefix("ponkeeper-bench-")
+        .tempdir()?;
+    let inventory_path = work.path().join("inventory.toml");
+    let (_simulator, inventory) = start_simulator(&options, &inventory_path).await?;
+    let progress = if options.json {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new((options.cycles + 3) as u64)
+    };
+    progress.set_message("warming up");
+
+    // Polls happen only when the benchmark asks: the interval is far away.
+    let settings = PollSettings {
+        interval: Duration::from_secs(24 * 3600),
+        ..PollSettings::default()
+    };
+    let bare_settings = PollSettings {
+        concurrency: Arc::new(tokio::sync::Semaphore::new(
+            settings.concurrency.available_permits(),
+        )),
+        ..settings.clone()
+    };
+    let store = Store::open(work.path())?;
+    let fleet = Fleet::start(store, settings, inventory.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let handles = fleet.olts();
+    cycle(&handles).await?; // warm-up: sessions opened, ONU ids allocated
+    progress.inc(1);
+
+    let mut walls = Vec::new();
+    let mut varbinds = 0u64;
+    let cpu_before = cpu_seconds()?;
+    for i in 0..options.cycles {
+        progress.set_message(format!("cycle {} of {}", i + 1, options.cycles));
+        walls.push(cycle(&handles).await?);
+        for handle in &handles {
+            varbinds += handle.detail().await?.session.last_poll_varbinds;
+        }
+        progress.inc(1);
+    }
+    let cpu = (cpu_seconds()? - cpu_before) / options.cycles.max(1) as f64;
+    let rss = rss_bytes();
+
+    progress.set_message("bare GETBULK loop");
+    let bare = bare_loop(&inventory.olts, &bare_settings).await?;
+    progress.inc(1);
+
+    let (netsnmp_olts, netsnmp_seconds, ponkeeper_same) = if options.compare_netsnmp {
+        progress.set_message("snmpbulkwalk");
+        let subset: Vec<OltSpec> = inventory.olts.iter().take(NETSNMP_OLTS).cloned().collect();
+        let netsnmp_seconds = netsnmp(&subset).await?;
+        let same = cycle(&handles[..subset.len()]).await?;
+        (Some(subset.len()), Some(netsnmp_seconds), Some(same))
+    } else {
+        (None, None, None)
+    };
+    progress.inc(1);
+    progress.finish_and_clear();
+    fleet.shutdown().await;
+
+    let median_wall = median(&walls);
+    let total_wall: f64 = walls.iter().sum();
+    Ok(PollBenchResult {
+        olts: inventory.olts.len(),
+        onus: inventory.olts.len() * options.onus_per_olt,
+        cycles: options.cycles,
+        cycle_seconds_median: median_wall,
+        cycle_seconds_all: walls,
+        poller_cpu_seconds: cpu,
+        varbinds_per_second: if total_wall > 0.0 {
+            varbinds as f64 / total_wall
+        } else {
+            0.0
+        },
+        rss_bytes: rss,
+        netsnmp_olts,
+        netsnmp_seconds,
+        ponkeeper_seconds_same_olts: ponkeeper_same,
+        ratio_vs_netsnmp: netsnmp_seconds.zip(ponkeeper_same).map(|(n, p)| n / p),
+        bare_loop_seconds: bare,
+        ratio_vs_bare_loop: median_wall / bare,
+    })
+}
