@@ -168,7 +168,7 @@ async fn in_process(
         .body(body)
         .map_err(|e| format!("cannot build the REST request: {e}"))?;
     if let Some(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
-        request.extensions_mut().insert(peer.clone());
+        request.extensions_mut().insert(*peer);
     }
     // The MCP request itself was counted against the key's rate; its tool call is not
     // counted a second time.
