@@ -1,5 +1,6 @@
-//! The `ponkeeper` command line: `serve`, `demo`, `sim`, `keys` (SPEC §2) and `mcp` (SPEC §5). Logs go to
-//! stderr so that stdout carries only what a command promises (a new key, an inventory).
+//! The `ponkeeper` command line: `serve`, `demo`, `sim`, `keys` (SPEC §2) and `mcp` (SPEC
+//! §5). Logs go to stderr so that stdout carries only what a command promises (a new key,
+//! an inventory, MCP messages).
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
