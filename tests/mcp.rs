@@ -1,5 +1,5 @@
 //! MCP over Streamable HTTP at `/mcp` through the real server, spoken as plain JSON-RPC:
-//! the key checks, tools listed per level, a READ_ONLY key refused a FULL tool (and the
+//! the key checks (key, IP whitelist, rate), tools listed per level, a READ_ONLY key refused a FULL tool (and the
 //! refusal audited), a rate-limited key counted once per MCP request, and tool results
 //! that are the REST data.
 
@@ -300,5 +300,33 @@ async fn an_mcp_tool_call_counts_once_against_the_key_rate() {
     .await;
     assert_eq!(status, 429, "{body}");
     assert_eq!(body["error"]["code"], "RATE_LIMITED");
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_whitelisted_elsewhere_is_refused_at_mcp_and_the_refusal_audited() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    let remote_only = service
+        .create_key("remote-only", AccessLevel::Full, None, &["10.0.0.0/8"])
+        .await;
+    let (status, body) = mcp(
+        &service,
+        Some(&remote_only),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "IP_NOT_ALLOWED");
+    let (_, audit) = service
+        .request(
+            reqwest::Method::GET,
+            "/audit-logs?keyName=remote-only",
+            Some(&service.full),
+        )
+        .await;
+    assert_eq!(audit["data"][0]["path"], "/mcp", "{audit}");
+    assert_eq!(audit["data"][0]["errorCode"], "IP_NOT_ALLOWED");
     service.stop().await;
 }
