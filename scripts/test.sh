@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need on a fresh machine (net-snmp's
-# client tools, sshpass and OpenSSH's client, a Python venv with snmpsim), then runs formatting and lint checks, every
-# Rust test, and the fixture check (a real OLT layout served by snmpsim, polled through
-# the real service). Exits non-zero on any failure. `.ci/run` calls this same script.
+# client tools, sshpass and OpenSSH's client, a Python venv with snmpsim and the MCP
+# client), then runs formatting and lint checks, every Rust test, the fixture check (a
+# real OLT layout served by snmpsim, polled through the real service) and the MCP check
+# (the official Python MCP client over HTTP and stdio). Exits non-zero on any failure. `.ci/run` calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,8 +29,8 @@ fi
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi' >/dev/null 2>&1; then
-    say "installing snmpsim into $VENV"
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp' >/dev/null 2>&1; then
+    say "installing snmpsim and the MCP client into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
 fi
@@ -54,3 +55,6 @@ cargo build --locked --bin ponkeeper
     --fixtures "${SHARED_FIXTURES:-../shared/fixtures/snmprec}" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310
+
+say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
+"$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"

@@ -13,6 +13,7 @@ mod onus;
 mod optics;
 mod szo;
 mod vlans;
+mod whoami;
 
 use crate::app::AppState;
 use axum::extract::{FromRequest, Request};
@@ -320,8 +321,19 @@ async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiEr
     ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
 }
 
-/// The whole HTTP surface: the API behind key authentication, envelope fallbacks.
+/// The whole HTTP surface: the REST API and MCP at `/mcp`, behind key authentication and
+/// the audit log, with envelope fallbacks. The MCP tools call [`rest_router`] in process.
 pub fn router(state: AppState) -> Router {
+    let mcp = crate::mcp::http_service(rest_router(state.clone()));
+    surface(state, Some(mcp))
+}
+
+/// The REST API alone (no `/mcp`), with the same layers as [`router`].
+pub fn rest_router(state: AppState) -> Router {
+    surface(state, None)
+}
+
+fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
     let api = Router::new()
         .merge(olts::router())
         .merge(nodes::router())
@@ -332,9 +344,13 @@ pub fn router(state: AppState) -> Router {
         .merge(szo::router())
         .merge(onu_actions::router())
         .merge(configs::router())
-        .merge(audit::router());
-    Router::new()
-        .nest(BASE, api)
+        .merge(audit::router())
+        .merge(whoami::router());
+    let mut routes = Router::new().nest(BASE, api);
+    if let Some(mcp) = mcp {
+        routes = routes.nest_service(crate::mcp::PATH, mcp);
+    }
+    routes
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(

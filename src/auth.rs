@@ -54,6 +54,12 @@ pub struct Caller {
     pub ip: IpAddr,
 }
 
+/// Put in a request's extensions by the MCP tools' in-process REST calls (never by the
+/// network): the MCP request that carries the call was counted against the key's rate
+/// already, so the call is not counted again.
+#[derive(Debug, Clone, Copy)]
+pub struct RateAlreadyCounted;
+
 struct RingEntry {
     digest: [u8; 32],
     key: ApiKey,
@@ -202,12 +208,15 @@ pub async fn authenticate(
         return ApiError::IpNotAllowed(format!("key `{}` may not be used from {ip}", key.name))
             .into_response();
     }
-    let (limit, remaining) = match app.rate_limits.check(&key.name, key.rate) {
-        Decision::Allowed { limit, remaining } => (limit, remaining),
-        Decision::Refused {
+    let counted = request.extensions().get::<RateAlreadyCounted>().is_some();
+    let decision = (!counted).then(|| app.rate_limits.check(&key.name, key.rate));
+    let rate = match decision {
+        None => None,
+        Some(Decision::Allowed { limit, remaining }) => Some((limit, remaining)),
+        Some(Decision::Refused {
             limit,
             retry_after_seconds,
-        } => {
+        }) => {
             let mut response = ApiError::RateLimited(format!(
                 "key `{}` is over its rate of {}; retry after {retry_after_seconds} s",
                 key.name,
@@ -227,7 +236,10 @@ pub async fn authenticate(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let mut response = if !reads_only && key.level != AccessLevel::Full {
+    // MCP messages are all POSTs: the level is checked per tool call, by this same
+    // middleware on the REST request each tool makes (see `crate::mcp`).
+    let mcp = crate::mcp::is_mcp_path(request.uri().path());
+    let mut response = if !reads_only && !mcp && key.level != AccessLevel::Full {
         ApiError::Forbidden(format!(
             "key `{}` is READ_ONLY; {} needs a FULL key",
             key.name,
@@ -242,7 +254,9 @@ pub async fn authenticate(
         });
         next.run(request).await
     };
-    rate_headers(&mut response, limit, remaining);
+    if let Some((limit, remaining)) = rate {
+        rate_headers(&mut response, limit, remaining);
+    }
     response
 }
 

@@ -250,6 +250,10 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/{example_onu}/reboot'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'");
     println!("  curl -s -H 'X-API-Key: {full}' '{base}/audit-logs?size=5'");
+    println!(
+        "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
+    );
+    println!("  # or over stdio: ponkeeper mcp --url http://{addr} --api-key {read_only}");
     println!();
     println!("Ctrl-C stops the demo.");
 

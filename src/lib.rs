@@ -2,7 +2,7 @@
 //! them, and the communication nodes that group OLTs — behind a REST API.
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
-//! the REST API ([`api`]), the audit log ([`audit`]), API keys ([`auth`], [`keys`], [`admin`]) and the demo. The
+//! the REST API ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys ([`auth`], [`keys`], [`admin`]) and the demo. The
 //! device side — supervisor, OLT actors, SNMP, sled, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles.
 
@@ -16,4 +16,5 @@ pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod keys;
+pub mod mcp;
 pub mod rate_limit;

@@ -1,5 +1,6 @@
-//! The `ponkeeper` command line: `serve`, `demo`, `sim` and `keys` (SPEC §2). Logs go to
-//! stderr so that stdout carries only what a command promises (a new key, an inventory).
+//! The `ponkeeper` command line: `serve`, `demo`, `sim`, `keys` (SPEC §2) and `mcp` (SPEC
+//! §5). Logs go to stderr so that stdout carries only what a command promises (a new key,
+//! an inventory, MCP messages).
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -41,6 +42,15 @@ enum Command {
     Bench {
         #[command(subcommand)]
         kind: BenchKind,
+    },
+    /// MCP server on stdin/stdout for desktop agents, bridging to a running service's REST API.
+    Mcp {
+        /// The running service, e.g. http://127.0.0.1:8080.
+        #[arg(long, env = "PK_MCP_URL")]
+        url: String,
+        /// Its API key; READ_ONLY keys see only the read tools.
+        #[arg(long, env = "PK_MCP_API_KEY", hide_env_values = true)]
+        api_key: String,
     },
     /// Manage API keys (works with the service running or stopped).
     Keys {
@@ -188,6 +198,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Mcp { url, api_key } => ponkeeper::mcp::serve_stdio(&url, &api_key).await,
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
     }
 }

@@ -1,0 +1,332 @@
+//! MCP over Streamable HTTP at `/mcp` through the real server, spoken as plain JSON-RPC:
+//! the key checks (key, IP whitelist, rate), tools listed per level, a READ_ONLY key refused a FULL tool (and the
+//! refusal audited), a rate-limited key counted once per MCP request, and tool results
+//! that are the REST data.
+
+mod common;
+
+use common::{all_polled, eventually, steady_sim, TestService};
+use ponkeeper_actors::store::AccessLevel;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const PROTOCOL: &str = "2025-06-18";
+
+/// The service's root URL (`base` without the API path).
+fn root(service: &TestService) -> String {
+    service
+        .base
+        .strip_suffix(ponkeeper::api::BASE)
+        .expect("base ends with the API path")
+        .to_string()
+}
+
+/// One JSON-RPC message to `/mcp`; returns the HTTP status and the JSON answer (from a
+/// JSON body or the first SSE `data:` line), `Null` when there is no body.
+async fn mcp(service: &TestService, key: Option<&str>, message: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{}/mcp", root(service)))
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", PROTOCOL)
+        .body(message.to_string());
+    if let Some(key) = key {
+        request = request.header("X-API-Key", key);
+    }
+    let response = request.send().await.expect("HTTP request");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    let json_text = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .filter(|data| !data.is_empty())
+        .unwrap_or(text.trim());
+    let body = if json_text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(json_text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    (status, body)
+}
+
+async fn initialize(service: &TestService, key: &str) {
+    let (status, body) = mcp(
+        service,
+        Some(key),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "ponkeeper-test", "version": "1"}
+        }}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["serverInfo"]["name"], "ponkeeper", "{body}");
+    let (status, _) = mcp(
+        service,
+        Some(key),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert!(status == 202 || status == 200, "{status}");
+}
+
+async fn tool_names(service: &TestService, key: &str) -> Vec<String> {
+    let (status, body) = mcp(
+        service,
+        Some(key),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let tools = body["result"]["tools"].as_array().expect("tools");
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(
+            tool["description"].as_str().is_some_and(|d| d.len() > 40),
+            "{tool}"
+        );
+    }
+    let mut names: Vec<String> = tools
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+async fn call(service: &TestService, key: &str, name: &str, arguments: Value) -> Value {
+    let (status, body) = mcp(
+        service,
+        Some(key),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body["result"].clone()
+}
+
+const READ_TOOLS: [&str; 19] = [
+    "diff_olt_config",
+    "find_onu",
+    "get_node",
+    "get_olt",
+    "get_olt_config",
+    "get_onu",
+    "get_onu_optics",
+    "get_onu_optics_history",
+    "get_szo",
+    "get_szo_outages",
+    "list_audit_logs",
+    "list_low_signal_onus",
+    "list_nodes",
+    "list_olt_configs",
+    "list_olts",
+    "list_onus",
+    "list_szo",
+    "list_vlans",
+    "szo_availability_report",
+];
+
+const FULL_TOOLS: [&str; 6] = [
+    "backup_olt_config",
+    "poll_olt",
+    "reboot_onu",
+    "restart_olt_session",
+    "set_onu_description",
+    "set_onu_vlan",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_lists_tools_by_level_and_refuses_full_tools_to_read_only_keys() {
+    let sim = steady_sim(2, 4).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+
+    // No key, or a wrong one: refused before MCP sees the message, in the envelope.
+    let hello = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let (status, body) = mcp(&service, None, hello.clone()).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+    let (status, _) = mcp(&service, Some("pk_wrong"), hello).await;
+    assert_eq!(status, 401);
+
+    // FULL sees every tool; READ_ONLY only the reads.
+    initialize(&service, &service.full).await;
+    let mut all: Vec<&str> = READ_TOOLS
+        .iter()
+        .chain(FULL_TOOLS.iter())
+        .copied()
+        .collect();
+    all.sort();
+    assert_eq!(tool_names(&service, &service.full).await, all);
+    initialize(&service, &service.read_only).await;
+    assert_eq!(tool_names(&service, &service.read_only).await, READ_TOOLS);
+
+    // A read: the REST data and meta as structured content.
+    let result = call(
+        &service,
+        &service.read_only,
+        "list_olts",
+        json!({"size": 1}),
+    )
+    .await;
+    assert_eq!(result["isError"], false, "{result}");
+    let olts = &result["structuredContent"];
+    assert_eq!(olts["meta"]["totalCount"], 2, "{result}");
+    assert_eq!(olts["meta"]["size"], 1);
+    assert_eq!(olts["data"].as_array().map(Vec::len), Some(1));
+    assert_eq!(olts["data"][0]["id"], 1);
+
+    // find_onu by serial finds the ONU the REST API knows.
+    let (_, onus) = service.get("/onus?size=1").await;
+    let serial = onus["data"][0]["serial"].as_str().expect("serial");
+    let result = call(
+        &service,
+        &service.read_only,
+        "find_onu",
+        json!({"serial": serial}),
+    )
+    .await;
+    assert_eq!(
+        result["structuredContent"]["data"][0]["serial"], serial,
+        "{result}"
+    );
+    assert_eq!(result["structuredContent"]["meta"]["totalCount"], 1);
+
+    // REST errors come back as tool errors with the envelope's code.
+    let result = call(
+        &service,
+        &service.read_only,
+        "get_olt",
+        json!({"oltId": 99}),
+    )
+    .await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["code"], "NOT_FOUND", "{result}");
+    assert_eq!(result["structuredContent"]["httpStatus"], 404);
+
+    // A READ_ONLY key calling a FULL tool anyway is refused, and the refusal is audited.
+    let result = call(
+        &service,
+        &service.read_only,
+        "restart_olt_session",
+        json!({"oltId": 1}),
+    )
+    .await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["code"], "FORBIDDEN", "{result}");
+    let (_, audit) = service
+        .request(
+            reqwest::Method::GET,
+            "/audit-logs?action=olt.restart_session",
+            Some(&service.full),
+        )
+        .await;
+    let entry = &audit["data"][0];
+    assert_eq!(entry["keyName"], "test-read-only", "{audit}");
+    assert_eq!(entry["result"], "FAILURE");
+    assert_eq!(entry["errorCode"], "FORBIDDEN");
+    assert_eq!(entry["path"], "/api/v1/external/olts/1/restart-session");
+    assert_eq!(entry["clientIp"], "127.0.0.1");
+
+    // The FULL key may, and its action is audited as its own.
+    let result = call(
+        &service,
+        &service.full,
+        "restart_olt_session",
+        json!({"oltId": 1}),
+    )
+    .await;
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["structuredContent"]["data"]["id"], 1);
+    eventually("the restart audited", Duration::from_secs(5), || async {
+        let (_, audit) = service
+            .request(
+                reqwest::Method::GET,
+                "/audit-logs?action=olt.restart_session&result=SUCCESS",
+                Some(&service.full),
+            )
+            .await;
+        (audit["data"][0]["keyName"] == "test-full").then_some(())
+    })
+    .await;
+
+    // Arguments outside the schema's bounds are refused by the REST validation.
+    let result = call(
+        &service,
+        &service.read_only,
+        "list_onus",
+        json!({"size": 100000}),
+    )
+    .await;
+    assert_eq!(
+        result["structuredContent"]["code"], "INVALID_PARAMETER",
+        "{result}"
+    );
+
+    // whoami, which `ponkeeper mcp` asks at start.
+    let (status, body) = service.get("/whoami").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["data"],
+        json!({"keyName": "test-read-only", "level": "READ_ONLY"})
+    );
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tool_call_counts_once_against_the_key_rate() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    let limited = service
+        .create_key("limited", AccessLevel::ReadOnly, Some("3/m"), &[])
+        .await;
+    // Three MCP requests fit the burst of 3, each with its REST call inside; a fourth
+    // request is refused at the door.
+    for _ in 0..3 {
+        let result = call(&service, &limited, "list_nodes", json!({})).await;
+        assert_eq!(result["isError"], false, "{result}");
+    }
+    let (status, body) = mcp(
+        &service,
+        Some(&limited),
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["error"]["code"], "RATE_LIMITED");
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_whitelisted_elsewhere_is_refused_at_mcp_and_the_refusal_audited() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    let remote_only = service
+        .create_key("remote-only", AccessLevel::Full, None, &["10.0.0.0/8"])
+        .await;
+    let (status, body) = mcp(
+        &service,
+        Some(&remote_only),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "IP_NOT_ALLOWED");
+    let (_, audit) = service
+        .request(
+            reqwest::Method::GET,
+            "/audit-logs?keyName=remote-only",
+            Some(&service.full),
+        )
+        .await;
+    assert_eq!(audit["data"][0]["path"], "/mcp", "{audit}");
+    assert_eq!(audit["data"][0]["errorCode"], "IP_NOT_ALLOWED");
+    service.stop().await;
+}
