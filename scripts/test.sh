@@ -28,8 +28,8 @@ fi
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi' >/dev/null 2>&1; then
-    say "installing snmpsim into $VENV"
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, schemathesis' >/dev/null 2>&1; then
+    say "installing snmpsim and schemathesis into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
 fi
@@ -54,3 +54,6 @@ cargo build --locked --bin ponkeeper
     --fixtures "${SHARED_FIXTURES:-../shared/fixtures/snmprec}" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310
+
+say "schemathesis: the demo against its own OpenAPI document"
+scripts/schemathesis.sh "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" "$VENV"

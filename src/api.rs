@@ -5,6 +5,7 @@
 
 mod audit;
 mod configs;
+pub mod doc;
 mod inventory;
 mod nodes;
 mod olts;
@@ -23,6 +24,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use utoipa::openapi::OpenApi;
+use utoipa::{OpenApi as _, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
 
 pub const BASE: &str = "/api/v1/external";
 /// The largest request body taken (SPEC §4: 413 above it).
@@ -148,45 +152,55 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
 }
 
 /// `meta` of a paged list.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
+    /// The page returned, zero-based.
     pub page: u32,
+    /// The page size asked for.
     pub size: u32,
+    /// Matches over all pages.
     pub total_count: usize,
 }
 
-/// The success envelope.
-#[derive(Debug, Serialize)]
-pub struct Envelope<T: Serialize> {
+/// The success envelope of one object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Single<T> {
+    /// Always `true`.
     pub success: bool,
     pub data: T,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
+}
+
+/// The success envelope of one page of a list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Paged<T> {
+    /// Always `true`.
+    pub success: bool,
+    pub data: Vec<T>,
+    pub meta: Meta,
 }
 
 pub type ApiResult = Result<Response, ApiError>;
 
 /// A single object in the envelope.
 pub fn one<T: Serialize>(data: T) -> ApiResult {
-    Ok(Json(Envelope {
+    Ok(Json(Single {
         success: true,
         data,
-        meta: None,
     })
     .into_response())
 }
 
 /// One page whose items were cut already, with the total count of matches.
 pub fn page_of<T: Serialize>(data: Vec<T>, total_count: usize, paging: Paging) -> ApiResult {
-    Ok(Json(Envelope {
+    Ok(Json(Paged {
         success: true,
         data,
-        meta: Some(Meta {
+        meta: Meta {
             page: paging.page,
             size: paging.size,
             total_count,
-        }),
+        },
     })
     .into_response())
 }
@@ -320,9 +334,11 @@ async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiEr
     ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
 }
 
-/// The whole HTTP surface: the API behind key authentication, envelope fallbacks.
-pub fn router(state: AppState) -> Router {
-    let api = Router::new()
+/// The API's routes together with their OpenAPI description: each resource module
+/// registers its handlers with `utoipa_axum::routes!`, which adds a route and its
+/// `#[utoipa::path]` at once, so the two cannot drift apart.
+fn documented_api() -> (Router<AppState>, OpenApi) {
+    let resources = OpenApiRouter::new()
         .merge(olts::router())
         .merge(nodes::router())
         .merge(inventory::router())
@@ -333,18 +349,37 @@ pub fn router(state: AppState) -> Router {
         .merge(onu_actions::router())
         .merge(configs::router())
         .merge(audit::router());
-    Router::new()
-        .nest(BASE, api)
+    OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
+        .nest(BASE, resources)
+        .split_for_parts()
+}
+
+/// The OpenAPI document of the API as a service with `paging` serves it.
+pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
+    let (_, mut openapi) = documented_api();
+    doc::apply_paging(&mut openapi, paging);
+    openapi
+}
+
+/// The whole HTTP surface: the API behind key authentication, the documentation (no key)
+/// in front of it, envelope fallbacks for everything else.
+pub fn router(state: AppState) -> Router {
+    let (api, mut openapi) = documented_api();
+    doc::apply_paging(&mut openapi, &state.config.paging);
+    let api = api
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
         ))
+        .with_state(state.clone());
+    doc::docs_router(state.config.swagger().then_some(openapi))
+        // Anything that is not documentation goes through the key check.
+        .fallback_service(api)
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::audit::record,
         ))
-        .with_state(state)
 }

@@ -149,6 +149,7 @@ pub struct ConfigBackup {
 /// Outcome of an audited request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum AuditResult {
     Success,
     Failure,
