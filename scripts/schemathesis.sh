@@ -19,6 +19,9 @@ LOG="$(mktemp -t ponkeeper-demo-XXXXXX.log)"
 DEMO=$!
 stop_demo() {
     kill "$DEMO" 2>/dev/null || true
+    # Graceful shutdown first; a demo that has not stopped in 15 s is killed.
+    for _ in $(seq 1 30); do kill -0 "$DEMO" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$DEMO" 2>/dev/null || true
     wait "$DEMO" 2>/dev/null || true
     rm -f "$LOG"
 }

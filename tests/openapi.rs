@@ -88,7 +88,12 @@ async fn fetch(url: &str) -> (u16, String, String) {
 async fn without_the_profile_the_docs_answer_404_in_the_envelope() {
     let (_sim, service) = start(false, "off").await;
     let root = root(&service);
-    for path in ["/swagger-ui", "/swagger-ui/", "/v3/api-docs", "/api-docs/openapi.json"] {
+    for path in [
+        "/swagger-ui",
+        "/swagger-ui/",
+        "/v3/api-docs",
+        "/api-docs/openapi.json",
+    ] {
         let (status, _, body) = fetch(&format!("{root}{path}")).await;
         assert_eq!(status, 404, "{path}");
         let body: Value = serde_json::from_str(&body).expect("JSON envelope");
@@ -104,7 +109,10 @@ async fn with_the_profile_the_docs_are_served_without_a_key() {
 
     let (status, content_type, text) = fetch(&format!("{root}/v3/api-docs")).await;
     assert_eq!(status, 200);
-    assert!(content_type.starts_with("application/json"), "{content_type}");
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
     let spec: Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(spec["openapi"], "3.1.0");
     let (status, _, copy) = fetch(&format!("{root}/api-docs/openapi.json")).await;
@@ -153,9 +161,7 @@ async fn with_the_profile_the_docs_are_served_without_a_key() {
     assert_eq!(status, 200);
 
     // The API itself still needs a key.
-    let (status, body) = service
-        .request(reqwest::Method::GET, "/olts", None)
-        .await;
+    let (status, body) = service.request(reqwest::Method::GET, "/olts", None).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "UNAUTHORIZED");
 }
@@ -185,8 +191,8 @@ fn the_document_describes_exactly_the_spec_endpoints() {
 #[tokio::test]
 async fn every_route_is_documented_and_every_documented_route_exists() {
     let (_sim, service) = start(false, "routes").await;
-    let spec = serde_json::to_value(ponkeeper::api::openapi(&service.config.paging))
-        .expect("serializes");
+    let spec =
+        serde_json::to_value(ponkeeper::api::openapi(&service.config.paging)).expect("serializes");
     // Over a hundred requests at once: more than the default rate allows.
     let key = service
         .create_key("routes", AccessLevel::Full, Some("10000/s"), &[])
@@ -200,9 +206,7 @@ async fn every_route_is_documented_and_every_documented_route_exists() {
             .replace("{configId}", "999999");
         for method in METHODS {
             let verb: reqwest::Method = method.to_uppercase().parse().expect("method");
-            let (status, body) = service
-                .request(verb, &concrete, Some(&key))
-                .await;
+            let (status, body) = service.request(verb, &concrete, Some(&key)).await;
             let message = body["error"]["message"].as_str().unwrap_or_default();
             if item.get(method).is_some() {
                 assert_ne!(status, 405, "{method} {path}: {body}");
@@ -211,7 +215,10 @@ async fn every_route_is_documented_and_every_documented_route_exists() {
                     "{method} {path} has no route: {body}"
                 );
             } else {
-                assert_eq!(status, 405, "{method} {path} answers but is undocumented: {body}");
+                assert_eq!(
+                    status, 405,
+                    "{method} {path} answers but is undocumented: {body}"
+                );
                 assert_eq!(body["error"]["code"], "METHOD_NOT_ALLOWED");
             }
         }

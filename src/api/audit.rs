@@ -22,10 +22,16 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct AuditFilters {
     /// Local date-time, e.g. `2026-11-21T19:15:03`: entries at or after it.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     from: String,
     /// Local date-time: entries at or before it.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     to: String,
     #[param(required = false)]
     key_name: String,
@@ -77,6 +83,7 @@ fn item(app: &AppState, entry: AuditEntry) -> AuditItem {
 #[utoipa::path(
     get,
     path = "/audit-logs",
+    operation_id = "list_audit_logs",
     tag = "audit",
     summary = "The audit log",
     description = "Entries newest first, filtered and paged.",

@@ -84,6 +84,7 @@ fn store_error(e: impl std::fmt::Display) -> ApiError {
 #[utoipa::path(
     post,
     path = "/olts/{id}/configs/backup",
+    operation_id = "backup_olt_config",
     tag = "configs",
     summary = "Back up the OLT's running config",
     description = "FULL keys only. Fetches the running configuration over SSH and stores it when it changed; answers the backup (`changed: false` when it did not).",
@@ -103,6 +104,7 @@ async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 #[utoipa::path(
     get,
     path = "/olts/{id}/configs",
+    operation_id = "list_olt_configs",
     tag = "configs",
     summary = "Config backups of an OLT",
     description = "Stored versions, newest first, without their text; paged.",
@@ -138,6 +140,7 @@ fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), 
 #[utoipa::path(
     get,
     path = "/olts/{id}/configs/{configId}",
+    operation_id = "get_olt_config",
     tag = "configs",
     summary = "One config backup with its text",
     params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id")),
@@ -155,6 +158,7 @@ async fn detail(
 #[utoipa::path(
     get,
     path = "/olts/{id}/configs/{configId}/diff",
+    operation_id = "diff_olt_config",
     tag = "configs",
     summary = "Unified diff between two config backups",
     params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id"), DiffParams),

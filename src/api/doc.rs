@@ -36,7 +36,6 @@ const KEY_SCHEME: &str = "apiKey";
             Timestamps are local date-times without offset, e.g. `2026-11-21T19:15:03`.",
         license(name = "Apache-2.0", identifier = "Apache-2.0")
     ),
-    servers((url = "/api/v1/external", description = "this service")),
     security(("apiKey" = [])),
     modifiers(&KeyScheme),
     tags(
@@ -267,7 +266,10 @@ mod tests {
         assert_eq!(documented.len(), errors.len());
         for error in errors {
             let (_, code) = error.status_and_code();
-            assert!(documented.contains(&code.into()), "{code} is not documented");
+            assert!(
+                documented.contains(&code.into()),
+                "{code} is not documented"
+            );
         }
     }
 }

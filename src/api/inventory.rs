@@ -30,6 +30,7 @@ pub struct ReloadItem {
 #[utoipa::path(
     post,
     path = "/inventory/reload",
+    operation_id = "reload_inventory",
     tag = "inventory",
     summary = "Reload the inventory file",
     description = "FULL keys only. Re-reads the inventory and reconciles the OLTs with it.",

@@ -65,6 +65,7 @@ fn counters(node: &NodeSpec, olts: &[OltSummary]) -> NodeItem {
 #[utoipa::path(
     get,
     path = "/nodes",
+    operation_id = "list_nodes",
     tag = "nodes",
     summary = "List communication nodes",
     description = "Nodes ordered by id with their OLT count and ONU counters, paged.",
@@ -92,6 +93,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
 #[utoipa::path(
     get,
     path = "/nodes/{id}",
+    operation_id = "get_node",
     tag = "nodes",
     summary = "One communication node",
     params(("id" = u32, Path, description = "node id")),

@@ -175,6 +175,7 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
 #[utoipa::path(
     get,
     path = "/olts",
+    operation_id = "list_olts",
     tag = "olts",
     summary = "List OLTs",
     description = "OLTs ordered by id, filtered and paged.",
@@ -215,6 +216,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
 #[utoipa::path(
     get,
     path = "/olts/{id}",
+    operation_id = "get_olt",
     tag = "olts",
     summary = "One OLT in detail",
     description = "The list item plus device facts, ports with ONU counters, and the management session with its recent transitions.",
@@ -231,6 +233,7 @@ async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 #[utoipa::path(
     post,
     path = "/olts/{id}/restart-session",
+    operation_id = "restart_olt_session",
     tag = "olts",
     summary = "Restart the OLT's management session",
     description = "FULL keys only. Drops the session and reconnects (SPEC §3); answers the OLT item.",
@@ -246,6 +249,7 @@ async fn restart_session(State(app): State<AppState>, Path(id): Path<String>) ->
 #[utoipa::path(
     post,
     path = "/olts/{id}/poll",
+    operation_id = "poll_olt",
     tag = "olts",
     summary = "Poll the OLT now",
     description = "FULL keys only. Runs a poll at once and answers the OLT item after it.",

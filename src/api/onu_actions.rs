@@ -49,7 +49,8 @@ struct RebootAccepted {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct VlanBody {
-    /// 802.1Q VLAN id; 0 and 4095 are reserved.
+    /// 802.1Q VLAN id; 0 and 4095 are reserved. It must be one of the OLT's VLANs
+    /// (`GET /olts/{id}/vlans`), or the request is refused with `INVALID_PARAMETER`.
     #[schema(minimum = 1, maximum = 4094)]
     vlan: i64,
 }
@@ -59,7 +60,11 @@ struct VlanBody {
 #[serde(deny_unknown_fields)]
 struct DescriptionBody {
     /// ASCII letters, digits, spaces and `- _ . , : / ( ) + @ =`; no space at either end.
-    #[schema(min_length = 1, max_length = 64, pattern = r"^[A-Za-z0-9\-_.,:/()+@=]([A-Za-z0-9 \-_.,:/()+@=]*[A-Za-z0-9\-_.,:/()+@=])?$")]
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[A-Za-z0-9\-_.,:/()+@=]([A-Za-z0-9 \-_.,:/()+@=]*[A-Za-z0-9\-_.,:/()+@=])?$"
+    )]
     description: String,
 }
 
@@ -103,6 +108,23 @@ pub fn valid_description(text: &str) -> Result<&str, ApiError> {
     Ok(text)
 }
 
+/// Refuses, as the client's mistake, a VLAN the ONU's OLT does not have: the device would
+/// refuse the command anyway, and that is not a device failure (502). When the OLT has
+/// reported no VLANs yet, the device decides.
+async fn known_vlan(app: &AppState, onu: u64, vlan: u16) -> Result<(), ApiError> {
+    let handle = app.onu_olt(onu)?;
+    let vlans = handle.vlans().await?;
+    if vlans.is_empty() || vlans.iter().any(|v| v.vlan_id == vlan) {
+        return Ok(());
+    }
+    let known: Vec<String> = vlans.iter().map(|v| v.vlan_id.to_string()).collect();
+    Err(ApiError::InvalidParameter(format!(
+        "field `vlan`: VLAN {vlan} is not configured on OLT {} (its VLANs: {})",
+        handle.id,
+        known.join(", ")
+    )))
+}
+
 async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
     let handle = app.onu_olt(onu)?;
     match handle.cli(action).await? {
@@ -120,6 +142,7 @@ async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
 #[utoipa::path(
     post,
     path = "/onus/{id}/reboot",
+    operation_id = "reboot_onu",
     tag = "onus",
     summary = "Reboot an ONU",
     description = "FULL keys only. Reboots the ONU through its OLT's CLI over SSH.",
@@ -134,6 +157,7 @@ async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 #[utoipa::path(
     post,
     path = "/onus/{id}/vlan",
+    operation_id = "set_onu_vlan",
     tag = "onus",
     summary = "Set an ONU's service VLAN",
     description = "FULL keys only. Sets the VLAN through the OLT's CLI over SSH; answers the ONU.",
@@ -148,12 +172,14 @@ async fn set_vlan(
 ) -> ApiResult {
     let id = path_id("id", &id)?;
     let vlan = valid_vlan(body.vlan)?;
+    known_vlan(&app, id, vlan).await?;
     act(&app, id, CliAction::SetVlan(id, vlan)).await
 }
 
 #[utoipa::path(
     post,
     path = "/onus/{id}/description",
+    operation_id = "set_onu_description",
     tag = "onus",
     summary = "Set an ONU's description",
     description = "FULL keys only. Sets the description on the device over SSH; answers the ONU.",

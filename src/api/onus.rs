@@ -122,6 +122,7 @@ async fn respond(
 #[utoipa::path(
     get,
     path = "/olts/{id}/onus",
+    operation_id = "list_olt_onus",
     tag = "onus",
     summary = "ONUs of one OLT",
     description = "The OLT's ONUs ordered by id, filtered and paged.",
@@ -142,6 +143,7 @@ async fn of_olt(
 #[utoipa::path(
     get,
     path = "/onus",
+    operation_id = "list_onus",
     tag = "onus",
     summary = "Find ONUs across OLTs",
     description = "ONUs ordered by id, filtered and paged.",
@@ -162,6 +164,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
 #[utoipa::path(
     get,
     path = "/onus/{id}",
+    operation_id = "get_onu",
     tag = "onus",
     summary = "One ONU",
     params(("id" = u64, Path, description = "ONU id")),

@@ -31,10 +31,16 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct HistoryParams {
     /// Local date-time, e.g. `2026-11-21T19:15:03`; default: a day before `to`. Not after `to`.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     from: String,
     /// Local date-time; default: now.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     to: String,
     /// Most readings returned (the oldest of the period).
     #[param(required = false, minimum = 1, maximum = 10000, default = 1000)]
@@ -104,6 +110,7 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
 #[utoipa::path(
     get,
     path = "/onus/{id}/optics",
+    operation_id = "get_onu_optics",
     tag = "optics",
     summary = "Latest optics reading of an ONU",
     params(("id" = u64, Path, description = "ONU id")),
@@ -117,6 +124,7 @@ async fn latest(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 #[utoipa::path(
     get,
     path = "/onus/{id}/optics/history",
+    operation_id = "get_onu_optics_history",
     tag = "optics",
     summary = "Stored optics readings of an ONU",
     description = "Readings in `[from, to]`, oldest first.",
@@ -156,6 +164,7 @@ async fn history(
 #[utoipa::path(
     get,
     path = "/optics",
+    operation_id = "list_optics",
     tag = "optics",
     summary = "Latest optics readings across the network",
     description = "Latest readings, worst `rxPower` first, paged.",

@@ -59,10 +59,16 @@ struct SzoStatusFilter {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct OptionalPeriod {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     from: String,
     /// Local date-time.
-    #[param(required = false, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     to: String,
 }
 
@@ -72,10 +78,14 @@ struct OptionalPeriod {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct RequiredPeriod {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
-    #[param(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     from: String,
     /// Local date-time.
-    #[param(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")]
+    #[param(
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
     to: String,
 }
 
@@ -230,6 +240,7 @@ fn select<'a>(
 #[utoipa::path(
     get,
     path = "/szo",
+    operation_id = "list_szo",
     tag = "szo",
     summary = "List socially significant objects",
     description = "Objects ordered by id with their live status, filtered and paged.",
@@ -267,6 +278,7 @@ fn object<'a>(
 #[utoipa::path(
     get,
     path = "/szo/{id}",
+    operation_id = "get_szo",
     tag = "szo",
     summary = "One socially significant object",
     params(("id" = u32, Path, description = "object id")),
@@ -373,6 +385,7 @@ struct OutageItem {
 #[utoipa::path(
     get,
     path = "/szo/{id}/outages",
+    operation_id = "list_szo_outages",
     tag = "szo",
     summary = "Outages of one object",
     description = "Outages within the period, oldest first; an open outage has `end: null`.",
@@ -444,6 +457,7 @@ struct AvailabilityPage {
 #[utoipa::path(
     get,
     path = "/szo/availability",
+    operation_id = "get_szo_availability",
     tag = "szo",
     summary = "Availability report of the СЗО against their SLA",
     description = "Up, down and unknown time of each object over `[from, to)`, with totals per type; paged.",

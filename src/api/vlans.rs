@@ -66,6 +66,7 @@ async fn vlans_of(olts: &[OltHandle]) -> Result<Vec<VlanItem>, super::ApiError> 
 #[utoipa::path(
     get,
     path = "/olts/{id}/vlans",
+    operation_id = "list_olt_vlans",
     tag = "vlans",
     summary = "VLANs of one OLT",
     params(("id" = u32, Path, description = "OLT id"), PageParams),
@@ -85,6 +86,7 @@ async fn of_olt(
 #[utoipa::path(
     get,
     path = "/vlans",
+    operation_id = "list_vlans",
     tag = "vlans",
     summary = "VLANs across OLTs",
     description = "Ordered by OLT, then VLAN id; paged.",
