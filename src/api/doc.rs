@@ -242,6 +242,7 @@ pub fn docs_router(openapi: Option<OpenApi>) -> Router {
 mod tests {
     use super::*;
     use crate::api::ApiError;
+    use utoipa::PartialSchema;
 
     #[test]
     fn every_error_code_is_documented() {
