@@ -383,3 +383,19 @@ pub fn router(state: AppState) -> Router {
             crate::audit::record,
         ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ponkeeper_actors::olt::ActionError;
+
+    #[test]
+    fn device_refusals_are_502_with_the_devices_words() {
+        let error = ApiError::from(ActionError::Device("% Unknown command.".into()));
+        assert_eq!(
+            error.status_and_code(),
+            (StatusCode::BAD_GATEWAY, "DEVICE_ERROR")
+        );
+        assert_eq!(error.to_string(), "% Unknown command.");
+    }
+}
