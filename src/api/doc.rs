@@ -206,7 +206,7 @@ pub enum DeviceFailures {
 pub struct PageParams {
     /// Zero-based page number.
     #[param(required = false, minimum = 0, maximum = 4294967295_u64, default = 0)]
-    page: u32,
+    page: u64,
     /// Items per page (the maximum is `paging.max_size` of the configuration).
     #[param(required = false, minimum = 1)]
     size: u32,

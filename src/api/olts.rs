@@ -38,7 +38,7 @@ struct OltFilters {
     status: SessionStatus,
     /// Id of the communication node.
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u32,
+    node_id: u64,
     /// Name of the communication node.
     #[param(required = false)]
     node: String,

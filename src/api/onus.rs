@@ -39,9 +39,9 @@ struct OnuFilters {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct OnuSearch {
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u32,
+    olt_id: u64,
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u32,
+    node_id: u64,
     /// Serial (GPON SN or EPON MAC), exact, case-insensitive.
     #[param(required = false)]
     serial: String,

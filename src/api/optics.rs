@@ -53,9 +53,9 @@ struct HistoryParams {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct OpticsFilters {
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u32,
+    olt_id: u64,
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u32,
+    node_id: u64,
     #[param(required = false, inline)]
     level: OpticsLevel,
 }

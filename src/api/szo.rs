@@ -41,7 +41,7 @@ struct SzoFilters {
     city: String,
     /// Communication node of the object's OLT.
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u32,
+    node_id: u64,
 }
 
 /// `status` of `GET /szo`.

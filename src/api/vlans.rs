@@ -24,7 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct VlanFilters {
     #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u32,
+    olt_id: u64,
     #[param(required = false, minimum = 1, maximum = 4094)]
     vlan_id: u16,
 }
