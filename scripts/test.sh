@@ -29,8 +29,8 @@ fi
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp' >/dev/null 2>&1; then
-    say "installing snmpsim and the MCP client into $VENV"
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis' >/dev/null 2>&1; then
+    say "installing snmpsim, the MCP client and schemathesis into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
 fi
@@ -58,3 +58,6 @@ cargo build --locked --bin ponkeeper
 
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"
+
+say "schemathesis: the demo against its own OpenAPI document"
+scripts/schemathesis.sh "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" "$VENV"

@@ -5,6 +5,7 @@
 
 mod audit;
 mod configs;
+pub mod doc;
 mod inventory;
 mod nodes;
 mod olts;
@@ -24,6 +25,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use utoipa::openapi::OpenApi;
+use utoipa::{OpenApi as _, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
 
 pub const BASE: &str = "/api/v1/external";
 /// The largest request body taken (SPEC §4: 413 above it).
@@ -149,45 +153,55 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
 }
 
 /// `meta` of a paged list.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
+    /// The page returned, zero-based.
     pub page: u32,
+    /// The page size asked for.
     pub size: u32,
+    /// Matches over all pages.
     pub total_count: usize,
 }
 
-/// The success envelope.
-#[derive(Debug, Serialize)]
-pub struct Envelope<T: Serialize> {
+/// The success envelope of one object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Single<T> {
+    /// Always `true`.
     pub success: bool,
     pub data: T,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
+}
+
+/// The success envelope of one page of a list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Paged<T> {
+    /// Always `true`.
+    pub success: bool,
+    pub data: Vec<T>,
+    pub meta: Meta,
 }
 
 pub type ApiResult = Result<Response, ApiError>;
 
 /// A single object in the envelope.
 pub fn one<T: Serialize>(data: T) -> ApiResult {
-    Ok(Json(Envelope {
+    Ok(Json(Single {
         success: true,
         data,
-        meta: None,
     })
     .into_response())
 }
 
 /// One page whose items were cut already, with the total count of matches.
 pub fn page_of<T: Serialize>(data: Vec<T>, total_count: usize, paging: Paging) -> ApiResult {
-    Ok(Json(Envelope {
+    Ok(Json(Paged {
         success: true,
         data,
-        meta: Some(Meta {
+        meta: Meta {
             page: paging.page,
             size: paging.size,
             total_count,
-        }),
+        },
     })
     .into_response())
 }
@@ -321,20 +335,11 @@ async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiEr
     ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
 }
 
-/// The whole HTTP surface: the REST API and MCP at `/mcp`, behind key authentication and
-/// the audit log, with envelope fallbacks. The MCP tools call [`rest_router`] in process.
-pub fn router(state: AppState) -> Router {
-    let mcp = crate::mcp::http_service(rest_router(state.clone()));
-    surface(state, Some(mcp))
-}
-
-/// The REST API alone (no `/mcp`), with the same layers as [`router`].
-pub fn rest_router(state: AppState) -> Router {
-    surface(state, None)
-}
-
-fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
-    let api = Router::new()
+/// The API's routes together with their OpenAPI description: each resource module
+/// registers its handlers with `utoipa_axum::routes!`, which adds a route and its
+/// `#[utoipa::path]` at once, so the two cannot drift apart.
+fn documented_api() -> (Router<AppState>, OpenApi) {
+    let resources = OpenApiRouter::new()
         .merge(olts::router())
         .merge(nodes::router())
         .merge(inventory::router())
@@ -346,21 +351,67 @@ fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
         .merge(configs::router())
         .merge(audit::router())
         .merge(whoami::router());
-    let mut routes = Router::new().nest(BASE, api);
+    OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
+        .nest(BASE, resources)
+        .split_for_parts()
+}
+
+/// The OpenAPI document of the API as a service with `paging` serves it.
+pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
+    let (_, mut openapi) = documented_api();
+    doc::apply_paging(&mut openapi, paging);
+    openapi
+}
+
+/// The whole HTTP surface: the REST API and MCP at `/mcp` behind key authentication, the
+/// documentation (no key) in front of them, the audit log around everything, envelope
+/// fallbacks for the rest. The MCP tools call [`rest_router`] in process.
+pub fn router(state: AppState) -> Router {
+    let mcp = crate::mcp::http_service(rest_router(state.clone()));
+    surface(state, Some(mcp))
+}
+
+/// The same surface without `/mcp`: what MCP tools call.
+pub fn rest_router(state: AppState) -> Router {
+    surface(state, None)
+}
+
+fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
+    let (mut api, mut openapi) = documented_api();
+    doc::apply_paging(&mut openapi, &state.config.paging);
     if let Some(mcp) = mcp {
-        routes = routes.nest_service(crate::mcp::PATH, mcp);
+        api = api.nest_service(crate::mcp::PATH, mcp);
     }
-    routes
+    let api = api
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
         ))
+        .with_state(state.clone());
+    doc::docs_router(state.config.swagger().then_some(openapi))
+        // Anything that is not documentation goes through the key check.
+        .fallback_service(api)
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::audit::record,
         ))
-        .with_state(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ponkeeper_actors::olt::ActionError;
+
+    #[test]
+    fn device_refusals_are_502_with_the_devices_words() {
+        let error = ApiError::from(ActionError::Device("% Unknown command.".into()));
+        assert_eq!(
+            error.status_and_code(),
+            (StatusCode::BAD_GATEWAY, "DEVICE_ERROR")
+        );
+        assert_eq!(error.to_string(), "% Unknown command.");
+    }
 }

@@ -268,7 +268,7 @@ async fn refused_input_sends_nothing_to_the_device() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn device_failures_map_to_409_502_503_504() {
+async fn device_failures_map_to_409_503_504_and_an_unknown_vlan_to_400() {
     let sim = mixed_sim(Duration::from_secs(5)).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let service = TestService::start(&sim, dir.path().join("data")).await;
@@ -276,18 +276,21 @@ async fn device_failures_map_to_409_502_503_504() {
     first_backups(&service).await;
     let id = online_onu(&service, 1).await["id"].as_u64().expect("id");
 
-    // The CLI refuses a VLAN the OLT does not carry: 502 with the device's words.
+    // A VLAN the OLT does not carry is the client's mistake, refused before the CLI
+    // (the device would refuse it too): 400 naming `vlan`, not 502.
+    let before = sim.command_log(1);
     let (status, body) = service
         .post_json(&format!("/onus/{id}/vlan"), &json!({"vlan": 555}))
         .await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
-        (502, Some("DEVICE_ERROR"))
+        (400, Some("INVALID_PARAMETER"))
     );
     assert!(body["error"]["message"]
         .as_str()
         .expect("message")
-        .contains("Failure: The VLAN does not exist"));
+        .contains("field `vlan`: VLAN 555 is not configured on OLT 1"));
+    assert_eq!(sim.command_log(1), before, "nothing reached the CLI");
 
     // A hung CLI: the action times out (504); the same action meanwhile gets 409, and an
     // action on another OLT is not held up.

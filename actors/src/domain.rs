@@ -17,6 +17,7 @@ pub type OnuId = u64;
 /// Equipment vendor, which selects the driver profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Vendor {
     Huawei,
     Zte,
@@ -44,6 +45,7 @@ impl fmt::Display for Vendor {
 /// State of the management session with one OLT (SPEC §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum SessionStatus {
     /// Actor started or session restarted; no poll has finished yet.
     Connecting,
@@ -100,6 +102,7 @@ impl FromStr for SessionStatus {
 /// Whether an ONU is registered and working on its PON port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum OnuStatus {
     Online,
     Offline,
@@ -108,6 +111,7 @@ pub enum OnuStatus {
 /// Why an ONU last went offline, normalised across vendors (DEVICES.md "Mapping to the API").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum DownCause {
     Los,
     DyingGasp,
@@ -156,6 +160,7 @@ pub fn round_dbm(value: f64) -> f64 {
 /// Signal level of an ONU, from its Rx power and the configured thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum OpticsLevel {
     Ok,
     Warning,

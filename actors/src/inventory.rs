@@ -24,6 +24,7 @@ pub struct Inventory {
 /// Kinds of socially significant object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum SzoType {
     School,
     Medical,

@@ -75,6 +75,7 @@ pub struct OltRecord {
 
 /// Access level of an API key (seed §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AccessLevel {
     ReadOnly,
@@ -151,6 +152,7 @@ pub struct ConfigBackup {
 /// Outcome of an audited request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum AuditResult {
     Success,
     Failure,

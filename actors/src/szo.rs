@@ -13,6 +13,7 @@ use serde::Serialize;
 /// Why an object was down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum OutageCause {
     Los,
     DyingGasp,

@@ -2,20 +2,48 @@
 //! (local date-times), `keyName`, `action` and `result` (`SUCCESS` | `FAILURE`), paged.
 //! Entries are written by [`crate::audit`].
 
-use super::{page_of, ApiError, ApiResult, Params};
+use super::doc::{BadParameter, PageParams, Refusals};
+use super::{page_of, ApiError, ApiResult, Paged, Params};
 use crate::app::AppState;
 use axum::extract::{RawQuery, State};
-use axum::routing::get;
-use axum::Router;
 use ponkeeper_actors::store::{AuditEntry, AuditFilter, AuditResult};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/audit-logs", get(list))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list))
+}
+
+/// Filters of `GET /audit-logs`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct AuditFilters {
+    /// Local date-time, e.g. `2026-11-21T19:15:03`: entries at or after it.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    from: String,
+    /// Local date-time: entries at or before it.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    to: String,
+    #[param(required = false)]
+    key_name: String,
+    /// Action name, e.g. `onu.reboot`.
+    #[param(required = false)]
+    action: String,
+    #[param(required = false, inline)]
+    result: AuditResult,
 }
 
 /// An audit entry (SPEC §4).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditItem {
     pub id: u64,
@@ -26,6 +54,7 @@ pub struct AuditItem {
     pub path: String,
     pub action: String,
     pub target: Option<String>,
+    /// The request body, when there was one: its JSON, or its text.
     pub params: Option<serde_json::Value>,
     pub result: AuditResult,
     pub http_status: u16,
@@ -51,6 +80,16 @@ fn item(app: &AppState, entry: AuditEntry) -> AuditItem {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/audit-logs",
+    operation_id = "list_audit_logs",
+    tag = "audit",
+    summary = "The audit log",
+    description = "Entries newest first, filtered and paged.",
+    params(PageParams, AuditFilters),
+    responses((status = 200, description = "one page of entries", body = Paged<AuditItem>), BadParameter, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;

@@ -8,25 +8,39 @@
 //! finds the configuration unchanged answers with that latest version and `changed:
 //! false`; stored versions always have `changed: true`.
 
-use super::{one, page_of, path_id, ApiError, ApiResult, Params};
+use super::doc::{
+    ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
+};
+use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::{get, post};
-use axum::Router;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/olts/{id}/configs", get(list))
-        .route("/olts/{id}/configs/backup", post(backup))
-        .route("/olts/{id}/configs/{config_id}", get(detail))
-        .route("/olts/{id}/configs/{config_id}/diff", get(diff))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(backup))
+        .routes(routes!(detail))
+        .routes(routes!(diff))
+}
+
+/// `against` of a diff.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct DiffParams {
+    /// The older version's id; default: the version before `configId`.
+    #[param(required = false, minimum = 1, maximum = 9223372036854775807_i64)]
+    against: u64,
 }
 
 /// A config backup (SPEC §4); the detail adds `content`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigItem {
     pub id: u64,
@@ -35,11 +49,14 @@ pub struct ConfigItem {
     pub size_bytes: u64,
     pub sha256: String,
     pub changed: bool,
+    /// The configuration text; in the detail only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub content: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+/// A unified diff between two versions.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffItem {
     /// The older version; `null` when `to` is the first one (diffed against nothing).
@@ -64,6 +81,16 @@ fn store_error(e: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(e.to_string())
 }
 
+#[utoipa::path(
+    post,
+    path = "/olts/{id}/configs/backup",
+    operation_id = "backup_olt_config",
+    tag = "configs",
+    summary = "Back up the OLT's running config",
+    description = "FULL keys only. Fetches the running configuration over SSH and stores it when it changed; answers the backup (`changed: false` when it did not).",
+    params(("id" = u32, Path, description = "OLT id")),
+    responses((status = 200, description = "the backup", body = Single<ConfigItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let handle = app.olt(path_id("id", &id)?)?;
     match handle.cli(CliAction::Backup).await? {
@@ -74,6 +101,16 @@ async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}/configs",
+    operation_id = "list_olt_configs",
+    tag = "configs",
+    summary = "Config backups of an OLT",
+    description = "Stored versions, newest first, without their text; paged.",
+    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    responses((status = 200, description = "one page of backups", body = Paged<ConfigItem>), BadParameter, Missing, Refusals)
+)]
 async fn list(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -100,6 +137,15 @@ fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), 
         .ok_or_else(|| ApiError::NotFound(format!("OLT {olt} has no config backup {id}")))
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}/configs/{configId}",
+    operation_id = "get_olt_config",
+    tag = "configs",
+    summary = "One config backup with its text",
+    params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id")),
+    responses((status = 200, description = "the backup with `content`", body = Single<ConfigItem>), BadParameter, Missing, Refusals)
+)]
 async fn detail(
     State(app): State<AppState>,
     Path((id, config_id)): Path<(String, String)>,
@@ -109,6 +155,15 @@ async fn detail(
     one(item(&app, backup, Some(content)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}/configs/{configId}/diff",
+    operation_id = "diff_olt_config",
+    tag = "configs",
+    summary = "Unified diff between two config backups",
+    params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id"), DiffParams),
+    responses((status = 200, description = "the diff from `against` to `configId`", body = Single<DiffItem>), BadParameter, Missing, Refusals)
+)]
 async fn diff(
     State(app): State<AppState>,
     Path((id, config_id)): Path<(String, String)>,

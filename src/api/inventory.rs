@@ -2,18 +2,21 @@
 //! (SPEC §2). An invalid file leaves the running inventory in force and answers 409
 //! `CONFLICT` naming the file, line and field.
 
-use super::{one, ApiError, ApiResult};
+use super::doc::{Refusals, TooLarge};
+use super::{one, ApiError, ApiResult, Single};
 use crate::app::AppState;
 use axum::extract::State;
-use axum::routing::post;
-use axum::Router;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/inventory/reload", post(reload))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(reload))
 }
 
-#[derive(Debug, Serialize)]
+/// What a reload found and changed.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReloadItem {
     pub nodes: usize,
@@ -24,6 +27,20 @@ pub struct ReloadItem {
     pub unchanged: usize,
 }
 
+#[utoipa::path(
+    post,
+    path = "/inventory/reload",
+    operation_id = "reload_inventory",
+    tag = "inventory",
+    summary = "Reload the inventory file",
+    description = "FULL keys only. Re-reads the inventory and reconciles the OLTs with it.",
+    responses(
+        (status = 200, description = "counts after the reload", body = Single<ReloadItem>),
+        (status = 409, description = "`CONFLICT`: the file is invalid; the running inventory stays", body = super::doc::ErrorEnvelope),
+        TooLarge,
+        Refusals
+    )
+)]
 async fn reload(State(app): State<AppState>) -> ApiResult {
     let (inventory, report) = app.reload_inventory().await.map_err(|e| match e {
         crate::app::ReloadError::Invalid(message) => ApiError::Conflict(format!(

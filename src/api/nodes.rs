@@ -2,24 +2,36 @@
 //! the inventory OLTs bound to the node; `onuTotal` and `onuOnline` are sums over the
 //! replies of those OLTs' actors.
 
-use super::{one, page, path_id, ApiError, ApiResult, Params};
+use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::{one, page, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::get;
-use axum::Router;
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::inventory::NodeSpec;
 use ponkeeper_actors::olt::OltSummary;
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/nodes", get(list))
-        .route("/nodes/{id}", get(detail))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+}
+
+/// Filters of `GET /nodes`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct NodeFilters {
+    /// City, matched case-insensitively.
+    #[param(required = false)]
+    city: String,
 }
 
 /// A node with its counters: exactly seed §2.2.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeItem {
     pub id: NodeId,
@@ -50,6 +62,16 @@ fn counters(node: &NodeSpec, olts: &[OltSummary]) -> NodeItem {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/nodes",
+    operation_id = "list_nodes",
+    tag = "nodes",
+    summary = "List communication nodes",
+    description = "Nodes ordered by id with their OLT count and ONU counters, paged.",
+    params(PageParams, NodeFilters),
+    responses((status = 200, description = "one page of nodes", body = Paged<NodeItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
@@ -68,6 +90,15 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     )
 }
 
+#[utoipa::path(
+    get,
+    path = "/nodes/{id}",
+    operation_id = "get_node",
+    tag = "nodes",
+    summary = "One communication node",
+    params(("id" = u32, Path, description = "node id")),
+    responses((status = 200, description = "the node with its counters", body = Single<NodeItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let id = path_id("id", &id)?;
     let inventory = app.inventory();

@@ -2,26 +2,50 @@
 //! actions that need no CLI — `restart-session` (SPEC §3) and `poll`. Everything is asked
 //! of the OLT actors by message; nothing here touches a device.
 
-use super::{one, page, path_id, ApiResult, Params};
+use super::doc::{
+    ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
+};
+use super::{one, page, path_id, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::{get, post};
-use axum::Router;
 use ponkeeper_actors::domain::{NodeId, SessionStatus};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltDetail, OltSummary};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/olts", get(list))
-        .route("/olts/{id}", get(detail))
-        .route("/olts/{id}/restart-session", post(restart_session))
-        .route("/olts/{id}/poll", post(poll))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+        .routes(routes!(restart_session))
+        .routes(routes!(poll))
+}
+
+/// Filters of `GET /olts`; text filters match case-insensitively.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct OltFilters {
+    /// Vendor: `huawei`, `zte` or `bdcom`.
+    #[param(required = false)]
+    vendor: String,
+    #[param(required = false)]
+    city: String,
+    #[param(required = false, inline)]
+    status: SessionStatus,
+    /// Id of the communication node.
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    node_id: u64,
+    /// Name of the communication node.
+    #[param(required = false)]
+    node: String,
 }
 
 /// The `node` block of an OLT.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct NodeRef {
     pub id: NodeId,
     pub name: String,
@@ -29,11 +53,12 @@ pub struct NodeRef {
 }
 
 /// An OLT list item: exactly seed §2.1.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OltItem {
     pub id: u32,
     pub ip: String,
+    #[schema(value_type = ponkeeper_actors::domain::Vendor)]
     pub vendor: String,
     pub model: String,
     pub status: SessionStatus,
@@ -44,7 +69,7 @@ pub struct OltItem {
     pub last_update: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PortItem {
     pub name: String,
@@ -52,7 +77,7 @@ pub struct PortItem {
     pub onu_online: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TransitionItem {
     pub at: String,
@@ -61,7 +86,7 @@ pub struct TransitionItem {
     pub reason: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionItem {
     pub status: SessionStatus,
@@ -75,7 +100,7 @@ pub struct SessionItem {
 }
 
 /// OLT detail: the list item plus device facts, ports and the session.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OltDetailItem {
     #[serde(flatten)]
@@ -149,6 +174,16 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts",
+    operation_id = "list_olts",
+    tag = "olts",
+    summary = "List OLTs",
+    description = "OLTs ordered by id, filtered and paged.",
+    params(PageParams, OltFilters),
+    responses((status = 200, description = "one page of OLTs", body = Paged<OltItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
@@ -180,6 +215,16 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     page(items, paging)
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}",
+    operation_id = "get_olt",
+    tag = "olts",
+    summary = "One OLT in detail",
+    description = "The list item plus device facts, ports with ONU counters, and the management session with its recent transitions.",
+    params(("id" = u32, Path, description = "OLT id")),
+    responses((status = 200, description = "the OLT", body = Single<OltDetailItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let handle = app.olt(path_id("id", &id)?)?;
     let olt = handle.detail().await?;
@@ -187,12 +232,32 @@ async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
     one(detail_item(&app, &inventory, olt))
 }
 
+#[utoipa::path(
+    post,
+    path = "/olts/{id}/restart-session",
+    operation_id = "restart_olt_session",
+    tag = "olts",
+    summary = "Restart the OLT's management session",
+    description = "FULL keys only. Drops the session and reconnects (SPEC §3); answers the OLT item.",
+    params(("id" = u32, Path, description = "OLT id")),
+    responses((status = 200, description = "the OLT after the restart", body = Single<OltItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn restart_session(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let handle = app.olt(path_id("id", &id)?)?;
     let olt = handle.restart_session().await?;
     one(item(&app, &app.inventory(), &olt))
 }
 
+#[utoipa::path(
+    post,
+    path = "/olts/{id}/poll",
+    operation_id = "poll_olt",
+    tag = "olts",
+    summary = "Poll the OLT now",
+    description = "FULL keys only. Runs a poll at once and answers the OLT item after it.",
+    params(("id" = u32, Path, description = "OLT id")),
+    responses((status = 200, description = "the OLT after the poll", body = Single<OltItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn poll(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let handle = app.olt(path_id("id", &id)?)?;
     let olt = handle.poll_now().await?;

@@ -12,19 +12,24 @@
 //!
 //! The handler finds the ONU's OLT and asks its actor, which runs the vendor's script.
 
-use super::{one, path_id, ApiError, ApiResult, JsonBody};
+use super::doc::{
+    ActorTimeout, BadInput, BadParameter, DeviceFailures, Missing, Refusals, TooLarge,
+};
+use super::onus::OnuItem;
+use super::{one, path_id, ApiError, ApiResult, JsonBody, Single};
 use crate::app::AppState;
 use axum::extract::{Path, State};
-use axum::routing::post;
-use axum::Router;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/onus/{id}/reboot", post(reboot))
-        .route("/onus/{id}/vlan", post(set_vlan))
-        .route("/onus/{id}/description", post(set_description))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(reboot))
+        .routes(routes!(set_vlan))
+        .routes(routes!(set_description))
 }
 
 /// Longest description accepted.
@@ -32,22 +37,34 @@ pub const DESCRIPTION_MAX: usize = 64;
 /// Characters a description may use besides ASCII letters, digits and the space.
 pub const DESCRIPTION_PUNCTUATION: &str = "-_.,:/()+@=";
 
-#[derive(Debug, Serialize)]
+/// A reboot the ONU's OLT accepted.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct RebootAccepted {
     onu_id: u64,
     accepted: bool,
 }
 
-#[derive(Debug, Deserialize)]
+/// The ONU's new service VLAN.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct VlanBody {
+    /// 802.1Q VLAN id; 0 and 4095 are reserved. It must be one of the OLT's VLANs
+    /// (`GET /olts/{id}/vlans`), or the request is refused with `INVALID_PARAMETER`.
+    #[schema(minimum = 1, maximum = 4094)]
     vlan: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// The ONU's new description.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct DescriptionBody {
+    /// ASCII letters, digits, spaces and `- _ . , : / ( ) + @ =`; no space at either end.
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[A-Za-z0-9\-_.,:/()+@=]([A-Za-z0-9 \-_.,:/()+@=]*[A-Za-z0-9\-_.,:/()+@=])?$"
+    )]
     description: String,
 }
 
@@ -91,6 +108,23 @@ pub fn valid_description(text: &str) -> Result<&str, ApiError> {
     Ok(text)
 }
 
+/// Refuses, as the client's mistake, a VLAN the ONU's OLT does not have: the device would
+/// refuse the command anyway, and that is not a device failure (502). When the OLT has
+/// reported no VLANs yet, the device decides.
+async fn known_vlan(app: &AppState, onu: u64, vlan: u16) -> Result<(), ApiError> {
+    let handle = app.onu_olt(onu)?;
+    let vlans = handle.vlans().await?;
+    if vlans.is_empty() || vlans.iter().any(|v| v.vlan_id == vlan) {
+        return Ok(());
+    }
+    let known: Vec<String> = vlans.iter().map(|v| v.vlan_id.to_string()).collect();
+    Err(ApiError::InvalidParameter(format!(
+        "field `vlan`: VLAN {vlan} is not configured on OLT {} (its VLANs: {})",
+        handle.id,
+        known.join(", ")
+    )))
+}
+
 async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
     let handle = app.onu_olt(onu)?;
     match handle.cli(action).await? {
@@ -105,11 +139,32 @@ async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/onus/{id}/reboot",
+    operation_id = "reboot_onu",
+    tag = "onus",
+    summary = "Reboot an ONU",
+    description = "FULL keys only. Reboots the ONU through its OLT's CLI over SSH.",
+    params(("id" = u64, Path, description = "ONU id")),
+    responses((status = 200, description = "the OLT accepted the reboot", body = Single<RebootAccepted>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let id = path_id("id", &id)?;
     act(&app, id, CliAction::Reboot(id)).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/onus/{id}/vlan",
+    operation_id = "set_onu_vlan",
+    tag = "onus",
+    summary = "Set an ONU's service VLAN",
+    description = "FULL keys only. Sets the VLAN through the OLT's CLI over SSH; answers the ONU.",
+    params(("id" = u64, Path, description = "ONU id")),
+    request_body = VlanBody,
+    responses((status = 200, description = "the ONU with its new VLAN", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn set_vlan(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -117,9 +172,21 @@ async fn set_vlan(
 ) -> ApiResult {
     let id = path_id("id", &id)?;
     let vlan = valid_vlan(body.vlan)?;
+    known_vlan(&app, id, vlan).await?;
     act(&app, id, CliAction::SetVlan(id, vlan)).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/onus/{id}/description",
+    operation_id = "set_onu_description",
+    tag = "onus",
+    summary = "Set an ONU's description",
+    description = "FULL keys only. Sets the description on the device over SSH; answers the ONU.",
+    params(("id" = u64, Path, description = "ONU id")),
+    request_body = DescriptionBody,
+    responses((status = 200, description = "the ONU with its new description", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+)]
 async fn set_description(
     State(app): State<AppState>,
     Path(id): Path<String>,

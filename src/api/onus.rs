@@ -2,25 +2,56 @@
 //! Each OLT actor filters its own table; the handler merges the actors' first matches by
 //! id, so a page costs the same however many ONUs the network has.
 
-use super::{one, page_of, path_id, ApiResult, Params};
+use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::get;
-use axum::Router;
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
 use ponkeeper_actors::olt::OltHandle;
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/olts/{id}/onus", get(of_olt))
-        .route("/onus", get(list))
-        .route("/onus/{id}", get(detail))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(of_olt))
+        .routes(routes!(list))
+        .routes(routes!(detail))
+}
+
+/// Filters every ONU list takes.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct OnuFilters {
+    #[param(required = false, inline)]
+    status: OnuStatus,
+    /// PON port as frame/slot/port, e.g. `0/1/3`.
+    #[param(required = false)]
+    pon_port: String,
+}
+
+/// Filters only `GET /onus` takes.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct OnuSearch {
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    olt_id: u64,
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    node_id: u64,
+    /// Serial (GPON SN or EPON MAC), exact, case-insensitive.
+    #[param(required = false)]
+    serial: String,
+    /// Text searched in the serial or the description.
+    #[param(required = false)]
+    q: String,
 }
 
 /// An ONU (SPEC §4 "ONU").
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OnuItem {
     pub id: OnuId,
@@ -88,6 +119,16 @@ async fn respond(
     )
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}/onus",
+    operation_id = "list_olt_onus",
+    tag = "onus",
+    summary = "ONUs of one OLT",
+    description = "The OLT's ONUs ordered by id, filtered and paged.",
+    params(("id" = u32, Path, description = "OLT id"), PageParams, OnuFilters),
+    responses((status = 200, description = "one page of ONUs", body = Paged<OnuItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn of_olt(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -99,6 +140,16 @@ async fn of_olt(
     respond(&app, &[handle], filter, &params).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/onus",
+    operation_id = "list_onus",
+    tag = "onus",
+    summary = "Find ONUs across OLTs",
+    description = "ONUs ordered by id, filtered and paged.",
+    params(PageParams, OnuFilters, OnuSearch),
+    responses((status = 200, description = "one page of ONUs", body = Paged<OnuItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let filter = OnuFilter {
@@ -110,6 +161,15 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     respond(&app, &olts, filter, &params).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/onus/{id}",
+    operation_id = "get_onu",
+    tag = "onus",
+    summary = "One ONU",
+    params(("id" = u64, Path, description = "ONU id")),
+    responses((status = 200, description = "the ONU", body = Single<OnuItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let onu = app.onu(path_id("id", &id)?).await?;
     one(item(&app, onu))

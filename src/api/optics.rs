@@ -2,38 +2,81 @@
 //! readings across the network, worst Rx first, with the level set by `[optics]`
 //! thresholds. History points are read from sled (see the store's optics tree).
 
-use super::{one, page_of, path_id, ApiError, ApiResult, Params};
+use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::get;
-use axum::Router;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Points one history request returns at most.
 const MAX_HISTORY_POINTS: i64 = 10_000;
 const DEFAULT_HISTORY_POINTS: i64 = 1_000;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/onus/{id}/optics", get(latest))
-        .route("/onus/{id}/optics/history", get(history))
-        .route("/optics", get(list))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(latest))
+        .routes(routes!(history))
+        .routes(routes!(list))
+}
+
+/// The period and size of `GET /onus/{id}/optics/history`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct HistoryParams {
+    /// Local date-time, e.g. `2026-11-21T19:15:03`; default: a day before `to`. Not after `to`.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    from: String,
+    /// Local date-time; default: now.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    to: String,
+    /// Most readings returned (the oldest of the period).
+    #[param(required = false, minimum = 1, maximum = 10000, default = 1000)]
+    limit: u32,
+}
+
+/// Filters of `GET /optics`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct OpticsFilters {
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    olt_id: u64,
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    node_id: u64,
+    #[param(required = false, inline)]
+    level: OpticsLevel,
 }
 
 /// An optics reading (SPEC §4). The vendors polled today report no temperature, voltage
 /// or bias current in the tables ponkeeper reads, so those are `null`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OpticsItem {
     pub onu_id: OnuId,
+    /// Received at the ONU, dBm.
     pub rx_power: Option<f64>,
+    /// Sent by the ONU, dBm.
     pub tx_power: Option<f64>,
+    /// Received from this ONU at the OLT, dBm.
     pub olt_rx_power: Option<f64>,
+    /// °C.
     pub temperature: Option<f64>,
+    /// Volts.
     pub voltage: Option<f64>,
+    /// Milliamperes.
     pub bias_current: Option<f64>,
     pub level: OpticsLevel,
     pub measured_at: String,
@@ -64,11 +107,30 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
     reading(app, onu.id, &point)
 }
 
+#[utoipa::path(
+    get,
+    path = "/onus/{id}/optics",
+    operation_id = "get_onu_optics",
+    tag = "optics",
+    summary = "Latest optics reading of an ONU",
+    params(("id" = u64, Path, description = "ONU id")),
+    responses((status = 200, description = "the latest reading", body = Single<OpticsItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn latest(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let onu = app.onu(path_id("id", &id)?).await?;
     one(latest_of(&app, &onu))
 }
 
+#[utoipa::path(
+    get,
+    path = "/onus/{id}/optics/history",
+    operation_id = "get_onu_optics_history",
+    tag = "optics",
+    summary = "Stored optics readings of an ONU",
+    description = "Readings in `[from, to]`, oldest first.",
+    params(("id" = u64, Path, description = "ONU id"), HistoryParams),
+    responses((status = 200, description = "the readings, oldest first", body = Single<Vec<OpticsItem>>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn history(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -99,6 +161,16 @@ async fn history(
         .collect::<Vec<_>>())
 }
 
+#[utoipa::path(
+    get,
+    path = "/optics",
+    operation_id = "list_optics",
+    tag = "optics",
+    summary = "Latest optics readings across the network",
+    description = "Latest readings, worst `rxPower` first, paged.",
+    params(PageParams, OpticsFilters),
+    responses((status = 200, description = "one page of readings", body = Paged<OpticsItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;

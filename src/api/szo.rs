@@ -3,32 +3,94 @@
 //! against the SLA. Objects are bound to ONUs by serial at request time, so a binding
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
-use super::{ApiError, ApiResult, Meta, Paging, Params};
+use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::IntoResponse;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{NodeId, OltId, Onu, OnuId, OnuStatus, SessionStatus};
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};
 use ponkeeper_actors::olt::OltSummary;
 use ponkeeper_actors::szo::{self, Availability, OutageCause};
 use serde::Serialize;
-use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/szo", get(list))
-        .route("/szo/availability", get(availability))
-        .route("/szo/{id}", get(detail))
-        .route("/szo/{id}/outages", get(outages))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(availability))
+        .routes(routes!(detail))
+        .routes(routes!(outages))
+}
+
+/// Filters of the registry (`GET /szo`, `GET /szo/availability`).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct SzoFilters {
+    #[param(required = false, inline, rename = "type")]
+    kind: SzoType,
+    /// City, matched case-insensitively.
+    #[param(required = false)]
+    city: String,
+    /// Communication node of the object's OLT.
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    node_id: u64,
+}
+
+/// `status` of `GET /szo`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct SzoStatusFilter {
+    #[param(required = false, inline)]
+    status: SzoStatus,
+}
+
+/// An optional period; default: the last 30 days up to `to` (default now).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct OptionalPeriod {
+    /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    from: String,
+    /// Local date-time.
+    #[param(
+        required = false,
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    to: String,
+}
+
+/// The period of a report, both ends required.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct RequiredPeriod {
+    /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
+    #[param(
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    from: String,
+    /// Local date-time.
+    #[param(
+        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+    )]
+    to: String,
 }
 
 /// Live status of an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SzoStatus {
     Up,
@@ -52,7 +114,7 @@ impl FromStr for SzoStatus {
 }
 
 /// An object (SZO.md "Resource").
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SzoItem {
     pub id: u32,
@@ -175,6 +237,16 @@ fn select<'a>(
     Ok(selected)
 }
 
+#[utoipa::path(
+    get,
+    path = "/szo",
+    operation_id = "list_szo",
+    tag = "szo",
+    summary = "List socially significant objects",
+    description = "Objects ordered by id with their live status, filtered and paged.",
+    params(PageParams, SzoFilters, SzoStatusFilter),
+    responses((status = 200, description = "one page of objects", body = Paged<SzoItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
@@ -203,6 +275,15 @@ fn object<'a>(
         .ok_or_else(|| ApiError::NotFound(format!("no СЗО with id {id}")))
 }
 
+#[utoipa::path(
+    get,
+    path = "/szo/{id}",
+    operation_id = "get_szo",
+    tag = "szo",
+    summary = "One socially significant object",
+    params(("id" = u32, Path, description = "object id")),
+    responses((status = 200, description = "the object", body = Single<SzoItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
     let inventory = app.inventory();
     let object = object(&inventory, &id)?;
@@ -292,7 +373,7 @@ fn report(
     Ok(szo::availability(&spans, now))
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct OutageItem {
     start: String,
@@ -301,6 +382,16 @@ struct OutageItem {
     cause: OutageCause,
 }
 
+#[utoipa::path(
+    get,
+    path = "/szo/{id}/outages",
+    operation_id = "list_szo_outages",
+    tag = "szo",
+    summary = "Outages of one object",
+    description = "Outages within the period, oldest first; an open outage has `end: null`.",
+    params(("id" = u32, Path, description = "object id"), OptionalPeriod),
+    responses((status = 200, description = "the outages", body = Single<Vec<OutageItem>>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn outages(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -326,7 +417,7 @@ async fn outages(
     super::one(items)
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct AvailabilityItem {
     id: u32,
@@ -339,7 +430,7 @@ struct AvailabilityItem {
     sla_met: Option<bool>,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct TypeSummary {
     objects: usize,
@@ -352,6 +443,27 @@ struct TypeSummary {
     sla_missed: usize,
 }
 
+/// A page of the availability report, with totals per object type over all pages.
+#[derive(Debug, Serialize, ToSchema)]
+struct AvailabilityPage {
+    /// Always `true`.
+    success: bool,
+    data: Vec<AvailabilityItem>,
+    meta: Meta,
+    /// Totals by object type (`SCHOOL`, `HOSPITAL`, ...).
+    summary: BTreeMap<&'static str, TypeSummary>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/szo/availability",
+    operation_id = "get_szo_availability",
+    tag = "szo",
+    summary = "Availability report of the СЗО against their SLA",
+    description = "Up, down and unknown time of each object over `[from, to)`, with totals per type; paged.",
+    params(PageParams, RequiredPeriod, SzoFilters),
+    responses((status = 200, description = "one page of the report", body = AvailabilityPage), BadParameter, ActorTimeout, Refusals)
+)]
 async fn availability(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging: Paging = params.paging(&app.config.paging)?;
@@ -397,13 +509,15 @@ async fn availability(State(app): State<AppState>, RawQuery(query): RawQuery) ->
         .skip(paging.offset())
         .take(paging.size as usize)
         .collect();
-    let meta = Meta {
-        page: paging.page,
-        size: paging.size,
-        total_count,
-    };
-    Ok(
-        Json(json!({ "success": true, "data": data, "meta": meta, "summary": summary }))
-            .into_response(),
-    )
+    Ok(Json(AvailabilityPage {
+        success: true,
+        data,
+        meta: Meta {
+            page: paging.page,
+            size: paging.size,
+            total_count,
+        },
+        summary,
+    })
+    .into_response())
 }

@@ -2,22 +2,35 @@
 //! VLANs are what its Q-BRIDGE-MIB static VLAN table reported in the last good poll;
 //! `onuCount` counts its ONUs whose service VLAN is that VLAN.
 
-use super::{page, path_id, ApiResult, Params};
+use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::{page, path_id, ApiResult, Paged, Params};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::routing::get;
-use axum::Router;
 use ponkeeper_actors::olt::{OltHandle, VlanInfo};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/olts/{id}/vlans", get(of_olt))
-        .route("/vlans", get(list))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(of_olt))
+        .routes(routes!(list))
+}
+
+/// Filters of `GET /vlans`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+#[allow(dead_code)] // documents the query that `Params` parses
+struct VlanFilters {
+    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
+    olt_id: u64,
+    #[param(required = false, minimum = 1, maximum = 4094)]
+    vlan_id: u16,
 }
 
 /// A VLAN of one OLT (SPEC §4 "VLAN").
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VlanItem {
     pub olt_id: u32,
@@ -25,6 +38,7 @@ pub struct VlanItem {
     pub name: String,
     /// `STATIC`: read from the device's static VLAN table.
     #[serde(rename = "type")]
+    #[schema(value_type = String, example = "STATIC")]
     pub kind: &'static str,
     pub onu_count: u32,
 }
@@ -49,6 +63,15 @@ async fn vlans_of(olts: &[OltHandle]) -> Result<Vec<VlanItem>, super::ApiError> 
     Ok(items)
 }
 
+#[utoipa::path(
+    get,
+    path = "/olts/{id}/vlans",
+    operation_id = "list_olt_vlans",
+    tag = "vlans",
+    summary = "VLANs of one OLT",
+    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    responses((status = 200, description = "one page of VLANs", body = Paged<VlanItem>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
 async fn of_olt(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -60,6 +83,16 @@ async fn of_olt(
     page(vlans_of(&[handle]).await?, paging)
 }
 
+#[utoipa::path(
+    get,
+    path = "/vlans",
+    operation_id = "list_vlans",
+    tag = "vlans",
+    summary = "VLANs across OLTs",
+    description = "Ordered by OLT, then VLAN id; paged.",
+    params(PageParams, VlanFilters),
+    responses((status = 200, description = "one page of VLANs", body = Paged<VlanItem>), BadParameter, ActorTimeout, Refusals)
+)]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;

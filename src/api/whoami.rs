@@ -2,26 +2,39 @@
 //! the key ring — `ponkeeper mcp` over stdio above all, which hides FULL tools from
 //! READ_ONLY keys — ask it here; it is a read, so any valid key may.
 
+use super::doc::Refusals;
+use super::Single;
 use super::{one, ApiError, ApiResult};
 use crate::app::AppState;
 use crate::auth::Caller;
-use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Extension;
 use ponkeeper_actors::store::AccessLevel;
 use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/whoami", get(whoami))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(whoami))
 }
 
 /// The presented key as the service knows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WhoamiItem {
     pub key_name: String,
     pub level: AccessLevel,
 }
 
+#[utoipa::path(
+    get,
+    path = "/whoami",
+    operation_id = "whoami",
+    tag = "keys",
+    summary = "The presented key's name and level",
+    description = "Lets a client learn whether its key is READ_ONLY or FULL before it tries an action.",
+    responses((status = 200, description = "the key", body = Single<WhoamiItem>), Refusals)
+)]
 async fn whoami(caller: Option<Extension<Caller>>) -> ApiResult {
     let Some(Extension(caller)) = caller else {
         return Err(ApiError::Internal(

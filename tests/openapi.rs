@@ -1,0 +1,228 @@
+//! The OpenAPI document and Swagger UI (SPEC §4 "OpenAPI"): served without a key under the
+//! `swagger` profile, 404 in the envelope without it; the document describes exactly the
+//! endpoints of SPEC §4, and every route the service answers is in it (and no other).
+
+mod common;
+
+use common::{steady_sim, test_config, TestService};
+use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_actors::store::AccessLevel;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// SPEC §4's endpoints, as `METHOD path` under the API base.
+const SPEC_ENDPOINTS: &[&str] = &[
+    "GET /olts",
+    "GET /olts/{id}",
+    "GET /olts/{id}/onus",
+    "GET /olts/{id}/vlans",
+    "GET /olts/{id}/configs",
+    "GET /olts/{id}/configs/{configId}",
+    "GET /olts/{id}/configs/{configId}/diff",
+    "GET /nodes",
+    "GET /nodes/{id}",
+    "GET /onus",
+    "GET /onus/{id}",
+    "GET /onus/{id}/optics",
+    "GET /onus/{id}/optics/history",
+    "GET /optics",
+    "GET /vlans",
+    "GET /szo",
+    "GET /szo/{id}",
+    "GET /szo/{id}/outages",
+    "GET /szo/availability",
+    "GET /audit-logs",
+    "POST /olts/{id}/restart-session",
+    "POST /olts/{id}/poll",
+    "POST /olts/{id}/configs/backup",
+    "POST /onus/{id}/reboot",
+    "POST /onus/{id}/vlan",
+    "POST /onus/{id}/description",
+    "POST /inventory/reload",
+    // Beyond SPEC §4: the presented key's level, which MCP over stdio needs.
+    "GET /whoami",
+];
+
+const BASE: &str = "/api/v1/external";
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+
+/// The service root (`http://127.0.0.1:PORT`).
+fn root(service: &TestService) -> String {
+    service
+        .base
+        .strip_suffix(BASE)
+        .expect("base ends with the API path")
+        .to_string()
+}
+
+async fn start(swagger: bool, name: &str) -> (SimFleet, TestService) {
+    let sim = steady_sim(1, 4).await;
+    let dir = std::env::temp_dir().join(format!("ponkeeper-openapi-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("data dir");
+    std::env::set_var(
+        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
+        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD,
+    );
+    let inventory = dir.join("inventory.toml");
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    let mut config = test_config(dir, inventory);
+    if swagger {
+        config.profiles = vec!["swagger".into()];
+    }
+    let service = TestService::start_with(config, true).await;
+    (sim, service)
+}
+
+async fn fetch(url: &str) -> (u16, String, String) {
+    let response = reqwest::get(url).await.expect("HTTP request");
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    (status, content_type, response.text().await.expect("body"))
+}
+
+#[tokio::test]
+async fn without_the_profile_the_docs_answer_404_in_the_envelope() {
+    let (_sim, service) = start(false, "off").await;
+    let root = root(&service);
+    for path in [
+        "/swagger-ui",
+        "/swagger-ui/",
+        "/v3/api-docs",
+        "/api-docs/openapi.json",
+    ] {
+        let (status, _, body) = fetch(&format!("{root}{path}")).await;
+        assert_eq!(status, 404, "{path}");
+        let body: Value = serde_json::from_str(&body).expect("JSON envelope");
+        assert_eq!(body["success"], false, "{path}");
+        assert_eq!(body["error"]["code"], "NOT_FOUND", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn with_the_profile_the_docs_are_served_without_a_key() {
+    let (_sim, service) = start(true, "on").await;
+    let root = root(&service);
+
+    let (status, content_type, text) = fetch(&format!("{root}/v3/api-docs")).await;
+    assert_eq!(status, 200);
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
+    let spec: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(spec["openapi"], "3.1.0");
+    let (status, _, copy) = fetch(&format!("{root}/api-docs/openapi.json")).await;
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<Value>(&copy).expect("JSON"), spec);
+
+    // The X-API-Key scheme, required everywhere.
+    let scheme = &spec["components"]["securitySchemes"]["apiKey"];
+    assert_eq!(scheme["type"], "apiKey");
+    assert_eq!(scheme["in"], "header");
+    assert_eq!(scheme["name"], "X-API-Key");
+    assert_eq!(spec["security"][0]["apiKey"], serde_json::json!([]));
+
+    // `size` carries the configured bounds.
+    let size = spec["paths"]["/api/v1/external/olts"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .find(|p| p["name"] == "size")
+        .expect("size parameter")
+        .clone();
+    assert_eq!(size["schema"]["minimum"], 1);
+    assert_eq!(size["schema"]["maximum"], service.config.paging.max_size);
+
+    // Every operation documents the error envelope for 401, 403, 429 and 500.
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            for status in ["200", "401", "403", "429", "500"] {
+                assert!(
+                    operation["responses"][status].is_object(),
+                    "{method} {path} lacks {status}"
+                );
+            }
+        }
+    }
+
+    // Swagger UI, from assets compiled into the binary.
+    let (status, content_type, html) = fetch(&format!("{root}/swagger-ui/")).await;
+    assert_eq!(status, 200);
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    assert!(html.contains("swagger-ui"), "{html}");
+    let (status, _, config) = fetch(&format!("{root}/swagger-ui/swagger-initializer.js")).await;
+    assert_eq!(status, 200);
+    assert!(config.contains("/v3/api-docs"), "{config}");
+    let (status, _, _) = fetch(&format!("{root}/swagger-ui/swagger-ui-bundle.js")).await;
+    assert_eq!(status, 200);
+
+    // The API itself still needs a key.
+    let (status, body) = service.request(reqwest::Method::GET, "/olts", None).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+}
+
+/// The documented endpoints are exactly SPEC §4's.
+#[test]
+fn the_document_describes_exactly_the_spec_endpoints() {
+    let spec = serde_json::to_value(ponkeeper::api::openapi(
+        &ponkeeper::config::Config::default().paging,
+    ))
+    .expect("serializes");
+    let mut documented = BTreeSet::new();
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        let path = path.strip_prefix(BASE).expect("under the API base");
+        for method in METHODS {
+            if item.get(method).is_some() {
+                documented.insert(format!("{} {path}", method.to_uppercase()));
+            }
+        }
+    }
+    let expected: BTreeSet<String> = SPEC_ENDPOINTS.iter().map(|e| e.to_string()).collect();
+    assert_eq!(documented, expected);
+}
+
+/// Every documented operation reaches a handler, and every other method on those paths
+/// is 405: the router and the document are the same list.
+#[tokio::test]
+async fn every_route_is_documented_and_every_documented_route_exists() {
+    let (_sim, service) = start(false, "routes").await;
+    let spec =
+        serde_json::to_value(ponkeeper::api::openapi(&service.config.paging)).expect("serializes");
+    // Over a hundred requests at once: more than the default rate allows.
+    let key = service
+        .create_key("routes", AccessLevel::Full, Some("10000/s"), &[])
+        .await;
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        // Ids nothing has, so no action really runs.
+        let concrete = path
+            .strip_prefix(BASE)
+            .expect("under the API base")
+            .replace("{id}", "999999")
+            .replace("{configId}", "999999");
+        for method in METHODS {
+            let verb: reqwest::Method = method.to_uppercase().parse().expect("method");
+            let (status, body) = service.request(verb, &concrete, Some(&key)).await;
+            let message = body["error"]["message"].as_str().unwrap_or_default();
+            if item.get(method).is_some() {
+                assert_ne!(status, 405, "{method} {path}: {body}");
+                assert!(
+                    !message.starts_with("no resource at"),
+                    "{method} {path} has no route: {body}"
+                );
+            } else {
+                assert_eq!(
+                    status, 405,
+                    "{method} {path} answers but is undocumented: {body}"
+                );
+                assert_eq!(body["error"]["code"], "METHOD_NOT_ALLOWED");
+            }
+        }
+    }
+}
