@@ -2,7 +2,7 @@
 //! (local date-times), `keyName`, `action` and `result` (`SUCCESS` | `FAILURE`), paged.
 //! Entries are written by [`crate::audit`].
 
-use super::doc::{BadParameter, PageParams, Refusals};
+use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
 use super::{page_of, ApiError, ApiResult, Paged, Params};
 use crate::app::AppState;
 use axum::extract::{RawQuery, State};
@@ -22,17 +22,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct AuditFilters {
     /// Local date-time, e.g. `2026-11-21T19:15:03`: entries at or after it.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    from: String,
+    #[param(required = false, inline)]
+    from: Option<LocalDateTime>,
     /// Local date-time: entries at or before it.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    to: String,
+    #[param(required = false, inline)]
+    to: Option<LocalDateTime>,
     #[param(required = false)]
     key_name: String,
     /// Action name, e.g. `onu.reboot`.

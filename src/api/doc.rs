@@ -199,6 +199,18 @@ pub enum DeviceFailures {
     Unavailable(ErrorEnvelope),
 }
 
+// The one place the date-time pattern is written: every date-time parameter is declared
+// with this type (utoipa's `pattern` takes only a literal, so a constant cannot serve).
+/// A local date-time without offset, in the service's configured time zone.
+#[derive(ToSchema)]
+#[schema(
+    value_type = String,
+    pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$",
+    example = "2026-11-21T19:15:03"
+)]
+#[allow(dead_code)] // documents the text that `Clock::parse` reads
+pub struct LocalDateTime(String);
+
 /// `page` and `size` of every list.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -2,7 +2,7 @@
 //! readings across the network, worst Rx first, with the level set by `[optics]`
 //! thresholds. History points are read from sled (see the store's optics tree).
 
-use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
@@ -31,17 +31,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct HistoryParams {
     /// Local date-time, e.g. `2026-11-21T19:15:03`; default: a day before `to`. Not after `to`.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    from: String,
+    #[param(required = false, inline)]
+    from: Option<LocalDateTime>,
     /// Local date-time; default: now.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    to: String,
+    #[param(required = false, inline)]
+    to: Option<LocalDateTime>,
     /// Most readings returned (the oldest of the period).
     #[param(required = false, minimum = 1, maximum = 10000, default = 1000)]
     limit: u32,

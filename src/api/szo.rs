@@ -3,7 +3,7 @@
 //! against the SLA. Objects are bound to ONUs by serial at request time, so a binding
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
-use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
 use crate::app::AppState;
 use axum::extract::{Path, RawQuery, State};
@@ -59,17 +59,11 @@ struct SzoStatusFilter {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct OptionalPeriod {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    from: String,
+    #[param(required = false, inline)]
+    from: Option<LocalDateTime>,
     /// Local date-time.
-    #[param(
-        required = false,
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    to: String,
+    #[param(required = false, inline)]
+    to: Option<LocalDateTime>,
 }
 
 /// The period of a report, both ends required.
@@ -78,15 +72,11 @@ struct OptionalPeriod {
 #[allow(dead_code)] // documents the query that `Params` parses
 struct RequiredPeriod {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
-    #[param(
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    from: String,
+    #[param(inline)]
+    from: LocalDateTime,
     /// Local date-time.
-    #[param(
-        pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
-    )]
-    to: String,
+    #[param(inline)]
+    to: LocalDateTime,
 }
 
 /// Live status of an object.
