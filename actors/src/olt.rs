@@ -301,6 +301,10 @@ pub struct OltArgs {
     pub spec: OltSpec,
     pub store: Store,
     pub settings: Arc<PollSettings>,
+    /// Set when the supervisor restarts the actor after a crash loop: the actor then
+    /// serves its stored state, reports OFFLINE with this reason and does no device I/O
+    /// until `restart-session` (see [`OltState::stopped`]).
+    pub stopped: Option<String>,
 }
 
 pub(crate) struct OltActor;
@@ -330,6 +334,9 @@ pub(crate) struct OltState {
     /// (port, ONU number) → service VLAN, from the latest running configuration.
     vlan_map: HashMap<(String, u32), u16>,
     next_backup_at: Instant,
+    /// Why the OLT is stopped after a crash loop; no polls or actions run until an
+    /// operator restarts its session.
+    stopped: Option<String>,
 }
 
 impl Actor for OltActor {
@@ -346,8 +353,10 @@ impl Actor for OltActor {
             spec,
             store,
             settings,
+            stopped,
         } = args;
         let now = Utc::now();
+        let spec_enabled = spec.enabled;
         let record = store.load_olt(spec.id)?.unwrap_or_else(|| OltRecord {
             id: spec.id,
             status: SessionStatus::Connecting,
@@ -399,8 +408,14 @@ impl Actor for OltActor {
             cli_generation: 0,
             vlan_map,
             next_backup_at,
+            // A disabled OLT does no device I/O anyway and shows DISABLED.
+            stopped: stopped.filter(|_| spec_enabled),
         };
-        if state.spec.enabled {
+        if let Some(reason) = state.stopped.clone() {
+            state.record.last_error = Some(reason.clone());
+            state.record_move(SessionStatus::Offline, reason);
+            state.persist_record();
+        } else if state.spec.enabled {
             state.record_move(SessionStatus::Connecting, "actor started".to_string());
         } else {
             state.move_to(SessionStatus::Disabled, "disabled in the inventory");
@@ -452,6 +467,9 @@ impl Actor for OltActor {
                 let _ = reply.send(state.vlans());
             }
             OltMsg::Tick => {
+                if state.stopped.is_some() {
+                    return Ok(());
+                }
                 if state.spec.enabled
                     && state.in_flight.is_none()
                     && Instant::now() >= state.next_poll_at
@@ -481,6 +499,10 @@ impl Actor for OltActor {
                     let _ = reply.send(Err(ActionError::Disabled(state.spec.id)));
                     return Ok(());
                 }
+                if let Some(reason) = &state.stopped {
+                    let _ = reply.send(Err(ActionError::Unavailable(reason.clone())));
+                    return Ok(());
+                }
                 if state.in_flight.is_none() {
                     state.start_poll(&myself);
                 }
@@ -491,13 +513,18 @@ impl Actor for OltActor {
                     let _ = reply.send(Err(ActionError::Disabled(state.spec.id)));
                     return Ok(());
                 }
-                state.restart_session("session restarted on request");
+                match state.stopped.take() {
+                    Some(_) => state.restart_session("restarted on request after a crash loop"),
+                    None => state.restart_session("session restarted on request"),
+                }
                 state.start_poll(&myself);
                 state.waiters.push(reply);
             }
             OltMsg::Reconfigure(spec) => {
                 state.spec = *spec;
-                if state.spec.enabled {
+                if state.stopped.is_some() {
+                    // Still stopped: the new entry applies from the next restart-session.
+                } else if state.spec.enabled {
                     state.restart_session("inventory changed");
                     state.next_poll_at = Instant::now();
                 } else {
@@ -820,6 +847,9 @@ impl OltState {
         if !self.spec.enabled {
             return Err(ActionError::Disabled(id));
         }
+        if let Some(reason) = &self.stopped {
+            return Err(ActionError::Unavailable(reason.clone()));
+        }
         if self.record.status == SessionStatus::Offline {
             return Err(ActionError::Unavailable(format!("OLT {id} is OFFLINE")));
         }
@@ -853,7 +883,7 @@ impl OltState {
     /// Queues the scheduled backup when it is due.
     fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
         let now = Instant::now();
-        if now < self.next_backup_at || !self.spec.enabled {
+        if now < self.next_backup_at || !self.spec.enabled || self.stopped.is_some() {
             return;
         }
         if self.record.status == SessionStatus::Connecting {

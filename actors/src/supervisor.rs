@@ -2,6 +2,12 @@
 //! the inventory changes, and restarts an OLT actor that fails (it reloads its last state
 //! from sled), within a bounded restart intensity so a crash loop stops and is reported.
 //!
+//! Restart intensity: [`MAX_RESTARTS`] failures of one OLT's actor within
+//! [`RESTART_WINDOW`] and the next restart is a *stopped* one: the actor serves its stored
+//! state, shows OFFLINE with a `lastError` saying why, and does no device I/O until an
+//! operator's `restart-session`. Should even the stopped actor keep failing, the OLT is
+//! given up entirely (logged, gone from the registry) rather than restarted forever.
+//!
 //! ```text
 //!   Supervisor ──┬── OltActor(1) ── poll task ── SnmpClient ── UDP ── OLT 1
 //!                ├── OltActor(2) ── poll task ── ...
@@ -25,9 +31,22 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Restarts allowed to one OLT actor within [`RESTART_WINDOW`] before it is given up.
+/// Restarts allowed to one OLT actor within [`RESTART_WINDOW`] before it is stopped.
 const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(60);
+/// Failures within [`RESTART_WINDOW`] after which even the stopped actor is given up.
+const MAX_FAILURES: usize = MAX_RESTARTS * 2;
+
+/// What the supervisor does with a failed OLT actor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Restart {
+    /// Restart it as usual: it reloads from sled and polls.
+    Normal,
+    /// Restart it stopped: stored state only, no device I/O until restart-session.
+    Stopped,
+    /// Leave it down.
+    GiveUp,
+}
 
 /// Result of reconciling the running actors with an inventory.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,12 +83,14 @@ impl SupervisorState {
         &mut self,
         myself: &ActorRef<SupervisorMsg>,
         spec: OltSpec,
+        stopped: Option<String>,
     ) -> Result<(), ActorProcessingErr> {
         let id = spec.id;
         let args = OltArgs {
             spec,
             store: self.store.clone(),
             settings: self.settings.clone(),
+            stopped,
         };
         let (actor, _) = Actor::spawn_linked(None, OltActor, args, myself.get_cell()).await?;
         self.by_actor.insert(actor.get_id(), id);
@@ -87,8 +108,8 @@ impl SupervisorState {
         }
     }
 
-    /// Whether the OLT may be restarted once more (restart intensity).
-    fn may_restart(&mut self, id: OltId) -> bool {
+    /// Records a failure of the OLT's actor and says how to restart it (restart intensity).
+    fn restart_after_failure(&mut self, id: OltId) -> Restart {
         let now = Instant::now();
         let history = self.restarts.entry(id).or_default();
         while history
@@ -97,11 +118,12 @@ impl SupervisorState {
         {
             history.pop_front();
         }
-        if history.len() >= MAX_RESTARTS {
-            return false;
-        }
         history.push_back(now);
-        true
+        match history.len() {
+            n if n <= MAX_RESTARTS => Restart::Normal,
+            n if n < MAX_FAILURES => Restart::Stopped,
+            _ => Restart::GiveUp,
+        }
     }
 }
 
@@ -164,7 +186,9 @@ impl Actor for SupervisorActor {
                             report.changed += 1;
                         }
                         None => {
-                            if let Err(e) = state.spawn_olt(&myself, spec.clone()).await {
+                            // A new entry (or one given up before): a fresh restart budget.
+                            state.restarts.remove(&id);
+                            if let Err(e) = state.spawn_olt(&myself, spec.clone(), None).await {
                                 let _ = reply
                                     .send(Err(format!("cannot start the actor of OLT {id}: {e}")));
                                 return Ok(());
@@ -206,16 +230,32 @@ async fn restart_failed(
     let Some(spec) = state.specs.get(&id).cloned() else {
         return;
     };
-    if !state.may_restart(id) {
-        tracing::error!(
-            olt = id,
-            %error,
-            "OLT actor failed {MAX_RESTARTS} times within {RESTART_WINDOW:?}; not restarting it"
-        );
-        return;
-    }
-    tracing::warn!(olt = id, %error, "OLT actor failed; restarting it from its stored state");
-    if let Err(e) = state.spawn_olt(myself, spec).await {
+    let stopped = match state.restart_after_failure(id) {
+        Restart::Normal => {
+            tracing::warn!(olt = id, %error, "OLT actor failed; restarting it from its stored state");
+            None
+        }
+        Restart::Stopped => {
+            let reason = format!(
+                "stopped after a crash loop: the OLT's actor failed more than {MAX_RESTARTS} \
+                 times within {}s (last: {error}); POST /olts/{id}/restart-session to try again",
+                RESTART_WINDOW.as_secs()
+            );
+            tracing::error!(olt = id, %error, "OLT actor in a crash loop; restarting it stopped");
+            Some(reason)
+        }
+        Restart::GiveUp => {
+            tracing::error!(
+                olt = id,
+                %error,
+                "OLT actor failed {MAX_FAILURES} times within {RESTART_WINDOW:?}, even stopped; \
+                 giving it up until the inventory is reloaded"
+            );
+            state.specs.remove(&id);
+            return;
+        }
+    };
+    if let Err(e) = state.spawn_olt(myself, spec, stopped).await {
         tracing::error!(olt = id, error = %e, "cannot restart the OLT actor");
     }
 }
@@ -377,22 +417,95 @@ mod tests {
         Store::open(dir.path()).expect("the store is free again");
     }
 
+    /// OLT 7 as an enabled OLT of a simulated fleet.
+    async fn one_simulated_olt() -> (crate::sim::SimFleet, Inventory) {
+        let mut spec = crate::sim::FleetSpec::new(1, 4);
+        spec.dynamics = crate::sim::Dynamics::none();
+        let sim = crate::sim::SimFleet::start(spec).await.expect("simulator");
+        let mut inventory = sim.inventory();
+        inventory.olts[0].id = 7;
+        (sim, inventory)
+    }
+
     #[tokio::test]
-    async fn a_crashed_olt_actor_is_restarted_until_the_intensity_is_spent() {
+    async fn a_crash_loop_stops_the_olt_and_restart_session_revives_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("store");
+        let (sim, inventory) = one_simulated_olt().await;
+        let fleet = Fleet::start(store, settings(), inventory.clone())
+            .await
+            .expect("fleet");
+        let first = fleet
+            .olt(7)
+            .expect("running")
+            .poll_now()
+            .await
+            .expect("poll");
+        assert_eq!(first.status, SessionStatus::Online);
+        assert_eq!(first.total_onu, 4);
+
+        for _ in 0..MAX_RESTARTS {
+            let restarted = crash(&fleet).await.expect("restarted");
+            let detail = restarted.detail().await.expect("answers after restart");
+            assert_ne!(detail.summary.status, SessionStatus::Offline);
+            assert_eq!(detail.summary.total_onu, 4, "reloaded from sled");
+        }
+        // One crash too many within the window: restarted stopped, state kept, reported.
+        let stopped = crash(&fleet).await.expect("restarted stopped");
+        let detail = stopped.detail().await.expect("a stopped OLT still answers");
+        assert_eq!(detail.summary.status, SessionStatus::Offline);
+        assert_eq!(detail.summary.total_onu, 4, "its ONUs are still served");
+        let error = detail.session.last_error.expect("says why");
+        assert!(error.contains("crash loop"), "{error}");
+        assert!(error.contains("injected crash of OLT 7"), "{error}");
+        // Stopped means no device I/O: a poll is refused with the reason.
+        match stopped.poll_now().await {
+            Err(crate::olt::ActionError::Unavailable(reason)) => {
+                assert!(reason.contains("restart-session"), "{reason}")
+            }
+            other => panic!("a stopped OLT polled: {other:?}"),
+        }
+        let polled_at = detail.session.last_poll_at;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let later = stopped.detail().await.expect("detail");
+        assert_eq!(
+            later.session.last_poll_at, polled_at,
+            "no polls while stopped"
+        );
+
+        // The operator's restart-session brings it back.
+        let revived = stopped.restart_session().await.expect("restart-session");
+        assert_eq!(revived.status, SessionStatus::Online);
+        assert!(stopped
+            .detail()
+            .await
+            .expect("detail")
+            .session
+            .last_error
+            .is_none());
+        fleet.shutdown().await;
+        sim.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn a_stopped_olt_that_keeps_failing_is_given_up_until_the_inventory_returns_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(dir.path()).expect("store");
         let fleet = Fleet::start(store, settings(), one_disabled_olt())
             .await
             .expect("fleet");
-
-        for _ in 0..MAX_RESTARTS {
-            let restarted = crash(&fleet).await.expect("restarted");
-            let summary = restarted.summary().await.expect("answers after restart");
-            assert_eq!(summary.status, SessionStatus::Disabled);
+        for _ in 0..MAX_FAILURES - 1 {
+            crash(&fleet).await.expect("restarted");
         }
-        // One crash too many within the window: the supervisor gives up on this OLT.
-        assert!(crash(&fleet).await.is_none());
+        assert!(crash(&fleet).await.is_none(), "given up");
         assert!(fleet.olt(7).is_none());
+        // Reloading the inventory starts it again with a fresh budget.
+        let report = fleet
+            .reconcile(one_disabled_olt())
+            .await
+            .expect("reconcile");
+        assert_eq!(report.added, 1);
+        crash(&fleet).await.expect("restarted after the reload");
         fleet.shutdown().await;
     }
 }
