@@ -146,7 +146,9 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
             }
             ActionError::Gone(_) => ApiError::Internal(error.to_string()),
             ActionError::OnuNotFound(_) => ApiError::NotFound(error.to_string()),
-            ActionError::Unavailable(_) => ApiError::DeviceUnavailable(error.to_string()),
+            ActionError::Unavailable(_) | ActionError::ShuttingDown(_) => {
+                ApiError::DeviceUnavailable(error.to_string())
+            }
             ActionError::Device(_) => ApiError::DeviceError(error.to_string()),
         }
     }

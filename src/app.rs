@@ -167,6 +167,11 @@ impl AppState {
     }
 }
 
+/// How long requests in flight may run on after a shutdown signal.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+/// How long cancelled requests get to send their answer before connections are dropped.
+pub const SHUTDOWN_CLOSE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A started service: store open, actors running, not yet serving HTTP.
 pub struct App {
     pub state: AppState,
@@ -245,7 +250,11 @@ impl App {
         Ok(App { state, admin })
     }
 
-    /// Serves HTTP and the admin socket until `shutdown` resolves, then stops cleanly.
+    /// Serves HTTP and the admin socket until `shutdown` resolves, then stops cleanly:
+    /// no new connections; requests in flight get [`SHUTDOWN_GRACE`] to finish; then the
+    /// OLT actors cancel what is still running (the waiting requests answer 503
+    /// `DEVICE_UNAVAILABLE`, "cancelled: the service is shutting down"), connections still
+    /// open after [`SHUTDOWN_CLOSE`] more are dropped, and the store is flushed.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -258,13 +267,41 @@ impl App {
         let key_use_task = tokio::spawn(save_key_use(state.clone()));
 
         let router = crate::api::router(state.clone());
-        axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await
-        .context("HTTP server failed")?;
+        let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
+        let mut server = tokio::spawn(async move {
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+        });
+        tokio::select! {
+            finished = &mut server => {
+                // The server ended on its own: only an error does that.
+                finished.context("HTTP server panicked")?.context("HTTP server failed")?;
+            }
+            () = shutdown => {}
+        }
+        let _ = stop_accepting.send(());
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "requests still running after {SHUTDOWN_GRACE:?}; cancelling the OLT actions"
+            );
+            state.fleet.shutdown().await;
+            if tokio::time::timeout(SHUTDOWN_CLOSE, &mut server)
+                .await
+                .is_err()
+            {
+                tracing::warn!("connections still open after {SHUTDOWN_CLOSE:?}; dropping them");
+                server.abort();
+            }
+        }
 
         // Abort, then await, so each task's state (a store handle among it) is gone
         // before the store is flushed and the caller may open it again.

@@ -173,6 +173,10 @@ pub enum ActionError {
     NoReply(OltId),
     #[error("OLT {0} is not running")]
     Gone(OltId),
+    /// The service stopped before the action finished; one that was running may have
+    /// been partly carried out by the device.
+    #[error("cancelled: the service is shutting down ({0})")]
+    ShuttingDown(String),
     #[error("no ONU with id {0} on this OLT")]
     OnuNotFound(OnuId),
     /// The same action is already running or waiting.
@@ -256,6 +260,8 @@ pub enum OltMsg {
     Cli(CliAction, ActionReply),
     /// A CLI task's report.
     CliFinished(Box<CliReport>),
+    /// The service is stopping: cancel what is in flight with a clear error, then stop.
+    Shutdown,
     /// Test builds only: panic in the handler, as a poisoned reply would.
     #[cfg(test)]
     Crash,
@@ -539,6 +545,36 @@ impl Actor for OltActor {
                 state.persist_record();
             }
             OltMsg::PollFinished(report) => state.finish_poll(*report),
+            OltMsg::Shutdown => {
+                let id = state.spec.id;
+                state.abort_poll();
+                for waiter in state.waiters.drain(..) {
+                    let _ = waiter.send(Err(ActionError::ShuttingDown(format!(
+                        "the poll of OLT {id} was abandoned"
+                    ))));
+                }
+                if let Some(running) = state.cli_running.take() {
+                    running.task.abort();
+                    let action = running.job.action.describe();
+                    tracing::warn!(olt = id, %action, "interrupted by the shutdown");
+                    if let Some(reply) = running.job.reply {
+                        let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                            "{action} on OLT {id} was interrupted; the device may have \
+                             carried out part of it"
+                        ))));
+                    }
+                }
+                state.cli = None;
+                for job in state.cli_queue.drain(..) {
+                    if let Some(reply) = job.reply {
+                        let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                            "{} on OLT {id} was not started",
+                            job.action.describe()
+                        ))));
+                    }
+                }
+                myself.stop(Some("service shutting down".into()));
+            }
             #[cfg(test)]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }

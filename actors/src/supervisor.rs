@@ -326,10 +326,16 @@ impl Fleet {
         handles
     }
 
-    /// Stops every OLT actor and the supervisor, waiting for them to finish.
+    /// Stops every OLT actor and the supervisor, waiting for them to finish. Each OLT
+    /// actor first fails what it has in flight with [`ActionError::ShuttingDown`].
     /// ractor does not stop a supervisor's children with it, so the OLT actors (and the
     /// store handles they hold) are stopped and awaited first.
+    ///
+    /// [`ActionError::ShuttingDown`]: crate::olt::ActionError::ShuttingDown
     pub async fn shutdown(&self) {
+        for handle in self.registry.iter() {
+            let _ = handle.actor().send_message(OltMsg::Shutdown);
+        }
         let reason = Some("service shutting down".to_string());
         self.supervisor
             .stop_children_and_wait(reason.clone(), Some(Duration::from_secs(10)))
