@@ -3,7 +3,8 @@
 //! request's audit entry, the config backup it acknowledged and the key changes made
 //! while it ran. SIGTERM with a CLI action hung on a silent device: the action is
 //! cancelled with a clear 503 envelope, the process exits 0 within a few seconds, and the
-//! store opens again with the cancelled request audited.
+//! store opens again with the cancelled request audited. SIGHUP with a broken inventory:
+//! the old one stays and the log says why; a good one is applied.
 
 mod common;
 
@@ -23,6 +24,9 @@ struct ServeProcess {
     child: tokio::process::Child,
     config: PathBuf,
     data: PathBuf,
+    inventory: PathBuf,
+    /// The service's stderr (its log).
+    log: PathBuf,
     base: String,
     key: String,
     client: reqwest::Client,
@@ -53,12 +57,13 @@ impl ServeProcess {
         )
         .expect("config");
         let key = keys_command(&config, &["create", "--name", "ops", "--level", "FULL"]).await;
+        let log = dir.path().join("serve.log");
         let child = tokio::process::Command::new(BINARY)
             .args(["serve", "--config"])
             .arg(&config)
             .env(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
             .kill_on_drop(true)
             .spawn()
             .expect("serve starts");
@@ -66,11 +71,41 @@ impl ServeProcess {
             child,
             config,
             data,
+            inventory,
+            log,
             base: format!("http://127.0.0.1:{port}/api/v1/external"),
             key,
             client: reqwest::Client::new(),
             _dir: dir,
         }
+    }
+
+    async fn signal(&self, name: &str) {
+        let pid = self.child.id().expect("running");
+        let kill = tokio::process::Command::new("kill")
+            .args([format!("-{name}"), pid.to_string()])
+            .status()
+            .await
+            .expect("kill");
+        assert!(kill.success());
+    }
+
+    /// The ids of the OLTs `GET /olts` lists.
+    async fn olt_ids(&self) -> Vec<u64> {
+        let body: Value = self
+            .request(reqwest::Method::GET, "/olts")
+            .send()
+            .await
+            .expect("answered")
+            .json()
+            .await
+            .expect("json");
+        body["data"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|o| o["id"].as_u64())
+            .collect()
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
@@ -243,14 +278,8 @@ async fn sigterm_cancels_a_hung_action_with_a_clear_error_and_exits_zero() {
     tokio::time::sleep(Duration::from_millis(700)).await;
     assert!(!hung.is_finished(), "the silent CLI answered");
 
-    let pid = service.child.id().expect("running");
     let signalled = Instant::now();
-    let kill = tokio::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .await
-        .expect("kill");
-    assert!(kill.success());
+    service.signal("TERM").await;
 
     let (status, body) = tokio::time::timeout(Duration::from_secs(10), hung)
         .await
@@ -285,4 +314,33 @@ async fn sigterm_cancels_a_hung_action_with_a_clear_error_and_exits_zero() {
             .map(|e| (&e.action, e.http_status))
             .collect::<Vec<_>>()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sighup_keeps_the_old_inventory_when_the_new_one_is_broken() {
+    let sim = mixed_fleet().await;
+    let service = ServeProcess::start(&sim, "3s").await;
+    service.online_onu(1).await;
+    assert_eq!(service.olt_ids().await, [1, 2]);
+
+    std::fs::write(&service.inventory, "[[olts]]\nid = \"one\"\n").expect("broken");
+    service.signal("HUP").await;
+    common::eventually("the refusal logged", Duration::from_secs(10), || async {
+        let log = std::fs::read_to_string(&service.log).ok()?;
+        log.contains("SIGHUP: inventory refused, the old one stays")
+            .then_some(())
+    })
+    .await;
+    let log = std::fs::read_to_string(&service.log).expect("log");
+    assert!(log.contains("inventory.toml"), "the log names the file: {log}");
+    assert_eq!(service.olt_ids().await, [1, 2], "the old inventory stays");
+
+    let mut smaller = sim.inventory();
+    smaller.olts.retain(|o| o.id == 2);
+    std::fs::write(&service.inventory, smaller.to_toml()).expect("good");
+    service.signal("HUP").await;
+    common::eventually("the good inventory applied", Duration::from_secs(10), || async {
+        (service.olt_ids().await == [2]).then_some(())
+    })
+    .await;
 }
