@@ -266,7 +266,8 @@ impl Params {
         };
         let value: i64 = text.parse().map_err(|_| {
             ApiError::InvalidParameter(format!(
-                "parameter `{name}` must be an integer, got `{text}`"
+                "parameter `{name}` must be an integer, got `{}`",
+                echo(text)
             ))
         })?;
         if value < min || value > max {
@@ -286,7 +287,8 @@ impl Params {
             .map(|text| {
                 text.parse::<T>().map_err(|allowed| {
                     ApiError::InvalidParameter(format!(
-                        "parameter `{name}`: `{text}` is not valid; {allowed}"
+                        "parameter `{name}`: `{}` is not valid; {allowed}",
+                        echo(text)
                     ))
                 })
             })
@@ -303,7 +305,8 @@ impl Params {
             .map(|text| {
                 clock.parse(text).ok_or_else(|| {
                     ApiError::InvalidParameter(format!(
-                        "parameter `{name}` must be a local date-time like 2026-11-21T19:15:03, got `{text}`"
+                        "parameter `{name}` must be a local date-time like 2026-11-21T19:15:03, got `{}`",
+                        echo(text)
                     ))
                 })
             })
@@ -324,9 +327,39 @@ impl Params {
 pub fn path_id<T: std::str::FromStr>(name: &str, text: &str) -> Result<T, ApiError> {
     text.parse().map_err(|_| {
         ApiError::InvalidParameter(format!(
-            "path parameter `{name}` must be a positive integer, got `{text}`"
+            "path parameter `{name}` must be a positive integer, got `{}`",
+            echo(text)
         ))
     })
+}
+
+/// A client's text as an error message quotes it: at most 64 characters.
+pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(64) {
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+        None => text.into(),
+    }
+}
+
+/// axum's `Path` with the envelope as its rejection: a path segment that is not valid
+/// UTF-8 after percent-decoding is `INVALID_PARAMETER`, not a plain-text 400.
+pub struct Path<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> axum::extract::FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(Path(value)),
+            Err(rejection) => Err(ApiError::InvalidParameter(format!(
+                "the path is not valid: {}",
+                echo(&rejection.body_text())
+            ))),
+        }
+    }
 }
 
 async fn no_route(uri: axum::http::Uri) -> ApiError {

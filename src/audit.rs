@@ -5,8 +5,9 @@
 //! process keeps every entry whose request was answered; if the entry cannot be written
 //! the client gets 500 instead of the action's answer.
 //!
-//! It also reads each request body once, up to [`MAX_BODY_BYTES`] (413 above), so the
-//! entry can carry the body as `params`. An action's name and target come from its path
+//! It also reads each request body once, up to [`MAX_BODY_BYTES`] (413 above) and within
+//! [`BODY_TIMEOUT`] (400 when a client promises more than it sends), so the entry can
+//! carry the body as `params`. An action's name and target come from its path
 //! ([`classify`]); the error code from the response ([`ErrorCode`]).
 
 use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
@@ -23,6 +24,8 @@ use std::time::Instant;
 
 /// Longest non-JSON body text kept in `params`.
 const PARAMS_TEXT_MAX: usize = 1024;
+/// Time a client has to send its whole body.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The action name and target of a request path under the API base, for the mutating
 /// endpoints; `None` for anything else.
@@ -69,13 +72,25 @@ pub async fn record(
         .map(|key| key.name);
     let action = classify(&method, &path);
     let (parts, body) = request.into_parts();
-    let (response, params) = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
+    let (response, params) = match read.await {
         Err(_) => (
+            ApiError::InvalidBody(format!(
+                "the body did not arrive in full within {BODY_TIMEOUT:?}"
+            ))
+            .into_response(),
+            None,
+        ),
+        Ok(Err(error)) if is_over_limit(&error) => (
             ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
                 .into_response(),
             None,
         ),
-        Ok(bytes) => {
+        Ok(Err(error)) => (
+            ApiError::InvalidBody(format!("the body cannot be read: {error}")).into_response(),
+            None,
+        ),
+        Ok(Ok(bytes)) => {
             let params = body_params(&bytes);
             let request = Request::from_parts(parts, Body::from(bytes));
             (next.run(request).await, params)
@@ -118,6 +133,18 @@ pub async fn record(
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
     }
+}
+
+/// Whether reading a body failed because it is longer than [`MAX_BODY_BYTES`].
+fn is_over_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
 }
 
 /// The body as the entry's `params`: its JSON, or its text cut short, or nothing.

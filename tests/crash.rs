@@ -332,15 +332,20 @@ async fn sighup_keeps_the_old_inventory_when_the_new_one_is_broken() {
     })
     .await;
     let log = std::fs::read_to_string(&service.log).expect("log");
-    assert!(log.contains("inventory.toml"), "the log names the file: {log}");
+    assert!(
+        log.contains("inventory.toml"),
+        "the log names the file: {log}"
+    );
     assert_eq!(service.olt_ids().await, [1, 2], "the old inventory stays");
 
     let mut smaller = sim.inventory();
     smaller.olts.retain(|o| o.id == 2);
     std::fs::write(&service.inventory, smaller.to_toml()).expect("good");
     service.signal("HUP").await;
-    common::eventually("the good inventory applied", Duration::from_secs(10), || async {
-        (service.olt_ids().await == [2]).then_some(())
-    })
+    common::eventually(
+        "the good inventory applied",
+        Duration::from_secs(10),
+        || async { (service.olt_ids().await == [2]).then_some(()) },
+    )
     .await;
 }

@@ -12,8 +12,9 @@ use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;
 use serde::Serialize;

@@ -4,8 +4,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::{one, page, path_id, ApiError, ApiResult, Paged, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::inventory::NodeSpec;
 use ponkeeper_actors::olt::OltSummary;

@@ -6,8 +6,9 @@ use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
 use super::{one, page, path_id, ApiResult, Paged, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{NodeId, SessionStatus};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltDetail, OltSummary};

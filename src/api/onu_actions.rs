@@ -17,8 +17,9 @@ use super::doc::{
 };
 use super::onus::OnuItem;
 use super::{one, path_id, ApiError, ApiResult, JsonBody, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

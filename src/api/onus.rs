@@ -4,8 +4,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
 use ponkeeper_actors::olt::OltHandle;
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};

@@ -4,8 +4,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};

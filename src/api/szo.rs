@@ -5,8 +5,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
 use axum::Json;
 use chrono::{DateTime, Utc};

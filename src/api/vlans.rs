@@ -4,8 +4,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::{page, path_id, ApiResult, Paged, Params};
+use crate::api::Path;
 use crate::app::AppState;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{OltHandle, VlanInfo};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
