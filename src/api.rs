@@ -449,4 +449,62 @@ mod tests {
         );
         assert_eq!(error.to_string(), "% Unknown command.");
     }
+
+    fn is_invalid_parameter(error: &ApiError) -> bool {
+        matches!(error, ApiError::InvalidParameter(m) if !m.is_empty() && m.len() < 512)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        /// Any query string parses or is refused as INVALID_PARAMETER with a short
+        /// message; every typed read of it does the same, and numbers stay in range.
+        #[test]
+        fn any_query_string_is_parsed_or_refused(
+            raw in proptest::prop_oneof![
+                "\\PC{0,200}",
+                "((page|size|status|q|from|to|vlan)=[-+0-9a-zA-Z%:.T]{0,24}&?){0,8}",
+            ],
+        ) {
+            let clock = crate::clock::Clock::from_config("Europe/Moscow").expect("zone");
+            let paging_config = crate::config::Paging { default_size: 20, max_size: 500 };
+            match Params::parse(Some(&raw)) {
+                Err(error) => proptest::prop_assert!(is_invalid_parameter(&error), "{error:?}"),
+                Ok(params) => {
+                    match params.paging(&paging_config) {
+                        Ok(paging) => proptest::prop_assert!((1..=500).contains(&paging.size)),
+                        Err(error) => proptest::prop_assert!(is_invalid_parameter(&error)),
+                    }
+                    match params.integer("vlan", 1, 4094) {
+                        Ok(Some(vlan)) => proptest::prop_assert!((1..=4094).contains(&vlan)),
+                        Ok(None) => {}
+                        Err(error) => proptest::prop_assert!(is_invalid_parameter(&error)),
+                    }
+                    for name in ["from", "to"] {
+                        if let Err(error) = params.local_time(name, &clock) {
+                            proptest::prop_assert!(is_invalid_parameter(&error));
+                        }
+                    }
+                    let status = params.enumeration::<ponkeeper_actors::domain::SessionStatus>("status");
+                    if let Err(error) = status {
+                        proptest::prop_assert!(is_invalid_parameter(&error));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn echoed_text_is_short_and_whole(text in "\\PC{0,300}") {
+            let echoed = echo(&text);
+            proptest::prop_assert!(echoed.chars().count() <= 65);
+            proptest::prop_assert!(text.starts_with(echoed.trim_end_matches('…')));
+        }
+
+        #[test]
+        fn any_path_id_parses_or_is_refused(text in "\\PC{0,40}") {
+            if let Err(error) = path_id::<u32>("id", &text) {
+                proptest::prop_assert!(is_invalid_parameter(&error));
+            }
+        }
+    }
 }

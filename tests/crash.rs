@@ -247,7 +247,7 @@ async fn sigkill_keeps_every_acknowledged_audit_entry_backup_and_key_change() {
     assert_eq!(applied, vec![&json!({"vlan": 300}), &json!({"vlan": 200})]);
 
     let latest = store.latest_config(2).expect("configs").expect("a backup");
-    assert_eq!(u64::from(latest.id), backup_id);
+    assert_eq!(latest.id, backup_id);
     let mut names: Vec<String> = store
         .api_keys()
         .expect("keys")

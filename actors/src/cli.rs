@@ -317,4 +317,22 @@ mod tests {
         assert_eq!(strip_echo("scroll\nok\n", "scroll"), "ok\n");
         assert_eq!(strip_echo("other\nok\n", "scroll"), "other\nok\n");
     }
+
+    proptest::proptest! {
+        /// Whatever bytes a device sends, cleaning never panics and leaves no carriage
+        /// return, backspace or escape sequence; text without them passes unchanged.
+        #[test]
+        fn any_device_output_is_cleaned(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let text = clean(&bytes);
+            let control = ['\r', '\u{8}', '\u{1b}'];
+            proptest::prop_assert!(!text.contains(control), "{:?}", text);
+            let _ = strip_echo(&text, "display current-configuration");
+            let _ = is_host(&text);
+        }
+
+        #[test]
+        fn plain_output_is_kept(text in "[a-zA-Z0-9 #:/.\n-]{0,200}") {
+            proptest::prop_assert_eq!(clean(text.as_bytes()), text);
+        }
+    }
 }

@@ -516,8 +516,13 @@ fn is_port_name(port: &str) -> bool {
         && port.bytes().all(|b| b.is_ascii_digit() || b == b'/')
 }
 
+/// Largest optical power, in either sign, a decoded reading may have: PON optics live
+/// between about −40 and +10 dBm, so anything past this is a device's garbage.
+pub const PLAUSIBLE_DBM: f64 = 100.0;
+
 impl OnuColumn {
-    /// Decodes a raw integer to the API's dBm, `None` when absent.
+    /// Decodes a raw integer to the API's dBm, `None` when absent, or when so far out of
+    /// range (beyond ±[`PLAUSIBLE_DBM`]) that it cannot be an optical reading.
     pub fn decode_dbm(&self, raw: i64) -> Option<f64> {
         if self.absent.contains(&raw) {
             return None;
@@ -530,12 +535,17 @@ impl OnuColumn {
                 wrap_above,
                 modulus,
             } => {
-                let raw = if raw > wrap_above { raw - modulus } else { raw };
+                let raw = if raw > wrap_above {
+                    raw.checked_sub(modulus)?
+                } else {
+                    raw
+                };
                 (raw, offset, divisor)
             }
             _ => return None,
         };
-        Some(crate::domain::round_dbm((raw - offset) as f64 / divisor))
+        let dbm = raw.checked_sub(offset)? as f64 / divisor;
+        (dbm.abs() <= PLAUSIBLE_DBM).then(|| crate::domain::round_dbm(dbm))
     }
 
     /// Encodes a dBm reading as the device would report it (the simulator's side).

@@ -237,4 +237,42 @@ mod tests {
             assert!(valid_description(bad).is_err(), "{bad:?}");
         }
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+        /// Whatever a client sends, a description that passes the check is one line of
+        /// at most 64 printable ASCII characters that every vendor's description command
+        /// carries as one value: rendered into the command and read back, it is the
+        /// same text, so nothing of it can become another command or argument.
+        #[test]
+        fn accepted_descriptions_stay_one_value_in_every_cli(
+            text in proptest::prop_oneof!["\\PC{0,80}", "[ -~]{0,80}", "[a-zA-Z0-9 ,.()+-]{1,70}"],
+        ) {
+            use ponkeeper_actors::domain::Vendor;
+            use ponkeeper_actors::profile::cli::{capture, render};
+            use ponkeeper_actors::profile::Profile;
+            let Ok(accepted) = valid_description(&text) else {
+                return Ok(());
+            };
+            proptest::prop_assert!(accepted.len() <= 64);
+            proptest::prop_assert!(accepted.bytes().all(|b| (0x20..0x7f).contains(&b)));
+            for vendor in Vendor::ALL {
+                let cli = Profile::for_vendor(vendor).expect("profile").cli;
+                for template in cli.set_description.iter().filter(|t| t.contains("{description}")) {
+                    let values = std::collections::HashMap::from([
+                        ("description", accepted.to_string()),
+                        ("pon", "0/1/2".to_string()),
+                        ("board", "0/1".to_string()),
+                        ("port", "2".to_string()),
+                        ("onu", "7".to_string()),
+                    ]);
+                    let line = render(template, &values);
+                    proptest::prop_assert!(!line.contains(['\n', '\r']));
+                    let read = capture(template, &line).expect("the line matches its template");
+                    proptest::prop_assert_eq!(read.get("description").map(String::as_str), Some(accepted));
+                }
+            }
+        }
+    }
 }
