@@ -418,6 +418,7 @@ fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
         api = api.nest_service(crate::mcp::PATH, mcp);
     }
     let api = api
+        .route("/metrics", axum::routing::get(crate::metrics::endpoint))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn_with_state(

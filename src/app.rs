@@ -182,6 +182,7 @@ pub struct App {
 impl App {
     /// Opens the store, loads keys and the inventory, starts the fleet.
     pub async fn start(config: Config) -> anyhow::Result<App> {
+        crate::metrics::install();
         let clock = Clock::from_config(&config.timezone)?;
         std::fs::create_dir_all(&config.data_dir)
             .with_context(|| format!("cannot create data_dir {}", config.data_dir.display()))?;

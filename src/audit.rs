@@ -97,6 +97,14 @@ pub async fn record(
         }
     };
     let status = response.status();
+    metrics::counter!(
+        "ponkeeper_http_requests_total",
+        "method" => method_label(&method),
+        "status" => status.as_str().to_string()
+    )
+    .increment(1);
+    metrics::histogram!("ponkeeper_http_request_duration_seconds")
+        .record(started.elapsed().as_secs_f64());
     let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
     let read = method == Method::GET && path.starts_with(BASE);
     if action.is_none() && !refused && !(read && app.config.audit.reads) {
@@ -132,6 +140,21 @@ pub async fn record(
     match app.store.append_audit(entry).await {
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
+    }
+}
+
+/// The method as a metric label; anything unusual counts as `OTHER`, so a client cannot
+/// grow the label set.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        _ => "OTHER",
     }
 }
 

@@ -17,4 +17,5 @@ pub mod config;
 pub mod demo;
 pub mod keys;
 pub mod mcp;
+pub mod metrics;
 pub mod rate_limit;

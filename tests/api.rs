@@ -573,3 +573,83 @@ async fn inventory_reload_reconciles_and_refuses_a_broken_file() {
     service.stop().await;
     sim.shutdown().await;
 }
+
+/// The value of the sample `name` (labels included, as rendered) in a Prometheus text.
+fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_describe_the_fleet_polls_and_requests() {
+    let sim = steady_sim(2, 16).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    all_polled(&service).await;
+    sim.set_silent(2, true);
+    eventually("OLT 2 OFFLINE", Duration::from_secs(20), || async {
+        let (_, body) = service.get("/olts/2").await;
+        (body["data"]["status"] == "OFFLINE").then_some(())
+    })
+    .await;
+    let url = service.base.replace("/api/v1/external", "/metrics");
+    let client = reqwest::Client::new();
+
+    let refused = client.get(&url).send().await.expect("answered");
+    assert_eq!(refused.status().as_u16(), 401);
+    let body: Value = refused.json().await.expect("an envelope");
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+
+    let response = client
+        .get(&url)
+        .header("X-API-Key", &service.read_only)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers()["content-type"].to_str().expect("text");
+    assert!(content_type.starts_with("text/plain"), "{content_type}");
+    let text = response.text().await.expect("text");
+
+    assert_eq!(
+        sample(&text, "ponkeeper_olts{status=\"ONLINE\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "ponkeeper_olts{status=\"OFFLINE\"}"),
+        Some(1.0)
+    );
+    assert_eq!(
+        sample(&text, "ponkeeper_olts{status=\"DISABLED\"}"),
+        Some(0.0)
+    );
+    assert_eq!(sample(&text, "ponkeeper_onus"), Some(32.0));
+    assert_eq!(
+        sample(&text, "ponkeeper_onus_online"),
+        Some((online(&sim, 1) + online(&sim, 2)) as f64)
+    );
+    assert!(sample(&text, "ponkeeper_polls_total{result=\"success\"}").is_some_and(|n| n >= 2.0));
+    assert!(sample(&text, "ponkeeper_polls_total{result=\"failure\"}").is_some_and(|n| n >= 3.0));
+    assert!(sample(&text, "ponkeeper_poll_varbinds_total").is_some_and(|n| n > 0.0));
+    assert!(text.contains("ponkeeper_poll_duration_seconds_bucket{le=\"0.1\"}"));
+    assert!(
+        sample(
+            &text,
+            "ponkeeper_http_requests_total{method=\"GET\",status=\"200\"}"
+        )
+        .is_some_and(|n| n > 0.0),
+        "{text}"
+    );
+    assert!(sample(
+        &text,
+        "ponkeeper_http_requests_total{method=\"GET\",status=\"401\"}"
+    )
+    .is_some_and(|n| n >= 1.0));
+    let rss = sample(&text, "ponkeeper_process_resident_memory_bytes").expect("rss");
+    assert!(rss > 1e6, "{rss}");
+    assert!(sample(&text, "ponkeeper_runtime_alive_tasks").is_some_and(|n| n > 0.0));
+    assert!(sample(&text, "ponkeeper_process_open_fds").is_some_and(|n| n > 0.0));
+    service.stop().await;
+    sim.shutdown().await;
+}

@@ -735,6 +735,14 @@ impl OltState {
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
         self.record.last_poll_varbinds = report.varbinds;
+        let result = if report.result.is_ok() {
+            "success"
+        } else {
+            "failure"
+        };
+        metrics::counter!("ponkeeper_polls_total", "result" => result).increment(1);
+        metrics::counter!("ponkeeper_poll_varbinds_total").increment(report.varbinds);
+        metrics::histogram!("ponkeeper_poll_duration_seconds").record(report.elapsed.as_secs_f64());
         let now = Utc::now();
         let covered = self.store.extend_coverage(
             self.spec.id,
@@ -1075,6 +1083,12 @@ impl OltState {
             }
             _ => {}
         }
+        let result = if outcome.is_ok() {
+            "success"
+        } else {
+            "failure"
+        };
+        metrics::counter!("ponkeeper_cli_actions_total", "result" => result).increment(1);
         if let Some(reply) = running.job.reply {
             let _ = reply.send(outcome);
         }

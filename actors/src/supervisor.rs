@@ -230,7 +230,14 @@ async fn restart_failed(
     let Some(spec) = state.specs.get(&id).cloned() else {
         return;
     };
-    let stopped = match state.restart_after_failure(id) {
+    let restart = state.restart_after_failure(id);
+    let outcome = match restart {
+        Restart::Normal => "restarted",
+        Restart::Stopped => "stopped",
+        Restart::GiveUp => "given_up",
+    };
+    metrics::counter!("ponkeeper_olt_actor_failures_total", "outcome" => outcome).increment(1);
+    let stopped = match restart {
         Restart::Normal => {
             tracing::warn!(olt = id, %error, "OLT actor failed; restarting it from its stored state");
             None

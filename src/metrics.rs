@@ -1,0 +1,110 @@
+//! Prometheus metrics at `GET /metrics` (behind the API key, any level), through the
+//! `metrics` facade and its Prometheus exporter. Counters and histograms are recorded
+//! where things happen: polls, CLI actions and actor failures in the actors crate, HTTP
+//! requests in the outermost middleware ([`crate::audit::record`]). Gauges that describe
+//! the present — OLTs per status, ONUs, resident memory, open descriptors, live tokio
+//! tasks — are read when scraped, so they are never stale.
+//!
+//! | metric | kind | labels |
+//! |---|---|---|
+//! | `ponkeeper_olts` | gauge | `status` |
+//! | `ponkeeper_onus`, `ponkeeper_onus_online` | gauge | |
+//! | `ponkeeper_polls_total` | counter | `result` = success, failure |
+//! | `ponkeeper_poll_duration_seconds` | histogram | |
+//! | `ponkeeper_poll_varbinds_total` | counter | |
+//! | `ponkeeper_cli_actions_total` | counter | `result` |
+//! | `ponkeeper_olt_actor_failures_total` | counter | `outcome` = restarted, stopped, given_up |
+//! | `ponkeeper_http_requests_total` | counter | `method`, `status` |
+//! | `ponkeeper_http_request_duration_seconds` | histogram | |
+//! | `ponkeeper_process_resident_memory_bytes`, `ponkeeper_process_open_fds` | gauge | |
+//! | `ponkeeper_runtime_alive_tasks` | gauge | |
+
+use crate::api::ApiError;
+use crate::app::AppState;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use ponkeeper_actors::domain::SessionStatus;
+use std::sync::OnceLock;
+
+/// Upper bounds of the poll duration buckets, in seconds.
+const POLL_BUCKETS: &[f64] = &[0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+/// Upper bounds of the HTTP request duration buckets, in seconds.
+const HTTP_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0,
+];
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// Installs the process-wide recorder (once; later calls return the same handle).
+/// `None` if another recorder was installed first, e.g. by an embedding program.
+pub fn install() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(
+                    Matcher::Full("ponkeeper_poll_duration_seconds".into()),
+                    POLL_BUCKETS,
+                )
+                .and_then(|b| {
+                    b.set_buckets_for_metric(
+                        Matcher::Full("ponkeeper_http_request_duration_seconds".into()),
+                        HTTP_BUCKETS,
+                    )
+                })
+                .ok()?
+                .build_recorder();
+            let handle = recorder.handle();
+            match metrics::set_global_recorder(recorder) {
+                Ok(()) => Some(handle),
+                Err(error) => {
+                    tracing::warn!(%error, "metrics recorder not installed; /metrics is off");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// `GET /metrics`: the Prometheus text format.
+pub async fn endpoint(State(app): State<AppState>) -> Response {
+    let Some(handle) = install() else {
+        return ApiError::Internal("the metrics recorder is not installed".into()).into_response();
+    };
+    let summaries = match app.summaries().await {
+        Ok(summaries) => summaries,
+        Err(error) => return error.into_response(),
+    };
+    for status in SessionStatus::ALL {
+        let count = summaries.iter().filter(|s| s.status == status).count();
+        metrics::gauge!("ponkeeper_olts", "status" => status.as_str()).set(count as f64);
+    }
+    let onus: u64 = summaries.iter().map(|s| u64::from(s.total_onu)).sum();
+    let online: u64 = summaries.iter().map(|s| u64::from(s.onu_online)).sum();
+    metrics::gauge!("ponkeeper_onus").set(onus as f64);
+    metrics::gauge!("ponkeeper_onus_online").set(online as f64);
+    if let Some(rss) = resident_memory_bytes() {
+        metrics::gauge!("ponkeeper_process_resident_memory_bytes").set(rss as f64);
+    }
+    if let Ok(fds) = std::fs::read_dir("/proc/self/fd") {
+        metrics::gauge!("ponkeeper_process_open_fds").set(fds.count() as f64);
+    }
+    let tasks = tokio::runtime::Handle::current()
+        .metrics()
+        .num_alive_tasks();
+    metrics::gauge!("ponkeeper_runtime_alive_tasks").set(tasks as f64);
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        handle.render(),
+    )
+        .into_response()
+}
+
+/// Resident set size of this process, from `VmRSS` in `/proc/self/status` (Linux).
+pub fn resident_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
