@@ -221,13 +221,71 @@ async fn sigkill_keeps_every_acknowledged_audit_entry_backup_and_key_change() {
     .await;
     keys_command(&service.config, &["revoke", "temporary"]).await;
 
+    // Load at the moment of the kill: two clients changing descriptions back to back,
+    // each remembering the ones the service acknowledged.
+    let mut loaders = Vec::new();
+    for client_no in 0..2 {
+        let request = service.request(
+            reqwest::Method::POST,
+            &format!("/onus/{onu_id}/description"),
+        );
+        loaders.push(tokio::spawn(async move {
+            let mut acknowledged = Vec::new();
+            for n in 0.. {
+                let description = format!("load {client_no}-{n}");
+                let Some(attempt) = request.try_clone() else {
+                    break;
+                };
+                match attempt
+                    .json(&json!({ "description": description }))
+                    .send()
+                    .await
+                {
+                    Ok(response) if response.status().is_success() => {
+                        acknowledged.push(description)
+                    }
+                    Ok(_) => {}
+                    Err(_) => break, // the service is gone
+                }
+            }
+            acknowledged
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     service.child.start_kill().expect("SIGKILL");
     service.child.wait().await.expect("killed");
+    let mut under_load = Vec::new();
+    for loader in loaders {
+        under_load.extend(loader.await.expect("loader"));
+    }
+    assert!(
+        under_load.len() >= 2,
+        "the load made progress: {under_load:?}"
+    );
 
     let store = reopen(&service.data).await;
     let (total, entries) = store
-        .audit_entries(&AuditFilter::default(), 0, 100)
+        .audit_entries(&AuditFilter::default(), 0, 10_000)
         .expect("audit");
+    let recorded: std::collections::HashSet<String> = entries
+        .iter()
+        .filter(|e| e.action == "onu.set_description" && e.http_status == 200)
+        .filter_map(|e| {
+            e.params.as_ref()?["description"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    for description in &under_load {
+        assert!(
+            recorded.contains(description),
+            "acknowledged under load but not audited: {description}"
+        );
+    }
+    let entries: Vec<_> = entries
+        .into_iter()
+        .filter(|e| e.action != "onu.set_description")
+        .collect();
     let statuses: Vec<u16> = entries.iter().rev().map(|e| e.http_status).collect();
     assert!(total >= 5, "{statuses:?}");
     // Oldest first, the answered requests in the order they were answered.

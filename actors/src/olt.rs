@@ -260,8 +260,9 @@ pub enum OltMsg {
     Cli(CliAction, ActionReply),
     /// A CLI task's report.
     CliFinished(Box<CliReport>),
-    /// The service is stopping: cancel what is in flight with a clear error, then stop.
-    Shutdown,
+    /// The service is stopping: cancel what is in flight with a clear error and refuse
+    /// anything new the same way; answers when done (the supervisor stops the actor).
+    Shutdown(RpcReplyPort<()>),
     /// Test builds only: panic in the handler, as a poisoned reply would.
     #[cfg(test)]
     Crash,
@@ -343,6 +344,8 @@ pub(crate) struct OltState {
     /// Why the OLT is stopped after a crash loop; no polls or actions run until an
     /// operator restarts its session.
     stopped: Option<String>,
+    /// The service is stopping: nothing new starts.
+    shutting_down: bool,
 }
 
 impl Actor for OltActor {
@@ -416,6 +419,7 @@ impl Actor for OltActor {
             next_backup_at,
             // A disabled OLT does no device I/O anyway and shows DISABLED.
             stopped: stopped.filter(|_| spec_enabled),
+            shutting_down: false,
         };
         if let Some(reason) = state.stopped.clone() {
             state.record.last_error = Some(reason.clone());
@@ -440,10 +444,16 @@ impl Actor for OltActor {
             ticker.abort();
         }
         state.abort_poll();
+        let id = state.spec.id;
+        let error = if state.shutting_down {
+            ActionError::ShuttingDown(format!("OLT {id} stopped"))
+        } else {
+            ActionError::Gone(id)
+        };
         for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(Err(ActionError::Gone(state.spec.id)));
+            let _ = waiter.send(Err(error.clone()));
         }
-        state.drop_cli(ActionError::Gone(state.spec.id));
+        state.drop_cli(error);
         Ok(())
     }
 
@@ -473,7 +483,7 @@ impl Actor for OltActor {
                 let _ = reply.send(state.vlans());
             }
             OltMsg::Tick => {
-                if state.stopped.is_some() {
+                if state.stopped.is_some() || state.shutting_down {
                     return Ok(());
                 }
                 if state.spec.enabled
@@ -499,6 +509,12 @@ impl Actor for OltActor {
             OltMsg::CliFinished(report) => {
                 state.finish_cli(*report);
                 state.start_cli(&myself);
+            }
+            OltMsg::PollNow(reply) | OltMsg::RestartSession(reply) if state.shutting_down => {
+                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                    "OLT {} takes no new actions",
+                    state.spec.id
+                ))));
             }
             OltMsg::PollNow(reply) => {
                 if !state.spec.enabled {
@@ -545,8 +561,9 @@ impl Actor for OltActor {
                 state.persist_record();
             }
             OltMsg::PollFinished(report) => state.finish_poll(*report),
-            OltMsg::Shutdown => {
+            OltMsg::Shutdown(reply) => {
                 let id = state.spec.id;
+                state.shutting_down = true;
                 state.abort_poll();
                 for waiter in state.waiters.drain(..) {
                     let _ = waiter.send(Err(ActionError::ShuttingDown(format!(
@@ -573,7 +590,7 @@ impl Actor for OltActor {
                         ))));
                     }
                 }
-                myself.stop(Some("service shutting down".into()));
+                let _ = reply.send(());
             }
             #[cfg(test)]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
@@ -888,6 +905,11 @@ impl OltState {
     /// Whether an action may be queued now.
     fn admit(&self, action: &CliAction) -> Result<(), ActionError> {
         let id = self.spec.id;
+        if self.shutting_down {
+            return Err(ActionError::ShuttingDown(format!(
+                "OLT {id} takes no new actions"
+            )));
+        }
         if !self.spec.enabled {
             return Err(ActionError::Disabled(id));
         }

@@ -340,9 +340,16 @@ impl Fleet {
     ///
     /// [`ActionError::ShuttingDown`]: crate::olt::ActionError::ShuttingDown
     pub async fn shutdown(&self) {
-        for handle in self.registry.iter() {
-            let _ = handle.actor().send_message(OltMsg::Shutdown);
+        let mut cancelling = tokio::task::JoinSet::new();
+        for handle in self.olts() {
+            cancelling.spawn(async move {
+                let _ = handle
+                    .actor()
+                    .call(OltMsg::Shutdown, Some(Duration::from_secs(2)))
+                    .await;
+            });
         }
+        cancelling.join_all().await;
         let reason = Some("service shutting down".to_string());
         self.supervisor
             .stop_children_and_wait(reason.clone(), Some(Duration::from_secs(10)))
