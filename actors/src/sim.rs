@@ -24,7 +24,7 @@
 //! ```
 
 mod agent;
-mod ber;
+pub(crate) mod ber;
 mod cli;
 mod mib;
 mod model;
