@@ -332,19 +332,24 @@ impl Store {
             .map(u32::from_be_bytes))
     }
 
-    /// Records ONU state changes in one batch.
+    /// Records ONU state changes, one independent entry each.
+    ///
+    /// Not a `sled::Batch`: sled 0.34's `apply_batch` takes a process-wide write lock,
+    /// while a flush holds the read side of it until the log is on disk. Once a batch
+    /// waits for the write side, new readers (sled's own log flushers among them) wait
+    /// behind it, and every sled call in the process stopped for good (seen in a
+    /// tests/faults.rs run: a poll's `extend_coverage` against an audit flush). Plain
+    /// inserts take only the read side, so nothing waits behind them.
     pub fn record_state_changes(
         &self,
         changes: &[(OnuId, OnuStateChange)],
     ) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
         for (onu, change) in changes {
-            batch.insert(
+            self.onu_states.insert(
                 state_key(*onu, change.at).to_vec(),
                 serde_json::to_vec(change)?,
-            );
+            )?;
         }
-        self.onu_states.apply_batch(batch)?;
         Ok(())
     }
 
@@ -462,27 +467,29 @@ impl Store {
             .next_back()
             .transpose()?
             .and_then(|(key, value)| decode_coverage(&key, &value));
-        let mut batch = sled::Batch::default();
+        // Inserts, not a batch: see record_state_changes. Should the process die between
+        // the two, the stretch is extended and the next poll starts the new one.
         match last {
             Some(last) if at >= last.end && at - last.end <= tolerance => {
-                batch.insert(
+                self.coverage.insert(
                     coverage_key(olt, last.start).to_vec(),
                     encode_coverage(at, last.reachable).to_vec(),
-                );
+                )?;
                 if last.reachable != reachable {
-                    batch.insert(
+                    self.coverage.insert(
                         coverage_key(olt, at).to_vec(),
                         encode_coverage(at, reachable).to_vec(),
-                    );
+                    )?;
                 }
             }
             Some(last) if at < last.end => return Ok(()), // the clock went back
-            _ => batch.insert(
-                coverage_key(olt, at).to_vec(),
-                encode_coverage(at, reachable).to_vec(),
-            ),
+            _ => {
+                self.coverage.insert(
+                    coverage_key(olt, at).to_vec(),
+                    encode_coverage(at, reachable).to_vec(),
+                )?;
+            }
         }
-        self.coverage.apply_batch(batch)?;
         Ok(())
     }
 
