@@ -350,10 +350,9 @@ async fn a_mute_ssh_server_times_out_actions_in_bounded_time() {
     // The open session stops answering: the backup times out; meanwhile OLT 2 acts.
     let hung = backup_in_background(&service, 1);
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let started = Instant::now();
     let (status, body) = service.post("/olts/2/configs/backup").await;
     assert_eq!(status, 200, "{body}");
-    assert!(started.elapsed() < Duration::from_secs(2), "OLT 2 waited");
+    assert!(!hung.is_finished(), "OLT 2 did not wait for OLT 1's action");
     let (status, body, took) = hung.await.expect("task");
     assert_eq!(
         (status, body["error"]["code"].as_str()),
@@ -417,7 +416,8 @@ async fn a_dropped_ssh_connection_is_a_clear_error_not_a_hang() {
             message.contains("OLT 1: the SSH session closed while `"),
             "{message}"
         );
-        assert!(started.elapsed() < Duration::from_secs(2), "no hang");
+        // 503, not the 504 of the 3 s deadline: the drop was noticed, not waited out.
+        assert!(started.elapsed() < Duration::from_secs(10), "bounded");
     }
     let (status, body) = service.post("/olts/2/configs/backup").await;
     assert_eq!(status, 200, "{body}");

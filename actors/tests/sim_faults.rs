@@ -149,34 +149,27 @@ async fn a_slow_olt_answers_late_without_holding_up_the_others() {
         sim.olt_addr(1).expect("OLT 1"),
         sim.olt_addr(2).expect("OLT 2"),
     );
-    sim.set_faults(
-        1,
-        FaultSet::new().with(Fault::Slow(Duration::from_millis(400))),
-    );
+    sim.set_faults(1, FaultSet::new().with(Fault::Slow(Duration::from_secs(1))));
     let late = tokio::spawn(async move {
         let started = Instant::now();
-        let name = client(slow, Duration::from_secs(2))
+        let name = client(slow, Duration::from_secs(3))
             .get(&[SYS_NAME])
             .await
             .map(|v| v[0].as_text().unwrap_or_default());
         (name, started.elapsed())
     });
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let started = Instant::now();
     assert_eq!(sys_name(fast).await, Ok("OLT-2".into()));
     assert!(
-        started.elapsed() < Duration::from_millis(300),
-        "OLT 2 waited"
+        !late.is_finished(),
+        "OLT 2 answered while OLT 1's answer waited"
     );
     let (name, took) = late.await.expect("task");
     assert_eq!(name, Ok("OLT-1".into()));
-    assert!(
-        took >= Duration::from_millis(400),
-        "answered after {took:?}"
-    );
+    assert!(took >= Duration::from_secs(1), "answered after {took:?}");
 
     // Below the client's timeout it is an answer; past it, a timeout.
-    let timed_out = client(slow, Duration::from_millis(200))
+    let timed_out = client(slow, Duration::from_millis(300))
         .get(&[SYS_NAME])
         .await;
     assert!(matches!(timed_out, Err(DeviceError::Timeout { .. })));
