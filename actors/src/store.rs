@@ -345,10 +345,8 @@ impl Store {
         changes: &[(OnuId, OnuStateChange)],
     ) -> Result<(), StoreError> {
         for (onu, change) in changes {
-            self.onu_states.insert(
-                state_key(*onu, change.at).to_vec(),
-                serde_json::to_vec(change)?,
-            )?;
+            self.onu_states
+                .insert(state_key(*onu, change.at), serde_json::to_vec(change)?)?;
         }
         Ok(())
     }
@@ -472,12 +470,12 @@ impl Store {
         match last {
             Some(last) if at >= last.end && at - last.end <= tolerance => {
                 self.coverage.insert(
-                    coverage_key(olt, last.start).to_vec(),
+                    coverage_key(olt, last.start),
                     encode_coverage(at, last.reachable).to_vec(),
                 )?;
                 if last.reachable != reachable {
                     self.coverage.insert(
-                        coverage_key(olt, at).to_vec(),
+                        coverage_key(olt, at),
                         encode_coverage(at, reachable).to_vec(),
                     )?;
                 }
@@ -485,7 +483,7 @@ impl Store {
             Some(last) if at < last.end => return Ok(()), // the clock went back
             _ => {
                 self.coverage.insert(
-                    coverage_key(olt, at).to_vec(),
+                    coverage_key(olt, at),
                     encode_coverage(at, reachable).to_vec(),
                 )?;
             }
