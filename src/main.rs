@@ -10,7 +10,7 @@ use ponkeeper::config::Config;
 use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_actors::sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::{AccessLevel, Store};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -93,6 +93,21 @@ struct SimOptions {
     /// How long an ONU rebooted over SSH stays offline.
     #[arg(long, default_value_t = 20)]
     reboot_seconds: u64,
+    /// Faults to inject from the start: `;`-separated rules KIND[:PARAM]@TARGETS, e.g.
+    /// 'hang@1-100;slow:300ms@200;ssh-mute@5'. Kinds: hang, drop:PCT, slow:DURATION,
+    /// garbage, malformed, wrong-id, oversized, gone, ssh-mute, ssh-drop; targets: all,
+    /// N% (the first OLTs by id), or ids and ranges such as 1,3,10-20.
+    #[arg(long, value_name = "SPEC", value_parser = parse_fault_spec)]
+    faults: Option<FaultSpec>,
+    /// Unix socket for changing faults at run time: one request a line (`set SPEC`,
+    /// `clear [TARGETS]`, `show`), one reply a line (`ok ...` or `error: ...`).
+    #[arg(long, value_name = "PATH")]
+    control: Option<PathBuf>,
+}
+
+fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
+    text.parse()
+        .map_err(|e: ponkeeper_actors::sim::FaultSpecError| e.to_string())
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -204,7 +219,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
 }
 
 async fn simulate(options: SimOptions) -> anyhow::Result<()> {
-    let fleet = SimFleet::start(FleetSpec {
+    let mut fleet = SimFleet::start(FleetSpec {
         olts: options.olts,
         onus_per_olt: options.onus_per_olt,
         vendors: match options.vendor {
@@ -227,6 +242,19 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     })
     .await
     .context("cannot start the simulated fleet")?;
+    if let Some(spec) = &options.faults {
+        fleet.apply_faults(spec)?;
+        eprintln!("faults injected: {}", fleet.fault_spec());
+    }
+    if let Some(path) = &options.control {
+        fleet
+            .serve_control(path)
+            .with_context(|| format!("cannot open the control socket {}", path.display()))?;
+        eprintln!(
+            "fault control on {} (set SPEC | clear [TARGETS] | show)",
+            path.display()
+        );
+    }
     eprintln!(
         "SSH: user {}, password from {} (or `{}` when it is unset); export it for `serve`",
         ponkeeper_actors::sim::SSH_USERNAME,
@@ -248,6 +276,9 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     );
     shutdown_signal().await;
     fleet.shutdown().await;
+    if let Some(path) = &options.control {
+        let _ = std::fs::remove_file(path);
+    }
     Ok(())
 }
 

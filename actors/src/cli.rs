@@ -32,6 +32,9 @@ pub enum CliError {
     Rejected { command: String, message: String },
     #[error("the SSH session closed")]
     Closed,
+    /// The device dropped the session before `command`'s output was complete.
+    #[error("the SSH session closed while `{0}` was running")]
+    ClosedDuring(String),
 }
 
 /// Accepts the device's host key. The inventory carries no host keys yet, so the
@@ -259,7 +262,9 @@ impl CliSession {
                     self.pending.push_str(&clean(&data));
                     return Ok(());
                 }
-                Some(ChannelMsg::Eof | ChannelMsg::Close) | None => return Err(CliError::Closed),
+                Some(ChannelMsg::Eof | ChannelMsg::Close) | None => {
+                    return Err(CliError::ClosedDuring(command.to_string()))
+                }
                 Some(_) => {}
             }
         }

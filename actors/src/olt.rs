@@ -1212,9 +1212,10 @@ fn cli_error(olt: OltId, error: CliError) -> ActionError {
     match error {
         CliError::Rejected { .. } => ActionError::Device(error.to_string()),
         CliError::Timeout { .. } => ActionError::Timeout(format!("OLT {olt}: {error}")),
-        CliError::Connect(..) | CliError::Login(_) | CliError::Closed => {
-            ActionError::Unavailable(format!("OLT {olt}: {error}"))
-        }
+        CliError::Connect(..)
+        | CliError::Login(_)
+        | CliError::Closed
+        | CliError::ClosedDuring(_) => ActionError::Unavailable(format!("OLT {olt}: {error}")),
     }
 }
 

@@ -9,23 +9,36 @@
 //! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
 //! [`Dynamics::none`], lets signals drift and ONUs drop out and come back on a ticker.
 //!
+//! Any OLT can be made to misbehave ([`fault`]): hang, drop a share of requests, answer
+//! late, answer garbage, malformed or oversized datagrams or another request's id, close
+//! its UDP port, or, over SSH, never prompt or drop the connection mid-output. Faults are
+//! set per OLT with [`SimFleet::set_faults`], for a whole SPEC
+//! (`hang@1-100;slow:300ms@200`) with [`SimFleet::apply_faults`], and at run time over a
+//! Unix socket ([`SimFleet::serve_control`], [`control`]). Which datagrams `drop` drops
+//! and what `garbage` sends follow the fleet's seed, so a test sees the same sequence
+//! every run.
+//!
 //! Callers: the `simulate` command and the integration tests start a [`SimFleet`], take its
 //! [`SimFleet::inventory`] for the service, compare what the service reports with
-//! [`SimFleet::expected_onus`], hang an OLT with [`SimFleet::set_silent`] (SNMP) or
-//! [`SimFleet::set_cli_silent`] (SSH), and check what reached a CLI with
-//! [`SimFleet::command_log`]. The SSH password is the fleet's
+//! [`SimFleet::expected_onus`], inject faults (or simply hang an OLT with
+//! [`SimFleet::set_silent`] and its CLI with [`SimFleet::set_cli_silent`]), and check what
+//! reached a CLI with [`SimFleet::command_log`] and how much SNMP traffic an OLT saw with
+//! [`SimFleet::snmp_traffic`]. The SSH password is the fleet's
 //! [`FleetSpec::ssh_password`]; the inventory names it by the environment variable
 //! [`SSH_PASSWORD_ENV`], which whoever starts the service must set.
 //!
 //! ```text
 //! SimFleet ── JoinSet ─┬─ agent task per OLT (UdpSocket ⇄ Responder ⇄ Mutex<SimOlt>)
 //!                      ├─ SSH server per OLT (TcpListener ⇄ Terminal per shell ⇄ same Mutex)
-//!                      └─ dynamics ticker (steps every SimOlt)
+//!                      ├─ dynamics ticker (steps every SimOlt)
+//!                      └─ control socket (optional) ⇄ FaultBoard ⇄ each OLT's FaultSet
 //! ```
 
 mod agent;
 pub(crate) mod ber;
 mod cli;
+mod control;
+mod fault;
 mod mib;
 mod model;
 mod ssh;
@@ -42,8 +55,11 @@ pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
 use crate::domain::{NodeId, OltId, Vendor};
 use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use agent::{OltShared, Responder};
+use fault::FaultBoard;
+pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
 use mib::MibView;
 use model::SimOlt;
+use rand::SeedableRng;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
@@ -164,6 +180,16 @@ pub struct SimFleet {
     olts: Vec<RunningOlt>,
     bind: IpAddr,
     tasks: JoinSet<()>,
+    /// Every OLT's faults.
+    pub(crate) board: Arc<FaultBoard>,
+}
+
+/// SNMP datagrams one simulated OLT has received and sent since the fleet started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnmpTraffic {
+    pub received: u64,
+    /// Answers and junk sent back (a dropped or hung request sends nothing).
+    pub sent: u64,
 }
 
 /// Communication nodes of the simulated inventory: (name, city).
@@ -218,7 +244,11 @@ impl SimFleet {
             let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
             let shared = Arc::new(OltShared::new(state));
             let responder = Responder::new(shared.clone(), view, vendor, started);
-            tasks.spawn(agent::serve(socket, responder));
+            // Faults that act at random follow the seed, one stream per OLT.
+            let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+                spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            );
+            tasks.spawn(agent::serve(socket, responder, rng));
             // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
             let listener = TcpListener::bind(SocketAddr::new(spec.bind, port)).await?;
             let ssh_addr = listener.local_addr()?;
@@ -241,10 +271,16 @@ impl SimFleet {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
             tasks.spawn(run_dynamics(shared, spec.dynamics.clone(), period));
         }
+        let board = Arc::new(FaultBoard::new(
+            olts.iter()
+                .map(|olt| (olt.id, olt.shared.clone()))
+                .collect(),
+        ));
         Ok(SimFleet {
             olts,
             bind: spec.bind,
             tasks,
+            board,
         })
     }
 
@@ -303,11 +339,63 @@ impl SimFleet {
         self.olt(olt_id).map(|olt| olt.addr)
     }
 
-    /// Makes OLT `olt_id` drop every packet (a hung OLT), or answer again.
+    /// Makes OLT `olt_id` drop every packet (a hung OLT), or answer again: adds or
+    /// removes the `hang` fault, leaving its other faults as they are.
     pub fn set_silent(&self, olt_id: OltId, silent: bool) {
-        if let Some(olt) = self.olt(olt_id) {
-            olt.shared.silent.store(silent, Ordering::Relaxed);
-        }
+        self.board.update(olt_id, |set| match silent {
+            true => set.insert(Fault::Hang),
+            false => set.remove(Fault::Hang),
+        });
+    }
+
+    /// Gives OLT `olt_id` exactly these faults (an empty set heals it). Unknown ids are
+    /// ignored.
+    pub fn set_faults(&self, olt_id: OltId, faults: FaultSet) {
+        self.board.set(olt_id, faults);
+    }
+
+    /// Heals OLT `olt_id`: no fault of any kind.
+    pub fn clear_faults(&self, olt_id: OltId) {
+        self.board.set(olt_id, FaultSet::new());
+    }
+
+    /// Heals every OLT.
+    pub fn clear_all_faults(&self) {
+        // Selecting every OLT of the fleet cannot fail.
+        let _ = self.board.clear(None);
+    }
+
+    /// The faults OLT `olt_id` has now (empty for an unknown id).
+    pub fn faults(&self, olt_id: OltId) -> FaultSet {
+        self.board.get(olt_id).unwrap_or_default()
+    }
+
+    /// Adds a SPEC's faults to the OLTs it names, replacing faults of the same kinds;
+    /// all or nothing. Returns how many OLTs it touched.
+    pub fn apply_faults(&self, spec: &FaultSpec) -> Result<usize, FaultSpecError> {
+        self.board.apply(spec)
+    }
+
+    /// The fleet's faults as a SPEC (no rules when every OLT is healthy).
+    pub fn fault_spec(&self) -> FaultSpec {
+        self.board.describe()
+    }
+
+    /// Opens the control socket at `path` (a stale socket file is replaced) and serves
+    /// it until the fleet stops; see [`control`] for the protocol.
+    pub fn serve_control(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let listener = control::bind(path)?;
+        self.tasks
+            .spawn(control::serve(listener, self.board.clone()));
+        Ok(())
+    }
+
+    /// The SNMP datagrams OLT `olt_id` has received and sent (`None`: no such OLT).
+    pub fn snmp_traffic(&self, olt_id: OltId) -> Option<SnmpTraffic> {
+        self.olt(olt_id).map(|olt| SnmpTraffic {
+            received: olt.shared.received.load(Ordering::Relaxed),
+            sent: olt.shared.sent.load(Ordering::Relaxed),
+        })
     }
 
     /// What a correct poller must report for this OLT right now, in row order
@@ -375,11 +463,13 @@ impl SimFleet {
         self.olt(olt_id).map(|olt| olt.ssh_addr)
     }
 
-    /// Makes OLT `olt_id`'s CLI read commands without ever answering, or answer again.
+    /// Makes OLT `olt_id`'s CLI read commands without ever answering (and new shells
+    /// never prompt), or answer again: adds or removes the `ssh-mute` fault.
     pub fn set_cli_silent(&self, olt_id: OltId, silent: bool) {
-        if let Some(olt) = self.olt(olt_id) {
-            olt.shared.cli_silent.store(silent, Ordering::Relaxed);
-        }
+        self.board.update(olt_id, |set| match silent {
+            true => set.insert(Fault::SshMute),
+            false => set.remove(Fault::SshMute),
+        });
     }
 
     /// Every line OLT `olt_id`'s CLI received after login, oldest first.

@@ -185,7 +185,7 @@ impl SnmpClient {
                 Ok(Err(snmp_error)) => {
                     // A garbled or stale answer: start over on a new socket.
                     self.session = None;
-                    last_error = Some(DeviceError::Protocol(format!("{snmp_error:?}")));
+                    last_error = Some(exchange_error(self.addr, snmp_error));
                 }
                 Err(_elapsed) => {
                     self.session = None;
@@ -268,6 +268,16 @@ impl SnmpClient {
                 ));
             }
             let width = active.len();
+            if self.version == SnmpVersion::V2c {
+                // More varbinds than asked for is not an answer to this request.
+                let asked = width * (self.settings.bulk_varbinds as usize / width).max(1);
+                if answer.len() > asked {
+                    return Err(DeviceError::Protocol(format!(
+                        "GETBULK for {asked} varbinds answered with {}",
+                        answer.len()
+                    )));
+                }
+            }
             let mut finished = vec![false; width];
             for (i, (oid, value)) in answer.into_iter().enumerate() {
                 let slot = i % width;
@@ -340,6 +350,36 @@ fn arcs(oid: &Oid<'_>) -> Vec<u32> {
             out
         }
         None => Vec::new(),
+    }
+}
+
+/// What went wrong in words an operator can act on: snmp2's errors name a parse step.
+fn exchange_error(addr: SocketAddr, error: snmp2::Error) -> DeviceError {
+    use snmp2::Error as E;
+    match error {
+        // The socket is connected, so an ICMP error from the agent's host fails it.
+        E::Send | E::Receive => DeviceError::Unreachable {
+            addr,
+            message: "nothing listens there (ICMP port unreachable)".into(),
+        },
+        E::RequestIdMismatch => {
+            DeviceError::Protocol("answer ignored: it carried another request's id".into())
+        }
+        E::CommunityMismatch => {
+            DeviceError::Protocol("answer ignored: it carried another community".into())
+        }
+        E::AsnParse
+        | E::AsnInvalidLen
+        | E::AsnWrongType
+        | E::AsnUnsupportedType
+        | E::AsnEof
+        | E::AsnIntOverflow
+        | E::UnsupportedVersion
+        | E::ValueOutOfRange
+        | E::BufferOverflow => DeviceError::Protocol(format!(
+            "undecodable answer, not a valid SNMP message ({error})"
+        )),
+        other => DeviceError::Protocol(other.to_string()),
     }
 }
 

@@ -28,6 +28,23 @@ pub enum StoreError {
     Encode(#[from] serde_json::Error),
 }
 
+/// Flushes `tree` (with it, the whole database) to disk from tokio's blocking pool.
+///
+/// Not `flush_async`: sled 0.34 runs that on its own thread pool, whose threads then
+/// wait for log writes queued on the same pool, and the pool counts a busy thread as
+/// idle (it subtracts one twice), so it grows no thread to take those writes. A few flushes at once (a
+/// fleet's first scheduled backups, audit entries) left every sled-io thread waiting in
+/// `make_stable` and every later store call hung (seen in a tests/faults.rs run).
+async fn flush_tree(tree: &sled::Tree) -> Result<(), StoreError> {
+    let tree = tree.clone();
+    match tokio::task::spawn_blocking(move || tree.flush()).await {
+        Ok(flushed) => flushed.map(|_| ()).map_err(StoreError::from),
+        Err(failed) => Err(StoreError::Sled(sled::Error::ReportableBug(format!(
+            "the flush task failed: {failed}"
+        )))),
+    }
+}
+
 impl From<sled::Error> for StoreError {
     fn from(error: sled::Error) -> Self {
         StoreError::Sled(error)
@@ -332,19 +349,22 @@ impl Store {
             .map(u32::from_be_bytes))
     }
 
-    /// Records ONU state changes in one batch.
+    /// Records ONU state changes, one independent entry each.
+    ///
+    /// Not a `sled::Batch`: sled 0.34's `apply_batch` takes a process-wide write lock,
+    /// while a flush holds the read side of it until the log is on disk. Once a batch
+    /// waits for the write side, new readers (sled's own log flushers among them) wait
+    /// behind it, and every sled call in the process stopped for good (seen in a
+    /// tests/faults.rs run: a poll's `extend_coverage` against an audit flush). Plain
+    /// inserts take only the read side, so nothing waits behind them.
     pub fn record_state_changes(
         &self,
         changes: &[(OnuId, OnuStateChange)],
     ) -> Result<(), StoreError> {
-        let mut batch = sled::Batch::default();
         for (onu, change) in changes {
-            batch.insert(
-                state_key(*onu, change.at).to_vec(),
-                serde_json::to_vec(change)?,
-            );
+            self.onu_states
+                .insert(state_key(*onu, change.at), serde_json::to_vec(change)?)?;
         }
-        self.onu_states.apply_batch(batch)?;
         Ok(())
     }
 
@@ -462,27 +482,29 @@ impl Store {
             .next_back()
             .transpose()?
             .and_then(|(key, value)| decode_coverage(&key, &value));
-        let mut batch = sled::Batch::default();
+        // Inserts, not a batch: see record_state_changes. Should the process die between
+        // the two, the stretch is extended and the next poll starts the new one.
         match last {
             Some(last) if at >= last.end && at - last.end <= tolerance => {
-                batch.insert(
-                    coverage_key(olt, last.start).to_vec(),
+                self.coverage.insert(
+                    coverage_key(olt, last.start),
                     encode_coverage(at, last.reachable).to_vec(),
-                );
+                )?;
                 if last.reachable != reachable {
-                    batch.insert(
-                        coverage_key(olt, at).to_vec(),
+                    self.coverage.insert(
+                        coverage_key(olt, at),
                         encode_coverage(at, reachable).to_vec(),
-                    );
+                    )?;
                 }
             }
             Some(last) if at < last.end => return Ok(()), // the clock went back
-            _ => batch.insert(
-                coverage_key(olt, at).to_vec(),
-                encode_coverage(at, reachable).to_vec(),
-            ),
+            _ => {
+                self.coverage.insert(
+                    coverage_key(olt, at),
+                    encode_coverage(at, reachable).to_vec(),
+                )?;
+            }
         }
-        self.coverage.apply_batch(batch)?;
         Ok(())
     }
 
@@ -587,7 +609,7 @@ impl Store {
             .api_keys
             .compare_and_swap(record.name.as_bytes(), None as Option<&[u8]>, Some(value))?
             .is_ok();
-        self.api_keys.flush_async().await?;
+        flush_tree(&self.api_keys).await?;
         Ok(inserted)
     }
 
@@ -620,7 +642,7 @@ impl Store {
     /// Removes a key and flushes; `false` if there was none by that name.
     pub async fn remove_api_key(&self, name: &str) -> Result<bool, StoreError> {
         let removed = self.api_keys.remove(name.as_bytes())?.is_some();
-        self.api_keys.flush_async().await?;
+        flush_tree(&self.api_keys).await?;
         Ok(removed)
     }
 
@@ -652,7 +674,7 @@ impl Store {
         let key = config_key(olt, backup.id);
         self.config_content.insert(key, content.as_bytes())?;
         self.config_meta.insert(key, serde_json::to_vec(&backup)?)?;
-        self.db.flush_async().await?;
+        flush_tree(&self.db).await?;
         Ok(backup)
     }
 
@@ -723,7 +745,7 @@ impl Store {
         entry.id = self.db.generate_id()? + 1;
         self.audit
             .insert(entry.id.to_be_bytes(), serde_json::to_vec(&entry)?)?;
-        self.audit.flush_async().await?;
+        flush_tree(&self.audit).await?;
         Ok(entry)
     }
 
@@ -751,7 +773,7 @@ impl Store {
 
     /// Writes everything buffered to disk.
     pub async fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush_async().await?;
+        flush_tree(&self.db).await?;
         Ok(())
     }
 }

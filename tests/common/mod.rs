@@ -60,11 +60,22 @@ impl TestService {
     /// Starts the service on `sim`'s inventory in a fresh data directory, with the
     /// simulator's SSH password in the variable its inventory names.
     pub async fn start(sim: &SimFleet, data_dir: PathBuf) -> TestService {
+        TestService::start_tuned(sim, data_dir, |_| {}).await
+    }
+
+    /// As [`TestService::start`], with `tune` applied to the test configuration first.
+    pub async fn start_tuned(
+        sim: &SimFleet,
+        data_dir: PathBuf,
+        tune: impl FnOnce(&mut Config),
+    ) -> TestService {
         std::env::set_var(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD);
         std::fs::create_dir_all(&data_dir).expect("data dir");
         let inventory_path = data_dir.join("inventory.toml");
         std::fs::write(&inventory_path, sim.inventory().to_toml()).expect("inventory");
-        let config = test_config(data_dir.clone(), inventory_path.clone());
+        let mut config = test_config(data_dir.clone(), inventory_path.clone());
+        tune(&mut config);
+        config.validate().expect("a valid test configuration");
         TestService::start_with(config, true).await
     }
 

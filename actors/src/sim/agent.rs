@@ -1,19 +1,30 @@
 //! The SNMP agent of one simulated OLT: a task that owns a real UDP socket and answers
 //! GET, GETNEXT and GETBULK (v1 and v2c, community `public`) from the OLT's MIB view
 //! ([`super::mib`]). Pollers talk to it over the network exactly as to a device;
-//! [`super::SimFleet`] spawns one per OLT and can make it silent (every packet dropped, as
-//! a hung OLT). Packets it cannot decode, with a wrong community, of SNMPv3 or of a kind
-//! an agent never receives are dropped without an answer, as real agents do.
+//! [`super::SimFleet`] spawns one per OLT. Packets it cannot decode, with a wrong
+//! community, of SNMPv3 or of a kind an agent never receives are dropped without an
+//! answer, as real agents do.
+//!
+//! Before each answer the task reads its OLT's [`FaultSet`] ([`super::fault`]): it may
+//! stay silent (`hang`, `drop`), send the answer late from a task of its own (`slow`, so
+//! the next request is not held up), send random bytes (`garbage`), or bend the answer
+//! (`wrong-id`, `oversized`, `malformed`). For `gone` it closes its socket and binds the
+//! same address again once the fault is cleared.
 
 use super::ber::{Name, ResponseWriter, Value};
+use super::fault::{self, Fault, FaultSet};
 use super::mib::{AnswerContext, Lookup, MibView};
 use super::model::SimOlt;
 use super::vendor::SimVendor;
+use rand::Rng;
 use snmp2::{MessageType, Pdu, Version};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::net::UdpSocket;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
 
 /// The community every simulated OLT answers to.
 pub(crate) const COMMUNITY: &[u8] = b"public";
@@ -33,23 +44,45 @@ const NOT_WRITABLE: u32 = 17;
 #[derive(Debug)]
 pub(crate) struct OltShared {
     pub state: Mutex<SimOlt>,
-    pub silent: AtomicBool,
-    /// The SSH server reads commands but never answers (a hung CLI).
-    pub cli_silent: AtomicBool,
+    /// The OLT's faults; the agent task also waits on it to close or rebind its socket.
+    pub faults: watch::Sender<FaultSet>,
     /// Every line the SSH server received after login, in order.
     pub commands: Mutex<Vec<String>>,
+    /// SNMP datagrams received and datagrams sent back (answers or junk).
+    pub received: AtomicU64,
+    pub sent: AtomicU64,
 }
 
 impl OltShared {
     pub fn new(state: SimOlt) -> OltShared {
         OltShared {
             state: Mutex::new(state),
-            silent: AtomicBool::new(false),
-            cli_silent: AtomicBool::new(false),
+            faults: watch::Sender::new(FaultSet::new()),
             commands: Mutex::new(Vec::new()),
+            received: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
         }
     }
+
+    /// Whether the OLT has a fault of `fault`'s kind right now.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.faults.borrow().has(fault)
+    }
 }
+
+/// How a faulty OLT bends an answer it does give.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Bend {
+    /// Answer with a request id other than the request's.
+    pub wrong_id: bool,
+    /// Pad the answer with unrequested varbinds up to the largest datagram.
+    pub oversized: bool,
+}
+
+/// The filler varbind of an oversized answer: an enterprise OID no profile walks, and a
+/// kilobyte of text.
+const FILLER_OID: [u64; 8] = [1, 3, 6, 1, 4, 1, 99999, 1];
+const FILLER: [u8; 1000] = [b'X'; 1000];
 
 /// Everything needed to answer one OLT's requests, minus the socket.
 pub(crate) struct Responder {
@@ -79,9 +112,11 @@ impl Responder {
 
     /// The response to one request datagram, or `None` when it gets no answer.
     pub fn answer(&mut self, request: &[u8]) -> Option<&[u8]> {
-        if self.olt.silent.load(Ordering::Relaxed) {
-            return None;
-        }
+        self.answer_bent(request, Bend::default())
+    }
+
+    /// The response to one request datagram, bent as a faulty OLT would.
+    pub fn answer_bent(&mut self, request: &[u8], bend: Bend) -> Option<&[u8]> {
         let pdu = Pdu::from_bytes(request).ok()?;
         if pdu.community != COMMUNITY {
             return None;
@@ -217,28 +252,132 @@ impl Responder {
             }
             None => (0, 0),
         };
-        Some(writer.finish(version as i64, pdu.community, pdu.req_id, status, index))
+        if bend.oversized {
+            let mut filler = FILLER_OID.to_vec();
+            filler.push(0);
+            for n in 1.. {
+                filler[FILLER_OID.len()] = n;
+                if !writer.push(Name::Arcs(&filler), Value::Octets(&FILLER), limit) {
+                    break;
+                }
+            }
+        }
+        let request_id = if bend.wrong_id {
+            pdu.req_id.wrapping_add(0x1000)
+        } else {
+            pdu.req_id
+        };
+        Some(writer.finish(version as i64, pdu.community, request_id, status, index))
     }
 }
 
-/// Serves `responder` on `socket` until the task is aborted.
-pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder) {
+/// Serves `responder` on `socket` until the task is aborted, with its OLT's faults;
+/// `rng` decides what `drop` drops and what `garbage` sends.
+pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: impl Rng) {
+    let olt = responder.olt.clone();
+    let mut faults = olt.faults.subscribe();
+    let mut socket = Some(Arc::new(socket));
+    let addr = socket.as_ref().and_then(|s| s.local_addr().ok());
+    // Answers of a `slow` OLT on their way out.
+    let mut delayed = JoinSet::new();
     // Requests are small; a larger one is cut short, fails to decode and is dropped.
     let mut request = vec![0u8; 16 * 1024];
     loop {
-        let (len, peer) = match socket.recv_from(&mut request).await {
-            Ok(received) => received,
-            // ICMP port-unreachable from an earlier answer and the like: keep serving.
-            Err(error) => {
-                tracing::trace!(%error, "simulated agent receive failed");
+        while delayed.try_join_next().is_some() {}
+        let gone = faults.borrow_and_update().has(Fault::Gone);
+        let current = match (&socket, gone, addr) {
+            (Some(current), false, _) => current.clone(),
+            (Some(_), true, _) => {
+                // Late answers hold the socket too: abort them so the port closes now.
+                delayed.abort_all();
+                socket = None;
+                continue;
+            }
+            (None, true, _) | (None, false, None) => {
+                if faults.changed().await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            (None, false, Some(addr)) => {
+                match UdpSocket::bind(addr).await {
+                    Ok(bound) => socket = Some(Arc::new(bound)),
+                    Err(error) => {
+                        // A late answer task may still hold the port for a moment.
+                        tracing::debug!(%error, %addr, "simulated agent cannot rebind yet");
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                }
                 continue;
             }
         };
-        if let Some(response) = responder.answer(&request[..len]) {
-            if let Err(error) = socket.send_to(response, peer).await {
-                tracing::trace!(%error, %peer, "simulated agent send failed");
+        let (len, peer) = tokio::select! {
+            received = current.recv_from(&mut request) => match received {
+                Ok(received) => received,
+                // ICMP port-unreachable from an earlier answer and the like: keep serving.
+                Err(error) => {
+                    tracing::trace!(%error, "simulated agent receive failed");
+                    continue;
+                }
+            },
+            changed = faults.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        olt.received.fetch_add(1, Ordering::Relaxed);
+        let set = *faults.borrow();
+        if set.is_empty() {
+            if let Some(response) = responder.answer(&request[..len]) {
+                send(&current, &olt, response, peer).await;
+            }
+            continue;
+        }
+        if set.has(Fault::Hang) {
+            continue;
+        }
+        if let Some(percent) = set.drop_percent() {
+            if rng.random_range(0..100u8) < percent {
+                continue;
             }
         }
+        let response = if set.has(Fault::Garbage) {
+            fault::garbage(&mut rng)
+        } else {
+            let bend = Bend {
+                wrong_id: set.has(Fault::WrongId),
+                oversized: set.has(Fault::Oversized),
+            };
+            let Some(response) = responder.answer_bent(&request[..len], bend) else {
+                continue;
+            };
+            let mut response = response.to_vec();
+            if set.has(Fault::Malformed) {
+                fault::malform(&mut response);
+            }
+            response
+        };
+        match set.delay() {
+            Some(delay) if !delay.is_zero() => {
+                let (socket, olt) = (current.clone(), olt.clone());
+                delayed.spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    send(&socket, &olt, &response, peer).await;
+                });
+            }
+            _ => send(&current, &olt, &response, peer).await,
+        }
+    }
+}
+
+async fn send(socket: &UdpSocket, olt: &OltShared, response: &[u8], peer: SocketAddr) {
+    match socket.send_to(response, peer).await {
+        Ok(_) => {
+            olt.sent.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(error) => tracing::trace!(%error, %peer, "simulated agent send failed"),
     }
 }
 
@@ -396,16 +535,41 @@ mod tests {
     }
 
     #[test]
-    fn wrong_community_garbage_and_silence_get_no_answer() {
+    fn wrong_community_and_garbage_get_no_answer() {
         let mut agent = responder(4);
         let get = request(GET, 1, b"private", &[&u32_arcs(std_oids::SYS_NAME)], 0, 0);
         assert!(agent.answer(&get).is_none());
         assert!(agent.answer(&[0x30, 0x82, 0xFF]).is_none());
         assert!(agent.answer(&[]).is_none());
         let get = request(GET, 1, b"public", &[&u32_arcs(std_oids::SYS_NAME)], 0, 0);
-        agent.olt.silent.store(true, Ordering::Relaxed);
-        assert!(agent.answer(&get).is_none());
-        agent.olt.silent.store(false, Ordering::Relaxed);
         assert!(agent.answer(&get).is_some());
+    }
+
+    #[test]
+    fn bent_answers_carry_another_id_or_fill_a_datagram() {
+        let mut agent = responder(4);
+        let get = request(GET, 1, b"public", &[&u32_arcs(std_oids::SYS_NAME)], 0, 0);
+        let wrong = Bend {
+            wrong_id: true,
+            oversized: false,
+        };
+        let bytes = agent.answer_bent(&get, wrong).expect("an answer").to_vec();
+        let pdu = Pdu::from_bytes(&bytes).expect("still well-formed");
+        assert_ne!(pdu.req_id, 77);
+        assert_eq!(pdu.varbinds.count(), 1);
+        let big = Bend {
+            wrong_id: false,
+            oversized: true,
+        };
+        let bytes = agent.answer_bent(&get, big).expect("an answer").to_vec();
+        assert!(bytes.len() > 60_000, "{} bytes", bytes.len());
+        assert!(bytes.len() <= MAX_RESPONSE);
+        let (status, _, varbinds) = decode(&bytes);
+        assert_eq!(status, 0);
+        assert_eq!(
+            varbinds[0].1, "[79, 76, 84, 45, 49]",
+            "the real answer comes first"
+        );
+        assert!(varbinds.len() > 60, "{} varbinds", varbinds.len());
     }
 }

@@ -128,11 +128,7 @@ impl Terminal {
                         out.push_str("\r\n");
                     }
                     let line = std::mem::take(&mut self.line);
-                    if self
-                        .olt
-                        .cli_silent
-                        .load(std::sync::atomic::Ordering::Relaxed)
-                    {
+                    if self.olt.has(super::fault::Fault::SshMute) {
                         self.log(&line);
                         continue;
                     }

@@ -3,9 +3,14 @@
 //! A pseudo-terminal request turns on echo, as on a real device; without one (OpenSSH
 //! with piped input) lines are read the same way. Every OLT has its own listener and
 //! shares its state with the SNMP agent, so what the CLI changes the poller sees.
+//!
+//! Two faults act here ([`super::fault`]): `ssh-mute` accepts the connection and the
+//! login but never shows a prompt nor answers a line, and `ssh-drop` sends the first half
+//! of an answer and then drops the connection.
 
 use super::agent::OltShared;
 use super::cli::Terminal;
+use super::fault::Fault;
 use super::vendor::SimVendor;
 use russh::keys::PrivateKey;
 use russh::server::{Auth, ChannelOpenHandle, Msg, Session};
@@ -124,6 +129,9 @@ impl russh::server::Handler for Connection {
         session: &mut Session,
     ) -> Result<(), Self::Error> {
         session.channel_success(channel)?;
+        if self.server.olt.has(Fault::SshMute) {
+            return Ok(());
+        }
         if let Some(terminal) = self.terminals.get(&channel) {
             session.data(channel, terminal.greeting().into_bytes())?;
         }
@@ -150,6 +158,17 @@ impl russh::server::Handler for Connection {
             return Ok(());
         };
         let answer = terminal.input(data);
+        if !answer.text.is_empty() && self.server.olt.has(Fault::SshDrop) {
+            let half = answer.text.as_bytes()[..answer.text.len() / 2].to_vec();
+            session.data(channel, half)?;
+            self.terminals.clear();
+            session.disconnect(
+                russh::Disconnect::ByApplication,
+                "simulated connection drop",
+                "",
+            )?;
+            return Ok(());
+        }
         if !answer.text.is_empty() {
             session.data(channel, answer.text.into_bytes())?;
         }
