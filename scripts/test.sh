@@ -3,7 +3,8 @@
 # client tools, sshpass and OpenSSH's client, a Python venv with snmpsim and the MCP
 # client), then runs formatting and lint checks, every Rust test, the fixture check (a
 # real OLT layout served by snmpsim, polled through the real service) and the MCP check
-# (the official Python MCP client over HTTP and stdio). Exits non-zero on any failure. `.ci/run` calls this same script.
+# (the official Python MCP client over HTTP and stdio), a two-minute soak of a faulty fleet
+# under load, and schemathesis. Exits non-zero on any failure. `.ci/run` calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,6 +59,9 @@ cargo build --locked --bin ponkeeper
 
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"
+
+say "soak: a flapping, faulty fleet under steady reads (2 minutes)"
+"$VENV/bin/python" scripts/soak.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --duration "${SOAK_SECONDS:-120}"
 
 say "schemathesis: the demo against its own OpenAPI document"
 scripts/schemathesis.sh "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" "$VENV"
