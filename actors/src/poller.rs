@@ -143,9 +143,32 @@ impl Interfaces {
     }
 }
 
+/// One table row's values by field (see [`field_slot`]); a fixed array instead of a map,
+/// as this runs for every ONU of every poll.
 #[derive(Default)]
 struct RowBuilder<'a> {
-    values: HashMap<OnuField, &'a SnmpValue>,
+    values: [Option<&'a SnmpValue>; FIELDS],
+}
+
+const FIELDS: usize = 8;
+
+fn field_slot(field: OnuField) -> usize {
+    match field {
+        OnuField::Serial => 0,
+        OnuField::Description => 1,
+        OnuField::Status => 2,
+        OnuField::Distance => 3,
+        OnuField::DownCause => 4,
+        OnuField::RxPower => 5,
+        OnuField::TxPower => 6,
+        OnuField::OltRxPower => 7,
+    }
+}
+
+impl<'a> RowBuilder<'a> {
+    fn get(&self, field: OnuField) -> Option<&'a SnmpValue> {
+        self.values[field_slot(field)]
+    }
 }
 
 /// The port name and ONU number a row index stands for, per the profile's indexing;
@@ -186,10 +209,7 @@ pub fn decode_onus(
             let Some(index) = instance.strip_suffix(column.suffix) else {
                 continue;
             };
-            rows.entry(index)
-                .or_default()
-                .values
-                .insert(column.field, value);
+            rows.entry(index).or_default().values[field_slot(column.field)] = Some(value);
         }
     }
 
@@ -199,19 +219,18 @@ pub fn decode_onus(
             continue;
         };
         let Some(serial) = row
-            .values
-            .get(&OnuField::Serial)
+            .get(OnuField::Serial)
             .and_then(|v| decode_serial(profile, v))
         else {
             continue;
         };
         let integer = |field: OnuField| {
             let column = profile.column(field)?;
-            column.decode_integer(row.values.get(&field)?.as_i64()?)
+            column.decode_integer(row.get(field)?.as_i64()?)
         };
         let dbm = |field: OnuField| {
             let column = profile.column(field)?;
-            column.decode_dbm(row.values.get(&field)?.as_i64()?)
+            column.decode_dbm(row.get(field)?.as_i64()?)
         };
         let raw_status = integer(OnuField::Status);
         let status = raw_status
@@ -228,8 +247,7 @@ pub fn decode_onus(
             onu_index,
             serial,
             description: row
-                .values
-                .get(&OnuField::Description)
+                .get(OnuField::Description)
                 .and_then(|v| v.as_text())
                 .unwrap_or_default(),
             status,
