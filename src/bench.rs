@@ -61,7 +61,11 @@ pub struct PollBenchResult {
     pub cycle_seconds_all: Vec<f64>,
     pub poller_cpu_seconds: f64,
     pub varbinds_per_second: f64,
+    /// Resident memory of this process after the first measured cycle (before any bare
+    /// loop ran in it).
     pub rss_bytes: u64,
+    /// Resident memory of the real `serve` after its first full poll (with `--restart`).
+    pub serve_rss_bytes: Option<u64>,
     pub netsnmp_olts: Option<usize>,
     pub netsnmp_seconds: Option<f64>,
     /// ponkeeper's cycle over the same OLTs as net-snmp.
@@ -115,7 +119,12 @@ fn cpu_seconds() -> anyhow::Result<f64> {
 }
 
 fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    rss_bytes_of("/proc/self/status")
+}
+
+/// VmRSS of a `/proc/<pid>/status` file, in bytes (0 if unreadable).
+fn rss_bytes_of(status: &str) -> u64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|s| {
             s.lines()
@@ -316,6 +325,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     let mut ratios = Vec::new();
     let mut varbinds = 0u64;
     let mut cpu = 0.0;
+    let mut rss = rss_bytes();
     for i in 0..options.cycles {
         progress.set_message(format!("cycle {} of {}", i + 1, options.cycles));
         let cpu_before = cpu_seconds()?;
@@ -324,6 +334,9 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         for handle in &handles {
             varbinds += handle.detail().await?.session.last_poll_varbinds;
         }
+        if i == 0 {
+            rss = rss_bytes();
+        }
         let bare = bare_loop(&inventory.olts, &bare_settings).await?;
         walls.push(wall);
         bares.push(bare);
@@ -331,7 +344,6 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         progress.inc(1);
     }
     let cpu = cpu / options.cycles.max(1) as f64;
-    let rss = rss_bytes();
     progress.inc(1);
 
     let (netsnmp_olts, netsnmp_seconds, ponkeeper_same) = if options.compare_netsnmp {
@@ -356,7 +368,8 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     progress.finish_and_clear();
 
     let median_wall = median(&walls);
-    let restart_median = restarts.as_deref().map(median);
+    let restart_median = restarts.as_ref().map(|r| median(&r.seconds));
+    let serve_rss_bytes = restarts.as_ref().map(|r| r.serve_rss_bytes);
     let total_wall: f64 = walls.iter().sum();
     Ok(PollBenchResult {
         olts: inventory.olts.len(),
@@ -371,13 +384,14 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
             0.0
         },
         rss_bytes: rss,
+        serve_rss_bytes,
         netsnmp_olts,
         netsnmp_seconds,
         ponkeeper_seconds_same_olts: ponkeeper_same,
         ratio_vs_netsnmp: netsnmp_seconds.zip(ponkeeper_same).map(|(n, p)| n / p),
         bare_loop_seconds: median(&bares),
         bare_loop_seconds_all: bares,
-        restart_seconds_all: restarts,
+        restart_seconds_all: restarts.map(|r| r.seconds),
         ratio_vs_bare_loop: median(&ratios),
         restart_seconds: restart_median,
     })

@@ -203,18 +203,38 @@ pub fn decode_onus(
     interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
 ) -> Result<Vec<PolledOnu>, DeviceError> {
-    let mut rows: BTreeMap<&[u32], RowBuilder> = BTreeMap::new();
+    // Every cell keyed by its row index packed into one integer (indexes are one or two
+    // arcs, see `locate_onu`; others name no ONU), then sorted: each column is already
+    // in row order, so the stable sort merges runs, and rows group without comparing
+    // slices or building a map.
+    let mut cells: Vec<(u128, &[u32], usize, &SnmpValue)> =
+        Vec::with_capacity(table.iter().map(Vec::len).sum());
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
             let Some(index) = instance.strip_suffix(column.suffix) else {
                 continue;
             };
-            rows.entry(index).or_default().values[field_slot(column.field)] = Some(value);
+            let Some(key) = row_key(index) else {
+                continue;
+            };
+            cells.push((key, index, field_slot(column.field), value));
+        }
+    }
+    cells.sort_by_key(|cell| cell.0);
+    let mut rows: Vec<(u128, &[u32], RowBuilder)> = Vec::new();
+    for (key, index, slot, value) in cells {
+        match rows.last_mut() {
+            Some((last, _, row)) if *last == key => row.values[slot] = Some(value),
+            _ => {
+                let mut row = RowBuilder::default();
+                row.values[slot] = Some(value);
+                rows.push((key, index, row));
+            }
         }
     }
 
     let mut onus = Vec::with_capacity(rows.len());
-    for (index, row) in rows {
+    for (_, index, row) in rows {
         let Some((pon_port, onu_index)) = locate_onu(profile, interfaces, index) else {
             continue;
         };
@@ -259,6 +279,15 @@ pub fn decode_onus(
         });
     }
     Ok(onus)
+}
+
+/// A row index of one or two arcs as one integer that sorts as the arcs do.
+fn row_key(index: &[u32]) -> Option<u128> {
+    match *index {
+        [a] => Some((1 << 64) | u128::from(a)),
+        [a, b] => Some((2 << 64) | (u128::from(a) << 32) | u128::from(b)),
+        _ => None,
+    }
 }
 
 fn decode_serial(profile: &Profile, value: &SnmpValue) -> Option<String> {

@@ -1078,6 +1078,89 @@ mod tests {
     use super::*;
 
     #[test]
+    fn onu_tables_in_the_old_json_encoding_are_read_and_rewritten_in_binary() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let seen = DateTime::from_timestamp(1_800_000_000, 250).expect("time");
+        let onu = Onu {
+            id: 9,
+            olt_id: 3,
+            pon_port: "0/1/0".into(),
+            onu_index: 4,
+            serial: "HWTC00000009".into(),
+            description: "contract 9".into(),
+            status: crate::domain::OnuStatus::Online,
+            last_down_cause: None,
+            distance: Some(900),
+            rx_power: Some(-20.5),
+            tx_power: Some(2.0),
+            olt_rx_power: None,
+            vlan: Some(100),
+            last_update: seen,
+        };
+        // What versions before the binary encoding wrote.
+        store
+            .onus
+            .insert(
+                3u32.to_be_bytes(),
+                serde_json::to_vec(&[&onu]).expect("json"),
+            )
+            .expect("insert");
+        assert_eq!(store.load_onus(3, Some(seen)).expect("load"), [onu.clone()]);
+
+        store
+            .save_onus(3, &[onu.clone()], Some(seen))
+            .expect("save");
+        let raw = store
+            .onus
+            .get(3u32.to_be_bytes())
+            .expect("get")
+            .expect("some");
+        assert!(onu_table_encoding::is_binary(&raw));
+        assert_eq!(store.load_onus(3, Some(seen)).expect("load"), [onu.clone()]);
+        // A later good poll that changed nothing left the table as it was.
+        let later = seen + chrono::Duration::seconds(60);
+        let loaded = store.load_onus(3, Some(later)).expect("load");
+        assert_eq!(loaded[0].last_update, later);
+    }
+
+    #[test]
+    fn poll_statistics_overlay_the_stored_olt_record() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let at = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let mut record = OltRecord {
+            id: 5,
+            status: SessionStatus::Online,
+            since: at,
+            last_poll_at: Some(at),
+            last_poll_ms: Some(30),
+            last_poll_varbinds: 700,
+            last_success_at: Some(at),
+            last_error: None,
+            failures_in_row: 0,
+            system: SystemInfo {
+                uptime_seconds: Some(100),
+                ..SystemInfo::default()
+            },
+            ports: Vec::new(),
+            transitions: Vec::new(),
+            vlans: Vec::new(),
+        };
+        store.save_olt(&record).expect("save");
+        let later = at + chrono::Duration::seconds(60);
+        record.last_poll_at = Some(later);
+        record.last_success_at = Some(later);
+        record.last_poll_ms = Some(31);
+        record.last_poll_varbinds = 701;
+        record.system.uptime_seconds = Some(160);
+        store.save_poll_stats(&record).expect("stats");
+        drop(store);
+        let store = Store::open(dir.path()).expect("reopen");
+        assert_eq!(store.load_olt(5).expect("load"), Some(record));
+    }
+
+    #[test]
     fn onu_ids_are_stable_and_distinct() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = Store::open(dir.path()).expect("open");

@@ -35,13 +35,20 @@ struct OltEntry {
     total_onu: u32,
 }
 
-/// Seconds of each restart (spawn until `GET /olts` shows every OLT's ONUs).
+/// What the restarts measured.
+pub struct Restarts {
+    /// Seconds of each restart (spawn until `GET /olts` shows every OLT's ONUs).
+    pub seconds: Vec<f64>,
+    /// Resident memory of `serve` after its first full poll (BENCHMARKS.md P5).
+    pub serve_rss_bytes: u64,
+}
+
 pub async fn measure(
     work: &Path,
     inventory: &Path,
     olts: usize,
     onus_per_olt: usize,
-) -> anyhow::Result<Vec<f64>> {
+) -> anyhow::Result<Restarts> {
     let exe = std::env::current_exe().context("cannot find the ponkeeper binary")?;
     let port = free_port()?;
     let config = work.join("serve.toml");
@@ -97,6 +104,12 @@ pub async fn measure(
         let tail: Vec<&str> = log.lines().rev().take(5).collect();
         bail!("{e}; the end of serve's log: {tail:?}");
     }
+    // Let the tasks of the first poll finish and settle before reading the size.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let serve_rss_bytes = serve
+        .0
+        .id()
+        .map_or(0, |pid| super::rss_bytes_of(&format!("/proc/{pid}/status")));
     stop(&mut serve).await?;
 
     let mut seconds = Vec::new();
@@ -107,7 +120,10 @@ pub async fn measure(
         seconds.push(started.elapsed().as_secs_f64());
         stop(&mut serve).await?;
     }
-    Ok(seconds)
+    Ok(Restarts {
+        seconds,
+        serve_rss_bytes,
+    })
 }
 
 /// Starts `serve`; its log goes to `serve.log` beside the configuration.
