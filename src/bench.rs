@@ -23,6 +23,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod baseline_http;
 pub mod restart;
 
 /// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
