@@ -1106,10 +1106,13 @@ mod tests {
                 serde_json::to_vec(&[&onu]).expect("json"),
             )
             .expect("insert");
-        assert_eq!(store.load_onus(3, Some(seen)).expect("load"), [onu.clone()]);
+        assert_eq!(
+            store.load_onus(3, Some(seen)).expect("load"),
+            vec![onu.clone()]
+        );
 
         store
-            .save_onus(3, &[onu.clone()], Some(seen))
+            .save_onus(3, std::slice::from_ref(&onu), Some(seen))
             .expect("save");
         let raw = store
             .onus
@@ -1117,7 +1120,10 @@ mod tests {
             .expect("get")
             .expect("some");
         assert!(onu_table_encoding::is_binary(&raw));
-        assert_eq!(store.load_onus(3, Some(seen)).expect("load"), [onu.clone()]);
+        assert_eq!(
+            store.load_onus(3, Some(seen)).expect("load"),
+            vec![onu.clone()]
+        );
         // A later good poll that changed nothing left the table as it was.
         let later = seen + chrono::Duration::seconds(60);
         let loaded = store.load_onus(3, Some(later)).expect("load");
