@@ -10,7 +10,8 @@ mod inventory;
 mod nodes;
 mod olts;
 mod onu_actions;
-mod onus;
+// Public for benches/envelope.rs, which serialises its real page type.
+pub mod onus;
 mod optics;
 mod szo;
 mod vlans;

@@ -3,7 +3,9 @@
 //! the project is held to, measured in one run — cycle wall time (median), the poller's
 //! CPU time per cycle, varbinds per second, resident memory, and two baselines on the same
 //! OIDs: net-snmp's `snmpbulkwalk` processes (8 at a time, one per table column, as script
-//! pollers do) over up to 200 OLTs, and a bare GETBULK loop with no actors or storage.
+//! pollers do) over up to 200 OLTs, and a bare GETBULK loop with no actors, ONU decoding
+//! or storage. With `--restart` it also times restarts of the real `serve` binary with
+//! the workload's state in sled ([`restart`], P6).
 
 use anyhow::{bail, Context};
 use futures::stream::{self, StreamExt};
@@ -20,6 +22,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+pub mod baseline_http;
+pub mod restart;
 
 /// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
 const NETSNMP_OLTS: usize = 200;
@@ -39,6 +44,9 @@ pub struct PollBenchOptions {
     /// Print only the JSON result.
     #[arg(long)]
     pub json: bool,
+    /// Also time restarts of `ponkeeper serve` with the workload's state in sled (P6).
+    #[arg(long)]
+    pub restart: bool,
     /// First UDP port of the simulated fleet.
     #[arg(long, default_value_t = 21000)]
     pub base_port: u16,
@@ -54,14 +62,24 @@ pub struct PollBenchResult {
     pub cycle_seconds_all: Vec<f64>,
     pub poller_cpu_seconds: f64,
     pub varbinds_per_second: f64,
+    /// Resident memory of this process after the first measured cycle (before any bare
+    /// loop ran in it).
     pub rss_bytes: u64,
+    /// Resident memory of the real `serve` after its first full poll (with `--restart`).
+    pub serve_rss_bytes: Option<u64>,
     pub netsnmp_olts: Option<usize>,
     pub netsnmp_seconds: Option<f64>,
     /// ponkeeper's cycle over the same OLTs as net-snmp.
     pub ponkeeper_seconds_same_olts: Option<f64>,
     pub ratio_vs_netsnmp: Option<f64>,
+    /// Median of the bare loops, one run after each cycle.
     pub bare_loop_seconds: f64,
+    pub bare_loop_seconds_all: Vec<f64>,
+    /// Median of each cycle's time over the bare loop run right after it.
     pub ratio_vs_bare_loop: f64,
+    /// Median time from starting `serve` until `GET /olts` shows every OLT's ONUs.
+    pub restart_seconds: Option<f64>,
+    pub restart_seconds_all: Option<Vec<f64>>,
 }
 
 /// The simulator child; killed when dropped.
@@ -102,7 +120,12 @@ fn cpu_seconds() -> anyhow::Result<f64> {
 }
 
 fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    rss_bytes_of("/proc/self/status")
+}
+
+/// VmRSS of a `/proc/<pid>/status` file, in bytes (0 if unreadable).
+fn rss_bytes_of(status: &str) -> u64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|s| {
             s.lines()
@@ -296,22 +319,32 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     cycle(&handles).await?; // warm-up: sessions opened, ONU ids allocated
     progress.inc(1);
 
+    // Each cycle is followed by a bare loop over the same OIDs, so both see the same
+    // machine load (the machine is shared); the ratio is the median of the pairs'.
     let mut walls = Vec::new();
+    let mut bares = Vec::new();
+    let mut ratios = Vec::new();
     let mut varbinds = 0u64;
-    let cpu_before = cpu_seconds()?;
+    let mut cpu = 0.0;
+    let mut rss = rss_bytes();
     for i in 0..options.cycles {
         progress.set_message(format!("cycle {} of {}", i + 1, options.cycles));
-        walls.push(cycle(&handles).await?);
+        let cpu_before = cpu_seconds()?;
+        let wall = cycle(&handles).await?;
+        cpu += cpu_seconds()? - cpu_before;
         for handle in &handles {
             varbinds += handle.detail().await?.session.last_poll_varbinds;
         }
+        if i == 0 {
+            rss = rss_bytes();
+        }
+        let bare = bare_loop(&inventory.olts, &bare_settings).await?;
+        walls.push(wall);
+        bares.push(bare);
+        ratios.push(wall / bare);
         progress.inc(1);
     }
-    let cpu = (cpu_seconds()? - cpu_before) / options.cycles.max(1) as f64;
-    let rss = rss_bytes();
-
-    progress.set_message("bare GETBULK loop");
-    let bare = bare_loop(&inventory.olts, &bare_settings).await?;
+    let cpu = cpu / options.cycles.max(1) as f64;
     progress.inc(1);
 
     let (netsnmp_olts, netsnmp_seconds, ponkeeper_same) = if options.compare_netsnmp {
@@ -324,10 +357,20 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         (None, None, None)
     };
     progress.inc(1);
-    progress.finish_and_clear();
     fleet.shutdown().await;
+    let restarts = if options.restart {
+        progress.set_message("restarts of serve");
+        let onus_per_olt = options.onus_per_olt;
+        let olts = inventory.olts.len();
+        Some(restart::measure(work.path(), &inventory_path, olts, onus_per_olt).await?)
+    } else {
+        None
+    };
+    progress.finish_and_clear();
 
     let median_wall = median(&walls);
+    let restart_median = restarts.as_ref().map(|r| median(&r.seconds));
+    let serve_rss_bytes = restarts.as_ref().map(|r| r.serve_rss_bytes);
     let total_wall: f64 = walls.iter().sum();
     Ok(PollBenchResult {
         olts: inventory.olts.len(),
@@ -342,11 +385,15 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
             0.0
         },
         rss_bytes: rss,
+        serve_rss_bytes,
         netsnmp_olts,
         netsnmp_seconds,
         ponkeeper_seconds_same_olts: ponkeeper_same,
         ratio_vs_netsnmp: netsnmp_seconds.zip(ponkeeper_same).map(|(n, p)| n / p),
-        bare_loop_seconds: bare,
-        ratio_vs_bare_loop: median_wall / bare,
+        bare_loop_seconds: median(&bares),
+        bare_loop_seconds_all: bares,
+        restart_seconds_all: restarts.map(|r| r.seconds),
+        ratio_vs_bare_loop: median(&ratios),
+        restart_seconds: restart_median,
     })
 }

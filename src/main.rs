@@ -65,6 +65,12 @@ enum Command {
 enum BenchKind {
     /// Full poll cycles of a simulated fleet through the real actors, with baselines.
     Poll(ponkeeper::bench::PollBenchOptions),
+    /// The A1 baseline for benches/api_load.sh: a bare axum handler, constant JSON.
+    #[command(hide = true)]
+    BaselineHttp {
+        #[arg(long, default_value = "127.0.0.1:18080")]
+        listen: std::net::SocketAddr,
+    },
 }
 
 #[derive(clap::Args)]
@@ -191,6 +197,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Demo(options) => demo::run(options).await,
         Command::Sim(options) => simulate(options).await,
+        Command::Bench {
+            kind: BenchKind::BaselineHttp { listen },
+        } => ponkeeper::bench::baseline_http::serve(listen).await,
         Command::Bench {
             kind: BenchKind::Poll(options),
         } => {

@@ -326,6 +326,9 @@ pub(crate) struct OltState {
     store: Store,
     settings: Arc<PollSettings>,
     record: OltRecord,
+    /// Whether `record` changed in more than its poll statistics since it was last
+    /// written whole (the statistics alone are written after every poll).
+    record_dirty: bool,
     onus: OnuTable,
     client: Option<SnmpClient>,
     in_flight: Option<InFlight>,
@@ -381,7 +384,7 @@ impl Actor for OltActor {
             transitions: Vec::new(),
             vlans: Vec::new(),
         });
-        let mut onus = OnuTable::new(store.load_onus(spec.id)?);
+        let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
         let latest = store.latest_config(spec.id)?;
         let vlan_map = match (&latest, Profile::for_vendor(spec.vendor)) {
             (Some(latest), Some(profile)) => store
@@ -404,6 +407,7 @@ impl Actor for OltActor {
             store,
             settings,
             record,
+            record_dirty: true,
             onus,
             client: None,
             in_flight: None,
@@ -544,6 +548,7 @@ impl Actor for OltActor {
             }
             OltMsg::Reconfigure(spec) => {
                 state.spec = *spec;
+                state.record_dirty = true;
                 if state.stopped.is_some() {
                     // Still stopped: the new entry applies from the next restart-session.
                 } else if state.spec.enabled {
@@ -660,6 +665,7 @@ impl OltState {
     fn record_move(&mut self, to: SessionStatus, reason: String) {
         let from = self.record.transitions.last().map(|t| t.to);
         tracing::info!(olt = self.spec.id, from = ?from, %to, %reason, "session state");
+        self.record_dirty = true;
         self.record.status = to;
         self.record.since = Utc::now();
         self.record.transitions.push(Transition {
@@ -773,6 +779,7 @@ impl OltState {
         match report.result {
             Ok(outcome) => {
                 self.record.failures_in_row = 0;
+                self.record_dirty |= self.record.last_error.is_some();
                 self.record.last_error = None;
                 self.record.last_success_at = Some(now);
                 self.apply(outcome, now);
@@ -782,7 +789,9 @@ impl OltState {
             Err(error) => {
                 self.record.failures_in_row += 1;
                 let failures = self.record.failures_in_row;
-                self.record.last_error = Some(error.to_string());
+                let last_error = Some(error.to_string());
+                self.record_dirty |= self.record.last_error != last_error;
+                self.record.last_error = last_error;
                 if failures >= self.settings.offline_after {
                     self.move_to(
                         SessionStatus::Offline,
@@ -819,9 +828,10 @@ impl OltState {
                 }
             },
         );
+        let mut table_changed = report.table_changed;
         if !self.vlan_map.is_empty() {
             // ONUs that moved or appeared take their VLAN from the latest configuration.
-            self.onus.set_vlans(&self.vlan_map);
+            table_changed |= self.onus.set_vlans(&self.vlan_map);
         }
 
         let onus = self.onus.all();
@@ -848,17 +858,29 @@ impl OltState {
                 }
             }
         }
-        self.record.ports = ports;
-        self.record.vlans = outcome.vlans;
-        self.record.system = SystemInfo {
+        let system = SystemInfo {
             sys_name: outcome.sys_name,
             sys_descr: outcome.sys_descr,
             uptime_seconds: outcome.uptime_seconds,
             firmware: outcome.firmware,
         };
-        let persisted = self
-            .store
-            .save_onus(olt, &onus)
+        // The uptime is a poll statistic (stored apart); the rest rarely changes.
+        let old = &self.record.system;
+        self.record_dirty |= self.record.ports != ports
+            || self.record.vlans != outcome.vlans
+            || (&old.sys_name, &old.sys_descr, &old.firmware)
+                != (&system.sys_name, &system.sys_descr, &system.firmware);
+        self.record.ports = ports;
+        self.record.vlans = outcome.vlans;
+        self.record.system = system;
+        // A table that changed only in the poll time is not rewritten (the OLT record's
+        // `last_success_at` carries that time).
+        let saved = if table_changed {
+            self.store.save_onus(olt, &onus, self.onus.polled_at())
+        } else {
+            Ok(())
+        };
+        let persisted = saved
             .and_then(|()| self.store.record_state_changes(&report.state_changes))
             .and_then(|()| self.store.record_optics(&report.optics));
         if let Err(e) = persisted {
@@ -1117,13 +1139,24 @@ impl OltState {
     }
 
     fn persist_onus(&self) {
-        if let Err(e) = self.store.save_onus(self.spec.id, &self.onus.all()) {
+        if let Err(e) = self
+            .store
+            .save_onus(self.spec.id, &self.onus.all(), self.onus.polled_at())
+        {
             tracing::error!(olt = self.spec.id, error = %e, "cannot persist the ONU table");
         }
     }
 
-    fn persist_record(&self) {
-        if let Err(e) = self.store.save_olt(&self.record) {
+    /// Writes the OLT record: whole when it changed beyond its poll statistics, else
+    /// only the statistics (a poll that changed nothing writes about 60 bytes).
+    fn persist_record(&mut self) {
+        let saved = if self.record_dirty {
+            self.store.save_olt(&self.record)
+        } else {
+            self.store.save_poll_stats(&self.record)
+        };
+        self.record_dirty &= saved.is_err();
+        if let Err(e) = saved {
             tracing::error!(olt = self.spec.id, error = %e, "cannot persist the OLT record");
         }
     }

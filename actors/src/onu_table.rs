@@ -70,6 +70,9 @@ pub struct OnuPage {
 pub struct MergeReport {
     pub state_changes: Vec<(OnuId, OnuStateChange)>,
     pub optics: Vec<(OnuId, OpticsPoint)>,
+    /// Whether the table changed in anything but the time of the poll (an ONU appeared,
+    /// vanished or changed a field): only then does the stored table need rewriting.
+    pub table_changed: bool,
 }
 
 #[derive(Default)]
@@ -79,18 +82,28 @@ pub struct OnuTable {
     /// `serial \0 description`, lower-cased, parallel to `onus`.
     search_keys: Vec<String>,
     last_point: HashMap<OnuId, (DateTime<Utc>, OpticsLevel)>,
+    /// Time of the last merged poll: ONUs with this `last_update` were in it.
+    polled_at: Option<DateTime<Utc>>,
 }
 
 impl OnuTable {
-    /// A table loaded from the store (its ONUs in any order).
+    /// A table loaded from the store (its ONUs in any order). The latest `last_update`
+    /// is taken as the time of the last merged poll.
     pub fn new(mut onus: Vec<Onu>) -> OnuTable {
         onus.sort_by_key(|o| o.id);
+        let polled_at = onus.iter().map(|o| o.last_update).max();
         let mut table = OnuTable {
             onus: Arc::new(onus),
+            polled_at,
             ..OnuTable::default()
         };
         table.reindex();
         table
+    }
+
+    /// Time of the last merged poll.
+    pub fn polled_at(&self) -> Option<DateTime<Utc>> {
+        self.polled_at
     }
 
     fn reindex(&mut self) {
@@ -170,13 +183,15 @@ impl OnuTable {
         mut allocate: impl FnMut(&str) -> Option<OnuId>,
     ) -> MergeReport {
         let mut report = MergeReport::default();
+        let was_polled_at = self.polled_at;
         let mut seen = vec![false; self.onus.len()];
         let mut table = Vec::with_capacity(polled.len().max(self.onus.len()));
+        let mut key = String::new();
         for reading in polled {
-            let known = self
-                .by_serial
-                .get(&reading.serial.to_ascii_lowercase())
-                .copied();
+            key.clear();
+            key.push_str(&reading.serial);
+            key.make_ascii_lowercase();
+            let known = self.by_serial.get(key.as_str()).copied();
             let previous = known.map(|i| &self.onus[i]);
             let Some(id) = previous.map(|o| o.id).or_else(|| allocate(&reading.serial)) else {
                 continue;
@@ -197,6 +212,19 @@ impl OnuTable {
                     },
                 ));
             }
+            report.table_changed |= previous.is_none_or(|p| {
+                Some(p.last_update) != was_polled_at
+                    || p.pon_port != reading.pon_port
+                    || p.onu_index != reading.onu_index
+                    || p.serial != reading.serial
+                    || p.description != reading.description
+                    || p.status != reading.status
+                    || p.last_down_cause != reading.last_down_cause
+                    || p.distance != reading.distance
+                    || p.rx_power != reading.rx_power
+                    || p.tx_power != reading.tx_power
+                    || p.olt_rx_power != reading.olt_rx_power
+            });
             table.push(Onu {
                 id,
                 olt_id,
@@ -216,7 +244,10 @@ impl OnuTable {
         }
         for (onu, _) in self.onus.iter().zip(&seen).filter(|(_, seen)| !**seen) {
             let mut kept = onu.clone();
+            // It was in the previous poll and is not in this one.
+            report.table_changed |= Some(kept.last_update) == was_polled_at;
             if kept.status == OnuStatus::Online {
+                report.table_changed = true;
                 kept.status = OnuStatus::Offline;
                 kept.last_down_cause = Some(DownCause::Unknown);
                 report.state_changes.push((
@@ -230,7 +261,9 @@ impl OnuTable {
             }
             table.push(kept);
         }
-        table.sort_by_key(|o| o.id);
+        if !table.is_sorted_by_key(|o| o.id) {
+            table.sort_by_key(|o| o.id);
+        }
 
         for onu in table.iter().filter(|o| o.last_update == now) {
             let level = thresholds.level(onu.rx_power);
@@ -255,8 +288,17 @@ impl OnuTable {
                 ));
             }
         }
+        // The indexes depend on ids, serials and descriptions only: most polls keep them.
+        let same_keys = table.len() == self.onus.len()
+            && table.iter().zip(self.onus.iter()).all(|(a, b)| {
+                a.id == b.id && a.serial == b.serial && a.description == b.description
+            });
+        report.table_changed |= was_polled_at.is_none() || !same_keys;
         self.onus = Arc::new(table);
-        self.reindex();
+        self.polled_at = Some(now);
+        if !same_keys {
+            self.reindex();
+        }
         report
     }
 

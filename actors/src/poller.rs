@@ -143,9 +143,32 @@ impl Interfaces {
     }
 }
 
+/// One table row's values by field (see [`field_slot`]); a fixed array instead of a map,
+/// as this runs for every ONU of every poll.
 #[derive(Default)]
 struct RowBuilder<'a> {
-    values: HashMap<OnuField, &'a SnmpValue>,
+    values: [Option<&'a SnmpValue>; FIELDS],
+}
+
+const FIELDS: usize = 8;
+
+fn field_slot(field: OnuField) -> usize {
+    match field {
+        OnuField::Serial => 0,
+        OnuField::Description => 1,
+        OnuField::Status => 2,
+        OnuField::Distance => 3,
+        OnuField::DownCause => 4,
+        OnuField::RxPower => 5,
+        OnuField::TxPower => 6,
+        OnuField::OltRxPower => 7,
+    }
+}
+
+impl<'a> RowBuilder<'a> {
+    fn get(&self, field: OnuField) -> Option<&'a SnmpValue> {
+        self.values[field_slot(field)]
+    }
 }
 
 /// The port name and ONU number a row index stands for, per the profile's indexing;
@@ -180,38 +203,54 @@ pub fn decode_onus(
     interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
 ) -> Result<Vec<PolledOnu>, DeviceError> {
-    let mut rows: BTreeMap<&[u32], RowBuilder> = BTreeMap::new();
+    // Every cell keyed by its row index packed into one integer (indexes are one or two
+    // arcs, see `locate_onu`; others name no ONU), then sorted: each column is already
+    // in row order, so the stable sort merges runs, and rows group without comparing
+    // slices or building a map.
+    let mut cells: Vec<(u128, &[u32], usize, &SnmpValue)> =
+        Vec::with_capacity(table.iter().map(Vec::len).sum());
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
             let Some(index) = instance.strip_suffix(column.suffix) else {
                 continue;
             };
-            rows.entry(index)
-                .or_default()
-                .values
-                .insert(column.field, value);
+            let Some(key) = row_key(index) else {
+                continue;
+            };
+            cells.push((key, index, field_slot(column.field), value));
+        }
+    }
+    cells.sort_by_key(|cell| cell.0);
+    let mut rows: Vec<(u128, &[u32], RowBuilder)> = Vec::new();
+    for (key, index, slot, value) in cells {
+        match rows.last_mut() {
+            Some((last, _, row)) if *last == key => row.values[slot] = Some(value),
+            _ => {
+                let mut row = RowBuilder::default();
+                row.values[slot] = Some(value);
+                rows.push((key, index, row));
+            }
         }
     }
 
     let mut onus = Vec::with_capacity(rows.len());
-    for (index, row) in rows {
+    for (_, index, row) in rows {
         let Some((pon_port, onu_index)) = locate_onu(profile, interfaces, index) else {
             continue;
         };
         let Some(serial) = row
-            .values
-            .get(&OnuField::Serial)
+            .get(OnuField::Serial)
             .and_then(|v| decode_serial(profile, v))
         else {
             continue;
         };
         let integer = |field: OnuField| {
             let column = profile.column(field)?;
-            column.decode_integer(row.values.get(&field)?.as_i64()?)
+            column.decode_integer(row.get(field)?.as_i64()?)
         };
         let dbm = |field: OnuField| {
             let column = profile.column(field)?;
-            column.decode_dbm(row.values.get(&field)?.as_i64()?)
+            column.decode_dbm(row.get(field)?.as_i64()?)
         };
         let raw_status = integer(OnuField::Status);
         let status = raw_status
@@ -228,8 +267,7 @@ pub fn decode_onus(
             onu_index,
             serial,
             description: row
-                .values
-                .get(&OnuField::Description)
+                .get(OnuField::Description)
                 .and_then(|v| v.as_text())
                 .unwrap_or_default(),
             status,
@@ -241,6 +279,15 @@ pub fn decode_onus(
         });
     }
     Ok(onus)
+}
+
+/// A row index of one or two arcs as one integer that sorts as the arcs do.
+fn row_key(index: &[u32]) -> Option<u128> {
+    match *index {
+        [a] => Some((1 << 64) | u128::from(a)),
+        [a, b] => Some((2 << 64) | (u128::from(a) << 32) | u128::from(b)),
+        _ => None,
+    }
 }
 
 fn decode_serial(profile: &Profile, value: &SnmpValue) -> Option<String> {

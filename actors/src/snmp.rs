@@ -141,14 +141,18 @@ impl SnmpClient {
             .ok_or_else(|| DeviceError::Protocol("no session".into()))
     }
 
-    /// Sends one request with timeout and retries; returns the response varbinds.
+    /// Sends one request with timeout and retries; hands each varbind of the answer
+    /// (its arcs, its value) to `visit` and returns how many there were. Varbinds are
+    /// read in place from the session's buffer: only what `visit` keeps is copied.
     async fn exchange(
         &mut self,
         request: Request<'_>,
-    ) -> Result<Vec<(Vec<u32>, SnmpValue)>, DeviceError> {
+        visit: &mut (dyn FnMut(&[u32], &Value<'_>) + Send),
+    ) -> Result<u64, DeviceError> {
         let attempts = self.settings.retries + 1;
         let timeout = self.settings.timeout;
         let mut last_error = None;
+        let mut arcs = Vec::with_capacity(24);
         for _ in 0..attempts {
             self.next_request_id = self.next_request_id.wrapping_add(1);
             let session = self.session().await?;
@@ -170,16 +174,19 @@ impl SnmpClient {
                         index: pdu.error_index,
                     }));
                 }
-                Ok(Ok(pdu
-                    .varbinds
-                    .map(|(oid, value)| (arcs(&oid), copy_value(&value)))
-                    .collect::<Vec<_>>()))
+                let mut count = 0u64;
+                for (oid, value) in pdu.varbinds {
+                    decode_arcs(oid.as_bytes(), &mut arcs);
+                    visit(&arcs, &value);
+                    count += 1;
+                }
+                Ok(Ok(count))
             })
             .await;
             match answer {
-                Ok(Ok(Ok(varbinds))) => {
-                    self.varbinds_received += varbinds.len() as u64;
-                    return Ok(varbinds);
+                Ok(Ok(Ok(count))) => {
+                    self.varbinds_received += count;
+                    return Ok(count);
                 }
                 Ok(Ok(Err(agent_error))) => return Err(agent_error),
                 Ok(Err(snmp_error)) => {
@@ -196,17 +203,30 @@ impl SnmpClient {
         Err(last_error.unwrap_or(DeviceError::Timeout { timeout, attempts }))
     }
 
+    /// [`Self::exchange`], the varbinds copied out.
+    async fn exchange_owned(
+        &mut self,
+        request: Request<'_>,
+    ) -> Result<Vec<(Vec<u32>, SnmpValue)>, DeviceError> {
+        let mut varbinds = Vec::new();
+        self.exchange(request, &mut |oid, value| {
+            varbinds.push((oid.to_vec(), copy_value(value)))
+        })
+        .await?;
+        Ok(varbinds)
+    }
+
     /// GET of several scalars; missing ones come back as [`SnmpValue::Missing`].
     pub async fn get(&mut self, oids: &[&[u32]]) -> Result<Vec<SnmpValue>, DeviceError> {
         let wanted: Vec<Oid<'static>> = oids.iter().map(|o| to_oid(o)).collect::<Result<_, _>>()?;
-        let answer = match self.exchange(Request::Get(&wanted)).await {
+        let answer = match self.exchange_owned(Request::Get(&wanted)).await {
             // SNMPv1 agents answer a GET of an absent object with noSuchName for the whole
             // request: fall back to asking one at a time.
             Err(DeviceError::AgentError { status: 2, .. }) if oids.len() > 1 => {
                 let mut values = Vec::with_capacity(oids.len());
                 for oid in &wanted {
                     let single = std::slice::from_ref(oid);
-                    match self.exchange(Request::Get(single)).await {
+                    match self.exchange_owned(Request::Get(single)).await {
                         Ok(mut vb) if vb.len() == 1 => values.push(vb.remove(0).1),
                         Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
                             values.push(SnmpValue::Missing)
@@ -241,59 +261,69 @@ impl SnmpClient {
                 .iter()
                 .map(|&c| to_oid(&cursors[c]))
                 .collect::<Result<_, _>>()?;
-            let answer = match self.version {
-                SnmpVersion::V1 => {
-                    let mut answer = Vec::with_capacity(request.len());
-                    for oid in &request {
-                        match self.exchange(Request::GetNext(oid)).await {
-                            Ok(mut vb) if !vb.is_empty() => answer.push(vb.remove(0)),
-                            // noSuchName: past the end of the MIB.
-                            Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
-                                answer.push((Vec::new(), SnmpValue::Missing))
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    answer
-                }
-                SnmpVersion::V2c => {
-                    let repetitions = (self.settings.bulk_varbinds / active.len() as u32).max(1);
-                    self.exchange(Request::GetBulk(&request, repetitions))
-                        .await?
-                }
-            };
-            if answer.is_empty() {
-                return Err(DeviceError::Protocol(
-                    "GETBULK answered with no varbinds".into(),
-                ));
-            }
             let width = active.len();
-            if self.version == SnmpVersion::V2c {
-                // More varbinds than asked for is not an answer to this request.
-                let asked = width * (self.settings.bulk_varbinds as usize / width).max(1);
-                if answer.len() > asked {
-                    return Err(DeviceError::Protocol(format!(
-                        "GETBULK for {asked} varbinds answered with {}",
-                        answer.len()
-                    )));
-                }
-            }
             let mut finished = vec![false; width];
-            for (i, (oid, value)) in answer.into_iter().enumerate() {
-                let slot = i % width;
+            // Varbind i of the answer continues the walk of column `active[i % width]`.
+            let mut position = 0usize;
+            let mut offer = |oid: &[u32], value: SnmpValue| {
+                let slot = position % width;
+                position += 1;
                 if finished[slot] {
-                    continue;
+                    return;
                 }
                 let column = active[slot];
                 let prefix = columns[column];
                 let in_subtree = oid.len() > prefix.len() && oid.starts_with(prefix);
-                let advances = compare_arcs(&oid, &cursors[column]) == Ordering::Greater;
+                let advances = compare_arcs(oid, &cursors[column]) == Ordering::Greater;
                 if !in_subtree || !advances || value == SnmpValue::Missing {
                     finished[slot] = true;
-                    continue;
+                    return;
                 }
                 rows[column].push((oid[prefix.len()..].to_vec(), value));
-                cursors[column] = oid;
+                cursors[column].clear();
+                cursors[column].extend_from_slice(oid);
+            };
+            let answered = match self.version {
+                SnmpVersion::V1 => {
+                    for oid in &request {
+                        match self.exchange_owned(Request::GetNext(oid)).await {
+                            Ok(vb) if !vb.is_empty() => {
+                                let (oid, value) = &vb[0];
+                                offer(oid, value.clone());
+                            }
+                            // noSuchName: past the end of the MIB.
+                            Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
+                                offer(&[], SnmpValue::Missing)
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    request.len() as u64
+                }
+                SnmpVersion::V2c => {
+                    let repetitions = (self.settings.bulk_varbinds / width as u32).max(1);
+                    self.exchange(
+                        Request::GetBulk(&request, repetitions),
+                        &mut |oid, value| offer(oid, copy_value(value)),
+                    )
+                    .await?
+                }
+            };
+            if answered == 0 {
+                return Err(DeviceError::Protocol(
+                    "GETBULK answered with no varbinds".into(),
+                ));
+            }
+            if self.version == SnmpVersion::V2c {
+                // More varbinds than asked for is not an answer to this request (the rows
+                // taken from it are dropped with the error).
+                let asked =
+                    width as u64 * u64::from((self.settings.bulk_varbinds / width as u32).max(1));
+                if answered > asked {
+                    return Err(DeviceError::Protocol(format!(
+                        "GETBULK for {asked} varbinds answered with {answered}"
+                    )));
+                }
             }
             active = active
                 .iter()
@@ -307,7 +337,7 @@ impl SnmpClient {
 }
 
 /// What a response datagram carries, decoded the way the client decodes an answer
-/// (snmp2's parser, then the same copy into owned arcs and values): the request id and
+/// (snmp2's parser, then the same in-place arc decoding and value copy): the request id and
 /// the varbinds, or the agent's error. The fuzz target and the property tests drive the
 /// decoding path through this.
 pub fn decode_response(bytes: &[u8]) -> Result<(i32, Vec<(Vec<u32>, SnmpValue)>), DeviceError> {
@@ -319,9 +349,13 @@ pub fn decode_response(bytes: &[u8]) -> Result<(i32, Vec<(Vec<u32>, SnmpValue)>)
             index: pdu.error_index,
         });
     }
+    let mut arcs = Vec::new();
     let varbinds = pdu
         .varbinds
-        .map(|(oid, value)| (arcs(&oid), copy_value(&value)))
+        .map(|(oid, value)| {
+            decode_arcs(oid.as_bytes(), &mut arcs);
+            (arcs.clone(), copy_value(&value))
+        })
         .collect();
     Ok((pdu.req_id, varbinds))
 }
@@ -334,6 +368,54 @@ pub fn compare_arcs(a: &[u32], b: &[u32]) -> Ordering {
 fn to_oid(arcs: &[u32]) -> Result<Oid<'static>, DeviceError> {
     let wide: Vec<u64> = arcs.iter().map(|&a| u64::from(a)).collect();
     Oid::from(&wide).map_err(|e| DeviceError::Protocol(format!("bad OID {arcs:?}: {e:?}")))
+}
+
+/// The arcs of a BER-encoded OID (content octets) into `out`, without allocating once
+/// `out` has grown; arcs that do not fit 32 bits, or a truncated encoding, leave it empty
+/// (unusable), as [`arcs`] does.
+fn decode_arcs(bytes: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    let mut value: u64 = 0;
+    let mut first = true;
+    for &byte in bytes {
+        value = (value << 7) | u64::from(byte & 0x7f);
+        if value > u64::from(u32::MAX) + 80 {
+            out.clear();
+            return;
+        }
+        if byte & 0x80 != 0 {
+            continue;
+        }
+        if first {
+            // The first sub-identifier carries two arcs: 40 * X + Y.
+            let (x, y) = match value {
+                0..40 => (0, value),
+                40..80 => (1, value - 40),
+                _ => (2, value - 80),
+            };
+            out.push(x as u32);
+            match u32::try_from(y) {
+                Ok(y) => out.push(y),
+                Err(_) => {
+                    out.clear();
+                    return;
+                }
+            }
+            first = false;
+        } else {
+            match u32::try_from(value) {
+                Ok(arc) => out.push(arc),
+                Err(_) => {
+                    out.clear();
+                    return;
+                }
+            }
+        }
+        value = 0;
+    }
+    if bytes.last().is_some_and(|b| b & 0x80 != 0) {
+        out.clear();
+    }
 }
 
 /// The arcs of an OID; arcs that do not fit 32 bits make it unusable (empty).
@@ -401,6 +483,44 @@ fn copy_value(value: &Value<'_>) -> SnmpValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arcs_are_decoded_in_place_as_snmp2_decodes_them() {
+        let mut out = Vec::new();
+        for arcs_in in [
+            vec![
+                1u64,
+                3,
+                6,
+                1,
+                4,
+                1,
+                2011,
+                6,
+                128,
+                1,
+                1,
+                2,
+                43,
+                1,
+                3,
+                4_194_312_448,
+                7,
+            ],
+            vec![0, 39],
+            vec![1, 3, 6, 1, 2, 1, 1, 5, 0],
+        ] {
+            let oid = Oid::from(&arcs_in).expect("oid");
+            decode_arcs(oid.as_bytes(), &mut out);
+            assert_eq!(out, arcs(&oid), "{arcs_in:?}");
+        }
+        let too_wide = Oid::from(&[1u64, 3, 1 << 33]).expect("oid");
+        decode_arcs(too_wide.as_bytes(), &mut out);
+        assert!(out.is_empty());
+        decode_arcs(&[0x2b, 0x86], &mut out);
+        assert!(out.is_empty(), "truncated");
+    }
+
     use crate::sim::ber::{Name, ResponseWriter, Value as Encoded};
     use proptest::prelude::*;
 

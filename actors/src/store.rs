@@ -13,6 +13,14 @@ use chrono::{DateTime, Utc};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::path::Path;
 
+pub mod onu_table_encoding;
+
+/// sled's page cache, in bytes. sled's default (1 GiB) lets the cache grow with every
+/// write until it holds most of what was ever written; the service reads its trees at
+/// start-up and then mostly writes, so a small cache costs nothing measurable and keeps
+/// the resident size of `serve` close to what the actors hold (BENCHMARKS.md P5).
+const CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The sled error is shown, not chained, so reports do not repeat it.
@@ -23,6 +31,12 @@ pub enum StoreError {
         tree: &'static str,
         key: String,
         source: serde_json::Error,
+    },
+    #[error("store: record {key} in tree {tree} is unreadable: {reason}")]
+    Corrupt {
+        tree: &'static str,
+        key: String,
+        reason: String,
     },
     #[error("store: cannot encode a record: {0}")]
     Encode(#[from] serde_json::Error),
@@ -90,6 +104,115 @@ pub struct OltRecord {
     pub vlans: Vec<(u16, String)>,
 }
 
+/// The fields of an [`OltRecord`] that every poll changes.
+#[derive(Debug, Clone, PartialEq)]
+struct PollStats {
+    last_poll_at: Option<DateTime<Utc>>,
+    last_poll_ms: Option<u64>,
+    last_poll_varbinds: u64,
+    last_success_at: Option<DateTime<Utc>>,
+    failures_in_row: u32,
+    uptime_seconds: Option<u64>,
+}
+
+impl PollStats {
+    fn of(record: &OltRecord) -> PollStats {
+        PollStats {
+            last_poll_at: record.last_poll_at,
+            last_poll_ms: record.last_poll_ms,
+            last_poll_varbinds: record.last_poll_varbinds,
+            last_success_at: record.last_success_at,
+            failures_in_row: record.failures_in_row,
+            uptime_seconds: record.system.uptime_seconds,
+        }
+    }
+
+    fn apply_to(self, record: &mut OltRecord) {
+        record.last_poll_at = self.last_poll_at;
+        record.last_poll_ms = self.last_poll_ms;
+        record.last_poll_varbinds = self.last_poll_varbinds;
+        record.last_success_at = self.last_success_at;
+        record.failures_in_row = self.failures_in_row;
+        record.system.uptime_seconds = self.uptime_seconds;
+    }
+
+    /// Version byte 1, then each field as a presence byte and big-endian value (times
+    /// as i64 seconds and u32 nanoseconds).
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64);
+        out.push(1);
+        let time = |out: &mut Vec<u8>, at: Option<DateTime<Utc>>| match at {
+            None => out.push(0),
+            Some(at) => {
+                out.push(1);
+                out.extend_from_slice(&at.timestamp().to_be_bytes());
+                out.extend_from_slice(&at.timestamp_subsec_nanos().to_be_bytes());
+            }
+        };
+        let number = |out: &mut Vec<u8>, n: Option<u64>| match n {
+            None => out.push(0),
+            Some(n) => {
+                out.push(1);
+                out.extend_from_slice(&n.to_be_bytes());
+            }
+        };
+        time(&mut out, self.last_poll_at);
+        number(&mut out, self.last_poll_ms);
+        number(&mut out, Some(self.last_poll_varbinds));
+        time(&mut out, self.last_success_at);
+        number(&mut out, Some(u64::from(self.failures_in_row)));
+        number(&mut out, self.uptime_seconds);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Option<PollStats> {
+        let (&version, rest) = bytes.split_first()?;
+        if version != 1 {
+            return None;
+        }
+        let mut r = StatsReader(rest);
+        let stats = PollStats {
+            last_poll_at: r.time()?,
+            last_poll_ms: r.number()?,
+            last_poll_varbinds: r.number()?.unwrap_or(0),
+            last_success_at: r.time()?,
+            failures_in_row: u32::try_from(r.number()?.unwrap_or(0)).ok()?,
+            uptime_seconds: r.number()?,
+        };
+        r.0.is_empty().then_some(stats)
+    }
+}
+
+struct StatsReader<'a>(&'a [u8]);
+
+impl StatsReader<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, tail) = self.0.split_at_checked(N)?;
+        self.0 = tail;
+        head.try_into().ok()
+    }
+
+    fn present(&mut self) -> Option<bool> {
+        Some(self.take::<1>()?[0] == 1)
+    }
+
+    fn number(&mut self) -> Option<Option<u64>> {
+        if !self.present()? {
+            return Some(None);
+        }
+        Some(Some(u64::from_be_bytes(self.take()?)))
+    }
+
+    fn time(&mut self) -> Option<Option<DateTime<Utc>>> {
+        if !self.present()? {
+            return Some(None);
+        }
+        let seconds = i64::from_be_bytes(self.take()?);
+        let nanos = u32::from_be_bytes(self.take()?);
+        Some(Some(DateTime::from_timestamp(seconds, nanos)?))
+    }
+}
+
 /// Access level of an API key (seed §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -141,6 +264,9 @@ pub struct ApiKeyRecord {
 
 const OLTS: &str = "olts";
 const ONUS: &str = "onus";
+/// OLT id → [`PollStats`] (binary): what changes with every poll, kept apart from the
+/// JSON OLT record so that record is rewritten only when something else changed.
+const OLT_POLLS: &str = "olt_polls";
 const ONU_IDS: &str = "onu_ids";
 const API_KEYS: &str = "api_keys";
 const ONU_OWNERS: &str = "onu_owners";
@@ -238,6 +364,7 @@ const ABSENT_CENTI_DBM: i16 = i16::MIN;
 pub struct Store {
     db: sled::Db,
     olts: sled::Tree,
+    olt_polls: sled::Tree,
     onus: sled::Tree,
     onu_ids: sled::Tree,
     /// ONU id → OLT id, so a handler knows which actor to ask.
@@ -272,11 +399,13 @@ impl Store {
         let db = sled::Config::new()
             .path(dir.join("ponkeeper.sled"))
             .flush_every_ms(Some(500))
+            .cache_capacity(CACHE_BYTES)
             .open()?;
         let optics = db.open_tree(OPTICS)?;
         optics.set_merge_operator(append_points);
         Ok(Store {
             olts: db.open_tree(OLTS)?,
+            olt_polls: db.open_tree(OLT_POLLS)?,
             onus: db.open_tree(ONUS)?,
             onu_ids: db.open_tree(ONU_IDS)?,
             onu_owners: db.open_tree(ONU_OWNERS)?,
@@ -291,23 +420,72 @@ impl Store {
         })
     }
 
+    /// The OLT record, with the poll statistics of its latest poll.
     pub fn load_olt(&self, id: OltId) -> Result<Option<OltRecord>, StoreError> {
-        get_json(&self.olts, OLTS, &id.to_be_bytes())
+        let Some(mut record) = get_json::<OltRecord>(&self.olts, OLTS, &id.to_be_bytes())? else {
+            return Ok(None);
+        };
+        let stats = self
+            .olt_polls
+            .get(id.to_be_bytes())?
+            .and_then(|bytes| PollStats::decode(&bytes));
+        // Statistics older than the record (written by a version without them) are stale.
+        if let Some(stats) = stats.filter(|s| s.last_poll_at >= record.last_poll_at) {
+            stats.apply_to(&mut record);
+        }
+        Ok(Some(record))
     }
 
+    /// Writes the whole OLT record (and its poll statistics).
     pub fn save_olt(&self, record: &OltRecord) -> Result<(), StoreError> {
         self.olts
             .insert(record.id.to_be_bytes(), serde_json::to_vec(record)?)?;
+        self.save_poll_stats(record)
+    }
+
+    /// Writes only the poll statistics of an OLT record (about 60 bytes), for a poll that
+    /// changed nothing else in it.
+    pub fn save_poll_stats(&self, record: &OltRecord) -> Result<(), StoreError> {
+        self.olt_polls
+            .insert(record.id.to_be_bytes(), PollStats::of(record).encode())?;
         Ok(())
     }
 
-    pub fn load_onus(&self, olt: OltId) -> Result<Vec<Onu>, StoreError> {
-        Ok(get_json(&self.onus, ONUS, &olt.to_be_bytes())?.unwrap_or_default())
+    /// The ONU table of `olt`, in either encoding (see [`onu_table_encoding`]); ONUs seen
+    /// in the table's latest poll take the later of its time and `last_success_at`.
+    pub fn load_onus(
+        &self,
+        olt: OltId,
+        last_success_at: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Onu>, StoreError> {
+        let key = olt.to_be_bytes();
+        match self.onus.get(key)? {
+            None => Ok(Vec::new()),
+            Some(bytes) if onu_table_encoding::is_binary(&bytes) => {
+                onu_table_encoding::decode(&bytes, last_success_at).map_err(|reason| {
+                    StoreError::Corrupt {
+                        tree: ONUS,
+                        key: format!("{key:?}"),
+                        reason,
+                    }
+                })
+            }
+            Some(_) => Ok(get_json(&self.onus, ONUS, &key)?.unwrap_or_default()),
+        }
     }
 
-    pub fn save_onus(&self, olt: OltId, onus: &[Onu]) -> Result<(), StoreError> {
-        self.onus
-            .insert(olt.to_be_bytes(), serde_json::to_vec(onus)?)?;
+    /// Writes the ONU table of `olt`; `polled_at` is the time of the poll the table last
+    /// merged (its ONUs with that `last_update` are stored without a time).
+    pub fn save_onus(
+        &self,
+        olt: OltId,
+        onus: &[Onu],
+        polled_at: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        self.onus.insert(
+            olt.to_be_bytes(),
+            onu_table_encoding::encode(onus, polled_at),
+        )?;
         Ok(())
     }
 
@@ -917,6 +1095,95 @@ fn get_json<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn onu_tables_in_the_old_json_encoding_are_read_and_rewritten_in_binary() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let seen = DateTime::from_timestamp(1_800_000_000, 250).expect("time");
+        let onu = Onu {
+            id: 9,
+            olt_id: 3,
+            pon_port: "0/1/0".into(),
+            onu_index: 4,
+            serial: "HWTC00000009".into(),
+            description: "contract 9".into(),
+            status: crate::domain::OnuStatus::Online,
+            last_down_cause: None,
+            distance: Some(900),
+            rx_power: Some(-20.5),
+            tx_power: Some(2.0),
+            olt_rx_power: None,
+            vlan: Some(100),
+            last_update: seen,
+        };
+        // What versions before the binary encoding wrote.
+        store
+            .onus
+            .insert(
+                3u32.to_be_bytes(),
+                serde_json::to_vec(&[&onu]).expect("json"),
+            )
+            .expect("insert");
+        assert_eq!(
+            store.load_onus(3, Some(seen)).expect("load"),
+            vec![onu.clone()]
+        );
+
+        store
+            .save_onus(3, std::slice::from_ref(&onu), Some(seen))
+            .expect("save");
+        let raw = store
+            .onus
+            .get(3u32.to_be_bytes())
+            .expect("get")
+            .expect("some");
+        assert!(onu_table_encoding::is_binary(&raw));
+        assert_eq!(
+            store.load_onus(3, Some(seen)).expect("load"),
+            vec![onu.clone()]
+        );
+        // A later good poll that changed nothing left the table as it was.
+        let later = seen + chrono::Duration::seconds(60);
+        let loaded = store.load_onus(3, Some(later)).expect("load");
+        assert_eq!(loaded[0].last_update, later);
+    }
+
+    #[test]
+    fn poll_statistics_overlay_the_stored_olt_record() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let at = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let mut record = OltRecord {
+            id: 5,
+            status: SessionStatus::Online,
+            since: at,
+            last_poll_at: Some(at),
+            last_poll_ms: Some(30),
+            last_poll_varbinds: 700,
+            last_success_at: Some(at),
+            last_error: None,
+            failures_in_row: 0,
+            system: SystemInfo {
+                uptime_seconds: Some(100),
+                ..SystemInfo::default()
+            },
+            ports: Vec::new(),
+            transitions: Vec::new(),
+            vlans: Vec::new(),
+        };
+        store.save_olt(&record).expect("save");
+        let later = at + chrono::Duration::seconds(60);
+        record.last_poll_at = Some(later);
+        record.last_success_at = Some(later);
+        record.last_poll_ms = Some(31);
+        record.last_poll_varbinds = 701;
+        record.system.uptime_seconds = Some(160);
+        store.save_poll_stats(&record).expect("stats");
+        drop(store);
+        let store = Store::open(dir.path()).expect("reopen");
+        assert_eq!(store.load_olt(5).expect("load"), Some(record));
+    }
 
     #[test]
     fn onu_ids_are_stable_and_distinct() {

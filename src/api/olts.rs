@@ -5,7 +5,7 @@
 use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
-use super::{one, page, path_id, ApiResult, Paged, Params, Single};
+use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
 use crate::api::Path;
 use crate::app::AppState;
 use axum::extract::{RawQuery, State};
@@ -198,7 +198,9 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
 
     let inventory = app.inventory();
     let olts = app.summaries().await?;
-    let items: Vec<OltItem> = olts
+    // Only the page's OLTs become items: formatting all of them (clock, strings) was a
+    // fifth of the CPU of `GET /olts?size=100` over 1,000 OLTs under wrk.
+    let matching: Vec<&OltSummary> = olts
         .iter()
         .filter(|o| status.is_none_or(|s| o.status == s))
         .filter(|o| vendor.is_none_or(|v| o.vendor.as_str().eq_ignore_ascii_case(v)))
@@ -211,9 +213,15 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
                     .is_some_and(|node| node.name.eq_ignore_ascii_case(name))
             })
         })
+        .collect();
+    let total = matching.len();
+    let items: Vec<OltItem> = matching
+        .into_iter()
+        .skip(paging.offset())
+        .take(paging.size as usize)
         .map(|o| item(&app, &inventory, o))
         .collect();
-    page(items, paging)
+    page_of(items, total, paging)
 }
 
 #[utoipa::path(
