@@ -4,8 +4,10 @@
 //! CPU time per cycle, varbinds per second, resident memory, and two baselines on the same
 //! OIDs: net-snmp's `snmpbulkwalk` processes (8 at a time, one per table column, as script
 //! pollers do) over up to 200 OLTs, and a bare GETBULK loop with no actors, ONU decoding
-//! or storage. With `--restart` it also times restarts of the real `serve` binary with
-//! the workload's state in sled ([`restart`], P6).
+//! or storage. It then times restarts of the real `serve` binary with the workload's
+//! state in sled ([`restart`], P6) and measures how hung OLTs affect the healthy ones and
+//! `restart-session` on a stuck one ([`isolation`], P7 and P8); `--skip-restart` and
+//! `--skip-isolation` leave those out.
 
 use anyhow::{bail, Context};
 use futures::stream::{self, StreamExt};
@@ -24,6 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod baseline_http;
+pub mod isolation;
 pub mod restart;
 
 /// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
@@ -44,9 +47,12 @@ pub struct PollBenchOptions {
     /// Print only the JSON result.
     #[arg(long)]
     pub json: bool,
-    /// Also time restarts of `ponkeeper serve` with the workload's state in sled (P6).
+    /// Leave out the restarts of `ponkeeper serve` with the workload's state in sled (P6).
     #[arg(long)]
-    pub restart: bool,
+    pub skip_restart: bool,
+    /// Leave out P7 (healthy cycles with OLTs hung) and P8 (restart-session on a stuck OLT).
+    #[arg(long)]
+    pub skip_isolation: bool,
     /// First UDP port of the simulated fleet.
     #[arg(long, default_value_t = 21000)]
     pub base_port: u16,
@@ -80,6 +86,16 @@ pub struct PollBenchResult {
     /// Median time from starting `serve` until `GET /olts` shows every OLT's ONUs.
     pub restart_seconds: Option<f64>,
     pub restart_seconds_all: Option<Vec<f64>>,
+    /// P7: healthy OLTs' cycle with one OLT hung over the same cycle with none hung.
+    pub ratio_one_hung: Option<f64>,
+    /// P7: the same with the first 10% of the OLTs hung.
+    pub ratio_tenth_hung: Option<f64>,
+    /// P8: `restart-session` on a stuck OLT, from the device answering again to the reply.
+    pub restart_session_seconds: Option<f64>,
+    /// P8's comparison: that OLT's ordinary poll.
+    pub restart_session_poll_seconds: Option<f64>,
+    /// Every sample behind the P7 and P8 figures.
+    pub isolation: Option<isolation::IsolationFigures>,
 }
 
 /// The simulator child; killed when dropped.
@@ -140,6 +156,7 @@ fn rss_bytes_of(status: &str) -> u64 {
 async fn start_simulator(
     options: &PollBenchOptions,
     inventory_path: &Path,
+    control_path: &Path,
 ) -> anyhow::Result<(SimulatorProcess, Inventory)> {
     let exe = std::env::current_exe().context("cannot find the ponkeeper binary")?;
     let child = tokio::process::Command::new(exe)
@@ -149,6 +166,8 @@ async fn start_simulator(
         .args(["--base-port", &options.base_port.to_string()])
         .arg("--inventory-out")
         .arg(inventory_path)
+        .arg("--control")
+        .arg(control_path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -288,7 +307,9 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         .prefix("ponkeeper-bench-")
         .tempdir()?;
     let inventory_path = work.path().join("inventory.toml");
-    let (_simulator, mut inventory) = start_simulator(&options, &inventory_path).await?;
+    let control_path = work.path().join("sim.sock");
+    let (_simulator, mut inventory) =
+        start_simulator(&options, &inventory_path, &control_path).await?;
     // Polling alone is measured: no scheduled SSH config backups competing with it.
     for olt in &mut inventory.olts {
         olt.ssh = None;
@@ -296,7 +317,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     let progress = if options.json {
         indicatif::ProgressBar::hidden()
     } else {
-        indicatif::ProgressBar::new((options.cycles + 3) as u64)
+        indicatif::ProgressBar::new((options.cycles + 4) as u64)
     };
     progress.set_message("warming up");
 
@@ -357,8 +378,15 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         (None, None, None)
     };
     progress.inc(1);
+    let isolation = if options.skip_isolation {
+        None
+    } else {
+        progress.set_message("hung OLTs and restart-session");
+        Some(isolation::measure(&control_path, &handles).await?)
+    };
+    progress.inc(1);
     fleet.shutdown().await;
-    let restarts = if options.restart {
+    let restarts = if !options.skip_restart {
         progress.set_message("restarts of serve");
         let onus_per_olt = options.onus_per_olt;
         let olts = inventory.olts.len();
@@ -395,5 +423,10 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         restart_seconds_all: restarts.map(|r| r.seconds),
         ratio_vs_bare_loop: median(&ratios),
         restart_seconds: restart_median,
+        ratio_one_hung: isolation.as_ref().map(|i| i.ratio_one_hung),
+        ratio_tenth_hung: isolation.as_ref().map(|i| i.ratio_tenth_hung),
+        restart_session_seconds: isolation.as_ref().map(|i| i.restart_session_seconds),
+        restart_session_poll_seconds: isolation.as_ref().map(|i| i.poll_seconds),
+        isolation,
     })
 }
