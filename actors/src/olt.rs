@@ -971,7 +971,10 @@ impl OltState {
     /// Queues the scheduled backup when it is due.
     fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
         let now = Instant::now();
-        if now < self.next_backup_at || !self.spec.enabled || self.stopped.is_some() {
+        // An OLT without `ssh` in the inventory has no backups to take (not worth a
+        // warning a day each).
+        let no_cli = self.spec.ssh.is_none();
+        if now < self.next_backup_at || !self.spec.enabled || self.stopped.is_some() || no_cli {
             return;
         }
         if self.record.status == SessionStatus::Connecting {

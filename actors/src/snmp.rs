@@ -336,11 +336,14 @@ impl SnmpClient {
     }
 }
 
+/// One varbind of an answer: the OID's arcs and the value.
+pub type Varbind = (Vec<u32>, SnmpValue);
+
 /// What a response datagram carries, decoded the way the client decodes an answer
 /// (snmp2's parser, then the same in-place arc decoding and value copy): the request id and
 /// the varbinds, or the agent's error. The fuzz target and the property tests drive the
 /// decoding path through this.
-pub fn decode_response(bytes: &[u8]) -> Result<(i32, Vec<(Vec<u32>, SnmpValue)>), DeviceError> {
+pub fn decode_response(bytes: &[u8]) -> Result<(i32, Vec<Varbind>), DeviceError> {
     let pdu = snmp2::Pdu::from_bytes(bytes)
         .map_err(|e| DeviceError::Protocol(format!("undecodable answer: {e:?}")))?;
     if pdu.error_status != 0 {
