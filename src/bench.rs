@@ -136,21 +136,7 @@ fn cpu_seconds() -> anyhow::Result<f64> {
 }
 
 fn rss_bytes() -> u64 {
-    rss_bytes_of("/proc/self/status")
-}
-
-/// VmRSS of a `/proc/<pid>/status` file, in bytes (0 if unreadable).
-fn rss_bytes_of(status: &str) -> u64 {
-    std::fs::read_to_string(status)
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
+    crate::metrics::resident_memory_bytes().unwrap_or(0)
 }
 
 async fn start_simulator(
@@ -187,7 +173,7 @@ async fn start_simulator(
 }
 
 /// One full cycle: every OLT polled now, all at once (the semaphore bounds concurrency).
-async fn cycle(handles: &[OltHandle]) -> anyhow::Result<f64> {
+pub(crate) async fn cycle(handles: &[OltHandle]) -> anyhow::Result<f64> {
     let started = Instant::now();
     let results = futures::future::join_all(handles.iter().map(|h| h.poll_now())).await;
     let elapsed = started.elapsed().as_secs_f64();

@@ -103,7 +103,12 @@ pub async fn endpoint(State(app): State<AppState>) -> Response {
 
 /// Resident set size of this process, from `VmRSS` in `/proc/self/status` (Linux).
 pub fn resident_memory_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    resident_memory_bytes_of("/proc/self/status")
+}
+
+/// Resident set size from `VmRSS` of a `/proc/<pid>/status` file.
+pub fn resident_memory_bytes_of(status: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(status).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)

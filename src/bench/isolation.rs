@@ -6,7 +6,7 @@
 //! poll is stuck on a hung device, timed from the moment the device answers again until
 //! the reply, beside that OLT's ordinary poll time.
 
-use super::median;
+use super::{cycle, median};
 use anyhow::{bail, Context};
 use ponkeeper_actors::olt::OltHandle;
 use serde::Serialize;
@@ -52,18 +52,6 @@ async fn control(socket: &Path, line: &str) -> anyhow::Result<()> {
         bail!("the simulator refused `{line}`: {}", reply.trim());
     }
     Ok(())
-}
-
-/// Polls every handle at once; the wall time until the last one answered.
-async fn cycle(handles: &[OltHandle]) -> anyhow::Result<f64> {
-    let started = Instant::now();
-    let results = futures::future::join_all(handles.iter().map(|h| h.poll_now())).await;
-    let elapsed = started.elapsed().as_secs_f64();
-    let failed = results.iter().filter(|r| r.is_err()).count();
-    if failed > 0 {
-        bail!("{failed} healthy OLTs failed their poll while others hung");
-    }
-    Ok(elapsed)
 }
 
 /// Healthy-cycle ratios with `hung` OLTs hanging, their polls running alongside.

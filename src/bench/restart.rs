@@ -109,7 +109,8 @@ pub async fn measure(
     let serve_rss_bytes = serve
         .0
         .id()
-        .map_or(0, |pid| super::rss_bytes_of(&format!("/proc/{pid}/status")));
+        .and_then(|pid| crate::metrics::resident_memory_bytes_of(&format!("/proc/{pid}/status")))
+        .unwrap_or(0);
     stop(&mut serve).await?;
 
     let mut seconds = Vec::new();
