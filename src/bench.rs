@@ -71,7 +71,7 @@ pub struct PollBenchResult {
     /// Resident memory of this process after the first measured cycle (before any bare
     /// loop ran in it).
     pub rss_bytes: u64,
-    /// Resident memory of the real `serve` after its first full poll (with `--restart`).
+    /// Resident memory of the real `serve` after its first full poll (unless `--skip-restart`).
     pub serve_rss_bytes: Option<u64>,
     pub netsnmp_olts: Option<usize>,
     pub netsnmp_seconds: Option<f64>,

@@ -1,4 +1,4 @@
-//! BENCHMARKS.md P6, run by `ponkeeper bench poll --restart`: the real `ponkeeper serve`
+//! BENCHMARKS.md P6, run by `ponkeeper bench poll` (unless `--skip-restart`): the real `ponkeeper serve`
 //! binary as a child process, against the benchmark's simulator, with its own data
 //! directory. It is started once and left until `GET /olts` shows every OLT with its
 //! ONUs (the first poll, stored in sled), stopped with SIGTERM (the one shutdown path,
