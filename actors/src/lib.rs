@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod domain;
+pub mod fleet_view;
 pub mod inventory;
 pub mod olt;
 pub mod onu_table;

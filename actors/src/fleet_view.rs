@@ -1,0 +1,216 @@
+//! The fleet view: one actor that answers every fleet-wide question in one message.
+//! OLT actors ask nobody; they *tell* it: whenever something an OLT actor owns changes
+//! (its summary and counters, ports, VLANs, an ONU row), the actor sends the change here
+//! before it answers whoever caused it, so a read after an acknowledged action sees the
+//! action's result. The view folds the changes into indexes ([`aggregate`]) and answers
+//! the OLT list, node counters, ONU search, the optics worst-first list, VLANs across OLTs
+//! and the rows that `/metrics` and the СЗО registry need. A question about one OLT or one
+//! ONU still goes to its OLT actor.
+//!
+//! ```text
+//!   OltActor(1) ──┐ FleetChange (cast)
+//!   OltActor(2) ──┼──────────────────▶ FleetViewActor ◀── FleetViewHandle::olts(..) (call)
+//!   Supervisor  ──┘ (Removed)              │
+//!                                          └─ FleetAggregate: rows + indexes
+//! ```
+//!
+//! Start-up and restarts: each OLT actor publishes a snapshot of its whole state in
+//! `pre_start`, tagged with the incarnation the supervisor gave that spawn; the snapshot
+//! replaces whatever an earlier incarnation published, and messages from an older
+//! incarnation are ignored ([`change`]).
+
+pub mod aggregate;
+pub mod change;
+#[cfg(test)]
+mod tests;
+mod text_index;
+
+pub use aggregate::{
+    FleetAggregate, FleetVlan, NodeCounters, OltFilter, OltGauges, OnuSearch, Page, Window,
+};
+pub use change::{diff_onus, FleetChange, OltUpdate, OnuChange};
+
+use crate::domain::{NodeId, OltId, Onu, OpticsThresholds};
+use crate::olt::OltSummary;
+use crate::onu_table::OnuOrder;
+use ractor::rpc::CallResult;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::time::Duration;
+
+/// Time allowed to a question; the view answers from memory.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Messages of the fleet view.
+pub enum FleetViewMsg {
+    /// A change an OLT actor (or the supervisor) published.
+    Publish(FleetChange),
+    Olts(OltFilter, Window, RpcReplyPort<Page<OltSummary>>),
+    Summaries(Option<Vec<OltId>>, RpcReplyPort<Vec<OltSummary>>),
+    Gauges(RpcReplyPort<Vec<OltGauges>>),
+    NodeCounters(Vec<NodeId>, RpcReplyPort<Vec<NodeCounters>>),
+    Onus(Box<OnuSearch>, OnuOrder, Window, RpcReplyPort<Page<Onu>>),
+    OnusBySerial(Vec<String>, RpcReplyPort<Vec<Option<Onu>>>),
+    Vlans(Box<OnuSearch>, Option<u16>, RpcReplyPort<Vec<FleetVlan>>),
+}
+
+struct FleetViewActor;
+
+impl Actor for FleetViewActor {
+    type Msg = FleetViewMsg;
+    type State = FleetAggregate;
+    type Arguments = OpticsThresholds;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<FleetViewMsg>,
+        thresholds: OpticsThresholds,
+    ) -> Result<FleetAggregate, ActorProcessingErr> {
+        Ok(FleetAggregate::new(thresholds))
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<FleetViewMsg>,
+        message: FleetViewMsg,
+        view: &mut FleetAggregate,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            FleetViewMsg::Publish(change) => {
+                view.apply(change);
+            }
+            FleetViewMsg::Olts(filter, window, reply) => {
+                let _ = reply.send(view.olts(&filter, window));
+            }
+            FleetViewMsg::Summaries(only, reply) => {
+                let _ = reply.send(view.summaries(only.as_deref()));
+            }
+            FleetViewMsg::Gauges(reply) => {
+                let _ = reply.send(view.gauges());
+            }
+            FleetViewMsg::NodeCounters(nodes, reply) => {
+                let _ = reply.send(view.node_counters(&nodes));
+            }
+            FleetViewMsg::Onus(search, order, window, reply) => {
+                let _ = reply.send(view.onus(&search, order, window));
+            }
+            FleetViewMsg::OnusBySerial(serials, reply) => {
+                let _ = reply.send(view.onus_by_serial(&serials));
+            }
+            FleetViewMsg::Vlans(scope, vlan_id, reply) => {
+                let _ = reply.send(view.vlans(&scope, vlan_id));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why the fleet view did not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FleetViewError {
+    #[error("the fleet view did not answer within {0:?}")]
+    NoReply(Duration),
+    #[error("the fleet view is not running")]
+    Gone,
+}
+
+/// The handle publishers and readers share; cheap to clone.
+#[derive(Clone)]
+pub struct FleetViewHandle {
+    actor: ActorRef<FleetViewMsg>,
+}
+
+impl FleetViewHandle {
+    /// Starts the view, empty until the OLT actors publish.
+    pub async fn start(thresholds: OpticsThresholds) -> Result<FleetViewHandle, String> {
+        let (actor, _) = Actor::spawn(None, FleetViewActor, thresholds)
+            .await
+            .map_err(|e| format!("cannot start the fleet view: {e}"))?;
+        Ok(FleetViewHandle { actor })
+    }
+
+    /// Stops the view (after the OLT actors, at shutdown).
+    pub fn stop(&self) {
+        self.actor.stop(Some("the service is stopping".into()));
+    }
+
+    /// Tells the view of a change. Never waits: the message is queued before the caller
+    /// goes on, so a question asked after it is answered after it is applied.
+    pub fn publish(&self, change: FleetChange) {
+        if let Err(error) = self.actor.send_message(FleetViewMsg::Publish(change)) {
+            tracing::warn!(%error, "the fleet view is gone; a change was not published");
+        }
+    }
+
+    async fn ask<T: Send + 'static>(
+        &self,
+        message: impl FnOnce(RpcReplyPort<T>) -> FleetViewMsg,
+    ) -> Result<T, FleetViewError> {
+        match self.actor.call(message, Some(QUERY_TIMEOUT)).await {
+            Ok(CallResult::Success(answer)) => Ok(answer),
+            Ok(CallResult::Timeout) => Err(FleetViewError::NoReply(QUERY_TIMEOUT)),
+            Ok(CallResult::SenderError) | Err(_) => Err(FleetViewError::Gone),
+        }
+    }
+
+    /// `GET /olts`: the OLTs matching `filter`, by id.
+    pub async fn olts(
+        &self,
+        filter: OltFilter,
+        window: Window,
+    ) -> Result<Page<OltSummary>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Olts(filter, window, reply))
+            .await
+    }
+
+    /// Every OLT's summary, or those of `only`, by id.
+    pub async fn summaries(
+        &self,
+        only: Option<Vec<OltId>>,
+    ) -> Result<Vec<OltSummary>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Summaries(only, reply)).await
+    }
+
+    /// Each OLT's summary and ports (for `/metrics`).
+    pub async fn gauges(&self) -> Result<Vec<OltGauges>, FleetViewError> {
+        self.ask(FleetViewMsg::Gauges).await
+    }
+
+    /// The counters of each node in `nodes`, in that order.
+    pub async fn node_counters(
+        &self,
+        nodes: Vec<NodeId>,
+    ) -> Result<Vec<NodeCounters>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::NodeCounters(nodes, reply))
+            .await
+    }
+
+    /// ONUs across the fleet matching `search`, in `order`.
+    pub async fn onus(
+        &self,
+        search: OnuSearch,
+        order: OnuOrder,
+        window: Window,
+    ) -> Result<Page<Onu>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Onus(Box::new(search), order, window, reply))
+            .await
+    }
+
+    /// The ONU holding each serial, in the same order.
+    pub async fn onus_by_serial(
+        &self,
+        serials: Vec<String>,
+    ) -> Result<Vec<Option<Onu>>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::OnusBySerial(serials, reply))
+            .await
+    }
+
+    /// VLANs of the OLTs `scope` names (its `olt_id` and `node_id`), by OLT.
+    pub async fn vlans(
+        &self,
+        scope: OnuSearch,
+        vlan_id: Option<u16>,
+    ) -> Result<Vec<FleetVlan>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Vlans(Box::new(scope), vlan_id, reply))
+            .await
+    }
+}

@@ -1,0 +1,591 @@
+//! The fleet view's data: every OLT's latest summary, ports and VLANs, every ONU row, and
+//! the indexes that make a fleet-wide question cost what its page costs: ONUs by id, by
+//! OLT, by serial and by text (trigrams), offline ONUs, optics worst first with counts per
+//! level, node counters and VLAN use per OLT. [`FleetAggregate::apply`] folds one published
+//! change in; the query methods answer from the indexes. Pure data: the actor in
+//! `fleet_view.rs` owns one and nothing else touches it.
+
+use super::change::{FleetChange, OltUpdate, OnuChange};
+use super::text_index::{search_key, Slot, TextIndex};
+use crate::domain::{
+    NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
+    SessionStatus,
+};
+use crate::olt::OltSummary;
+use crate::onu_table::OnuOrder;
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
+
+/// Which part of a list to return: skip `offset` matches, return at most `limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// One page of a list and how many matched in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub total: usize,
+    pub items: Vec<T>,
+}
+
+/// Filters of `GET /olts`. Text matches ignore ASCII case.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OltFilter {
+    pub status: Option<SessionStatus>,
+    pub vendor: Option<String>,
+    pub city: Option<String>,
+    pub node_id: Option<NodeId>,
+    /// The nodes whose name the caller matched (`node=`); `None` when not filtered.
+    pub node_in: Option<Vec<NodeId>>,
+}
+
+/// Filters of the ONU and optics lists. Text matches as the OLT actor's own table does.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OnuSearch {
+    pub olt_id: Option<OltId>,
+    pub node_id: Option<NodeId>,
+    pub status: Option<OnuStatus>,
+    pub pon_port: Option<String>,
+    /// Exact serial, any ASCII case.
+    pub serial: Option<String>,
+    /// Substring of the serial or the description, any case.
+    pub text: Option<String>,
+    pub level: Option<OpticsLevel>,
+}
+
+/// A node's counters (seed §2.2): its OLTs and their ONUs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeCounters {
+    pub olt_count: u32,
+    pub onu_total: u64,
+    pub onu_online: u64,
+}
+
+/// A VLAN of an OLT and how many of its ONUs use it as their service VLAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetVlan {
+    pub olt_id: OltId,
+    pub vlan_id: u16,
+    pub name: String,
+    pub onu_count: u32,
+}
+
+/// What `/metrics` shows of one OLT.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltGauges {
+    pub summary: OltSummary,
+    pub ports: Vec<PonPortStats>,
+}
+
+struct OltEntry {
+    incarnation: u64,
+    summary: OltSummary,
+    ports: Vec<PonPortStats>,
+    vlans: Vec<(u16, String)>,
+    /// Service VLAN → ONUs of this OLT using it.
+    vlan_use: HashMap<u16, u32>,
+    polled_at: Option<DateTime<Utc>>,
+    onus: BTreeSet<OnuId>,
+}
+
+struct OnuEntry {
+    onu: Onu,
+    /// In the OLT's latest poll: `last_update` is the OLT's `polled_at`.
+    fresh: bool,
+    slot: Slot,
+}
+
+/// Position in the worst-Rx-first order: absent readings last, then by id.
+type OpticsKey = (bool, i64, OnuId);
+
+fn optics_key(rx: Option<f64>, id: OnuId) -> OpticsKey {
+    match rx {
+        Some(x) => (false, total_order(x), id),
+        None => (true, 0, id),
+    }
+}
+
+/// `f64::total_cmp`'s order as an integer.
+fn total_order(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+fn level_slot(level: OpticsLevel) -> usize {
+    match level {
+        OpticsLevel::Critical => 0,
+        OpticsLevel::Warning => 1,
+        OpticsLevel::Ok => 2,
+        OpticsLevel::Unknown => 3,
+    }
+}
+
+pub struct FleetAggregate {
+    thresholds: OpticsThresholds,
+    olts: BTreeMap<OltId, OltEntry>,
+    /// The incarnation whose removal was last published per OLT: older messages are late.
+    removed: HashMap<OltId, u64>,
+    onus: BTreeMap<OnuId, OnuEntry>,
+    by_serial: HashMap<Box<str>, Vec<OnuId>>,
+    offline: BTreeSet<OnuId>,
+    optics: BTreeSet<OpticsKey>,
+    per_level: [usize; 4],
+    text: TextIndex,
+    nodes: HashMap<NodeId, NodeCounters>,
+}
+
+impl FleetAggregate {
+    pub fn new(thresholds: OpticsThresholds) -> FleetAggregate {
+        FleetAggregate {
+            thresholds,
+            olts: BTreeMap::new(),
+            removed: HashMap::new(),
+            onus: BTreeMap::new(),
+            by_serial: HashMap::new(),
+            offline: BTreeSet::new(),
+            optics: BTreeSet::new(),
+            per_level: [0; 4],
+            text: TextIndex::default(),
+            nodes: HashMap::new(),
+        }
+    }
+
+    /// Folds one published change in. Returns `false` when it was ignored as late (sent
+    /// by an actor that a newer one replaced, or by a removed OLT's).
+    pub fn apply(&mut self, change: FleetChange) -> bool {
+        match change {
+            FleetChange::Olt(update) => self.apply_update(*update),
+            FleetChange::Removed { olt, incarnation } => {
+                if self
+                    .olts
+                    .get(&olt)
+                    .is_some_and(|e| e.incarnation > incarnation)
+                {
+                    return false;
+                }
+                self.remove_olt(olt);
+                let removed = self.removed.entry(olt).or_default();
+                *removed = (*removed).max(incarnation);
+                true
+            }
+        }
+    }
+
+    fn apply_update(&mut self, update: OltUpdate) -> bool {
+        let OltUpdate {
+            olt,
+            incarnation,
+            snapshot,
+            summary,
+            ports,
+            vlans,
+            polled_at,
+            onus,
+        } = update;
+        if self.removed.get(&olt).is_some_and(|&r| r >= incarnation) {
+            return false;
+        }
+        let current = self.olts.get(&olt).map(|e| e.incarnation);
+        match (current, snapshot) {
+            (Some(known), _) if incarnation < known => return false,
+            (Some(known), false) if incarnation == known => {}
+            (_, false) => return false, // a delta before its actor's snapshot
+            (_, true) => {
+                self.remove_olt(olt);
+                self.olts.insert(
+                    olt,
+                    OltEntry {
+                        incarnation,
+                        summary: summary.clone(),
+                        ports: Vec::new(),
+                        vlans: Vec::new(),
+                        vlan_use: HashMap::new(),
+                        polled_at,
+                        onus: BTreeSet::new(),
+                    },
+                );
+                self.count_node(&summary, 1);
+            }
+        }
+        let Some(entry) = self.olts.get_mut(&olt) else {
+            return false;
+        };
+        let old_summary = std::mem::replace(&mut entry.summary, summary.clone());
+        if let Some(ports) = ports {
+            entry.ports = ports;
+        }
+        if let Some(vlans) = vlans {
+            entry.vlans = vlans;
+        }
+        entry.polled_at = polled_at;
+        self.count_node(&old_summary, -1);
+        self.count_node(&summary, 1);
+        for change in onus {
+            match change {
+                OnuChange::Upsert { onu, fresh } => self.upsert_onu(onu, fresh),
+                OnuChange::Remove(id) => self.remove_onu(id),
+            }
+        }
+        true
+    }
+
+    fn count_node(&mut self, summary: &OltSummary, sign: i64) {
+        let Some(node) = summary.node else {
+            return;
+        };
+        let counters = self.nodes.entry(node).or_default();
+        let olts = i64::from(counters.olt_count) + sign;
+        let total = counters.onu_total as i64 + sign * i64::from(summary.total_onu);
+        let online = counters.onu_online as i64 + sign * i64::from(summary.onu_online);
+        *counters = NodeCounters {
+            olt_count: olts.max(0) as u32,
+            onu_total: total.max(0) as u64,
+            onu_online: online.max(0) as u64,
+        };
+        if counters.olt_count == 0 {
+            self.nodes.remove(&node);
+        }
+    }
+
+    fn remove_olt(&mut self, olt: OltId) {
+        let Some(entry) = self.olts.remove(&olt) else {
+            return;
+        };
+        self.count_node(&entry.summary, -1);
+        for id in entry.onus {
+            self.remove_onu(id);
+        }
+    }
+
+    fn upsert_onu(&mut self, onu: Onu, fresh: bool) {
+        self.remove_onu(onu.id);
+        let id = onu.id;
+        let Some(olt) = self.olts.get_mut(&onu.olt_id) else {
+            return;
+        };
+        olt.onus.insert(id);
+        if let Some(vlan) = onu.vlan {
+            *olt.vlan_use.entry(vlan).or_default() += 1;
+        }
+        self.by_serial
+            .entry(onu.serial.to_ascii_lowercase().into_boxed_str())
+            .or_default()
+            .push(id);
+        if onu.status == OnuStatus::Offline {
+            self.offline.insert(id);
+        }
+        self.optics.insert(optics_key(onu.rx_power, id));
+        self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
+        let slot = self
+            .text
+            .insert(id, search_key(&onu.serial, &onu.description));
+        self.onus.insert(id, OnuEntry { onu, fresh, slot });
+    }
+
+    fn remove_onu(&mut self, id: OnuId) {
+        let Some(OnuEntry { onu, slot, .. }) = self.onus.remove(&id) else {
+            return;
+        };
+        if let Some(olt) = self.olts.get_mut(&onu.olt_id) {
+            olt.onus.remove(&id);
+            if let Some(vlan) = onu.vlan {
+                if let Some(count) = olt.vlan_use.get_mut(&vlan) {
+                    *count -= 1;
+                    if *count == 0 {
+                        olt.vlan_use.remove(&vlan);
+                    }
+                }
+            }
+        }
+        let serial = onu.serial.to_ascii_lowercase();
+        if let Some(ids) = self.by_serial.get_mut(serial.as_str()) {
+            ids.retain(|&other| other != id);
+            if ids.is_empty() {
+                self.by_serial.remove(serial.as_str());
+            }
+        }
+        self.offline.remove(&id);
+        self.optics.remove(&optics_key(onu.rx_power, id));
+        self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
+        self.text.remove(slot);
+    }
+
+    /// The OLTs matching `filter`, by id.
+    pub fn olts(&self, filter: &OltFilter, window: Window) -> Page<OltSummary> {
+        let matches = |o: &OltSummary| {
+            filter.status.is_none_or(|s| o.status == s)
+                && filter
+                    .vendor
+                    .as_deref()
+                    .is_none_or(|v| o.vendor.as_str().eq_ignore_ascii_case(v))
+                && filter
+                    .city
+                    .as_deref()
+                    .is_none_or(|c| o.city.eq_ignore_ascii_case(c))
+                && filter.node_id.is_none_or(|n| o.node == Some(n))
+                && filter
+                    .node_in
+                    .as_ref()
+                    .is_none_or(|nodes| o.node.is_some_and(|n| nodes.contains(&n)))
+        };
+        let all = self.olts.values().map(|e| &e.summary);
+        if *filter == OltFilter::default() {
+            return Page {
+                total: self.olts.len(),
+                items: all
+                    .skip(window.offset)
+                    .take(window.limit)
+                    .cloned()
+                    .collect(),
+            };
+        }
+        page_of(all.filter(|o| matches(o)), window, None, Clone::clone)
+    }
+
+    /// Every OLT's summary (those named in `only`, when given), by id.
+    pub fn summaries(&self, only: Option<&[OltId]>) -> Vec<OltSummary> {
+        match only {
+            None => self.olts.values().map(|e| e.summary.clone()).collect(),
+            Some(ids) => {
+                let mut ids = ids.to_vec();
+                ids.sort_unstable();
+                ids.dedup();
+                ids.iter()
+                    .filter_map(|id| self.olts.get(id))
+                    .map(|e| e.summary.clone())
+                    .collect()
+            }
+        }
+    }
+
+    /// Each OLT's summary and ports, by id.
+    pub fn gauges(&self) -> Vec<OltGauges> {
+        self.olts
+            .values()
+            .map(|e| OltGauges {
+                summary: e.summary.clone(),
+                ports: e.ports.clone(),
+            })
+            .collect()
+    }
+
+    /// The counters of each of `nodes`, in the same order.
+    pub fn node_counters(&self, nodes: &[NodeId]) -> Vec<NodeCounters> {
+        nodes
+            .iter()
+            .map(|n| self.nodes.get(n).copied().unwrap_or_default())
+            .collect()
+    }
+
+    /// The VLANs of the OLTs in scope, by OLT, each OLT's in the device's order.
+    pub fn vlans(&self, scope: &OnuSearch, vlan_id: Option<u16>) -> Vec<FleetVlan> {
+        self.olts
+            .iter()
+            .filter(|(id, e)| self.in_scope(scope, **id, &e.summary))
+            .flat_map(|(id, e)| {
+                e.vlans
+                    .iter()
+                    .filter(move |(vlan, _)| vlan_id.is_none_or(|v| v == *vlan))
+                    .map(move |(vlan, name)| FleetVlan {
+                        olt_id: *id,
+                        vlan_id: *vlan,
+                        name: name.clone(),
+                        onu_count: e.vlan_use.get(vlan).copied().unwrap_or(0),
+                    })
+            })
+            .collect()
+    }
+
+    /// For each serial, the ONU holding it (on the highest OLT id, should two OLTs list
+    /// it), as the fleet sees it now.
+    pub fn onus_by_serial(&self, serials: &[String]) -> Vec<Option<Onu>> {
+        serials
+            .iter()
+            .map(|serial| {
+                self.by_serial
+                    .get(serial.to_ascii_lowercase().as_str())?
+                    .iter()
+                    .filter_map(|id| self.onus.get(id))
+                    .max_by_key(|e| (e.onu.olt_id, e.onu.id))
+                    .map(|e| self.row(e))
+            })
+            .collect()
+    }
+
+    fn in_scope(&self, search: &OnuSearch, olt: OltId, summary: &OltSummary) -> bool {
+        search.olt_id.is_none_or(|id| id == olt)
+            && search.node_id.is_none_or(|n| summary.node == Some(n))
+    }
+
+    /// An ONU as the API shows it: a fresh row carries its OLT's poll time.
+    fn row(&self, entry: &OnuEntry) -> Onu {
+        let mut onu = entry.onu.clone();
+        if entry.fresh {
+            if let Some(polled_at) = self.olts.get(&onu.olt_id).and_then(|o| o.polled_at) {
+                onu.last_update = polled_at;
+            }
+        }
+        onu
+    }
+
+    fn admits(&self, search: &OnuSearch, text: Option<&str>, entry: &OnuEntry) -> bool {
+        let onu = &entry.onu;
+        search.status.is_none_or(|s| onu.status == s)
+            && search
+                .pon_port
+                .as_deref()
+                .is_none_or(|p| onu.pon_port.eq_ignore_ascii_case(p))
+            && search
+                .serial
+                .as_deref()
+                .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
+            && text.is_none_or(|t| self.text.key(entry.slot).is_some_and(|k| k.contains(t)))
+            && search
+                .level
+                .is_none_or(|l| self.thresholds.level(onu.rx_power) == l)
+            && (search.olt_id.is_none() && search.node_id.is_none()
+                || self
+                    .olts
+                    .get(&onu.olt_id)
+                    .is_some_and(|o| self.in_scope(search, onu.olt_id, &o.summary)))
+    }
+
+    /// ONUs matching `search` in `order`: the count and the window's page.
+    pub fn onus(&self, search: &OnuSearch, order: OnuOrder, window: Window) -> Page<Onu> {
+        let text = search.text.as_deref().map(str::to_lowercase);
+        let admits = |e: &&OnuEntry| self.admits(search, text.as_deref(), e);
+        if let Some(ids) = self.candidates(search, text.as_deref()) {
+            let mut hits: Vec<&OnuEntry> = ids
+                .iter()
+                .filter_map(|id| self.onus.get(id))
+                .filter(admits)
+                .collect();
+            hits.sort_by(|a, b| order.compare(&a.onu, &b.onu));
+            hits.dedup_by_key(|e| e.onu.id);
+            return page_of(hits.into_iter(), window, None, |e| self.row(e));
+        }
+        let only_status = *search
+            == OnuSearch {
+                status: search.status,
+                ..OnuSearch::default()
+            };
+        let only_level = *search
+            == OnuSearch {
+                level: search.level,
+                ..OnuSearch::default()
+            };
+        match order {
+            OnuOrder::Id => {
+                let known = only_status.then(|| match search.status {
+                    None => self.onus.len(),
+                    Some(OnuStatus::Offline) => self.offline.len(),
+                    Some(OnuStatus::Online) => self.onus.len() - self.offline.len(),
+                });
+                if search.status == Some(OnuStatus::Offline) {
+                    let rows = self.offline.iter().filter_map(|id| self.onus.get(id));
+                    return page_of(rows.filter(admits), window, known, |e| self.row(e));
+                }
+                page_of(self.onus.values().filter(admits), window, known, |e| {
+                    self.row(e)
+                })
+            }
+            OnuOrder::WorstRx => {
+                let known = only_level.then(|| match search.level {
+                    None => self.onus.len(),
+                    Some(level) => self.per_level[level_slot(level)],
+                });
+                let rows = self
+                    .optics_from(search.level)
+                    .filter_map(|(_, _, id)| self.onus.get(id));
+                page_of(rows.filter(admits), window, known, |e| self.row(e))
+            }
+        }
+    }
+
+    /// The stretch of the optics order that holds `level` (Rx at or below a threshold
+    /// is worse), or all of it.
+    fn optics_from(&self, level: Option<OpticsLevel>) -> impl Iterator<Item = &OpticsKey> {
+        let t = &self.thresholds;
+        let critical: OpticsKey = (false, total_order(t.critical_dbm), OnuId::MAX);
+        let warning: OpticsKey = (false, total_order(t.warning_dbm), OnuId::MAX);
+        let absent: OpticsKey = (true, i64::MIN, 0);
+        let (start, end) = match level {
+            None => (Bound::Unbounded, Bound::Unbounded),
+            Some(OpticsLevel::Critical) => (Bound::Unbounded, Bound::Included(critical)),
+            Some(OpticsLevel::Warning) => (Bound::Excluded(critical), Bound::Included(warning)),
+            Some(OpticsLevel::Ok) => (Bound::Excluded(warning), Bound::Excluded(absent)),
+            Some(OpticsLevel::Unknown) => (Bound::Included(absent), Bound::Unbounded),
+        };
+        // A range that starts after it ends (thresholds set the wrong way round) is empty.
+        let empty = match (start, end) {
+            (Bound::Excluded(s), Bound::Included(e) | Bound::Excluded(e)) => s >= e,
+            _ => false,
+        };
+        let range = if empty {
+            None
+        } else {
+            Some(self.optics.range((start, end)))
+        };
+        range.into_iter().flatten()
+    }
+
+    /// The ONUs an index narrows `search` to, when one does (in no order, perhaps with
+    /// rows the other filters reject); `None` when every row must be read.
+    fn candidates(&self, search: &OnuSearch, text: Option<&str>) -> Option<Vec<OnuId>> {
+        if let Some(serial) = &search.serial {
+            return Some(
+                self.by_serial
+                    .get(serial.to_ascii_lowercase().as_str())
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+        }
+        if let Some(olt) = search.olt_id {
+            return Some(
+                self.olts
+                    .get(&olt)
+                    .map(|e| e.onus.iter().copied().collect())
+                    .unwrap_or_default(),
+            );
+        }
+        if let Some(text) = text.filter(|t| t.chars().nth(2).is_some()) {
+            return Some(self.text.search(text));
+        }
+        let node = search.node_id?;
+        Some(
+            self.olts
+                .values()
+                .filter(|e| e.summary.node == Some(node))
+                .flat_map(|e| e.onus.iter().copied())
+                .collect(),
+        )
+    }
+}
+
+/// Counts the matches (unless `known`) and maps the window's page. With a known total it
+/// stops reading once the page is full.
+fn page_of<S, T>(
+    matches: impl Iterator<Item = S>,
+    window: Window,
+    known: Option<usize>,
+    show: impl Fn(S) -> T,
+) -> Page<T> {
+    let mut items = Vec::with_capacity(window.limit.min(1024));
+    let mut total = 0;
+    for hit in matches {
+        if total >= window.offset && items.len() < window.limit {
+            items.push(show(hit));
+        }
+        total += 1;
+        if known.is_some() && items.len() == window.limit {
+            break;
+        }
+    }
+    Page {
+        total: known.unwrap_or(total),
+        items,
+    }
+}

@@ -1,0 +1,230 @@
+//! What an OLT actor tells the fleet view: an [`OltUpdate`] whenever something it owns
+//! changed (its summary and counters, ports, VLANs, ONU rows), a snapshot of everything
+//! when it starts, and [`FleetChange::Removed`] from the supervisor when the OLT leaves
+//! the inventory. [`diff_onus`] turns two versions of an ONU table into the row changes
+//! to publish, so a steady poll publishes only the summary.
+//!
+//! Every update carries the *incarnation* of the actor that sent it (a number the
+//! supervisor gives each spawn): after a crash the new actor's snapshot replaces the old
+//! one's rows, and a late message from a stopped actor is ignored, so rows are never
+//! duplicated or resurrected.
+//!
+//! The changes are designed to be enough to derive events from: an ONU row's upsert,
+//! compared with the row the view held, says which ONU went down or up and why.
+
+use crate::domain::{OltId, Onu, OnuId, PonPortStats};
+use crate::olt::OltSummary;
+use chrono::{DateTime, Utc};
+
+/// One change of one ONU row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OnuChange {
+    /// The ONU appeared or changed. `fresh` says that it was in the OLT's latest poll:
+    /// its `last_update` is then the OLT's `polled_at` and is not republished every poll.
+    Upsert { onu: Onu, fresh: bool },
+    /// The ONU left the OLT's table.
+    Remove(OnuId),
+}
+
+/// What one OLT actor publishes at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltUpdate {
+    pub olt: OltId,
+    /// Which spawn of the OLT's actor sent it (see the module docs).
+    pub incarnation: u64,
+    /// Replaces everything the view holds of this OLT (actor start and restart); `ports`
+    /// and `vlans` of `None` are then empty.
+    pub snapshot: bool,
+    /// The OLT's list item and counters, as they are now.
+    pub summary: OltSummary,
+    /// The ports with their ONU counters, when they changed.
+    pub ports: Option<Vec<PonPortStats>>,
+    /// The OLT's VLANs (id, name), when they changed.
+    pub vlans: Option<Vec<(u16, String)>>,
+    /// Time of the last merged poll: the `last_update` of every fresh ONU.
+    pub polled_at: Option<DateTime<Utc>>,
+    /// ONU rows that changed, in any order.
+    pub onus: Vec<OnuChange>,
+}
+
+/// A message to the fleet view.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FleetChange {
+    Olt(Box<OltUpdate>),
+    /// The OLT left the inventory (or its actor was given up): its rows leave the view.
+    Removed {
+        olt: OltId,
+        incarnation: u64,
+    },
+}
+
+/// Whether `onu` was in the poll merged at `polled_at`.
+pub fn is_fresh(onu: &Onu, polled_at: Option<DateTime<Utc>>) -> bool {
+    polled_at == Some(onu.last_update)
+}
+
+/// The row changes that turn table `old` (merged at `old_polled`) into `new` (merged at
+/// `new_polled`). Both tables are sorted by id. A fresh row whose only change is the
+/// poll time is not a change.
+pub fn diff_onus(
+    old: &[Onu],
+    old_polled: Option<DateTime<Utc>>,
+    new: &[Onu],
+    new_polled: Option<DateTime<Utc>>,
+) -> Vec<OnuChange> {
+    let mut changes = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a.id == b.id => {
+                let (was_fresh, fresh) = (is_fresh(a, old_polled), is_fresh(b, new_polled));
+                let same = was_fresh == fresh
+                    && same_but_time(a, b)
+                    && (fresh || a.last_update == b.last_update);
+                if !same {
+                    changes.push(OnuChange::Upsert {
+                        onu: b.clone(),
+                        fresh,
+                    });
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a.id < b.id => {
+                changes.push(OnuChange::Remove(a.id));
+                i += 1;
+            }
+            (Some(a), None) => {
+                changes.push(OnuChange::Remove(a.id));
+                i += 1;
+            }
+            (_, Some(b)) => {
+                changes.push(OnuChange::Upsert {
+                    onu: b.clone(),
+                    fresh: is_fresh(b, new_polled),
+                });
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    changes
+}
+
+/// Every field of the row but `last_update` is equal. Destructured, so a field added to
+/// [`Onu`] cannot be forgotten here.
+fn same_but_time(a: &Onu, b: &Onu) -> bool {
+    let Onu {
+        id,
+        olt_id,
+        pon_port,
+        onu_index,
+        serial,
+        description,
+        status,
+        last_down_cause,
+        distance,
+        rx_power,
+        tx_power,
+        olt_rx_power,
+        vlan,
+        last_update: _,
+    } = a;
+    *id == b.id
+        && *olt_id == b.olt_id
+        && *pon_port == b.pon_port
+        && *onu_index == b.onu_index
+        && *serial == b.serial
+        && *description == b.description
+        && *status == b.status
+        && *last_down_cause == b.last_down_cause
+        && *distance == b.distance
+        && same_reading(*rx_power, b.rx_power)
+        && same_reading(*tx_power, b.tx_power)
+        && same_reading(*olt_rx_power, b.olt_rx_power)
+        && *vlan == b.vlan
+}
+
+/// Readings compare by their bits, so a NaN from a device is not a change every poll.
+fn same_reading(a: Option<f64>, b: Option<f64>) -> bool {
+    a.map(f64::to_bits) == b.map(f64::to_bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::OnuStatus;
+    use chrono::TimeZone;
+
+    fn at(second: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
+            .single()
+            .expect("a valid time")
+            + chrono::Duration::seconds(i64::from(second))
+    }
+
+    fn onu(id: OnuId, polled: DateTime<Utc>) -> Onu {
+        Onu {
+            id,
+            olt_id: 1,
+            pon_port: "0/1/0".into(),
+            onu_index: id as u32,
+            serial: format!("HWTC{id:08X}"),
+            description: format!("subscriber {id}"),
+            status: OnuStatus::Online,
+            last_down_cause: None,
+            distance: Some(1200),
+            rx_power: Some(-21.5),
+            tx_power: Some(2.1),
+            olt_rx_power: Some(-24.0),
+            vlan: Some(100),
+            last_update: polled,
+        }
+    }
+
+    #[test]
+    fn a_steady_poll_changes_nothing() {
+        let old: Vec<Onu> = (1..=3).map(|id| onu(id, at(0))).collect();
+        let new: Vec<Onu> = (1..=3).map(|id| onu(id, at(30))).collect();
+        assert_eq!(diff_onus(&old, Some(at(0)), &new, Some(at(30))), vec![]);
+    }
+
+    #[test]
+    fn appeared_changed_vanished_and_stale_rows_are_published() {
+        let old: Vec<Onu> = (1..=4).map(|id| onu(id, at(0))).collect();
+        let mut new: Vec<Onu> = vec![
+            onu(2, at(30)),
+            onu(3, at(0)),
+            onu(4, at(30)),
+            onu(5, at(30)),
+        ];
+        new[2].rx_power = Some(-26.0);
+        let changes = diff_onus(&old, Some(at(0)), &new, Some(at(30)));
+        assert_eq!(
+            changes,
+            vec![
+                OnuChange::Remove(1),
+                // Not in the new poll: no longer fresh, its own last_update counts.
+                OnuChange::Upsert {
+                    onu: new[1].clone(),
+                    fresh: false
+                },
+                OnuChange::Upsert {
+                    onu: new[2].clone(),
+                    fresh: true
+                },
+                OnuChange::Upsert {
+                    onu: new[3].clone(),
+                    fresh: true
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stale_row_stays_quiet_until_it_changes() {
+        let old = vec![onu(1, at(0))];
+        let new = vec![onu(1, at(0))];
+        assert_eq!(diff_onus(&old, Some(at(30)), &new, Some(at(60))), vec![]);
+    }
+}
