@@ -17,7 +17,7 @@ mod szo;
 mod vlans;
 mod whoami;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -11,8 +11,8 @@
 //! ([`classify`]); the error code from the response ([`ErrorCode`]).
 
 use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
-use crate::app::AppState;
 use crate::auth::API_KEY_HEADER;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};

@@ -4,7 +4,7 @@
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
 use super::{page_of, ApiError, ApiResult, Paged, Params};
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::store::{AuditEntry, AuditFilter, AuditResult};
 use serde::Serialize;

@@ -13,7 +13,7 @@ use super::doc::{
 };
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;

@@ -5,7 +5,7 @@
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::{one, page, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::inventory::NodeSpec;

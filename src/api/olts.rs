@@ -7,7 +7,7 @@ use super::doc::{
 };
 use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{NodeId, SessionStatus};
 use ponkeeper_actors::inventory::Inventory;

@@ -18,7 +18,7 @@ use super::doc::{
 use super::onus::OnuItem;
 use super::{one, path_id, ApiError, ApiResult, JsonBody, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use serde::{Deserialize, Serialize};

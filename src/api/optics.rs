@@ -5,7 +5,7 @@
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};

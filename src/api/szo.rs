@@ -6,7 +6,7 @@
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
 use axum::Json;

@@ -5,7 +5,7 @@
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::{page, path_id, ApiResult, Paged, Params};
 use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{OltHandle, VlanInfo};
 use serde::Serialize;
