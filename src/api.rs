@@ -155,6 +155,21 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
     }
 }
 
+/// A store that cannot be read or written is the service's failure, not the client's:
+/// 500 `INTERNAL_ERROR`, the details in the log.
+impl From<ponkeeper_actors::store::StoreError> for ApiError {
+    fn from(error: ponkeeper_actors::store::StoreError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}
+
+/// A blocking task that panicked or was cancelled: 500, the details in the log.
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(error: tokio::task::JoinError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}
+
 /// `meta` of a paged list.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -450,6 +465,28 @@ mod tests {
             (StatusCode::BAD_GATEWAY, "DEVICE_ERROR")
         );
         assert_eq!(error.to_string(), "% Unknown command.");
+    }
+
+    #[tokio::test]
+    async fn store_failures_are_500_without_their_details() {
+        let error = ApiError::from(ponkeeper_actors::store::StoreError::Corrupt {
+            tree: "onu_owner",
+            key: "42".into(),
+            reason: "truncated".into(),
+        });
+        let response = error.into_response();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .expect("body");
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(
+            body,
+            json!({
+                "success": false,
+                "error": { "code": "INTERNAL_ERROR", "message": "internal error; see the service log" }
+            })
+        );
     }
 
     fn is_invalid_parameter(error: &ApiError) -> bool {

@@ -164,11 +164,7 @@ impl AppState {
     /// The handle of the OLT that owns ONU `id`, or 404.
     pub fn onu_olt(&self, id: OnuId) -> Result<OltHandle, ApiError> {
         let not_found = || ApiError::NotFound(format!("no ONU with id {id}"));
-        let owner = self
-            .store
-            .onu_owner(id)
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .ok_or_else(not_found)?;
+        let owner = self.store.onu_owner(id)?.ok_or_else(not_found)?;
         self.fleet.olt(owner).ok_or_else(not_found)
     }
 

@@ -78,10 +78,6 @@ fn item(app: &AppState, backup: ConfigBackup, content: Option<String>) -> Config
     }
 }
 
-fn store_error(e: impl std::fmt::Display) -> ApiError {
-    ApiError::Internal(e.to_string())
-}
-
 #[utoipa::path(
     post,
     path = "/olts/{id}/configs/backup",
@@ -122,8 +118,7 @@ async fn list(
     let paging = params.paging(&app.config.paging)?;
     let (total, versions) = app
         .store
-        .configs(olt, paging.offset(), paging.size as usize)
-        .map_err(store_error)?;
+        .configs(olt, paging.offset(), paging.size as usize)?;
     page_of(
         versions.into_iter().map(|b| item(&app, b, None)).collect(),
         total,
@@ -133,8 +128,7 @@ async fn list(
 
 fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
     app.store
-        .config(olt, id)
-        .map_err(store_error)?
+        .config(olt, id)?
         .ok_or_else(|| ApiError::NotFound(format!("OLT {olt} has no config backup {id}")))
 }
 
@@ -176,7 +170,7 @@ async fn diff(
     let (_, new_text) = version(&app, olt, to)?;
     let against = match params.integer("against", 1, i64::MAX)? {
         Some(against) => Some(against as u64),
-        None => app.store.config_before(olt, to).map_err(store_error)?,
+        None => app.store.config_before(olt, to)?,
     };
     let old_text = match against {
         Some(from) => version(&app, olt, from)?.1,

@@ -146,10 +146,7 @@ async fn history(
     let limit = params
         .integer("limit", 1, MAX_HISTORY_POINTS)?
         .unwrap_or(DEFAULT_HISTORY_POINTS) as usize;
-    let points = app
-        .store
-        .optics_history(onu.id, from, to, limit)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let points = app.store.optics_history(onu.id, from, to, limit)?;
     one(points
         .iter()
         .map(|p| reading(&app, onu.id, p))

@@ -164,8 +164,7 @@ fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem
             SessionStatus::Online => {
                 let last = app
                     .store
-                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))
-                    .map_err(|e| ApiError::Internal(e.to_string()))?;
+                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))?;
                 let status = match onu.status {
                     OnuStatus::Online => SzoStatus::Up,
                     OnuStatus::Offline => SzoStatus::Down,
@@ -339,14 +338,13 @@ fn report(
     if from >= to {
         return Ok(szo::availability(&[], now));
     }
-    let internal = |e: ponkeeper_actors::store::StoreError| ApiError::Internal(e.to_string());
     let Some(onu) = onu else {
         return Ok(szo::availability(
             &szo::timeline(from, to, &[], None, &[]),
             now,
         ));
     };
-    let mut coverage = app.store.coverage(onu.olt_id, from, to).map_err(internal)?;
+    let mut coverage = app.store.coverage(onu.olt_id, from, to)?;
     // The live stretch reaches to the present while polls keep coming.
     let tolerance = chrono::Duration::from_std(app.fleet.coverage_tolerance())
         .unwrap_or(chrono::Duration::zero());
@@ -355,11 +353,8 @@ fn report(
             last.end = now;
         }
     }
-    let baseline = app.store.state_before(onu.id, from).map_err(internal)?;
-    let changes = app
-        .store
-        .state_changes(onu.id, from, to)
-        .map_err(internal)?;
+    let baseline = app.store.state_before(onu.id, from)?;
+    let changes = app.store.state_changes(onu.id, from, to)?;
     let spans = szo::timeline(from, to, &coverage, baseline.as_ref(), &changes);
     Ok(szo::availability(&spans, now))
 }
