@@ -13,6 +13,7 @@ mod onu_actions;
 // Public for benches/envelope.rs, which serialises its real page type.
 pub mod onus;
 mod optics;
+mod path;
 mod szo;
 mod vlans;
 mod whoami;
@@ -339,42 +340,11 @@ impl Params {
     }
 }
 
-/// Parses an `{id}` path segment.
-pub fn path_id<T: std::str::FromStr>(name: &str, text: &str) -> Result<T, ApiError> {
-    text.parse().map_err(|_| {
-        ApiError::InvalidParameter(format!(
-            "path parameter `{name}` must be a positive integer, got `{}`",
-            echo(text)
-        ))
-    })
-}
-
 /// A client's text as an error message quotes it: at most 64 characters.
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(64) {
         Some((end, _)) => format!("{}…", &text[..end]).into(),
         None => text.into(),
-    }
-}
-
-/// axum's `Path` with the envelope as its rejection: a path segment that is not valid
-/// UTF-8 after percent-decoding is `INVALID_PARAMETER`, not a plain-text 400.
-pub struct Path<T>(pub T);
-
-impl<S: Send + Sync, T: DeserializeOwned + Send> axum::extract::FromRequestParts<S> for Path<T> {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &S,
-    ) -> Result<Self, ApiError> {
-        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(value)) => Ok(Path(value)),
-            Err(rejection) => Err(ApiError::InvalidParameter(format!(
-                "the path is not valid: {}",
-                echo(&rejection.body_text())
-            ))),
-        }
     }
 }
 
@@ -537,13 +507,6 @@ mod tests {
             let echoed = echo(&text);
             proptest::prop_assert!(echoed.chars().count() <= 65);
             proptest::prop_assert!(text.starts_with(echoed.trim_end_matches('…')));
-        }
-
-        #[test]
-        fn any_path_id_parses_or_is_refused(text in "\\PC{0,40}") {
-            if let Err(error) = path_id::<u32>("id", &text) {
-                proptest::prop_assert!(is_invalid_parameter(&error));
-            }
         }
     }
 }

@@ -11,8 +11,8 @@
 use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
-use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
-use crate::api::Path;
+use super::path::{ConfigPath, OltPath};
+use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
@@ -88,8 +88,8 @@ fn item(app: &AppState, backup: ConfigBackup, content: Option<String>) -> Config
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the backup", body = Single<ConfigItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+async fn backup(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+    let handle = app.olt(id)?;
     match handle.cli(CliAction::Backup).await? {
         ActionOutcome::Backup(backup) => one(item(&app, backup, None)),
         _ => Err(ApiError::Internal(
@@ -110,10 +110,10 @@ async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 )]
 async fn list(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OltPath(id): OltPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
+    let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
     let (total, versions) = app
@@ -143,10 +143,11 @@ fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), 
 )]
 async fn detail(
     State(app): State<AppState>,
-    Path((id, config_id)): Path<(String, String)>,
+    OltPath(id): OltPath,
+    ConfigPath(config_id): ConfigPath,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
-    let (backup, content) = version(&app, olt, path_id("configId", &config_id)?)?;
+    let olt = app.olt(id)?.id;
+    let (backup, content) = version(&app, olt, config_id)?;
     one(item(&app, backup, Some(content)))
 }
 
@@ -161,11 +162,11 @@ async fn detail(
 )]
 async fn diff(
     State(app): State<AppState>,
-    Path((id, config_id)): Path<(String, String)>,
+    OltPath(id): OltPath,
+    ConfigPath(to): ConfigPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
-    let to: u64 = path_id("configId", &config_id)?;
+    let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
     let (_, new_text) = version(&app, olt, to)?;
     let against = match params.integer("against", 1, i64::MAX)? {

@@ -16,8 +16,8 @@ use super::doc::{
     ActorTimeout, BadInput, BadParameter, DeviceFailures, Missing, Refusals, TooLarge,
 };
 use super::onus::OnuItem;
-use super::{one, path_id, ApiError, ApiResult, JsonBody, Single};
-use crate::api::Path;
+use super::path::OnuPath;
+use super::{one, ApiError, ApiResult, JsonBody, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
@@ -150,8 +150,7 @@ async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
     params(("id" = u64, Path, description = "ONU id")),
     responses((status = 200, description = "the OLT accepted the reboot", body = Single<RebootAccepted>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let id = path_id("id", &id)?;
+async fn reboot(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     act(&app, id, CliAction::Reboot(id)).await
 }
 
@@ -168,10 +167,9 @@ async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 )]
 async fn set_vlan(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OnuPath(id): OnuPath,
     JsonBody(body): JsonBody<VlanBody>,
 ) -> ApiResult {
-    let id = path_id("id", &id)?;
     let vlan = valid_vlan(body.vlan)?;
     known_vlan(&app, id, vlan).await?;
     act(&app, id, CliAction::SetVlan(id, vlan)).await
@@ -190,10 +188,9 @@ async fn set_vlan(
 )]
 async fn set_description(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OnuPath(id): OnuPath,
     JsonBody(body): JsonBody<DescriptionBody>,
 ) -> ApiResult {
-    let id = path_id("id", &id)?;
     let description = valid_description(&body.description)?.to_string();
     act(&app, id, CliAction::SetDescription(id, description)).await
 }

@@ -4,8 +4,8 @@
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
+use super::path::SzoPath;
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
-use crate::api::Path;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
@@ -253,11 +253,10 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     super::page(items, paging)
 }
 
-fn object<'a>(
-    inventory: &'a ponkeeper_actors::inventory::Inventory,
-    id: &str,
-) -> Result<&'a SzoSpec, ApiError> {
-    let id: u32 = super::path_id("id", id)?;
+fn object(
+    inventory: &ponkeeper_actors::inventory::Inventory,
+    id: u32,
+) -> Result<&SzoSpec, ApiError> {
     inventory
         .szo
         .iter()
@@ -274,9 +273,9 @@ fn object<'a>(
     params(("id" = u32, Path, description = "object id")),
     responses((status = 200, description = "the object", body = Single<SzoItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult {
     let inventory = app.inventory();
-    let object = object(&inventory, &id)?;
+    let object = object(&inventory, id)?;
     let bindings = Bindings::gather(&app).await?;
     super::one(item(&app, object, &bindings)?)
 }
@@ -380,12 +379,12 @@ struct OutageItem {
 )]
 async fn outages(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    SzoPath(id): SzoPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let inventory = app.inventory();
-    let object = object(&inventory, &id)?;
+    let object = object(&inventory, id)?;
     let (from, to) = period(&app, &params, false)?;
     let bindings = Bindings::gather(&app).await?;
     let now = Utc::now();
