@@ -307,17 +307,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     };
     progress.set_message("warming up");
 
-    // Polls happen only when the benchmark asks: the interval is far away.
-    let settings = PollSettings {
-        interval: Duration::from_secs(24 * 3600),
-        ..PollSettings::default()
-    };
-    let bare_settings = PollSettings {
-        concurrency: Arc::new(tokio::sync::Semaphore::new(
-            settings.concurrency.available_permits(),
-        )),
-        ..settings.clone()
-    };
+    let (settings, bare_settings) = bench_settings();
     let store = Store::open(work.path())?;
     let fleet = Fleet::start(store, settings, inventory.clone())
         .await
@@ -369,6 +359,22 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         restarts,
         isolation,
     ))
+}
+
+/// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.
+/// Polls happen only when the benchmark asks: the interval is far away.
+fn bench_settings() -> (PollSettings, PollSettings) {
+    let settings = PollSettings {
+        interval: Duration::from_secs(24 * 3600),
+        ..PollSettings::default()
+    };
+    let bare_settings = PollSettings {
+        concurrency: Arc::new(tokio::sync::Semaphore::new(
+            settings.concurrency.available_permits(),
+        )),
+        ..settings.clone()
+    };
+    (settings, bare_settings)
 }
 
 /// The result of the poll benchmark from its measurements.
