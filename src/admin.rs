@@ -3,8 +3,8 @@
 //! open the store. One JSON request per connection, one JSON answer; changes take effect
 //! in the running key ring at once.
 
-use crate::app::AppState;
 use crate::keys::{self, KeyListing, NewKey};
+use crate::state::AppState;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

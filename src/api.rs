@@ -13,11 +13,12 @@ mod onu_actions;
 // Public for benches/envelope.rs, which serialises its real page type.
 pub mod onus;
 mod optics;
+mod path;
 mod szo;
 mod vlans;
 mod whoami;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -152,6 +153,21 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
             }
             ActionError::Device(_) => ApiError::DeviceError(error.to_string()),
         }
+    }
+}
+
+/// A store that cannot be read or written is the service's failure, not the client's:
+/// 500 `INTERNAL_ERROR`, the details in the log.
+impl From<ponkeeper_actors::store::StoreError> for ApiError {
+    fn from(error: ponkeeper_actors::store::StoreError) -> Self {
+        ApiError::Internal(error.to_string())
+    }
+}
+
+/// A blocking task that panicked or was cancelled: 500, the details in the log.
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(error: tokio::task::JoinError) -> Self {
+        ApiError::Internal(error.to_string())
     }
 }
 
@@ -324,42 +340,11 @@ impl Params {
     }
 }
 
-/// Parses an `{id}` path segment.
-pub fn path_id<T: std::str::FromStr>(name: &str, text: &str) -> Result<T, ApiError> {
-    text.parse().map_err(|_| {
-        ApiError::InvalidParameter(format!(
-            "path parameter `{name}` must be a positive integer, got `{}`",
-            echo(text)
-        ))
-    })
-}
-
 /// A client's text as an error message quotes it: at most 64 characters.
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(64) {
         Some((end, _)) => format!("{}…", &text[..end]).into(),
         None => text.into(),
-    }
-}
-
-/// axum's `Path` with the envelope as its rejection: a path segment that is not valid
-/// UTF-8 after percent-decoding is `INVALID_PARAMETER`, not a plain-text 400.
-pub struct Path<T>(pub T);
-
-impl<S: Send + Sync, T: DeserializeOwned + Send> axum::extract::FromRequestParts<S> for Path<T> {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &S,
-    ) -> Result<Self, ApiError> {
-        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(value)) => Ok(Path(value)),
-            Err(rejection) => Err(ApiError::InvalidParameter(format!(
-                "the path is not valid: {}",
-                echo(&rejection.body_text())
-            ))),
-        }
     }
 }
 
@@ -452,6 +437,28 @@ mod tests {
         assert_eq!(error.to_string(), "% Unknown command.");
     }
 
+    #[tokio::test]
+    async fn store_failures_are_500_without_their_details() {
+        let error = ApiError::from(ponkeeper_actors::store::StoreError::Corrupt {
+            tree: "onu_owner",
+            key: "42".into(),
+            reason: "truncated".into(),
+        });
+        let response = error.into_response();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .expect("body");
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(
+            body,
+            json!({
+                "success": false,
+                "error": { "code": "INTERNAL_ERROR", "message": "internal error; see the service log" }
+            })
+        );
+    }
+
     fn is_invalid_parameter(error: &ApiError) -> bool {
         matches!(error, ApiError::InvalidParameter(m) if !m.is_empty() && m.len() < 512)
     }
@@ -500,13 +507,6 @@ mod tests {
             let echoed = echo(&text);
             proptest::prop_assert!(echoed.chars().count() <= 65);
             proptest::prop_assert!(text.starts_with(echoed.trim_end_matches('…')));
-        }
-
-        #[test]
-        fn any_path_id_parses_or_is_refused(text in "\\PC{0,40}") {
-            if let Err(error) = path_id::<u32>("id", &text) {
-                proptest::prop_assert!(is_invalid_parameter(&error));
-            }
         }
     }
 }

@@ -11,8 +11,8 @@
 //! ([`classify`]); the error code from the response ([`ErrorCode`]).
 
 use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
-use crate::app::AppState;
 use crate::auth::API_KEY_HEADER;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};
@@ -71,40 +71,9 @@ pub async fn record(
         .and_then(|key| app.keys.find(key.trim()))
         .map(|key| key.name);
     let action = classify(&method, &path);
-    let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
-    let (response, params) = match read.await {
-        Err(_) => (
-            ApiError::InvalidBody(format!(
-                "the body did not arrive in full within {BODY_TIMEOUT:?}"
-            ))
-            .into_response(),
-            None,
-        ),
-        Ok(Err(error)) if is_over_limit(&error) => (
-            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
-                .into_response(),
-            None,
-        ),
-        Ok(Err(error)) => (
-            ApiError::InvalidBody(format!("the body cannot be read: {error}")).into_response(),
-            None,
-        ),
-        Ok(Ok(bytes)) => {
-            let params = body_params(&bytes);
-            let request = Request::from_parts(parts, Body::from(bytes));
-            (next.run(request).await, params)
-        }
-    };
+    let (response, params) = forward(request, next).await;
     let status = response.status();
-    metrics::counter!(
-        "ponkeeper_http_requests_total",
-        "method" => method_label(&method),
-        "status" => status.as_str().to_string()
-    )
-    .increment(1);
-    metrics::histogram!("ponkeeper_http_request_duration_seconds")
-        .record(started.elapsed().as_secs_f64());
+    count(&method, status, started);
     let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
     let read = method == Method::GET && path.starts_with(BASE);
     if action.is_none() && !refused && !(read && app.config.audit.reads) {
@@ -141,6 +110,49 @@ pub async fn record(
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
     }
+}
+
+/// Reads the body (within [`BODY_TIMEOUT`] and [`MAX_BODY_BYTES`]) and runs the rest of
+/// the stack on the request rebuilt from it: its answer, with the body's parameters as the
+/// log keeps them. A body that cannot be read is answered here, in the envelope.
+async fn forward(request: Request, next: Next) -> (Response, Option<serde_json::Value>) {
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
+    match read.await {
+        Err(_) => (
+            ApiError::InvalidBody(format!(
+                "the body did not arrive in full within {BODY_TIMEOUT:?}"
+            ))
+            .into_response(),
+            None,
+        ),
+        Ok(Err(error)) if is_over_limit(&error) => (
+            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
+                .into_response(),
+            None,
+        ),
+        Ok(Err(error)) => (
+            ApiError::InvalidBody(format!("the body cannot be read: {error}")).into_response(),
+            None,
+        ),
+        Ok(Ok(bytes)) => {
+            let params = body_params(&bytes);
+            let request = Request::from_parts(parts, Body::from(bytes));
+            (next.run(request).await, params)
+        }
+    }
+}
+
+/// Counts the request in the HTTP metrics: by method and status, and its duration.
+fn count(method: &Method, status: StatusCode, started: Instant) {
+    metrics::counter!(
+        "ponkeeper_http_requests_total",
+        "method" => method_label(method),
+        "status" => status.as_str().to_string()
+    )
+    .increment(1);
+    metrics::histogram!("ponkeeper_http_request_duration_seconds")
+        .record(started.elapsed().as_secs_f64());
 }
 
 /// The method as a metric label; anything unusual counts as `OTHER`, so a client cannot

@@ -8,8 +8,8 @@
 //! right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
 
 use crate::api::ApiError;
-use crate::app::AppState;
 use crate::rate_limit::{Decision, Rate};
+use crate::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::middleware::Next;

@@ -307,17 +307,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     };
     progress.set_message("warming up");
 
-    // Polls happen only when the benchmark asks: the interval is far away.
-    let settings = PollSettings {
-        interval: Duration::from_secs(24 * 3600),
-        ..PollSettings::default()
-    };
-    let bare_settings = PollSettings {
-        concurrency: Arc::new(tokio::sync::Semaphore::new(
-            settings.concurrency.available_permits(),
-        )),
-        ..settings.clone()
-    };
+    let (settings, bare_settings) = bench_settings();
     let store = Store::open(work.path())?;
     let fleet = Fleet::start(store, settings, inventory.clone())
         .await
@@ -326,42 +316,21 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     cycle(&handles).await?; // warm-up: sessions opened, ONU ids allocated
     progress.inc(1);
 
-    // Each cycle is followed by a bare loop over the same OIDs, so both see the same
-    // machine load (the machine is shared); the ratio is the median of the pairs'.
-    let mut walls = Vec::new();
-    let mut bares = Vec::new();
-    let mut ratios = Vec::new();
-    let mut varbinds = 0u64;
-    let mut cpu = 0.0;
-    let mut rss = rss_bytes();
-    for i in 0..options.cycles {
-        progress.set_message(format!("cycle {} of {}", i + 1, options.cycles));
-        let cpu_before = cpu_seconds()?;
-        let wall = cycle(&handles).await?;
-        cpu += cpu_seconds()? - cpu_before;
-        for handle in &handles {
-            varbinds += handle.detail().await?.session.last_poll_varbinds;
-        }
-        if i == 0 {
-            rss = rss_bytes();
-        }
-        let bare = bare_loop(&inventory.olts, &bare_settings).await?;
-        walls.push(wall);
-        bares.push(bare);
-        ratios.push(wall / bare);
-        progress.inc(1);
-    }
-    let cpu = cpu / options.cycles.max(1) as f64;
+    let measured = measure_cycles(
+        options.cycles,
+        &handles,
+        &inventory.olts,
+        &bare_settings,
+        &progress,
+    )
+    .await?;
     progress.inc(1);
 
-    let (netsnmp_olts, netsnmp_seconds, ponkeeper_same) = if options.compare_netsnmp {
+    let netsnmp = if options.compare_netsnmp {
         progress.set_message("snmpbulkwalk");
-        let subset: Vec<OltSpec> = inventory.olts.iter().take(NETSNMP_OLTS).cloned().collect();
-        let netsnmp_seconds = netsnmp(&subset).await?;
-        let same = cycle(&handles[..subset.len()]).await?;
-        (Some(subset.len()), Some(netsnmp_seconds), Some(same))
+        Some(against_netsnmp(&inventory.olts, &handles).await?)
     } else {
-        (None, None, None)
+        None
     };
     progress.inc(1);
     let isolation = if options.skip_isolation {
@@ -382,13 +351,56 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     };
     progress.finish_and_clear();
 
+    Ok(figures(
+        &options,
+        inventory.olts.len(),
+        measured,
+        netsnmp,
+        restarts,
+        isolation,
+    ))
+}
+
+/// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.
+/// Polls happen only when the benchmark asks: the interval is far away.
+fn bench_settings() -> (PollSettings, PollSettings) {
+    let settings = PollSettings {
+        interval: Duration::from_secs(24 * 3600),
+        ..PollSettings::default()
+    };
+    let bare_settings = PollSettings {
+        concurrency: Arc::new(tokio::sync::Semaphore::new(
+            settings.concurrency.available_permits(),
+        )),
+        ..settings.clone()
+    };
+    (settings, bare_settings)
+}
+
+/// The result of the poll benchmark from its measurements.
+fn figures(
+    options: &PollBenchOptions,
+    olts: usize,
+    measured: Cycles,
+    netsnmp: Option<(usize, f64, f64)>,
+    restarts: Option<restart::Restarts>,
+    isolation: Option<isolation::IsolationFigures>,
+) -> PollBenchResult {
+    let Cycles {
+        walls,
+        bares,
+        ratios,
+        varbinds,
+        cpu,
+        rss,
+    } = measured;
     let median_wall = median(&walls);
     let restart_median = restarts.as_ref().map(|r| median(&r.seconds));
     let serve_rss_bytes = restarts.as_ref().map(|r| r.serve_rss_bytes);
     let total_wall: f64 = walls.iter().sum();
-    Ok(PollBenchResult {
-        olts: inventory.olts.len(),
-        onus: inventory.olts.len() * options.onus_per_olt,
+    PollBenchResult {
+        olts,
+        onus: olts * options.onus_per_olt,
         cycles: options.cycles,
         cycle_seconds_median: median_wall,
         cycle_seconds_all: walls,
@@ -400,10 +412,10 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         },
         rss_bytes: rss,
         serve_rss_bytes,
-        netsnmp_olts,
-        netsnmp_seconds,
-        ponkeeper_seconds_same_olts: ponkeeper_same,
-        ratio_vs_netsnmp: netsnmp_seconds.zip(ponkeeper_same).map(|(n, p)| n / p),
+        netsnmp_olts: netsnmp.map(|(olts, _, _)| olts),
+        netsnmp_seconds: netsnmp.map(|(_, seconds, _)| seconds),
+        ponkeeper_seconds_same_olts: netsnmp.map(|(_, _, same)| same),
+        ratio_vs_netsnmp: netsnmp.map(|(_, seconds, same)| seconds / same),
         bare_loop_seconds: median(&bares),
         bare_loop_seconds_all: bares,
         restart_seconds_all: restarts.map(|r| r.seconds),
@@ -414,5 +426,72 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         restart_session_seconds: isolation.as_ref().map(|i| i.restart_session_seconds),
         restart_session_poll_seconds: isolation.as_ref().map(|i| i.poll_seconds),
         isolation,
+    }
+}
+
+/// What the measured cycles gave: each cycle's and its bare loop's wall time, their
+/// ratios, the varbinds the cycles read, CPU seconds per cycle, and this process's
+/// resident memory after the first cycle.
+struct Cycles {
+    walls: Vec<f64>,
+    bares: Vec<f64>,
+    ratios: Vec<f64>,
+    varbinds: u64,
+    cpu: f64,
+    rss: u64,
+}
+
+/// Runs `cycles` poll cycles of `handles`. Each cycle is followed by a bare loop over the
+/// same OIDs, so both see the same machine load (the machine is shared); the ratio is the
+/// median of the pairs'.
+async fn measure_cycles(
+    cycles: usize,
+    handles: &[OltHandle],
+    olts: &[OltSpec],
+    bare_settings: &PollSettings,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<Cycles> {
+    let mut walls = Vec::new();
+    let mut bares = Vec::new();
+    let mut ratios = Vec::new();
+    let mut varbinds = 0u64;
+    let mut cpu = 0.0;
+    let mut rss = rss_bytes();
+    for i in 0..cycles {
+        progress.set_message(format!("cycle {} of {}", i + 1, cycles));
+        let cpu_before = cpu_seconds()?;
+        let wall = cycle(handles).await?;
+        cpu += cpu_seconds()? - cpu_before;
+        for handle in handles {
+            varbinds += handle.detail().await?.session.last_poll_varbinds;
+        }
+        if i == 0 {
+            rss = rss_bytes();
+        }
+        let bare = bare_loop(olts, bare_settings).await?;
+        walls.push(wall);
+        bares.push(bare);
+        ratios.push(wall / bare);
+        progress.inc(1);
+    }
+    Ok(Cycles {
+        walls,
+        bares,
+        ratios,
+        varbinds,
+        cpu: cpu / cycles.max(1) as f64,
+        rss,
     })
+}
+
+/// snmpbulkwalk over the first [`NETSNMP_OLTS`] OLTs, and a ponkeeper cycle over the same:
+/// how many OLTs, net-snmp's seconds, ponkeeper's seconds.
+async fn against_netsnmp(
+    olts: &[OltSpec],
+    handles: &[OltHandle],
+) -> anyhow::Result<(usize, f64, f64)> {
+    let subset: Vec<OltSpec> = olts.iter().take(NETSNMP_OLTS).cloned().collect();
+    let netsnmp_seconds = netsnmp(&subset).await?;
+    let same = cycle(&handles[..subset.len()]).await?;
+    Ok((subset.len(), netsnmp_seconds, same))
 }

@@ -7,8 +7,10 @@
 //! before the service starts, so the actions work with nothing to set up.
 
 use crate::app::{shutdown_signal, App};
+use crate::clock::Clock;
 use crate::config::Config;
 use crate::keys;
+use crate::state::AppState;
 use anyhow::Context;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
@@ -16,7 +18,7 @@ use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
 use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
@@ -97,30 +99,7 @@ fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
 }
 
 pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
-    // The service reads the OLTs' SSH password from the variable the inventory names.
-    let password = std::env::var(SSH_PASSWORD_ENV).unwrap_or_else(|_| {
-        let password = format!("demo-{}", hex::encode(rand::random::<[u8; 8]>()));
-        std::env::set_var(SSH_PASSWORD_ENV, &password);
-        password
-    });
-    let fleet = SimFleet::start(FleetSpec {
-        olts: options.olts,
-        onus_per_olt: options.onus_per_olt,
-        vendors: FleetVendors::Mixed,
-        base_port: 0,
-        seed: options.seed,
-        bind: [127, 0, 0, 1].into(),
-        // Ten times the default outage rate: about one ONU in sixteen is down at any
-        // moment, so the СЗО reports show outages within minutes.
-        dynamics: Dynamics {
-            outage_probability: 0.002,
-            ..Dynamics::default()
-        },
-        ssh_password: password,
-        reboot_time: Duration::from_secs(options.reboot_seconds),
-    })
-    .await
-    .context("cannot start the simulated fleet")?;
+    let fleet = start_fleet(&options).await?;
 
     let temp_dir;
     let data_dir = match options.data_dir {
@@ -132,11 +111,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
             temp_dir.path().to_path_buf()
         }
     };
-    std::fs::create_dir_all(&data_dir)?;
-    let inventory_path = data_dir.join("inventory.toml");
-    let mut inventory = fleet.inventory();
-    inventory.szo = demo_szo(&fleet, &inventory);
-    std::fs::write(&inventory_path, inventory.to_toml())?;
+    let inventory_path = write_inventory(&fleet, &data_dir)?;
 
     let mut config = Config {
         listen: options.listen,
@@ -171,6 +146,77 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     .map_err(|e| anyhow::anyhow!(e))?;
 
     // Give the first polls a moment so the curl lines show real data at once.
+    first_polls(state, options.poll_interval).await;
+
+    // A real serial to search for: the first ONU of the first OLT.
+    let example_serial = fleet
+        .expected_onus(1)
+        .first()
+        .map(|onu| onu.serial.clone())
+        .unwrap_or_default();
+    let example_onu = example_onu(state).await;
+    println!("Data directory: {}", data_dir.display());
+    println!("Inventory: {}", inventory_path.display());
+    println!("FULL key: {full}");
+    println!("READ_ONLY key: {read_only}");
+    println!("Listening on http://{addr}");
+    println!();
+    print_try(
+        addr,
+        &full,
+        &read_only,
+        &example_serial,
+        example_onu,
+        &state.clock,
+    );
+    println!();
+    println!("Ctrl-C stops the demo.");
+
+    app.serve(listener, shutdown_signal()).await?;
+    fleet.shutdown().await;
+    Ok(())
+}
+
+/// Writes the fleet's inventory, with the demo's СЗО objects, into `data_dir`.
+fn write_inventory(fleet: &SimFleet, data_dir: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(data_dir)?;
+    let inventory_path = data_dir.join("inventory.toml");
+    let mut inventory = fleet.inventory();
+    inventory.szo = demo_szo(fleet, &inventory);
+    std::fs::write(&inventory_path, inventory.to_toml())?;
+    Ok(inventory_path)
+}
+
+/// Starts the simulated fleet. The service reads the OLTs' SSH password from the variable
+/// the inventory names: a set one is used, else a random one is put there.
+async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
+    let password = std::env::var(SSH_PASSWORD_ENV).unwrap_or_else(|_| {
+        let password = format!("demo-{}", hex::encode(rand::random::<[u8; 8]>()));
+        std::env::set_var(SSH_PASSWORD_ENV, &password);
+        password
+    });
+    SimFleet::start(FleetSpec {
+        olts: options.olts,
+        onus_per_olt: options.onus_per_olt,
+        vendors: FleetVendors::Mixed,
+        base_port: 0,
+        seed: options.seed,
+        bind: [127, 0, 0, 1].into(),
+        // Ten times the default outage rate: about one ONU in sixteen is down at any
+        // moment, so the СЗО reports show outages within minutes.
+        dynamics: Dynamics {
+            outage_probability: 0.002,
+            ..Dynamics::default()
+        },
+        ssh_password: password,
+        reboot_time: Duration::from_secs(options.reboot_seconds),
+    })
+    .await
+    .context("cannot start the simulated fleet")
+}
+
+/// Waits (at most 15 s) until no OLT is still connecting, then prints the fleet's size.
+async fn first_polls(state: &AppState, poll_interval: Duration) {
     let started = Instant::now();
     loop {
         let summaries = state.summaries().await.unwrap_or_default();
@@ -184,38 +230,37 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
             println!(
                 "Simulated fleet: {} OLTs, {onus} ONUs ({online} online), polled every {}",
                 summaries.len(),
-                humantime::format_duration(options.poll_interval)
+                humantime::format_duration(poll_interval)
             );
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
 
-    // A real serial to search for: the first ONU of the first OLT.
-    let example_serial = fleet
-        .expected_onus(1)
-        .first()
-        .map(|onu| onu.serial.clone())
-        .unwrap_or_default();
-    // A real ONU id to act on: the first online ONU of OLT 1.
-    let mut example_onu = 1;
-    if let Some(olt) = state.fleet.olt(1) {
-        if let Ok(onus) = olt.onus().await {
-            if let Some(onu) = onus
-                .iter()
-                .find(|o| o.status == ponkeeper_actors::domain::OnuStatus::Online)
-            {
-                example_onu = onu.id;
-            }
-        }
-    }
+/// A real ONU id to act on: the first online ONU of OLT 1 (1 when there is none).
+async fn example_onu(state: &AppState) -> u64 {
+    let Some(olt) = state.fleet.olt(1) else {
+        return 1;
+    };
+    let Ok(onus) = olt.onus().await else {
+        return 1;
+    };
+    onus.iter()
+        .find(|o| o.status == OnuStatus::Online)
+        .map_or(1, |onu| onu.id)
+}
+
+/// The curl lines to paste, with the demo's keys and real ids.
+fn print_try(
+    addr: SocketAddr,
+    full: &str,
+    read_only: &str,
+    example_serial: &str,
+    example_onu: u64,
+    clock: &Clock,
+) {
     let base = format!("http://{addr}/api/v1/external");
-    println!("Data directory: {}", data_dir.display());
-    println!("Inventory: {}", inventory_path.display());
-    println!("FULL key: {full}");
-    println!("READ_ONLY key: {read_only}");
-    println!("Listening on http://{addr}");
-    println!();
     println!("Try:");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?size=5'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1'");
@@ -227,12 +272,8 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/szo'");
     println!(
         "  curl -s -H 'X-API-Key: {read_only}' '{base}/szo/availability?from={}&to={}'",
-        state
-            .clock
-            .format(chrono::Utc::now() - chrono::Duration::hours(1)),
-        state
-            .clock
-            .format(chrono::Utc::now() + chrono::Duration::hours(1)),
+        clock.format(chrono::Utc::now() - chrono::Duration::hours(1)),
+        clock.format(chrono::Utc::now() + chrono::Duration::hours(1)),
     );
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
     println!(
@@ -254,10 +295,4 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
     );
     println!("  # or over stdio: ponkeeper mcp --url http://{addr} --api-key {read_only}");
-    println!();
-    println!("Ctrl-C stops the demo.");
-
-    app.serve(listener, shutdown_signal()).await?;
-    fleet.shutdown().await;
-    Ok(())
 }

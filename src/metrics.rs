@@ -20,7 +20,7 @@
 //! | `ponkeeper_runtime_alive_tasks` | gauge | |
 
 use crate::api::ApiError;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};

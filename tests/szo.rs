@@ -335,7 +335,7 @@ async fn bound_onus_keep_their_history_longer() {
         "first sight, down, up"
     );
 
-    ponkeeper::app::prune_history(&service.state)
+    ponkeeper::jobs::prune_history(&service.state)
         .await
         .expect("prune");
     assert_eq!(

@@ -3,8 +3,8 @@
 //! Entries are written by [`crate::audit`].
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
-use super::{page_of, ApiError, ApiResult, Paged, Params};
-use crate::app::AppState;
+use super::{page_of, ApiResult, Paged, Params};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::store::{AuditEntry, AuditFilter, AuditResult};
 use serde::Serialize;
@@ -97,10 +97,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let store = app.store.clone();
     let (offset, size) = (paging.offset(), paging.size as usize);
     let (total, entries) =
-        tokio::task::spawn_blocking(move || store.audit_entries(&filter, offset, size))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        tokio::task::spawn_blocking(move || store.audit_entries(&filter, offset, size)).await??;
     page_of(
         entries.into_iter().map(|e| item(&app, e)).collect(),
         total,

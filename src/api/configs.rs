@@ -11,9 +11,9 @@
 use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
-use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::{ConfigPath, OltPath};
+use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;
@@ -78,10 +78,6 @@ fn item(app: &AppState, backup: ConfigBackup, content: Option<String>) -> Config
     }
 }
 
-fn store_error(e: impl std::fmt::Display) -> ApiError {
-    ApiError::Internal(e.to_string())
-}
-
 #[utoipa::path(
     post,
     path = "/olts/{id}/configs/backup",
@@ -92,8 +88,8 @@ fn store_error(e: impl std::fmt::Display) -> ApiError {
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the backup", body = Single<ConfigItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+async fn backup(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+    let handle = app.olt(id)?;
     match handle.cli(CliAction::Backup).await? {
         ActionOutcome::Backup(backup) => one(item(&app, backup, None)),
         _ => Err(ApiError::Internal(
@@ -114,16 +110,15 @@ async fn backup(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 )]
 async fn list(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OltPath(id): OltPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
+    let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
     let (total, versions) = app
         .store
-        .configs(olt, paging.offset(), paging.size as usize)
-        .map_err(store_error)?;
+        .configs(olt, paging.offset(), paging.size as usize)?;
     page_of(
         versions.into_iter().map(|b| item(&app, b, None)).collect(),
         total,
@@ -133,8 +128,7 @@ async fn list(
 
 fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
     app.store
-        .config(olt, id)
-        .map_err(store_error)?
+        .config(olt, id)?
         .ok_or_else(|| ApiError::NotFound(format!("OLT {olt} has no config backup {id}")))
 }
 
@@ -149,10 +143,11 @@ fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), 
 )]
 async fn detail(
     State(app): State<AppState>,
-    Path((id, config_id)): Path<(String, String)>,
+    OltPath(id): OltPath,
+    ConfigPath(config_id): ConfigPath,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
-    let (backup, content) = version(&app, olt, path_id("configId", &config_id)?)?;
+    let olt = app.olt(id)?.id;
+    let (backup, content) = version(&app, olt, config_id)?;
     one(item(&app, backup, Some(content)))
 }
 
@@ -167,16 +162,16 @@ async fn detail(
 )]
 async fn diff(
     State(app): State<AppState>,
-    Path((id, config_id)): Path<(String, String)>,
+    OltPath(id): OltPath,
+    ConfigPath(to): ConfigPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let olt = app.olt(path_id("id", &id)?)?.id;
-    let to: u64 = path_id("configId", &config_id)?;
+    let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
     let (_, new_text) = version(&app, olt, to)?;
     let against = match params.integer("against", 1, i64::MAX)? {
         Some(against) => Some(against as u64),
-        None => app.store.config_before(olt, to).map_err(store_error)?,
+        None => app.store.config_before(olt, to)?,
     };
     let old_text = match against {
         Some(from) => version(&app, olt, from)?.1,

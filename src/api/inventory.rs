@@ -4,7 +4,7 @@
 
 use super::doc::{Refusals, TooLarge};
 use super::{one, ApiError, ApiResult, Single};
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -43,10 +43,10 @@ pub struct ReloadItem {
 )]
 async fn reload(State(app): State<AppState>) -> ApiResult {
     let (inventory, report) = app.reload_inventory().await.map_err(|e| match e {
-        crate::app::ReloadError::Invalid(message) => ApiError::Conflict(format!(
+        crate::state::ReloadError::Invalid(message) => ApiError::Conflict(format!(
             "the inventory file is invalid, the running inventory stays: {message}"
         )),
-        crate::app::ReloadError::Fleet(message) => ApiError::Internal(message),
+        crate::state::ReloadError::Fleet(message) => ApiError::Internal(message),
     })?;
     one(ReloadItem {
         nodes: inventory.nodes.len(),

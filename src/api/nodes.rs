@@ -3,9 +3,9 @@
 //! replies of those OLTs' actors.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
-use super::{one, page, path_id, ApiError, ApiResult, Paged, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::NodePath;
+use super::{one, page, ApiError, ApiResult, Paged, Params, Single};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::inventory::NodeSpec;
@@ -100,8 +100,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     params(("id" = u32, Path, description = "node id")),
     responses((status = 200, description = "the node with its counters", body = Single<NodeItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let id = path_id("id", &id)?;
+async fn detail(State(app): State<AppState>, NodePath(id): NodePath) -> ApiResult {
     let inventory = app.inventory();
     let node = inventory
         .node(id)

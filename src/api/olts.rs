@@ -5,9 +5,9 @@
 use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
-use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::OltPath;
+use super::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{NodeId, SessionStatus};
 use ponkeeper_actors::inventory::Inventory;
@@ -234,8 +234,8 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the OLT", body = Single<OltDetailItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+async fn detail(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+    let handle = app.olt(id)?;
     let olt = handle.detail().await?;
     let inventory = app.inventory();
     one(detail_item(&app, &inventory, olt))
@@ -251,8 +251,8 @@ async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the OLT after the restart", body = Single<OltItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn restart_session(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+async fn restart_session(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+    let handle = app.olt(id)?;
     let olt = handle.restart_session().await?;
     one(item(&app, &app.inventory(), &olt))
 }
@@ -267,8 +267,8 @@ async fn restart_session(State(app): State<AppState>, Path(id): Path<String>) ->
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the OLT after the poll", body = Single<OltItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn poll(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+async fn poll(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+    let handle = app.olt(id)?;
     let olt = handle.poll_now().await?;
     one(item(&app, &app.inventory(), &olt))
 }

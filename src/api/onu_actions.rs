@@ -10,17 +10,19 @@
 //!   filters), `;` `!` `#` (comments and separators in the vendors' CLIs), `$ % & * < > [ ]
 //!   { } ^ ~ ' \``, and non-ASCII text, which the devices' terminals do not take reliably.
 //!
-//! The handler finds the ONU's OLT and asks its actor, which runs the vendor's script.
+//! The handler checks the body, finds the ONU's owner (its OLT's actor) once, and asks
+//! that actor, which runs the vendor's script: the VLAN check and the action go to the
+//! same handle.
 
 use super::doc::{
     ActorTimeout, BadInput, BadParameter, DeviceFailures, Missing, Refusals, TooLarge,
 };
 use super::onus::OnuItem;
-use super::{one, path_id, ApiError, ApiResult, JsonBody, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::OnuPath;
+use super::{one, ApiError, ApiResult, JsonBody, Single};
+use crate::state::AppState;
 use axum::extract::State;
-use ponkeeper_actors::olt::{ActionOutcome, CliAction};
+use ponkeeper_actors::olt::{ActionOutcome, CliAction, OltHandle};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -112,23 +114,22 @@ pub fn valid_description(text: &str) -> Result<&str, ApiError> {
 /// Refuses, as the client's mistake, a VLAN the ONU's OLT does not have: the device would
 /// refuse the command anyway, and that is not a device failure (502). When the OLT has
 /// reported no VLANs yet, the device decides.
-async fn known_vlan(app: &AppState, onu: u64, vlan: u16) -> Result<(), ApiError> {
-    let handle = app.onu_olt(onu)?;
-    let vlans = handle.vlans().await?;
+async fn known_vlan(owner: &OltHandle, vlan: u16) -> Result<(), ApiError> {
+    let vlans = owner.vlans().await?;
     if vlans.is_empty() || vlans.iter().any(|v| v.vlan_id == vlan) {
         return Ok(());
     }
     let known: Vec<String> = vlans.iter().map(|v| v.vlan_id.to_string()).collect();
     Err(ApiError::InvalidParameter(format!(
         "field `vlan`: VLAN {vlan} is not configured on OLT {} (its VLANs: {})",
-        handle.id,
+        owner.id,
         known.join(", ")
     )))
 }
 
-async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
-    let handle = app.onu_olt(onu)?;
-    match handle.cli(action).await? {
+/// Runs `action` on the actor of the ONU's OLT and answers what it reports.
+async fn act(app: &AppState, owner: &OltHandle, action: CliAction) -> ApiResult {
+    match owner.cli(action).await? {
         ActionOutcome::Rebooted(onu_id) => one(RebootAccepted {
             onu_id,
             accepted: true,
@@ -150,9 +151,9 @@ async fn act(app: &AppState, onu: u64, action: CliAction) -> ApiResult {
     params(("id" = u64, Path, description = "ONU id")),
     responses((status = 200, description = "the OLT accepted the reboot", body = Single<RebootAccepted>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]
-async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let id = path_id("id", &id)?;
-    act(&app, id, CliAction::Reboot(id)).await
+async fn reboot(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
+    let owner = app.onu_olt(id)?;
+    act(&app, &owner, CliAction::Reboot(id)).await
 }
 
 #[utoipa::path(
@@ -168,13 +169,13 @@ async fn reboot(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 )]
 async fn set_vlan(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OnuPath(id): OnuPath,
     JsonBody(body): JsonBody<VlanBody>,
 ) -> ApiResult {
-    let id = path_id("id", &id)?;
     let vlan = valid_vlan(body.vlan)?;
-    known_vlan(&app, id, vlan).await?;
-    act(&app, id, CliAction::SetVlan(id, vlan)).await
+    let owner = app.onu_olt(id)?;
+    known_vlan(&owner, vlan).await?;
+    act(&app, &owner, CliAction::SetVlan(id, vlan)).await
 }
 
 #[utoipa::path(
@@ -190,12 +191,12 @@ async fn set_vlan(
 )]
 async fn set_description(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OnuPath(id): OnuPath,
     JsonBody(body): JsonBody<DescriptionBody>,
 ) -> ApiResult {
-    let id = path_id("id", &id)?;
     let description = valid_description(&body.description)?.to_string();
-    act(&app, id, CliAction::SetDescription(id, description)).await
+    let owner = app.onu_olt(id)?;
+    act(&app, &owner, CliAction::SetDescription(id, description)).await
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! id, so a page costs the same however many ONUs the network has.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
-use super::{one, page_of, path_id, ApiResult, Paged, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::{OltPath, OnuPath};
+use super::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
 use ponkeeper_actors::olt::OltHandle;
@@ -132,10 +132,10 @@ async fn respond(
 )]
 async fn of_olt(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OltPath(id): OltPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+    let handle = app.olt(id)?;
     let params = Params::parse(query.as_deref())?;
     let filter = filter(&params)?;
     respond(&app, &[handle], filter, &params).await
@@ -171,7 +171,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     params(("id" = u64, Path, description = "ONU id")),
     responses((status = 200, description = "the ONU", body = Single<OnuItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let onu = app.onu(path_id("id", &id)?).await?;
+async fn detail(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
+    let onu = app.onu(id).await?;
     one(item(&app, onu))
 }

@@ -3,9 +3,9 @@
 //! thresholds. History points are read from sled (see the store's optics tree).
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
-use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::OnuPath;
+use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};
@@ -111,8 +111,8 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
     params(("id" = u64, Path, description = "ONU id")),
     responses((status = 200, description = "the latest reading", body = Single<OpticsItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn latest(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
-    let onu = app.onu(path_id("id", &id)?).await?;
+async fn latest(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
+    let onu = app.onu(id).await?;
     one(latest_of(&app, &onu))
 }
 
@@ -128,11 +128,11 @@ async fn latest(State(app): State<AppState>, Path(id): Path<String>) -> ApiResul
 )]
 async fn history(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OnuPath(id): OnuPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
-    let onu = app.onu(path_id("id", &id)?).await?;
+    let onu = app.onu(id).await?;
     let now = Utc::now();
     let to: DateTime<Utc> = params.local_time("to", &app.clock)?.unwrap_or(now);
     let from = params
@@ -146,10 +146,7 @@ async fn history(
     let limit = params
         .integer("limit", 1, MAX_HISTORY_POINTS)?
         .unwrap_or(DEFAULT_HISTORY_POINTS) as usize;
-    let points = app
-        .store
-        .optics_history(onu.id, from, to, limit)
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let points = app.store.optics_history(onu.id, from, to, limit)?;
     one(points
         .iter()
         .map(|p| reading(&app, onu.id, p))

@@ -4,9 +4,9 @@
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
+use super::path::SzoPath;
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
-use crate::api::Path;
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
 use axum::Json;
@@ -164,8 +164,7 @@ fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem
             SessionStatus::Online => {
                 let last = app
                     .store
-                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))
-                    .map_err(|e| ApiError::Internal(e.to_string()))?;
+                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))?;
                 let status = match onu.status {
                     OnuStatus::Online => SzoStatus::Up,
                     OnuStatus::Offline => SzoStatus::Down,
@@ -254,11 +253,10 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     super::page(items, paging)
 }
 
-fn object<'a>(
-    inventory: &'a ponkeeper_actors::inventory::Inventory,
-    id: &str,
-) -> Result<&'a SzoSpec, ApiError> {
-    let id: u32 = super::path_id("id", id)?;
+fn object(
+    inventory: &ponkeeper_actors::inventory::Inventory,
+    id: u32,
+) -> Result<&SzoSpec, ApiError> {
     inventory
         .szo
         .iter()
@@ -275,9 +273,9 @@ fn object<'a>(
     params(("id" = u32, Path, description = "object id")),
     responses((status = 200, description = "the object", body = Single<SzoItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, Path(id): Path<String>) -> ApiResult {
+async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult {
     let inventory = app.inventory();
-    let object = object(&inventory, &id)?;
+    let object = object(&inventory, id)?;
     let bindings = Bindings::gather(&app).await?;
     super::one(item(&app, object, &bindings)?)
 }
@@ -339,14 +337,13 @@ fn report(
     if from >= to {
         return Ok(szo::availability(&[], now));
     }
-    let internal = |e: ponkeeper_actors::store::StoreError| ApiError::Internal(e.to_string());
     let Some(onu) = onu else {
         return Ok(szo::availability(
             &szo::timeline(from, to, &[], None, &[]),
             now,
         ));
     };
-    let mut coverage = app.store.coverage(onu.olt_id, from, to).map_err(internal)?;
+    let mut coverage = app.store.coverage(onu.olt_id, from, to)?;
     // The live stretch reaches to the present while polls keep coming.
     let tolerance = chrono::Duration::from_std(app.fleet.coverage_tolerance())
         .unwrap_or(chrono::Duration::zero());
@@ -355,11 +352,8 @@ fn report(
             last.end = now;
         }
     }
-    let baseline = app.store.state_before(onu.id, from).map_err(internal)?;
-    let changes = app
-        .store
-        .state_changes(onu.id, from, to)
-        .map_err(internal)?;
+    let baseline = app.store.state_before(onu.id, from)?;
+    let changes = app.store.state_changes(onu.id, from, to)?;
     let spans = szo::timeline(from, to, &coverage, baseline.as_ref(), &changes);
     Ok(szo::availability(&spans, now))
 }
@@ -385,12 +379,12 @@ struct OutageItem {
 )]
 async fn outages(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    SzoPath(id): SzoPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let inventory = app.inventory();
-    let object = object(&inventory, &id)?;
+    let object = object(&inventory, id)?;
     let (from, to) = period(&app, &params, false)?;
     let bindings = Bindings::gather(&app).await?;
     let now = Utc::now();

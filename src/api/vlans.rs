@@ -3,9 +3,9 @@
 //! `onuCount` counts its ONUs whose service VLAN is that VLAN.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
-use super::{page, path_id, ApiResult, Paged, Params};
-use crate::api::Path;
-use crate::app::AppState;
+use super::path::OltPath;
+use super::{page, ApiResult, Paged, Params};
+use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{OltHandle, VlanInfo};
 use serde::Serialize;
@@ -75,10 +75,10 @@ async fn vlans_of(olts: &[OltHandle]) -> Result<Vec<VlanItem>, super::ApiError> 
 )]
 async fn of_olt(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    OltPath(id): OltPath,
     RawQuery(query): RawQuery,
 ) -> ApiResult {
-    let handle = app.olt(path_id("id", &id)?)?;
+    let handle = app.olt(id)?;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
     page(vlans_of(&[handle]).await?, paging)

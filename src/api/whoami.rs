@@ -5,8 +5,8 @@
 use super::doc::Refusals;
 use super::Single;
 use super::{one, ApiError, ApiResult};
-use crate::app::AppState;
 use crate::auth::Caller;
+use crate::state::AppState;
 use axum::Extension;
 use ponkeeper_actors::store::AccessLevel;
 use serde::Serialize;

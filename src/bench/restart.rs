@@ -62,18 +62,7 @@ pub async fn measure(
             max = olts.max(500),
         ),
     )?;
-    let key = tokio::process::Command::new(&exe)
-        .args(["keys", "create", "--name", "bench", "--level", "FULL"])
-        .arg("--config")
-        .arg(&config)
-        .stderr(Stdio::null())
-        .output()
-        .await
-        .context("cannot run `ponkeeper keys create`")?;
-    if !key.status.success() {
-        bail!("`ponkeeper keys create` failed");
-    }
-    let key = String::from_utf8(key.stdout)?.trim().to_string();
+    let key = create_key(&exe, &config).await?;
     let client = reqwest::Client::new();
     let url = format!(
         "http://127.0.0.1:{port}{}/olts?size={}",
@@ -125,6 +114,22 @@ pub async fn measure(
         seconds,
         serve_rss_bytes,
     })
+}
+
+/// A FULL key for the benchmark, made with `ponkeeper keys create` on `config`'s store.
+async fn create_key(exe: &Path, config: &Path) -> anyhow::Result<String> {
+    let key = tokio::process::Command::new(exe)
+        .args(["keys", "create", "--name", "bench", "--level", "FULL"])
+        .arg("--config")
+        .arg(config)
+        .stderr(Stdio::null())
+        .output()
+        .await
+        .context("cannot run `ponkeeper keys create`")?;
+    if !key.status.success() {
+        bail!("`ponkeeper keys create` failed");
+    }
+    Ok(String::from_utf8(key.stdout)?.trim().to_string())
 }
 
 /// Starts `serve`; its log goes to `serve.log` beside the configuration.

@@ -25,7 +25,7 @@ pub struct TestService {
     pub inventory_path: PathBuf,
     pub config: Config,
     /// The running service's state, for tests that look behind the API.
-    pub state: ponkeeper::app::AppState,
+    pub state: ponkeeper::state::AppState,
     client: reqwest::Client,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,

@@ -1,0 +1,95 @@
+//! The service's background jobs, spawned by [`crate::app::App::serve`] and aborted at
+//! shutdown: saving when each key was last used ([`save_key_use`]), pruning stored
+//! history past its retention ([`housekeeping`], [`prune_history`]), and reloading the
+//! inventory on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
+
+use crate::state::{AppState, ReloadError};
+
+/// Saves when each key was last used, every minute (and at shutdown, in `serve`).
+pub async fn save_key_use(state: AppState) {
+    let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
+    loop {
+        every_minute.tick().await;
+        if let Err(e) = state.store.record_key_use(&state.keys.last_used()) {
+            tracing::error!(error = %e, "cannot save when keys were last used");
+        }
+    }
+}
+
+/// Prunes stored history past its retention: at start, then hourly.
+pub async fn housekeeping(state: AppState) {
+    let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        hourly.tick().await;
+        if let Err(e) = prune_history(&state).await {
+            tracing::error!(error = %e, "cannot prune stored history");
+        }
+    }
+}
+
+/// Optics past `optics.history_retention`; ONU state changes past
+/// `szo.history_retention` for ONUs bound to a СЗО and `onu.state_history_retention` for
+/// the rest; OLT coverage past the longer of the two.
+pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
+    let now = chrono::Utc::now();
+    let ago = |retention: std::time::Duration| {
+        chrono::Duration::from_std(retention)
+            .map(|r| now - r)
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    };
+    let optics_cutoff = ago(state.config.optics.history_retention);
+    let szo_cutoff = ago(state.config.szo.history_retention);
+    let onu_cutoff = ago(state.config.onu.state_history_retention);
+
+    let bound_serials: std::collections::HashSet<String> = state
+        .inventory()
+        .szo
+        .iter()
+        .map(|o| o.onu_serial.to_ascii_lowercase())
+        .collect();
+    let mut bound = std::collections::HashSet::new();
+    for handle in state.fleet.olts() {
+        let onus = handle.onus().await.map_err(|e| anyhow::anyhow!(e))?;
+        bound.extend(
+            onus.iter()
+                .filter(|o| bound_serials.contains(&o.serial.to_ascii_lowercase()))
+                .map(|o| o.id),
+        );
+    }
+
+    let store = state.store.clone();
+    let (optics, changes, coverage) = tokio::task::spawn_blocking(move || {
+        anyhow::Ok((
+            store.prune_optics(optics_cutoff)?,
+            store.prune_state_changes(|onu| {
+                if bound.contains(&onu) {
+                    szo_cutoff
+                } else {
+                    onu_cutoff
+                }
+            })?,
+            store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
+        ))
+    })
+    .await??;
+    if optics + changes + coverage > 0 {
+        tracing::info!(optics, changes, coverage, "pruned history past retention");
+    }
+    Ok(())
+}
+
+/// Reloads the inventory on SIGHUP (SPEC §2); a bad file is logged and the old one stays.
+pub async fn reload_on_sighup(state: AppState) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+        return;
+    };
+    while hangups.recv().await.is_some() {
+        match state.reload_inventory().await {
+            Ok((_, report)) => tracing::info!(?report, "SIGHUP: inventory reloaded"),
+            Err(ReloadError::Invalid(e) | ReloadError::Fleet(e)) => {
+                tracing::error!(error = %e, "SIGHUP: inventory refused, the old one stays")
+            }
+        }
+    }
+}
