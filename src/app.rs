@@ -7,6 +7,7 @@ use crate::api::ApiError;
 use crate::auth::{ApiKey, KeyRing, KeySource};
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::records::Records;
 use anyhow::Context;
 use ponkeeper_actors::domain::{OltId, Onu, OnuId};
 use ponkeeper_actors::inventory::Inventory;
@@ -28,6 +29,7 @@ pub struct Shared {
     pub config: Config,
     pub clock: Clock,
     pub store: Store,
+    pub records: Records,
     pub fleet: Fleet,
     pub keys: KeyRing,
     pub rate_limits: crate::rate_limit::RateLimits,
@@ -192,10 +194,11 @@ impl App {
                 config.data_dir.display()
             )
         })?;
+        let records = Records::open(&store)?;
         let inventory = Inventory::load(&config.inventory)?;
 
         let keys = KeyRing::default();
-        for record in store.api_keys()? {
+        for record in records.api_keys()? {
             keys.insert_stored(&record);
         }
         for key in &config.api_keys {
@@ -241,6 +244,7 @@ impl App {
                 config,
                 clock,
                 store,
+                records,
                 fleet,
                 keys,
                 rate_limits,
@@ -312,7 +316,7 @@ impl App {
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
-        state.store.record_key_use(&state.keys.last_used())?;
+        state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
         tracing::info!("stopped");
         Ok(())
@@ -324,7 +328,7 @@ async fn save_key_use(state: AppState) {
     let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
     loop {
         every_minute.tick().await;
-        if let Err(e) = state.store.record_key_use(&state.keys.last_used()) {
+        if let Err(e) = state.records.record_key_use(&state.keys.last_used()) {
             tracing::error!(error = %e, "cannot save when keys were last used");
         }
     }

@@ -9,12 +9,12 @@
 use crate::app::{shutdown_signal, App};
 use crate::config::Config;
 use crate::keys;
+use crate::records::AccessLevel;
 use anyhow::Context;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
 use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
-use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -158,11 +158,11 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let app = App::start(config).await?;
 
     let state = &app.state;
-    let full = keys::replace(&state.store, &state.keys, "demo-full", AccessLevel::Full)
+    let full = keys::replace(&state.records, &state.keys, "demo-full", AccessLevel::Full)
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
     let read_only = keys::replace(
-        &state.store,
+        &state.records,
         &state.keys,
         "demo-read-only",
         AccessLevel::ReadOnly,

@@ -2,9 +2,11 @@
 //! them, and the communication nodes that group OLTs — behind a REST API.
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
-//! the REST API ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys ([`auth`], [`keys`], [`admin`]) and the demo. The
-//! device side — supervisor, OLT actors, SNMP, sled, simulator — lives in
-//! `ponkeeper-actors`, which this crate reaches only through its handles.
+//! the REST API ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys
+//! ([`auth`], [`keys`], [`admin`]), the service's own records in the store ([`records`])
+//! and the demo. The device side —
+//! supervisor, OLT actors, SNMP, the store, simulator — lives in `ponkeeper-actors`, which
+//! this crate reaches only through its handles and its store's typed methods.
 
 pub mod admin;
 pub mod api;
@@ -19,3 +21,4 @@ pub mod keys;
 pub mod mcp;
 pub mod metrics;
 pub mod rate_limit;
+pub mod records;

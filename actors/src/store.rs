@@ -16,8 +16,6 @@
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
-pub mod api_keys;
-pub mod audit;
 pub mod configs;
 pub mod coverage;
 pub mod olt_record;
@@ -27,14 +25,10 @@ pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
 
-pub use api_keys::{AccessLevel, ApiKeyRecord};
-pub use audit::{AuditEntry, AuditFilter, AuditResult};
 pub use configs::ConfigBackup;
 pub use coverage::Coverage;
 pub use olt_record::{OltRecord, SystemInfo, Transition};
 
-use api_keys::API_KEYS;
-use audit::AUDIT;
 use configs::{CONFIG_CONTENT, CONFIG_META};
 use coverage::COVERAGE;
 use olt_record::{OLTS, OLT_POLLS};
@@ -128,9 +122,6 @@ pub struct Store {
     /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
     config_meta: sled::Tree,
     config_content: sled::Tree,
-    api_keys: sled::Tree,
-    /// Entry id (ascending in time) → [`AuditEntry`].
-    audit: sled::Tree,
 }
 
 impl Store {
@@ -154,8 +145,6 @@ impl Store {
             coverage: db.open_tree(COVERAGE)?,
             config_meta: db.open_tree(CONFIG_META)?,
             config_content: db.open_tree(CONFIG_CONTENT)?,
-            api_keys: db.open_tree(API_KEYS)?,
-            audit: db.open_tree(AUDIT)?,
             db,
         })
     }

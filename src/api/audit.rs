@@ -5,8 +5,8 @@
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
 use super::{page_of, ApiError, ApiResult, Paged, Params};
 use crate::app::AppState;
+use crate::records::{AuditEntry, AuditFilter, AuditResult};
 use axum::extract::{RawQuery, State};
-use ponkeeper_actors::store::{AuditEntry, AuditFilter, AuditResult};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -94,10 +94,10 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         action: params.text("action").map(str::to_string),
         result: params.enumeration::<AuditResult>("result")?,
     };
-    let store = app.store.clone();
+    let records = app.records.clone();
     let (offset, size) = (paging.offset(), paging.size as usize);
     let (total, entries) =
-        tokio::task::spawn_blocking(move || store.audit_entries(&filter, offset, size))
+        tokio::task::spawn_blocking(move || records.audit_entries(&filter, offset, size))
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?
             .map_err(|e| ApiError::Internal(e.to_string()))?;

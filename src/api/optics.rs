@@ -1,6 +1,6 @@
 //! Optics: an ONU's latest reading and its stored history, and `GET /optics` — the latest
 //! readings across the network, worst Rx first, with the level set by `[optics]`
-//! thresholds. History points are read from sled (see the store's optics tree).
+//! thresholds. History points are read from the store (its optics tree).
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};

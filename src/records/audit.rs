@@ -1,15 +1,18 @@
-//! The audit log (the service's records; they move to the service next).
+//! The audit log: entry id (ascending in time) → [`AuditEntry`] (JSON) in the `audit`
+//! tree. The audit middleware ([`crate::audit`]) appends an entry per audited request and
+//! flushes it before the response leaves; `GET /audit-logs` reads pages of it through
+//! [`crate::history`].
 
-use super::{decode, flush_tree, Store, StoreError};
+use super::Records;
 use chrono::{DateTime, Utc};
+use ponkeeper_actors::store::{decode, flush_tree, StoreError};
 use serde::{Deserialize, Serialize};
 
 pub(super) const AUDIT: &str = "audit";
 
 /// Outcome of an audited request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum AuditResult {
     Success,
     Failure,
@@ -69,10 +72,10 @@ impl AuditFilter {
     }
 }
 
-impl Store {
+impl Records {
     /// Appends an audit entry, giving it its id, and flushes it to disk before returning.
     pub async fn append_audit(&self, mut entry: AuditEntry) -> Result<AuditEntry, StoreError> {
-        entry.id = self.next_id()?;
+        entry.id = self.store.next_id()?;
         self.audit
             .insert(entry.id.to_be_bytes(), serde_json::to_vec(&entry)?)?;
         flush_tree(&self.audit).await?;
@@ -105,6 +108,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ponkeeper_actors::store::Store;
 
     #[tokio::test]
     async fn audit_entries_survive_a_reopen_newest_first() {
@@ -125,12 +129,12 @@ mod tests {
             duration_ms: 1,
         };
         {
-            let store = Store::open(dir.path()).expect("open");
-            store
+            let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
+            records
                 .append_audit(entry("onu.reboot", AuditResult::Success))
                 .await
                 .expect("append");
-            store
+            records
                 .append_audit(entry("onu.set_vlan", AuditResult::Failure))
                 .await
                 .expect("append");
@@ -144,8 +148,8 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             reopened = Store::open(dir.path());
         }
-        let store = reopened.expect("reopen");
-        let (total, all) = store
+        let records = Records::open(&reopened.expect("reopen")).expect("records");
+        let (total, all) = records
             .audit_entries(&AuditFilter::default(), 0, 10)
             .expect("list");
         assert_eq!(total, 2);
@@ -154,7 +158,7 @@ mod tests {
             result: Some(AuditResult::Failure),
             ..AuditFilter::default()
         };
-        let (total, _) = store.audit_entries(&failures, 0, 10).expect("list");
+        let (total, _) = records.audit_entries(&failures, 0, 10).expect("list");
         assert_eq!(total, 1);
     }
 }

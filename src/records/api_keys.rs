@@ -1,14 +1,18 @@
-//! API keys (the service's records; they move to the service next).
+//! API keys created with `ponkeeper keys create`: name → [`ApiKeyRecord`] (JSON) in the
+//! `api_keys` tree, holding the key's SHA-256, never the key. Key management
+//! ([`crate::keys`], through the admin socket or directly when no service runs) inserts
+//! and removes keys and flushes before it answers; the service loads them into its key
+//! ring at start-up and saves when each was last used every minute and at shutdown.
 
-use super::{flush_tree, get_json, Store, StoreError};
+use super::Records;
 use chrono::{DateTime, Utc};
+use ponkeeper_actors::store::{flush_tree, get_json, StoreError};
 use serde::{Deserialize, Serialize};
 
 pub(super) const API_KEYS: &str = "api_keys";
 
 /// Access level of an API key (seed §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AccessLevel {
     ReadOnly,
@@ -55,7 +59,7 @@ pub struct ApiKeyRecord {
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
-impl Store {
+impl Records {
     pub fn api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
         self.api_keys
             .iter()
@@ -122,11 +126,12 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ponkeeper_actors::store::Store;
 
     #[tokio::test]
     async fn api_key_names_are_unique() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("open");
+        let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
         let record = ApiKeyRecord {
             name: "billing".into(),
             sha256: "00".repeat(32),
@@ -136,10 +141,13 @@ mod tests {
             created_at: Utc::now(),
             last_used_at: None,
         };
-        assert!(store.insert_api_key(&record).await.expect("insert"));
-        assert!(!store.insert_api_key(&record).await.expect("insert twice"));
-        assert_eq!(store.api_keys().expect("list"), vec![record]);
-        assert!(store.remove_api_key("billing").await.expect("remove"));
-        assert!(!store.remove_api_key("billing").await.expect("remove twice"));
+        assert!(records.insert_api_key(&record).await.expect("insert"));
+        assert!(!records.insert_api_key(&record).await.expect("insert twice"));
+        assert_eq!(records.api_keys().expect("list"), vec![record]);
+        assert!(records.remove_api_key("billing").await.expect("remove"));
+        assert!(!records
+            .remove_api_key("billing")
+            .await
+            .expect("remove twice"));
     }
 }
