@@ -3,8 +3,8 @@
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
 //! the REST API ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys
-//! ([`auth`], [`keys`], [`admin`]), the service's own records in the store ([`records`])
-//! and the demo. The device side —
+//! ([`auth`], [`keys`], [`admin`]), the service's own records in the store ([`records`]),
+//! the history reads handlers make ([`history`]) and the demo. The device side —
 //! supervisor, OLT actors, SNMP, the store, simulator — lives in `ponkeeper-actors`, which
 //! this crate reaches only through its handles and its store's typed methods.
 
@@ -17,6 +17,7 @@ pub mod bench;
 pub mod clock;
 pub mod config;
 pub mod demo;
+pub mod history;
 pub mod keys;
 pub mod mcp;
 pub mod metrics;

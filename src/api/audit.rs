@@ -1,9 +1,9 @@
 //! `GET /audit-logs` (SPEC §4): the audit log newest first, filtered by `from`/`to`
 //! (local date-times), `keyName`, `action` and `result` (`SUCCESS` | `FAILURE`), paged.
-//! Entries are written by [`crate::audit`].
+//! Entries are written by [`crate::audit`] and read through [`crate::history`].
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
-use super::{page_of, ApiError, ApiResult, Paged, Params};
+use super::{page_of, ApiResult, Paged, Params};
 use crate::app::AppState;
 use crate::records::{AuditEntry, AuditFilter, AuditResult};
 use axum::extract::{RawQuery, State};
@@ -94,13 +94,8 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         action: params.text("action").map(str::to_string),
         result: params.enumeration::<AuditResult>("result")?,
     };
-    let records = app.records.clone();
-    let (offset, size) = (paging.offset(), paging.size as usize);
     let (total, entries) =
-        tokio::task::spawn_blocking(move || records.audit_entries(&filter, offset, size))
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        crate::history::audit_entries(&app, filter, paging.offset(), paging.size as usize).await?;
     page_of(
         entries.into_iter().map(|e| item(&app, e)).collect(),
         total,

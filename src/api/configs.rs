@@ -14,6 +14,7 @@ use super::doc::{
 use super::{one, page_of, path_id, ApiError, ApiResult, Paged, Params, Single};
 use crate::api::Path;
 use crate::app::AppState;
+use crate::history;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;
@@ -78,10 +79,6 @@ fn item(app: &AppState, backup: ConfigBackup, content: Option<String>) -> Config
     }
 }
 
-fn store_error(e: impl std::fmt::Display) -> ApiError {
-    ApiError::Internal(e.to_string())
-}
-
 #[utoipa::path(
     post,
     path = "/olts/{id}/configs/backup",
@@ -120,10 +117,8 @@ async fn list(
     let olt = app.olt(path_id("id", &id)?)?.id;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    let (total, versions) = app
-        .store
-        .configs(olt, paging.offset(), paging.size as usize)
-        .map_err(store_error)?;
+    let (total, versions) =
+        history::configs(&app, olt, paging.offset(), paging.size as usize).await?;
     page_of(
         versions.into_iter().map(|b| item(&app, b, None)).collect(),
         total,
@@ -131,10 +126,9 @@ async fn list(
     )
 }
 
-fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
-    app.store
-        .config(olt, id)
-        .map_err(store_error)?
+async fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
+    history::config(app, olt, id)
+        .await?
         .ok_or_else(|| ApiError::NotFound(format!("OLT {olt} has no config backup {id}")))
 }
 
@@ -152,7 +146,7 @@ async fn detail(
     Path((id, config_id)): Path<(String, String)>,
 ) -> ApiResult {
     let olt = app.olt(path_id("id", &id)?)?.id;
-    let (backup, content) = version(&app, olt, path_id("configId", &config_id)?)?;
+    let (backup, content) = version(&app, olt, path_id("configId", &config_id)?).await?;
     one(item(&app, backup, Some(content)))
 }
 
@@ -173,13 +167,13 @@ async fn diff(
     let olt = app.olt(path_id("id", &id)?)?.id;
     let to: u64 = path_id("configId", &config_id)?;
     let params = Params::parse(query.as_deref())?;
-    let (_, new_text) = version(&app, olt, to)?;
+    let (_, new_text) = version(&app, olt, to).await?;
     let against = match params.integer("against", 1, i64::MAX)? {
         Some(against) => Some(against as u64),
-        None => app.store.config_before(olt, to).map_err(store_error)?,
+        None => history::config_before(&app, olt, to).await?,
     };
     let old_text = match against {
-        Some(from) => version(&app, olt, from)?.1,
+        Some(from) => version(&app, olt, from).await?.1,
         None => String::new(),
     };
     let from_name = against.map_or("(none)".to_string(), |id| format!("config {id}"));
