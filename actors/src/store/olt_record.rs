@@ -1,6 +1,6 @@
 //! OLT session records: the persisted part of each OLT actor's state ([`OltRecord`]: status,
 //! transitions, system info, PON ports, VLANs) in the `olts` tree as JSON, and the poll
-//! statistics every poll changes ([`PollStats`]) apart from it in `olt_polls`, in a small
+//! statistics every poll changes (`PollStats`) apart from it in `olt_polls`, in a small
 //! binary form, so the JSON record is rewritten only when something else changed. OLT
 //! actors write both after each poll; the service reads them at start-up (through the
 //! actors) to answer before the first poll.

@@ -1,5 +1,5 @@
 //! Optics history: day + ONU id → that day's optics points in the `optics` tree, each
-//! point in [`POINT_BYTES`] bytes, appended with a merge operator ([`append_points`]).
+//! point in `POINT_BYTES` bytes, appended with a merge operator (`append_points`).
 //! OLT actors record a point per ONU every `optics.history_step`; the service reads one
 //! ONU's history by period; housekeeping drops whole days past retention.
 
