@@ -4,7 +4,7 @@
 //! ([`state_before`], [`onu_period`]), optics history ([`optics`]) and the audit log
 //! ([`audit_entries`]).
 //!
-//! A sled read blocks its thread (a page may come from disk), so each function runs it on
+//! A store read blocks its thread (a page may come from disk), so each function runs it on
 //! tokio's blocking pool and never on an async worker, where it would hold up every other
 //! request scheduled there. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
