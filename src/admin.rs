@@ -1,6 +1,6 @@
 //! The admin socket: a Unix socket in the data directory (owner-only permissions) through
-//! which `ponkeeper keys …` reaches a running service, since sled lets only one process
-//! open the store. One JSON request per connection, one JSON answer; changes take effect
+//! which `ponkeeper keys …` reaches a running service, since only one process at a time
+//! may open the store. One JSON request per connection, one JSON answer; changes take effect
 //! in the running key ring at once.
 
 use crate::keys::{self, KeyListing, NewKey};
@@ -89,7 +89,7 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
     let result = match request {
         AdminRequest::Create(new_key) => {
             let name = new_key.name.clone();
-            keys::create(&state.store, Some(&state.keys), configured, new_key)
+            keys::create(&state.records, Some(&state.keys), configured, new_key)
                 .await
                 .map(|key| {
                     tracing::info!(key_name = %name, "API key created");
@@ -100,16 +100,16 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
                 })
         }
         AdminRequest::List => state
-            .store
+            .records
             .record_key_use(&state.keys.last_used())
             .map_err(|e| e.to_string())
-            .and_then(|()| keys::list(&state.store, configured))
+            .and_then(|()| keys::list(&state.records, configured))
             .map(|keys| AdminResponse {
                 keys: Some(keys),
                 ..Default::default()
             }),
         AdminRequest::Revoke { name } => {
-            keys::revoke(&state.store, Some(&state.keys), configured, &name)
+            keys::revoke(&state.records, Some(&state.keys), configured, &name)
                 .await
                 .map(|()| {
                     tracing::info!(key_name = %name, "API key revoked");

@@ -8,6 +8,7 @@ use crate::auth::{ApiKey, KeyRing, KeySource};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::jobs::{housekeeping, reload_on_sighup, save_key_use};
+use crate::records::Records;
 use crate::state::AppState;
 use anyhow::Context;
 use ponkeeper_actors::inventory::Inventory;
@@ -44,7 +45,8 @@ impl App {
             )
         })?;
         let inventory = Inventory::load(&config.inventory)?;
-        let keys = load_keys(&config, &store)?;
+        let records = Records::open(&store)?;
+        let keys = load_keys(&config, &records)?;
         let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
         let fleet = Fleet::start(store.clone(), poll_settings(&config), inventory.clone())
             .await
@@ -54,7 +56,15 @@ impl App {
             nodes = inventory.nodes.len(),
             "fleet started"
         );
-        let state = AppState::new(config, clock, store, fleet, keys, rate_limits, inventory);
+        let state = AppState::new(
+            config,
+            clock,
+            (store, records),
+            fleet,
+            keys,
+            rate_limits,
+            inventory,
+        );
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         Ok(App { state, admin })
     }
@@ -120,18 +130,18 @@ impl App {
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
-        state.store.record_key_use(&state.keys.last_used())?;
+        state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
         tracing::info!("stopped");
         Ok(())
     }
 }
 
-/// The key ring: the keys stored in sled (made with `ponkeeper keys`), then those of the
-/// config's `[[api_keys]]`.
-fn load_keys(config: &Config, store: &Store) -> anyhow::Result<KeyRing> {
+/// The key ring: the keys stored in the service's records (made with `ponkeeper keys`),
+/// then those of the config's `[[api_keys]]`.
+fn load_keys(config: &Config, records: &Records) -> anyhow::Result<KeyRing> {
     let keys = KeyRing::default();
-    for record in store.api_keys()? {
+    for record in records.api_keys()? {
         keys.insert_stored(&record);
     }
     for key in &config.api_keys {

@@ -1,4 +1,4 @@
-//! The audit log's writer: an outermost HTTP middleware that records, in sled, every
+//! The audit log's writer: an outermost HTTP middleware that records, in the store, every
 //! action (any outcome), every refusal of the key checks (401/403, from [`crate::auth`]
 //! without that module doing anything but answer) and, with `[audit] reads = true`,
 //! every read. Each entry is flushed to disk before the response leaves, so a killed
@@ -12,13 +12,13 @@
 
 use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
 use crate::auth::API_KEY_HEADER;
+use crate::records::{AuditEntry, AuditResult};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use ponkeeper_actors::store::{AuditEntry, AuditResult};
 use std::net::SocketAddr;
 use std::time::Instant;
 
@@ -106,7 +106,7 @@ pub async fn record(
             .map(|code| code.0.to_string()),
         duration_ms: started.elapsed().as_millis() as u64,
     };
-    match app.store.append_audit(entry).await {
+    match app.records.append_audit(entry).await {
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
     }

@@ -2,13 +2,14 @@
 //! the spec fixes: key (401 `UNAUTHORIZED`), IP whitelist (403 `IP_NOT_ALLOWED`), rate
 //! (429 `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request.
 //! Only a key's SHA-256 is kept; the ring is keyed by it and the final comparison is
-//! constant-time. Keys come from sled (created with `ponkeeper keys`) and from
+//! constant-time. Keys come from the store (created with `ponkeeper keys`) and from
 //! `[[api_keys]]` in the config; the admin socket updates the ring of a running service.
 //! The client address is the socket peer, or — when the peer is a trusted proxy — the
 //! right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
 
 use crate::api::ApiError;
 use crate::rate_limit::{Decision, Rate};
+use crate::records::{AccessLevel, ApiKeyRecord};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method};
@@ -17,7 +18,6 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
 use ipnet::IpNet;
-use ponkeeper_actors::store::{AccessLevel, ApiKeyRecord};
 use sha2::{Digest, Sha256};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 /// Where a key is declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeySource {
-    /// Created with `ponkeeper keys create`, stored in sled.
+    /// Created with `ponkeeper keys create`, kept in the store ([`crate::records`]).
     Stored,
     /// Declared in `[[api_keys]]` of the config.
     Config,

@@ -5,7 +5,7 @@
 //! OIDs: net-snmp's `snmpbulkwalk` processes (8 at a time, one per table column, as script
 //! pollers do) over up to 200 OLTs, and a bare GETBULK loop with no actors, ONU decoding
 //! or storage. It then times restarts of the real `serve` binary with the workload's
-//! state in sled ([`restart`], P6) and measures how hung OLTs affect the healthy ones and
+//! state in the store ([`restart`], P6) and measures how hung OLTs affect the healthy ones and
 //! `restart-session` on a stuck one ([`isolation`], P7 and P8); `--skip-restart` and
 //! `--skip-isolation` leave those out.
 
@@ -47,7 +47,7 @@ pub struct PollBenchOptions {
     /// Print only the JSON result.
     #[arg(long)]
     pub json: bool,
-    /// Leave out the restarts of `ponkeeper serve` with the workload's state in sled (P6).
+    /// Leave out the restarts of `ponkeeper serve` with the workload's state stored (P6).
     #[arg(long)]
     pub skip_restart: bool,
     /// Leave out P7 (healthy cycles with OLTs hung) and P8 (restart-session on a stuck OLT).

@@ -17,7 +17,7 @@ use std::time::Duration;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub listen: SocketAddr,
-    /// sled lives here, and the admin socket.
+    /// The store lives here, and the admin socket.
     pub data_dir: PathBuf,
     pub inventory: PathBuf,
     /// `swagger` serves the OpenAPI docs.
@@ -269,7 +269,7 @@ impl Config {
                 bail!("{at}: key `sha256` must be 64 hex digits");
             }
             key.level
-                .parse::<ponkeeper_actors::store::AccessLevel>()
+                .parse::<crate::records::AccessLevel>()
                 .map_err(|e| anyhow::anyhow!("{at}: key `level`: {e}"))?;
             if let Some(rate) = &key.rate {
                 rate.parse::<crate::rate_limit::Rate>()

@@ -10,13 +10,13 @@ use crate::app::{shutdown_signal, App};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::keys;
+use crate::records::AccessLevel;
 use crate::state::AppState;
 use anyhow::Context;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
 use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
-use ponkeeper_actors::store::AccessLevel;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -133,11 +133,11 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let app = App::start(config).await?;
 
     let state = &app.state;
-    let full = keys::replace(&state.store, &state.keys, "demo-full", AccessLevel::Full)
+    let full = keys::replace(&state.records, &state.keys, "demo-full", AccessLevel::Full)
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
     let read_only = keys::replace(
-        &state.store,
+        &state.records,
         &state.keys,
         "demo-read-only",
         AccessLevel::ReadOnly,

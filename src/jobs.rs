@@ -10,7 +10,7 @@ pub async fn save_key_use(state: AppState) {
     let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
     loop {
         every_minute.tick().await;
-        if let Err(e) = state.store.record_key_use(&state.keys.last_used()) {
+        if let Err(e) = state.records.record_key_use(&state.keys.last_used()) {
             tracing::error!(error = %e, "cannot save when keys were last used");
         }
     }

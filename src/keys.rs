@@ -1,12 +1,12 @@
 //! Key management (`ponkeeper keys create|list|revoke`). The same operations run in the
 //! service (reached through the admin socket, so they take effect at once) and directly on
-//! the store when no service is running. A key is shown once, at creation; only its
-//! SHA-256 is stored.
+//! the store's records ([`crate::records`]) when no service is running. A key is shown
+//! once, at creation; only its SHA-256 is stored.
 
 use crate::auth::{generate_key, parse_net, sha256_hex, KeyRing};
 use crate::config::ConfiguredKey;
+use crate::records::{AccessLevel, ApiKeyRecord, Records};
 use chrono::Utc;
-use ponkeeper_actors::store::{AccessLevel, ApiKeyRecord, Store};
 use serde::{Deserialize, Serialize};
 
 /// What `keys create` asks for.
@@ -49,7 +49,7 @@ fn validate_name(name: &str) -> Result<(), String> {
 
 /// Creates a key; returns the key itself (the only time it is seen).
 pub async fn create(
-    store: &Store,
+    records: &Records,
     ring: Option<&KeyRing>,
     configured: &[ConfiguredKey],
     request: NewKey,
@@ -78,7 +78,7 @@ pub async fn create(
         created_at: Utc::now(),
         last_used_at: None,
     };
-    if !store
+    if !records
         .insert_api_key(&record)
         .await
         .map_err(|e| e.to_string())?
@@ -93,14 +93,14 @@ pub async fn create(
 
 /// Revokes the stored key `name` if there is one and creates it anew (the demo's keys).
 pub async fn replace(
-    store: &Store,
+    records: &Records,
     ring: &KeyRing,
     name: &str,
     level: AccessLevel,
 ) -> Result<String, String> {
-    let _ = revoke(store, Some(ring), &[], name).await;
+    let _ = revoke(records, Some(ring), &[], name).await;
     create(
-        store,
+        records,
         Some(ring),
         &[],
         NewKey {
@@ -114,8 +114,8 @@ pub async fn replace(
 }
 
 /// Stored and configured keys, by name.
-pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListing>, String> {
-    let mut listing: Vec<KeyListing> = store
+pub fn list(records: &Records, configured: &[ConfiguredKey]) -> Result<Vec<KeyListing>, String> {
+    let mut listing: Vec<KeyListing> = records
         .api_keys()
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -148,7 +148,7 @@ pub fn list(store: &Store, configured: &[ConfiguredKey]) -> Result<Vec<KeyListin
 
 /// Revokes a stored key; configured keys are changed in the config.
 pub async fn revoke(
-    store: &Store,
+    records: &Records,
     ring: Option<&KeyRing>,
     configured: &[ConfiguredKey],
     name: &str,
@@ -158,7 +158,7 @@ pub async fn revoke(
             "key `{name}` is declared in the config; remove it there and restart"
         ));
     }
-    if !store
+    if !records
         .remove_api_key(name)
         .await
         .map_err(|e| e.to_string())?

@@ -4,9 +4,11 @@
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
 //! the state handlers share ([`state`]), the background jobs ([`jobs`]), the REST API
 //! ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys ([`auth`],
-//! [`keys`], [`admin`]) and the demo. The device side — supervisor, OLT actors, SNMP,
-//! sled, simulator — lives in `ponkeeper-actors`, which this crate reaches only through
-//! its handles.
+//! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
+//! history reads handlers make ([`history`]) and the demo. The device side —
+//! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
+//! `ponkeeper-actors`, which this crate reaches only through its handles and its store's
+//! typed methods.
 
 pub mod admin;
 pub mod api;
@@ -17,9 +19,11 @@ pub mod bench;
 pub mod clock;
 pub mod config;
 pub mod demo;
+pub mod history;
 pub mod jobs;
 pub mod keys;
 pub mod mcp;
 pub mod metrics;
 pub mod rate_limit;
+pub mod records;
 pub mod state;

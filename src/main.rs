@@ -9,9 +9,10 @@ use ponkeeper::app::{shutdown_signal, App};
 use ponkeeper::config::Config;
 use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
+use ponkeeper::records::{AccessLevel, Records};
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
-use ponkeeper_actors::store::{AccessLevel, Store};
+use ponkeeper_actors::store::Store;
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -321,21 +322,22 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
                     config.data_dir.display()
                 )
             })?;
+            let records = Records::open(&store)?;
             let configured = &config.api_keys;
             let outcome = match request {
-                AdminRequest::Create(new_key) => keys::create(&store, None, configured, new_key)
+                AdminRequest::Create(new_key) => keys::create(&records, None, configured, new_key)
                     .await
                     .map(|key| admin::AdminResponse {
                         key: Some(key),
                         ..Default::default()
                     }),
                 AdminRequest::List => {
-                    keys::list(&store, configured).map(|keys| admin::AdminResponse {
+                    keys::list(&records, configured).map(|keys| admin::AdminResponse {
                         keys: Some(keys),
                         ..Default::default()
                     })
                 }
-                AdminRequest::Revoke { name } => keys::revoke(&store, None, configured, &name)
+                AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
                     .await
                     .map(|()| admin::AdminResponse::default()),
             };

@@ -19,9 +19,9 @@ mod params;
 
 pub use backend::{Backend, Reply};
 
+use crate::records::AccessLevel;
 use http::Method;
 use params::*;
-use ponkeeper_actors::store::AccessLevel;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{

@@ -10,6 +10,7 @@ use crate::auth::KeyRing;
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::rate_limit::RateLimits;
+use crate::records::Records;
 use ponkeeper_actors::domain::{OltId, Onu, OnuId};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary};
@@ -29,6 +30,8 @@ pub struct Shared {
     pub config: Config,
     pub clock: Clock,
     pub store: Store,
+    /// The service's own records (API keys, audit) in the store's database.
+    pub records: Records,
     pub fleet: Fleet,
     pub keys: KeyRing,
     pub rate_limits: RateLimits,
@@ -54,7 +57,7 @@ impl AppState {
     pub fn new(
         config: Config,
         clock: Clock,
-        store: Store,
+        (store, records): (Store, Records),
         fleet: Fleet,
         keys: KeyRing,
         rate_limits: RateLimits,
@@ -65,6 +68,7 @@ impl AppState {
                 config,
                 clock,
                 store,
+                records,
                 fleet,
                 keys,
                 rate_limits,

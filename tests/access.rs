@@ -5,7 +5,7 @@
 mod common;
 
 use common::{all_polled, eventually, steady_sim, test_config, TestService};
-use ponkeeper_actors::store::AccessLevel;
+use ponkeeper::records::AccessLevel;
 use reqwest::header::HeaderMap;
 use reqwest::Method;
 use std::time::Duration;

@@ -8,10 +8,11 @@
 
 mod common;
 
+use ponkeeper::records::{AuditFilter, Records};
 use ponkeeper_actors::sim::{
     Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
 };
-use ponkeeper_actors::store::{AuditFilter, Store};
+use ponkeeper_actors::store::Store;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -264,7 +265,8 @@ async fn sigkill_keeps_every_acknowledged_audit_entry_backup_and_key_change() {
     );
 
     let store = reopen(&service.data).await;
-    let (total, entries) = store
+    let records = Records::open(&store).expect("records");
+    let (total, entries) = records
         .audit_entries(&AuditFilter::default(), 0, 10_000)
         .expect("audit");
     let recorded: std::collections::HashSet<String> = entries
@@ -306,7 +308,7 @@ async fn sigkill_keeps_every_acknowledged_audit_entry_backup_and_key_change() {
 
     let latest = store.latest_config(2).expect("configs").expect("a backup");
     assert_eq!(latest.id, backup_id);
-    let mut names: Vec<String> = store
+    let mut names: Vec<String> = records
         .api_keys()
         .expect("keys")
         .into_iter()
@@ -359,7 +361,8 @@ async fn sigterm_cancels_a_hung_action_with_a_clear_error_and_exits_zero() {
 
     // Flushed and unlocked: the store opens at once, the cancelled request audited.
     let store = Store::open(&service.data).expect("the store opens without waiting");
-    let (_, entries) = store
+    let records = Records::open(&store).expect("records");
+    let (_, entries) = records
         .audit_entries(&AuditFilter::default(), 0, 100)
         .expect("audit");
     assert!(

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{all_polled, eventually, steady_sim, TestService};
-use ponkeeper_actors::store::AccessLevel;
+use ponkeeper::records::AccessLevel;
 use serde_json::{json, Value};
 use std::time::Duration;
 

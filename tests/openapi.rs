@@ -5,8 +5,8 @@
 mod common;
 
 use common::{steady_sim, test_config, TestService};
+use ponkeeper::records::AccessLevel;
 use ponkeeper_actors::sim::SimFleet;
-use ponkeeper_actors::store::AccessLevel;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
 //! Domain vocabulary shared by the actors, the store, the simulator and the API layer:
 //! identifiers, OLT session states, ONU records and their enumerations. Nothing here does
-//! I/O; these are the values that cross actor mailboxes and get persisted to sled.
+//! I/O; these are the values that cross actor mailboxes and get persisted in the store.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! `ponkeeper-actors`: the device side of ponkeeper. It owns the domain types, the sled
+//! `ponkeeper-actors`: the device side of ponkeeper. It owns the domain types, the
 //! store, the supervisor and one actor per OLT, the SNMP driver profiles and the simulated
 //! OLT fleet. It knows nothing of HTTP: the service reaches device state only through the
 //! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].

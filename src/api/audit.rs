@@ -1,12 +1,12 @@
 //! `GET /audit-logs` (SPEC §4): the audit log newest first, filtered by `from`/`to`
 //! (local date-times), `keyName`, `action` and `result` (`SUCCESS` | `FAILURE`), paged.
-//! Entries are written by [`crate::audit`].
+//! Entries are written by [`crate::audit`] and read through [`crate::history`].
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
 use super::{page_of, ApiResult, Paged, Params};
+use crate::records::{AuditEntry, AuditFilter, AuditResult};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
-use ponkeeper_actors::store::{AuditEntry, AuditFilter, AuditResult};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -94,10 +94,8 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         action: params.text("action").map(str::to_string),
         result: params.enumeration::<AuditResult>("result")?,
     };
-    let store = app.store.clone();
-    let (offset, size) = (paging.offset(), paging.size as usize);
     let (total, entries) =
-        tokio::task::spawn_blocking(move || store.audit_entries(&filter, offset, size)).await??;
+        crate::history::audit_entries(&app, filter, paging.offset(), paging.size as usize).await?;
     page_of(
         entries.into_iter().map(|e| item(&app, e)).collect(),
         total,

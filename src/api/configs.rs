@@ -13,6 +13,7 @@ use super::doc::{
 };
 use super::path::{ConfigPath, OltPath};
 use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::history;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
@@ -116,9 +117,8 @@ async fn list(
     let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    let (total, versions) = app
-        .store
-        .configs(olt, paging.offset(), paging.size as usize)?;
+    let (total, versions) =
+        history::configs(&app, olt, paging.offset(), paging.size as usize).await?;
     page_of(
         versions.into_iter().map(|b| item(&app, b, None)).collect(),
         total,
@@ -126,9 +126,9 @@ async fn list(
     )
 }
 
-fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
-    app.store
-        .config(olt, id)?
+async fn version(app: &AppState, olt: u32, id: u64) -> Result<(ConfigBackup, String), ApiError> {
+    history::config(app, olt, id)
+        .await?
         .ok_or_else(|| ApiError::NotFound(format!("OLT {olt} has no config backup {id}")))
 }
 
@@ -147,7 +147,7 @@ async fn detail(
     ConfigPath(config_id): ConfigPath,
 ) -> ApiResult {
     let olt = app.olt(id)?.id;
-    let (backup, content) = version(&app, olt, config_id)?;
+    let (backup, content) = version(&app, olt, config_id).await?;
     one(item(&app, backup, Some(content)))
 }
 
@@ -168,13 +168,13 @@ async fn diff(
 ) -> ApiResult {
     let olt = app.olt(id)?.id;
     let params = Params::parse(query.as_deref())?;
-    let (_, new_text) = version(&app, olt, to)?;
+    let (_, new_text) = version(&app, olt, to).await?;
     let against = match params.integer("against", 1, i64::MAX)? {
         Some(against) => Some(against as u64),
-        None => app.store.config_before(olt, to)?,
+        None => history::config_before(&app, olt, to).await?,
     };
     let old_text = match against {
-        Some(from) => version(&app, olt, from)?.1,
+        Some(from) => version(&app, olt, from).await?.1,
         None => String::new(),
     };
     let from_name = against.map_or("(none)".to_string(), |id| format!("config {id}"));

@@ -1,6 +1,6 @@
 //! Optics: an ONU's latest reading and its stored history, and `GET /optics` — the latest
 //! readings across the network, worst Rx first, with the level set by `[optics]`
-//! thresholds. History points are read from sled (see the store's optics tree).
+//! thresholds. History points are read from the store through [`crate::history`].
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::path::OnuPath;
@@ -146,7 +146,7 @@ async fn history(
     let limit = params
         .integer("limit", 1, MAX_HISTORY_POINTS)?
         .unwrap_or(DEFAULT_HISTORY_POINTS) as usize;
-    let points = app.store.optics_history(onu.id, from, to, limit)?;
+    let points = crate::history::optics(&app, onu.id, from, to, limit).await?;
     one(points
         .iter()
         .map(|p| reading(&app, onu.id, p))

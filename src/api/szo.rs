@@ -6,6 +6,7 @@
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::path::SzoPath;
 use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
+use crate::history;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
@@ -156,15 +157,18 @@ impl Bindings {
     }
 }
 
-fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem, ApiError> {
+async fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem, ApiError> {
     let onu = bindings.onu(object);
     let olt = onu.and_then(|o| bindings.olts.get(&o.olt_id));
     let (status, since) = match (onu, olt) {
         (Some(onu), Some(olt)) => match olt.status {
             SessionStatus::Online => {
-                let last = app
-                    .store
-                    .state_before(onu.id, Utc::now() + chrono::Duration::milliseconds(1))?;
+                let last = history::state_before(
+                    app,
+                    onu.id,
+                    Utc::now() + chrono::Duration::milliseconds(1),
+                )
+                .await?;
                 let status = match onu.status {
                     OnuStatus::Online => SzoStatus::Up,
                     OnuStatus::Offline => SzoStatus::Down,
@@ -245,7 +249,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let bindings = Bindings::gather(&app).await?;
     let mut items = Vec::new();
     for object in select(&inventory.szo, &bindings, &params)? {
-        let item = item(&app, object, &bindings)?;
+        let item = item(&app, object, &bindings).await?;
         if status.is_none_or(|s| item.status == s) {
             items.push(item);
         }
@@ -277,7 +281,7 @@ async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult 
     let inventory = app.inventory();
     let object = object(&inventory, id)?;
     let bindings = Bindings::gather(&app).await?;
-    super::one(item(&app, object, &bindings)?)
+    super::one(item(&app, object, &bindings).await?)
 }
 
 /// `from` and `to` of a report; with `required`, both must be given.
@@ -320,7 +324,7 @@ fn period(
 }
 
 /// Availability of one object over `[from, to)`.
-fn report(
+async fn report(
     app: &AppState,
     object: &SzoSpec,
     onu: Option<&Onu>,
@@ -343,7 +347,11 @@ fn report(
             now,
         ));
     };
-    let mut coverage = app.store.coverage(onu.olt_id, from, to)?;
+    let history::OnuPeriod {
+        mut coverage,
+        baseline,
+        changes,
+    } = history::onu_period(app, onu.olt_id, onu.id, from, to).await?;
     // The live stretch reaches to the present while polls keep coming.
     let tolerance = chrono::Duration::from_std(app.fleet.coverage_tolerance())
         .unwrap_or(chrono::Duration::zero());
@@ -352,8 +360,6 @@ fn report(
             last.end = now;
         }
     }
-    let baseline = app.store.state_before(onu.id, from)?;
-    let changes = app.store.state_changes(onu.id, from, to)?;
     let spans = szo::timeline(from, to, &coverage, baseline.as_ref(), &changes);
     Ok(szo::availability(&spans, now))
 }
@@ -388,7 +394,7 @@ async fn outages(
     let (from, to) = period(&app, &params, false)?;
     let bindings = Bindings::gather(&app).await?;
     let now = Utc::now();
-    let report = report(&app, object, bindings.onu(object), from, to)?;
+    let report = report(&app, object, bindings.onu(object), from, to).await?;
     let items: Vec<OutageItem> = report
         .outages
         .iter()
@@ -458,7 +464,7 @@ async fn availability(State(app): State<AppState>, RawQuery(query): RawQuery) ->
     let mut items = Vec::new();
     let mut summary: BTreeMap<&'static str, TypeSummary> = BTreeMap::new();
     for object in select(&inventory.szo, &bindings, &params)? {
-        let report = report(&app, object, bindings.onu(object), from, to)?;
+        let report = report(&app, object, bindings.onu(object), from, to).await?;
         let percent = report.percent();
         let sla_met = percent.map(|p| p >= object.sla_percent);
         let entry = summary.entry(object.kind.as_str()).or_default();

@@ -1,10 +1,10 @@
 //! BENCHMARKS.md P6, run by `ponkeeper bench poll` (unless `--skip-restart`): the real `ponkeeper serve`
 //! binary as a child process, against the benchmark's simulator, with its own data
 //! directory. It is started once and left until `GET /olts` shows every OLT with its
-//! ONUs (the first poll, stored in sled), stopped with SIGTERM (the one shutdown path,
-//! which flushes sled), and started again; each restart is timed from spawning the
+//! ONUs (the first poll, stored), stopped with SIGTERM (the one shutdown path, which
+//! flushes the store), and started again; each restart is timed from spawning the
 //! process until `GET /olts` answers with every OLT's `totalOnu`. Stored state is what
-//! makes that fast: the actors load their tables from sled before their first poll.
+//! makes that fast: the actors load their tables from the store before their first poll.
 
 use anyhow::{bail, Context};
 use serde::Deserialize;
@@ -163,7 +163,7 @@ where
     Ok(())
 }
 
-/// SIGTERM, then wait for the exit (sled is flushed on the way out).
+/// SIGTERM, then wait for the exit (the store is flushed on the way out).
 async fn stop(serve: &mut ServeProcess) -> anyhow::Result<()> {
     if let Some(pid) = serve.0.id() {
         tokio::process::Command::new("kill")

@@ -7,12 +7,12 @@
 
 use crate::api::BASE;
 use crate::auth::{RateAlreadyCounted, API_KEY_HEADER};
+use crate::records::AccessLevel;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::Router;
 use http::request::Parts;
 use http::Method;
-use ponkeeper_actors::store::AccessLevel;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::Value;

@@ -6,10 +6,10 @@
 use ponkeeper::app::App;
 use ponkeeper::config::Config;
 use ponkeeper::keys;
+use ponkeeper::records::AccessLevel;
 use ponkeeper_actors::sim::{
     Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
 };
-use ponkeeper_actors::store::AccessLevel;
 use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;
@@ -89,11 +89,11 @@ impl TestService {
         let (mut full, mut read_only) = (String::new(), String::new());
         if create_keys {
             let state = &app.state;
-            full = keys::replace(&state.store, &state.keys, "test-full", AccessLevel::Full)
+            full = keys::replace(&state.records, &state.keys, "test-full", AccessLevel::Full)
                 .await
                 .expect("key");
             read_only = keys::replace(
-                &state.store,
+                &state.records,
                 &state.keys,
                 "test-read-only",
                 AccessLevel::ReadOnly,

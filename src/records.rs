@@ -1,0 +1,40 @@
+//! The service's own records, kept in trees of the store's sled database next to the
+//! device side's: API keys ([`api_keys`], tree `api_keys`) and the audit log ([`audit`],
+//! tree `audit`). The tree names and encodings are those the device crate used before
+//! these records moved here, so existing data directories still read.
+//!
+//! [`Records`] is opened from the actors' [`Store`] ([`Store::open_tree`] gives it its
+//! trees, [`Store::next_id`] its audit ids) and is, with `ponkeeper_actors::store`, the
+//! only place the service names sled: key management, the key ring's loader and saver,
+//! the admin socket and the audit middleware call its named methods; handlers read the
+//! audit log through [`crate::history`].
+
+use ponkeeper_actors::store::{Store, StoreError};
+
+pub mod api_keys;
+pub mod audit;
+
+pub use api_keys::{AccessLevel, ApiKeyRecord};
+pub use audit::{AuditEntry, AuditFilter, AuditResult};
+
+/// Handle to the service's records; cheap to clone.
+#[derive(Clone)]
+pub struct Records {
+    /// The database the trees live in, for ids shared with the device side.
+    store: Store,
+    /// Key name → [`ApiKeyRecord`].
+    api_keys: sled::Tree,
+    /// Entry id (ascending in time) → [`AuditEntry`].
+    audit: sled::Tree,
+}
+
+impl Records {
+    /// Opens (or creates) the service's trees in `store`'s database.
+    pub fn open(store: &Store) -> Result<Records, StoreError> {
+        Ok(Records {
+            api_keys: store.open_tree(api_keys::API_KEYS)?,
+            audit: store.open_tree(audit::AUDIT)?,
+            store: store.clone(),
+        })
+    }
+}

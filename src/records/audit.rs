@@ -1,0 +1,164 @@
+//! The audit log: entry id (ascending in time) → [`AuditEntry`] (JSON) in the `audit`
+//! tree. The audit middleware ([`crate::audit`]) appends an entry per audited request and
+//! flushes it before the response leaves; `GET /audit-logs` reads pages of it through
+//! [`crate::history`].
+
+use super::Records;
+use chrono::{DateTime, Utc};
+use ponkeeper_actors::store::{decode, flush_tree, StoreError};
+use serde::{Deserialize, Serialize};
+
+pub(super) const AUDIT: &str = "audit";
+
+/// Outcome of an audited request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AuditResult {
+    Success,
+    Failure,
+}
+
+impl std::str::FromStr for AuditResult {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "SUCCESS" => Ok(AuditResult::Success),
+            "FAILURE" => Ok(AuditResult::Failure),
+            _ => Err("must be SUCCESS or FAILURE".to_string()),
+        }
+    }
+}
+
+/// One audit log entry (SPEC §4 "Audit entry"); `id` is given by the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub id: u64,
+    pub at: DateTime<Utc>,
+    /// `None` when no valid key was presented.
+    pub key_name: Option<String>,
+    pub client_ip: String,
+    pub method: String,
+    pub path: String,
+    pub action: String,
+    pub target: Option<String>,
+    pub params: Option<serde_json::Value>,
+    pub result: AuditResult,
+    pub http_status: u16,
+    pub error_code: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// Which audit entries a listing wants.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AuditFilter {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    pub key_name: Option<String>,
+    pub action: Option<String>,
+    pub result: Option<AuditResult>,
+}
+
+impl AuditFilter {
+    fn admits(&self, entry: &AuditEntry) -> bool {
+        self.from.is_none_or(|from| entry.at >= from)
+            && self.to.is_none_or(|to| entry.at <= to)
+            && self
+                .key_name
+                .as_deref()
+                .is_none_or(|k| entry.key_name.as_deref() == Some(k))
+            && self.action.as_deref().is_none_or(|a| entry.action == a)
+            && self.result.is_none_or(|r| entry.result == r)
+    }
+}
+
+impl Records {
+    /// Appends an audit entry, giving it its id, and flushes it to disk before returning.
+    pub async fn append_audit(&self, mut entry: AuditEntry) -> Result<AuditEntry, StoreError> {
+        entry.id = self.store.next_id()?;
+        self.audit
+            .insert(entry.id.to_be_bytes(), serde_json::to_vec(&entry)?)?;
+        flush_tree(&self.audit).await?;
+        Ok(entry)
+    }
+
+    /// A page of the audit entries `filter` admits, newest first, and how many it admits.
+    pub fn audit_entries(
+        &self,
+        filter: &AuditFilter,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, Vec<AuditEntry>), StoreError> {
+        let mut total = 0;
+        let mut page = Vec::new();
+        for value in self.audit.iter().values().rev() {
+            let entry: AuditEntry = decode(AUDIT, &value?)?;
+            if !filter.admits(&entry) {
+                continue;
+            }
+            if total >= offset && page.len() < limit {
+                page.push(entry);
+            }
+            total += 1;
+        }
+        Ok((total, page))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ponkeeper_actors::store::Store;
+
+    #[tokio::test]
+    async fn audit_entries_survive_a_reopen_newest_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let entry = |action: &str, result| AuditEntry {
+            id: 0,
+            at: Utc::now(),
+            key_name: Some("ops".into()),
+            client_ip: "127.0.0.1".into(),
+            method: "POST".into(),
+            path: "/x".into(),
+            action: action.into(),
+            target: None,
+            params: None,
+            result,
+            http_status: 200,
+            error_code: None,
+            duration_ms: 1,
+        };
+        {
+            let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
+            records
+                .append_audit(entry("onu.reboot", AuditResult::Success))
+                .await
+                .expect("append");
+            records
+                .append_audit(entry("onu.set_vlan", AuditResult::Failure))
+                .await
+                .expect("append");
+        }
+        // sled's flusher thread lets go of the files a moment after the drop.
+        let mut reopened = Store::open(dir.path());
+        for _ in 0..50 {
+            if reopened.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            reopened = Store::open(dir.path());
+        }
+        let records = Records::open(&reopened.expect("reopen")).expect("records");
+        let (total, all) = records
+            .audit_entries(&AuditFilter::default(), 0, 10)
+            .expect("list");
+        assert_eq!(total, 2);
+        assert_eq!(all[0].action, "onu.set_vlan");
+        let failures = AuditFilter {
+            result: Some(AuditResult::Failure),
+            ..AuditFilter::default()
+        };
+        let (total, _) = records.audit_entries(&failures, 0, 10).expect("list");
+        assert_eq!(total, 1);
+    }
+}
