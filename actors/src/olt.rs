@@ -7,7 +7,7 @@
 //!
 //! CLI actions (ONU reboot, VLAN, description, config backup) follow the same pattern:
 //! one [`CliAction`] runs at a time per OLT, in a task that borrows the SSH session
-//! ([`crate::cli::CliSession`], opened on first need) and returns it in
+//! ([`crate::ssh::CliSession`], opened on first need) and returns it in
 //! [`OltMsg::CliFinished`]; further actions wait in a queue, and one equal to an action
 //! already running or queued is refused as busy. Every step has a timeout and the whole
 //! action a deadline. `restart_session` drops the SSH session and fails the actions in
@@ -16,16 +16,16 @@
 //!
 //! The outside talks to it through [`OltHandle`], whose methods carry their own timeouts.
 
-use crate::cli::{CliError, CliSession, CliTarget};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, SessionStatus, Vendor,
 };
 use crate::inventory::OltSpec;
 use crate::onu_table::{OnuPage, OnuQuery, OnuTable};
 use crate::poller::{self, PollOutcome};
-use crate::profile::cli::{port_values, render, service_vlans, CliProfile};
+use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
+use crate::ssh::{CliError, CliSession, CliTarget};
 use crate::store::{ConfigBackup, OltRecord, Store, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
 use ractor::rpc::CallResult;

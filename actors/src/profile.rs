@@ -4,10 +4,10 @@
 //! very same tables, so the two can never disagree about a vendor. Facts come from
 //! `DEVICES.md`; a wrong OID is fixed on one line here.
 
-pub mod cli;
+pub mod commands;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
-use cli::CliProfile;
+use commands::CliProfile;
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
 pub mod std_oids {
@@ -281,7 +281,7 @@ pub static HUAWEI: Profile = Profile {
         (8, DownCause::Deactivated),
         (13, DownCause::DyingGasp),
     ],
-    cli: &cli::HUAWEI,
+    cli: &commands::HUAWEI,
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
@@ -365,7 +365,7 @@ pub static ZTE: Profile = Profile {
     online_status: &[3],
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(1, DownCause::Los), (4, DownCause::DyingGasp)],
-    cli: &cli::ZTE,
+    cli: &commands::ZTE,
 };
 
 /// (?) DEVICES.md names no BDCOM sentinel: the common "no value" integers, so that
@@ -437,7 +437,7 @@ pub static BDCOM: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     // 4 lost; 2 deregistered and 5 standby are UNKNOWN.
     down_causes: &[(4, DownCause::Los)],
-    cli: &cli::BDCOM,
+    cli: &commands::BDCOM,
 };
 
 impl Profile {

@@ -4,7 +4,7 @@
 //! it reads back to what went in.
 
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::profile::cli::{capture, port_values, render, service_vlans};
+use ponkeeper_actors::profile::commands::{capture, port_values, render, service_vlans};
 use ponkeeper_actors::profile::{
     format_gpon_serial, parse_gpon_serial, Encoding, Profile, PLAUSIBLE_DBM,
 };

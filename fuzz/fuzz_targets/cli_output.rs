@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::profile::cli::{capture, service_vlans};
+use ponkeeper_actors::profile::commands::{capture, service_vlans};
 use ponkeeper_actors::profile::Profile;
 
 fuzz_target!(|output: &[u8]| {

@@ -250,7 +250,7 @@ mod tests {
             text in proptest::prop_oneof!["\\PC{0,80}", "[ -~]{0,80}", "[a-zA-Z0-9 ,.()+-]{1,70}"],
         ) {
             use ponkeeper_actors::domain::Vendor;
-            use ponkeeper_actors::profile::cli::{capture, render};
+            use ponkeeper_actors::profile::commands::{capture, render};
             use ponkeeper_actors::profile::Profile;
             let Ok(accepted) = valid_description(&text) else {
                 return Ok(());
