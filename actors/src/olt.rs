@@ -386,12 +386,12 @@ impl Actor for OltActor {
         });
         let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
         let latest = store.latest_config(spec.id)?;
-        let vlan_map = match (&latest, Profile::for_vendor(spec.vendor)) {
-            (Some(latest), Some(profile)) => store
+        let vlan_map = match &latest {
+            Some(latest) => store
                 .config(spec.id, latest.id)?
-                .map(|(_, content)| service_vlans(profile.cli, &content))
+                .map(|(_, content)| service_vlans(Profile::for_vendor(spec.vendor).cli, &content))
                 .unwrap_or_default(),
-            _ => HashMap::new(),
+            None => HashMap::new(),
         };
         if !vlan_map.is_empty() {
             onus.set_vlans(&vlan_map);
@@ -715,23 +715,15 @@ impl OltState {
             )
         });
         let myself = myself.clone();
-        let vendor = self.spec.vendor;
         let task = tokio::spawn(async move {
             let _permit = settings.concurrency.clone().acquire_owned().await;
             let started_at = Utc::now();
             let started = Instant::now();
             let varbinds_before = client.varbinds_received;
-            let result = match profile {
-                None => Err(DeviceError::NoProfile(vendor)),
-                Some(profile) => match tokio::time::timeout(
-                    settings.deadline,
-                    poller::poll(&mut client, profile),
-                )
-                .await
-                {
-                    Ok(result) => result,
-                    Err(_) => Err(DeviceError::Deadline(settings.deadline)),
-                },
+            let poll = poller::poll(&mut client, profile);
+            let result = match tokio::time::timeout(settings.deadline, poll).await {
+                Ok(result) => result,
+                Err(_) => Err(DeviceError::Deadline(settings.deadline)),
             };
             if result.is_err() {
                 client.reset();
@@ -941,12 +933,6 @@ impl OltState {
         if self.record.status == SessionStatus::Offline {
             return Err(ActionError::Unavailable(format!("OLT {id} is OFFLINE")));
         }
-        if Profile::for_vendor(self.spec.vendor).is_none() {
-            return Err(ActionError::Unavailable(format!(
-                "no driver for vendor {}",
-                self.spec.vendor
-            )));
-        }
         self.cli_target()?;
         if let CliAction::Reboot(onu)
         | CliAction::SetVlan(onu, _)
@@ -1049,9 +1035,7 @@ impl OltState {
 
     /// The CLI lines of an action, rendered for its ONU.
     fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
-        let profile = Profile::for_vendor(self.spec.vendor)
-            .ok_or_else(|| ActionError::Unavailable("no driver for this vendor".into()))?
-            .cli;
+        let profile = Profile::for_vendor(self.spec.vendor).cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
             CliAction::Reboot(onu) => (onu, profile.reboot),

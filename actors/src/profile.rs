@@ -441,12 +441,12 @@ pub static BDCOM: Profile = Profile {
 };
 
 impl Profile {
-    /// The profile of a vendor, or `None` when this build has no driver for it.
-    pub fn for_vendor(vendor: Vendor) -> Option<&'static Profile> {
+    /// The profile of a vendor: every [`Vendor`] has one.
+    pub fn for_vendor(vendor: Vendor) -> &'static Profile {
         match vendor {
-            Vendor::Huawei => Some(&HUAWEI),
-            Vendor::Zte => Some(&ZTE),
-            Vendor::Bdcom => Some(&BDCOM),
+            Vendor::Huawei => &HUAWEI,
+            Vendor::Zte => &ZTE,
+            Vendor::Bdcom => &BDCOM,
         }
     }
 
@@ -771,7 +771,7 @@ mod tests {
     #[test]
     fn every_vendor_has_a_profile_with_the_fields_the_api_needs() {
         for vendor in Vendor::ALL {
-            let profile = Profile::for_vendor(vendor).expect("a profile");
+            let profile = Profile::for_vendor(vendor);
             assert_eq!(profile.vendor, vendor);
             for field in [OnuField::Serial, OnuField::Status, OnuField::Description] {
                 assert!(profile.column(field).is_some(), "{vendor} {field:?}");

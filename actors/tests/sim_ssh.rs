@@ -33,7 +33,7 @@ fn target(fleet: &SimFleet, olt: u32, password: &str) -> CliTarget {
 }
 
 fn profile(vendor: Vendor) -> &'static ponkeeper_actors::profile::commands::CliProfile {
-    Profile::for_vendor(vendor).expect("profile").cli
+    Profile::for_vendor(vendor).cli
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -258,7 +258,7 @@ mod tests {
             proptest::prop_assert!(accepted.len() <= 64);
             proptest::prop_assert!(accepted.bytes().all(|b| (0x20..0x7f).contains(&b)));
             for vendor in Vendor::ALL {
-                let cli = Profile::for_vendor(vendor).expect("profile").cli;
+                let cli = Profile::for_vendor(vendor).cli;
                 for template in cli.set_description.iter().filter(|t| t.contains("{description}")) {
                     let values = std::collections::HashMap::from([
                         ("description", accepted.to_string()),
