@@ -26,6 +26,7 @@
 //!   poll.rs       PollSettings; the timer, start_poll, finish_poll, merging a good poll
 //!   actions.rs    CliAction; admission, the queue, scripts, finish_cli, scheduled backups
 //!   view.rs       OltSummary, OltDetail, SessionInfo, VlanInfo: what the API reads
+//!   tests.rs      the session state machine, message by message, against the simulator
 //! ```
 //!
 //! What the API reads changes in three places only: `record_move` in `session.rs` (the
@@ -38,6 +39,8 @@ mod handle;
 mod msg;
 mod poll;
 mod session;
+#[cfg(test)]
+mod tests;
 mod view;
 
 pub use actions::{ActionOutcome, CliAction};
