@@ -5,9 +5,10 @@
 //! Timeouts are 300 ms, so a failed poll costs 300 ms and the file runs in a few seconds.
 //!
 //! Each OLT starts with a stored config backup, so no scheduled backup joins the queue
-//! while a test runs. The actor's timer still ticks every second; a test waits for
-//! answers, not for ticks, and every exact expectation below holds whether or not a tick
-//! started a poll of its own in between.
+//! while a test runs. The actor's timer still ticks every second, but it polls only when
+//! a poll is due: not within the 60 s interval after a good poll, and not before the
+//! 300 ms backoff after a failed one, which the test's next poll-now comes well within.
+//! A test waits for answers, not for ticks.
 
 use super::actor::{OltActor, OltArgs};
 use super::msg::OltMsg;
