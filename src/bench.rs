@@ -210,7 +210,7 @@ fn endpoint(olt: &OltSpec) -> SocketAddr {
 async fn netsnmp(olts: &[OltSpec]) -> anyhow::Result<f64> {
     let mut jobs = Vec::new();
     for olt in olts {
-        let profile = Profile::for_vendor(olt.vendor).context("no profile")?;
+        let profile = Profile::for_vendor(olt.vendor);
         for column in columns(profile) {
             jobs.push((endpoint(olt), olt.snmp.community.clone(), oid_text(column)));
         }
@@ -254,7 +254,7 @@ async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<
         .map(|olt| {
             let client_settings = client_settings.clone();
             async move {
-                let profile = Profile::for_vendor(olt.vendor).context("no profile")?;
+                let profile = Profile::for_vendor(olt.vendor);
                 let mut client = SnmpClient::new(
                     endpoint(&olt),
                     &olt.snmp.community,

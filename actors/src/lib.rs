@@ -3,7 +3,6 @@
 //! OLT fleet. It knows nothing of HTTP: the service reaches device state only through the
 //! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].
 
-pub mod cli;
 pub mod domain;
 pub mod fleet_view;
 pub mod inventory;
@@ -13,6 +12,7 @@ pub mod poller;
 pub mod profile;
 pub mod sim;
 pub mod snmp;
+pub mod ssh;
 pub mod store;
 pub mod supervisor;
 pub mod szo;

@@ -4,10 +4,10 @@
 //! very same tables, so the two can never disagree about a vendor. Facts come from
 //! `DEVICES.md`; a wrong OID is fixed on one line here.
 
-pub mod cli;
+pub mod commands;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
-use cli::CliProfile;
+use commands::CliProfile;
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
 pub mod std_oids {
@@ -281,7 +281,7 @@ pub static HUAWEI: Profile = Profile {
         (8, DownCause::Deactivated),
         (13, DownCause::DyingGasp),
     ],
-    cli: &cli::HUAWEI,
+    cli: &commands::HUAWEI,
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
@@ -365,7 +365,7 @@ pub static ZTE: Profile = Profile {
     online_status: &[3],
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(1, DownCause::Los), (4, DownCause::DyingGasp)],
-    cli: &cli::ZTE,
+    cli: &commands::ZTE,
 };
 
 /// (?) DEVICES.md names no BDCOM sentinel: the common "no value" integers, so that
@@ -437,16 +437,16 @@ pub static BDCOM: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     // 4 lost; 2 deregistered and 5 standby are UNKNOWN.
     down_causes: &[(4, DownCause::Los)],
-    cli: &cli::BDCOM,
+    cli: &commands::BDCOM,
 };
 
 impl Profile {
-    /// The profile of a vendor, or `None` when this build has no driver for it.
-    pub fn for_vendor(vendor: Vendor) -> Option<&'static Profile> {
+    /// The profile of a vendor: every [`Vendor`] has one.
+    pub fn for_vendor(vendor: Vendor) -> &'static Profile {
         match vendor {
-            Vendor::Huawei => Some(&HUAWEI),
-            Vendor::Zte => Some(&ZTE),
-            Vendor::Bdcom => Some(&BDCOM),
+            Vendor::Huawei => &HUAWEI,
+            Vendor::Zte => &ZTE,
+            Vendor::Bdcom => &BDCOM,
         }
     }
 
@@ -771,7 +771,7 @@ mod tests {
     #[test]
     fn every_vendor_has_a_profile_with_the_fields_the_api_needs() {
         for vendor in Vendor::ALL {
-            let profile = Profile::for_vendor(vendor).expect("a profile");
+            let profile = Profile::for_vendor(vendor);
             assert_eq!(profile.vendor, vendor);
             for field in [OnuField::Serial, OnuField::Status, OnuField::Description] {
                 assert!(profile.column(field).is_some(), "{vendor} {field:?}");

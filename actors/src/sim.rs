@@ -1,6 +1,6 @@
 //! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
 //! UDP socket and serving its vendor's CLI over SSH on its own TCP listener ([`ssh`],
-//! [`cli`]), so the service and its tests poll and drive them exactly as they do devices.
+//! [`console`]), so the service and its tests poll and drive them exactly as they do devices.
 //! OLTs
 //! are Huawei, ZTE or BDCOM, one vendor for the whole fleet or all three in turn
 //! ([`FleetVendors`]). The
@@ -36,7 +36,7 @@
 
 mod agent;
 pub(crate) mod ber;
-mod cli;
+mod console;
 mod control;
 mod fault;
 mod mib;

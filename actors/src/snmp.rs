@@ -24,8 +24,6 @@ pub enum DeviceError {
     AgentError { status: u32, index: u32 },
     #[error("unusable answer: {0}")]
     Protocol(String),
-    #[error("no driver profile for vendor {0}")]
-    NoProfile(crate::domain::Vendor),
 }
 
 /// A value copied out of a response (snmp2's values borrow the session's buffer).

@@ -4,7 +4,7 @@
 //! it reads back to what went in.
 
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::profile::cli::{capture, port_values, render, service_vlans};
+use ponkeeper_actors::profile::commands::{capture, port_values, render, service_vlans};
 use ponkeeper_actors::profile::{
     format_gpon_serial, parse_gpon_serial, Encoding, Profile, PLAUSIBLE_DBM,
 };
@@ -12,8 +12,7 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 
 fn profiles() -> impl Strategy<Value = &'static Profile> {
-    prop::sample::select(Vendor::ALL.to_vec())
-        .prop_map(|vendor| Profile::for_vendor(vendor).expect("every vendor has a profile"))
+    prop::sample::select(Vendor::ALL.to_vec()).prop_map(Profile::for_vendor)
 }
 
 /// A PON port name in the vendor's shape: `0/1/3` (Huawei, ZTE `1/1/3`) or `0/1` (BDCOM).

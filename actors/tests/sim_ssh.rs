@@ -3,11 +3,11 @@
 //! carrying every ONU's description and VLAN, and the action scripts changing what SNMP
 //! serves.
 
-use ponkeeper_actors::cli::{CliError, CliSession, CliTarget};
 use ponkeeper_actors::domain::{OnuStatus, Vendor};
-use ponkeeper_actors::profile::cli::{port_values, render, service_vlans};
+use ponkeeper_actors::profile::commands::{port_values, render, service_vlans};
 use ponkeeper_actors::profile::Profile;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
+use ponkeeper_actors::ssh::{CliError, CliSession, CliTarget};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -32,8 +32,8 @@ fn target(fleet: &SimFleet, olt: u32, password: &str) -> CliTarget {
     }
 }
 
-fn profile(vendor: Vendor) -> &'static ponkeeper_actors::profile::cli::CliProfile {
-    Profile::for_vendor(vendor).expect("profile").cli
+fn profile(vendor: Vendor) -> &'static ponkeeper_actors::profile::commands::CliProfile {
+    Profile::for_vendor(vendor).cli
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,15 +4,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::profile::cli::{capture, service_vlans};
+use ponkeeper_actors::profile::commands::{capture, service_vlans};
 use ponkeeper_actors::profile::Profile;
 
 fuzz_target!(|output: &[u8]| {
     let text = String::from_utf8_lossy(output);
     for vendor in Vendor::ALL {
-        let Some(profile) = Profile::for_vendor(vendor) else {
-            continue;
-        };
+        let profile = Profile::for_vendor(vendor);
         let _ = service_vlans(profile.cli, &text);
         for line in text.lines().take(64) {
             let _ = capture(profile.cli.vlan_line, line);

@@ -251,7 +251,7 @@ mod tests {
             text in proptest::prop_oneof!["\\PC{0,80}", "[ -~]{0,80}", "[a-zA-Z0-9 ,.()+-]{1,70}"],
         ) {
             use ponkeeper_actors::domain::Vendor;
-            use ponkeeper_actors::profile::cli::{capture, render};
+            use ponkeeper_actors::profile::commands::{capture, render};
             use ponkeeper_actors::profile::Profile;
             let Ok(accepted) = valid_description(&text) else {
                 return Ok(());
@@ -259,7 +259,7 @@ mod tests {
             proptest::prop_assert!(accepted.len() <= 64);
             proptest::prop_assert!(accepted.bytes().all(|b| (0x20..0x7f).contains(&b)));
             for vendor in Vendor::ALL {
-                let cli = Profile::for_vendor(vendor).expect("profile").cli;
+                let cli = Profile::for_vendor(vendor).cli;
                 for template in cli.set_description.iter().filter(|t| t.contains("{description}")) {
                     let values = std::collections::HashMap::from([
                         ("description", accepted.to_string()),

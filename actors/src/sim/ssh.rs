@@ -9,7 +9,7 @@
 //! of an answer and then drops the connection.
 
 use super::agent::OltShared;
-use super::cli::Terminal;
+use super::console::Terminal;
 use super::fault::Fault;
 use super::vendor::SimVendor;
 use russh::keys::PrivateKey;

@@ -6,7 +6,7 @@
 //! ([`super::mib`]) read it. Row indexes are built from the profile's
 //! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
 
-use super::cli;
+use super::console;
 use super::model::SimOlt;
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{self, DownCauseSource, OnuField, OnuIndexing, Profile};
@@ -108,7 +108,7 @@ static HUAWEI: SimVendor = SimVendor {
     port_if_index: huawei_port_if_index,
     if_descr_is_name: true,
     onu_if_index: None,
-    running_config: cli::huawei_config,
+    running_config: console::huawei_config,
     error_unknown: "% Unknown command, the error locates at '^'",
     error_no_onu: "  Failure: The ONT does not exist",
     error_no_vlan: "  Failure: The VLAN does not exist",
@@ -134,7 +134,7 @@ static ZTE: SimVendor = SimVendor {
     port_if_index: zte_port_if_index,
     if_descr_is_name: false,
     onu_if_index: None,
-    running_config: cli::zte_config,
+    running_config: console::zte_config,
     error_unknown: "%Error 20203: Incorrect command.",
     error_no_onu: "%Code 32310-GPONSRV : The ONU does not exist.",
     error_no_vlan: "%Code 32514-GPONSRV : The VLAN does not exist.",
@@ -161,7 +161,7 @@ static BDCOM: SimVendor = SimVendor {
     port_if_index: bdcom_port_if_index,
     if_descr_is_name: true,
     onu_if_index: Some(bdcom_onu_if_index),
-    running_config: cli::bdcom_config,
+    running_config: console::bdcom_config,
     error_unknown: "% Unknown command.",
     error_no_onu: "% Invalid input: the ONU does not exist.",
     error_no_vlan: "% Invalid input: VLAN not configured.",

@@ -10,7 +10,7 @@
 //! [`crate::olt`]); dropping it closes the connection. Passwords are taken by value,
 //! used once for authentication and never logged.
 
-use crate::profile::cli::CliProfile;
+use crate::profile::commands::CliProfile;
 use russh::client;
 use russh::keys::PublicKeyOrCertificate;
 use russh::ChannelMsg;

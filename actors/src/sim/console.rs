@@ -1,5 +1,5 @@
 //! The simulated OLT's command line: one [`Terminal`] per SSH shell, driven by the very
-//! CLI table the client uses ([`crate::profile::cli`]). It knows the vendor's modes and
+//! CLI table the client uses ([`crate::profile::commands`]). It knows the vendor's modes and
 //! prompts, the setup lines, the running-configuration command and every line of the
 //! three action scripts, and refuses anything else with the vendor's own error text.
 //! A line of the reboot script takes the ONU offline (seen by the SNMP agent) for the
@@ -15,7 +15,7 @@
 use super::agent::OltShared;
 use super::model::{SimOlt, SimOnu};
 use super::vendor::SimVendor;
-use crate::profile::cli::{capture, port_of, render, CliProfile};
+use crate::profile::commands::{capture, port_of, render, CliProfile};
 use crate::profile::OnuField;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;

@@ -2,7 +2,7 @@
 //! the setup lines after login, the pager and confirmation texts, the words that mean a
 //! command was refused, the modes and their prompts, the scripts of the three ONU actions
 //! and where the running configuration names an ONU's service VLAN. Like the SNMP tables,
-//! this is data: the SSH client ([`crate::cli`]) runs these scripts and the simulator's
+//! this is data: the SSH client ([`crate::ssh`]) runs these scripts and the simulator's
 //! SSH server ([`crate::sim`]) understands exactly these lines, so the two cannot drift.
 //!
 //! Lines are templates: `{name}` is a value (`{pon}` `0/1/3`, `{board}` `0/1`, `{port}`

@@ -1,0 +1,507 @@
+//! The OLT's CLI lifecycle: the actions callers ask for ([`CliAction`]) and what they
+//! achieve ([`ActionOutcome`]); admission (refused while DISABLED, stopped, OFFLINE,
+//! without SSH, or busy with the same action), the queue (one action runs at a time, in
+//! a task that borrows the SSH session and reports with [`OltMsg::CliFinished`]), the
+//! vendor's script rendered for the ONU, what a finished action changes in the ONU table,
+//! the scheduled config backups, and cancelling everything on restart or shutdown.
+
+use super::actor::OltState;
+use super::handle::ActionError;
+use super::msg::{ActionReply, CliDone, CliReport, OltMsg};
+use crate::domain::{OltId, Onu, OnuId, SessionStatus};
+use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
+use crate::profile::Profile;
+use crate::ssh::{CliError, CliSession, CliTarget};
+use crate::store::{ConfigBackup, Store};
+use chrono::Utc;
+use ractor::ActorRef;
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// An action carried out over the OLT's CLI.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliAction {
+    Reboot(OnuId),
+    SetVlan(OnuId, u16),
+    SetDescription(OnuId, String),
+    Backup,
+}
+
+impl CliAction {
+    /// Whether two actions are "the same action" for the busy check: the same kind on
+    /// the same ONU (any two backups of one OLT).
+    fn same_as(&self, other: &CliAction) -> bool {
+        match (self, other) {
+            (CliAction::Reboot(a), CliAction::Reboot(b)) => a == b,
+            (CliAction::SetVlan(a, _), CliAction::SetVlan(b, _)) => a == b,
+            (CliAction::SetDescription(a, _), CliAction::SetDescription(b, _)) => a == b,
+            (CliAction::Backup, CliAction::Backup) => true,
+            _ => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            CliAction::Reboot(onu) => format!("a reboot of ONU {onu}"),
+            CliAction::SetVlan(onu, _) => format!("a VLAN change of ONU {onu}"),
+            CliAction::SetDescription(onu, _) => format!("a description change of ONU {onu}"),
+            CliAction::Backup => "a config backup".to_string(),
+        }
+    }
+}
+
+/// What a CLI action achieved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActionOutcome {
+    /// The device accepted the reboot.
+    Rebooted(OnuId),
+    /// The ONU as it is after the change.
+    Onu(Box<Onu>),
+    /// The version holding the configuration just fetched.
+    Backup(ConfigBackup),
+}
+
+/// A CLI action waiting or running; `reply` is `None` for a scheduled backup.
+struct CliJob {
+    action: CliAction,
+    reply: Option<ActionReply>,
+}
+
+/// The action whose task runs now.
+struct CliRunning {
+    generation: u64,
+    job: CliJob,
+    task: JoinHandle<()>,
+}
+
+/// The CLI lifecycle's part of the OLT state.
+pub(super) struct CliQueue {
+    /// The SSH session while no action has it.
+    session: Option<CliSession>,
+    running: Option<CliRunning>,
+    waiting: VecDeque<CliJob>,
+    /// Counts the actions started; a report names the action it is about.
+    generation: u64,
+    next_backup_at: Instant,
+}
+
+impl CliQueue {
+    pub(super) fn new(next_backup_at: Instant) -> CliQueue {
+        CliQueue {
+            session: None,
+            running: None,
+            waiting: VecDeque::new(),
+            generation: 0,
+            next_backup_at,
+        }
+    }
+}
+
+/// What a CLI task runs.
+enum Script {
+    Lines(&'static CliProfile, Vec<String>),
+    Backup(&'static CliProfile),
+}
+
+impl OltState {
+    /// `OltMsg::Cli`: queues the action if it is admitted, else refuses it at once.
+    pub(super) fn queue_action(
+        &mut self,
+        myself: &ActorRef<OltMsg>,
+        action: CliAction,
+        reply: ActionReply,
+    ) {
+        match self.admit(&action) {
+            Err(error) => {
+                let _ = reply.send(Err(error));
+            }
+            Ok(()) => {
+                self.cli.waiting.push_back(CliJob {
+                    action,
+                    reply: Some(reply),
+                });
+                self.start_cli(myself);
+            }
+        }
+    }
+
+    /// Whether an action may be queued now.
+    fn admit(&self, action: &CliAction) -> Result<(), ActionError> {
+        let id = self.spec.id;
+        if self.shutting_down {
+            return Err(self.takes_nothing_new());
+        }
+        if !self.spec.enabled {
+            return Err(ActionError::Disabled(id));
+        }
+        if let Some(reason) = &self.stopped {
+            return Err(ActionError::Unavailable(reason.clone()));
+        }
+        if self.record.status == SessionStatus::Offline {
+            return Err(ActionError::Unavailable(format!("OLT {id} is OFFLINE")));
+        }
+        self.cli_target()?;
+        if let CliAction::Reboot(onu)
+        | CliAction::SetVlan(onu, _)
+        | CliAction::SetDescription(onu, _) = action
+        {
+            self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
+        }
+        let running = self.cli.running.as_ref().map(|r| &r.job);
+        if running
+            .into_iter()
+            .chain(self.cli.waiting.iter())
+            .any(|job| job.action.same_as(action))
+        {
+            return Err(ActionError::Busy(format!(
+                "{} on OLT {id} is already running",
+                action.describe()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The SSH target of this OLT, or why there is none. Reads the password from the
+    /// environment variable the inventory names.
+    fn cli_target(&self) -> Result<CliTarget, ActionError> {
+        let id = self.spec.id;
+        let ssh = self.spec.ssh.as_ref().ok_or_else(|| {
+            ActionError::Unavailable(format!("OLT {id} has no `ssh` in the inventory"))
+        })?;
+        let password = std::env::var(&ssh.password_env).map_err(|_| {
+            ActionError::Unavailable(format!(
+                "the SSH password of OLT {id} is missing: environment variable {} is not set",
+                ssh.password_env
+            ))
+        })?;
+        Ok(CliTarget {
+            addr: SocketAddr::new(self.spec.ip, ssh.port),
+            username: ssh.username.clone(),
+            password,
+        })
+    }
+
+    /// Queues the scheduled backup when it is due (called by the timer).
+    pub(super) fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
+        let now = Instant::now();
+        // An OLT without `ssh` in the inventory has no backups to take (not worth a
+        // warning a day each).
+        let no_cli = self.spec.ssh.is_none();
+        if now < self.cli.next_backup_at || !self.spec.enabled || self.stopped.is_some() || no_cli {
+            return;
+        }
+        if self.record.status == SessionStatus::Connecting {
+            return; // after the first poll
+        }
+        self.cli.next_backup_at = now + self.settings.backup_interval;
+        match self.admit(&CliAction::Backup) {
+            Ok(()) => {
+                self.cli.waiting.push_back(CliJob {
+                    action: CliAction::Backup,
+                    reply: None,
+                });
+                self.start_cli(myself);
+            }
+            Err(error) => {
+                tracing::warn!(olt = self.spec.id, %error, "scheduled config backup skipped");
+            }
+        }
+    }
+
+    /// Starts the next queued action unless one is running.
+    fn start_cli(&mut self, myself: &ActorRef<OltMsg>) {
+        if self.cli.running.is_some() {
+            return;
+        }
+        let Some(job) = self.cli.waiting.pop_front() else {
+            return;
+        };
+        let prepared = self
+            .cli_target()
+            .and_then(|target| Ok((target, self.script(&job.action)?)));
+        let (target, script) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                if let Some(reply) = job.reply {
+                    let _ = reply.send(Err(error));
+                }
+                return self.start_cli(myself);
+            }
+        };
+        self.cli.generation += 1;
+        let generation = self.cli.generation;
+        let session = self.cli.session.take();
+        let step = self.settings.cli_timeout;
+        let deadline = self.settings.deadline.max(step);
+        let store = self.store.clone();
+        let olt = self.spec.id;
+        let myself = myself.clone();
+        let task = tokio::spawn(async move {
+            let run = run_script(session, &target, script, step, store, olt);
+            let (session, result) = match tokio::time::timeout(deadline, run).await {
+                Ok(done) => done,
+                Err(_) => (
+                    None,
+                    Err(ActionError::Timeout(format!(
+                        "OLT {olt} did not finish the action within {deadline:?}"
+                    ))),
+                ),
+            };
+            let _ = myself.send_message(OltMsg::CliFinished(Box::new(CliReport {
+                generation,
+                session,
+                result,
+            })));
+        });
+        self.cli.running = Some(CliRunning {
+            generation,
+            job,
+            task,
+        });
+    }
+
+    /// The CLI lines of an action, rendered for its ONU.
+    fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
+        let profile = Profile::for_vendor(self.spec.vendor).cli;
+        let (onu, lines) = match action {
+            CliAction::Backup => return Ok(Script::Backup(profile)),
+            CliAction::Reboot(onu) => (onu, profile.reboot),
+            CliAction::SetVlan(onu, _) => (onu, profile.set_vlan),
+            CliAction::SetDescription(onu, _) => (onu, profile.set_description),
+        };
+        let onu = self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
+        let mut values: HashMap<&str, String> = port_values(&onu.pon_port).into_iter().collect();
+        values.insert("onu", onu.onu_index.to_string());
+        match action {
+            CliAction::SetVlan(_, vlan) => {
+                values.insert("vlan", vlan.to_string());
+            }
+            CliAction::SetDescription(_, description) => {
+                values.insert("description", description.clone());
+            }
+            _ => {}
+        }
+        Ok(Script::Lines(
+            profile,
+            lines.iter().map(|line| render(line, &values)).collect(),
+        ))
+    }
+
+    /// `OltMsg::CliFinished`: takes the session back, applies what the action changed,
+    /// answers its caller, and starts the next action. A report of an action that a
+    /// restart abandoned changes nothing.
+    pub(super) fn finish_cli(&mut self, myself: &ActorRef<OltMsg>, report: CliReport) {
+        let current = self.cli.running.as_ref().map(|r| r.generation);
+        let running = if current == Some(report.generation) {
+            self.cli.running.take()
+        } else {
+            None // an action that a restart already abandoned
+        };
+        if let Some(running) = running {
+            self.cli.session = report.session;
+            let outcome = report
+                .result
+                .and_then(|done| self.action_done(&running.job.action, done));
+            // An ONU's VLAN or description is now as the action left it.
+            self.report_action(outcome, running.job.reply);
+        }
+        self.start_cli(myself);
+    }
+
+    /// Applies to the ONU table (and sled) what a script that ran has changed.
+    fn action_done(
+        &mut self,
+        action: &CliAction,
+        done: CliDone,
+    ) -> Result<ActionOutcome, ActionError> {
+        match (action, done) {
+            (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
+                self.vlan_map = vlans;
+                if self.onus.set_vlans(&self.vlan_map) {
+                    self.persist_onus();
+                }
+                Ok(ActionOutcome::Backup(backup))
+            }
+            (CliAction::Backup, CliDone::Ran) => Err(ActionError::Device(
+                "the device printed no running configuration".into(),
+            )),
+            (CliAction::Reboot(onu), _) => Ok(ActionOutcome::Rebooted(*onu)),
+            (CliAction::SetVlan(onu, vlan), _) => {
+                let updated = self.onus.update(*onu, |o| o.vlan = Some(*vlan));
+                if let Some(o) = &updated {
+                    self.vlan_map
+                        .insert((o.pon_port.clone(), o.onu_index), *vlan);
+                }
+                self.persist_onus();
+                onu_outcome(*onu, updated)
+            }
+            (CliAction::SetDescription(onu, description), _) => {
+                let updated = self
+                    .onus
+                    .update(*onu, |o| o.description = description.clone());
+                self.persist_onus();
+                onu_outcome(*onu, updated)
+            }
+        }
+    }
+
+    /// Counts the action, logs a scheduled backup's result and answers the caller.
+    fn report_action(
+        &self,
+        outcome: Result<ActionOutcome, ActionError>,
+        reply: Option<ActionReply>,
+    ) {
+        let olt = self.spec.id;
+        match (&outcome, &reply) {
+            (Err(error), None) => {
+                tracing::warn!(olt, %error, "scheduled config backup failed");
+            }
+            (Ok(ActionOutcome::Backup(b)), None) => {
+                tracing::info!(
+                    olt,
+                    id = b.id,
+                    changed = b.changed,
+                    "scheduled config backup"
+                );
+            }
+            _ => {}
+        }
+        let result = if outcome.is_ok() {
+            "success"
+        } else {
+            "failure"
+        };
+        metrics::counter!("ponkeeper_cli_actions_total", "result" => result).increment(1);
+        if let Some(reply) = reply {
+            let _ = reply.send(outcome);
+        }
+    }
+
+    /// Drops the SSH session and fails every CLI action running or waiting.
+    pub(super) fn drop_cli(&mut self, error: ActionError) {
+        self.cli.session = None;
+        if let Some(running) = self.cli.running.take() {
+            running.task.abort();
+            if let Some(reply) = running.job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+        for job in self.cli.waiting.drain(..) {
+            if let Some(reply) = job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+    }
+
+    /// The service is stopping: the running action is interrupted and the waiting ones
+    /// are not started, each caller told which.
+    pub(super) fn cancel_actions_for_shutdown(&mut self) {
+        let id = self.spec.id;
+        if let Some(running) = self.cli.running.take() {
+            running.task.abort();
+            let action = running.job.action.describe();
+            tracing::warn!(olt = id, %action, "interrupted by the shutdown");
+            if let Some(reply) = running.job.reply {
+                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                    "{action} on OLT {id} was interrupted; the device may have \
+                     carried out part of it"
+                ))));
+            }
+        }
+        self.cli.session = None;
+        for job in self.cli.waiting.drain(..) {
+            if let Some(reply) = job.reply {
+                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                    "{} on OLT {id} was not started",
+                    job.action.describe()
+                ))));
+            }
+        }
+    }
+}
+
+fn onu_outcome(id: OnuId, updated: Option<Onu>) -> Result<ActionOutcome, ActionError> {
+    updated
+        .map(|onu| ActionOutcome::Onu(Box::new(onu)))
+        .ok_or(ActionError::OnuNotFound(id))
+}
+
+/// Runs a script on the session (opened first if there is none or it closed); returns
+/// the session while it is still usable. A refused line ends the script and the session
+/// goes back to privileged mode; a timeout or a closed connection drops it.
+async fn run_script(
+    session: Option<CliSession>,
+    target: &CliTarget,
+    script: Script,
+    step: Duration,
+    store: Store,
+    olt: OltId,
+) -> (Option<CliSession>, Result<CliDone, ActionError>) {
+    let profile = match &script {
+        Script::Lines(profile, _) | Script::Backup(profile) => *profile,
+    };
+    let mut session = match session.filter(|s| !s.is_closed()) {
+        Some(session) => session,
+        None => match CliSession::open(target, profile, step).await {
+            Ok(session) => session,
+            Err(error) => return (None, Err(cli_error(olt, error))),
+        },
+    };
+    let lines = match &script {
+        Script::Lines(_, lines) => lines.clone(),
+        Script::Backup(profile) => vec![profile.running_config.to_string()],
+    };
+    let mut output = String::new();
+    for line in &lines {
+        match session.run(line, step).await {
+            Ok(text) => output = text,
+            Err(error @ CliError::Rejected { .. }) => {
+                let usable = session.leave(step).await.is_ok();
+                return (usable.then_some(session), Err(cli_error(olt, error)));
+            }
+            Err(error) => return (None, Err(cli_error(olt, error))),
+        }
+    }
+    match script {
+        Script::Lines(..) => (Some(session), Ok(CliDone::Ran)),
+        Script::Backup(profile) => {
+            let content = normalise_config(&output);
+            match store.save_config(olt, &content, Utc::now()).await {
+                Ok(backup) => {
+                    let vlans = service_vlans(profile, &content);
+                    (Some(session), Ok(CliDone::Backup(backup, vlans)))
+                }
+                Err(e) => (
+                    Some(session),
+                    Err(ActionError::Unavailable(format!(
+                        "cannot store the backup: {e}"
+                    ))),
+                ),
+            }
+        }
+    }
+}
+
+/// The configuration text as stored: lines without trailing spaces, one final newline.
+fn normalise_config(output: &str) -> String {
+    let mut text: String = output
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text
+}
+
+fn cli_error(olt: OltId, error: CliError) -> ActionError {
+    match error {
+        CliError::Rejected { .. } => ActionError::Device(error.to_string()),
+        CliError::Timeout { .. } => ActionError::Timeout(format!("OLT {olt}: {error}")),
+        CliError::Connect(..)
+        | CliError::Login(_)
+        | CliError::Closed
+        | CliError::ClosedDuring(_) => ActionError::Unavailable(format!("OLT {olt}: {error}")),
+    }
+}

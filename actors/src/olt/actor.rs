@@ -1,0 +1,205 @@
+//! The OLT actor itself: its arguments ([`OltArgs`], from the supervisor), its state
+//! ([`OltState`], built in `pre_start` from sled: the OLT record, the ONU table and the
+//! VLANs of the latest stored configuration), and its `handle`, which gives each message
+//! to one named method of the state in the sibling modules. `post_stop` answers whoever
+//! still waits.
+
+use super::actions::CliQueue;
+use super::handle::ActionError;
+use super::msg::OltMsg;
+use super::poll::{PollCycle, PollSettings};
+use crate::domain::{OltId, SessionStatus};
+use crate::inventory::OltSpec;
+use crate::onu_table::OnuTable;
+use crate::profile::commands::service_vlans;
+use crate::profile::Profile;
+use crate::store::{ConfigBackup, OltRecord, Store, StoreError, SystemInfo};
+use chrono::Utc;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// Arguments of an OLT actor.
+pub struct OltArgs {
+    pub spec: OltSpec,
+    pub store: Store,
+    pub settings: Arc<PollSettings>,
+    /// Set when the supervisor restarts the actor after a crash loop: the actor then
+    /// serves its stored state, reports OFFLINE with this reason and does no device I/O
+    /// until `restart-session` (see [`OltState::stopped`]).
+    pub stopped: Option<String>,
+}
+
+pub(crate) struct OltActor;
+
+/// Everything one OLT actor knows; only its own message handlers touch it.
+pub(crate) struct OltState {
+    pub(super) spec: OltSpec,
+    pub(super) store: Store,
+    pub(super) settings: Arc<PollSettings>,
+    /// The OLT as stored: status and transitions, poll statistics, system, ports, VLANs.
+    pub(super) record: OltRecord,
+    /// Whether `record` changed in more than its poll statistics since it was last
+    /// written whole (the statistics alone are written after every poll).
+    pub(super) record_dirty: bool,
+    pub(super) onus: OnuTable,
+    /// (port, ONU number) → service VLAN, from the latest running configuration.
+    pub(super) vlan_map: HashMap<(String, u32), u16>,
+    /// The poll lifecycle: SNMP client, the poll in flight, its waiters, the next one.
+    pub(super) poll: PollCycle,
+    /// The CLI lifecycle: SSH session, the action running, the queue, the next backup.
+    pub(super) cli: CliQueue,
+    /// Why the OLT is stopped after a crash loop; no polls or actions run until an
+    /// operator restarts its session.
+    pub(super) stopped: Option<String>,
+    /// The service is stopping: nothing new starts.
+    pub(super) shutting_down: bool,
+    pub(super) ticker: Option<JoinHandle<()>>,
+}
+
+impl Actor for OltActor {
+    type Msg = OltMsg;
+    type State = OltState;
+    type Arguments = OltArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<OltMsg>,
+        args: OltArgs,
+    ) -> Result<OltState, ActorProcessingErr> {
+        let OltArgs {
+            spec,
+            store,
+            settings,
+            stopped,
+        } = args;
+        let record = store
+            .load_olt(spec.id)?
+            .unwrap_or_else(|| new_record(spec.id));
+        let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
+        let latest = store.latest_config(spec.id)?;
+        let vlan_map = stored_vlans(&store, &spec, latest.as_ref())?;
+        if !vlan_map.is_empty() {
+            onus.set_vlans(&vlan_map);
+        }
+        let next_backup_at = first_backup_at(latest.as_ref(), settings.backup_interval);
+        // A disabled OLT does no device I/O anyway and shows DISABLED.
+        let stopped = stopped.filter(|_| spec.enabled);
+        let mut state = OltState {
+            spec,
+            store,
+            settings,
+            record,
+            record_dirty: true,
+            onus,
+            vlan_map,
+            poll: PollCycle::new(),
+            cli: CliQueue::new(next_backup_at),
+            stopped,
+            shutting_down: false,
+            ticker: None,
+        };
+        state.open_session();
+        let tick = state.settings.tick();
+        state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
+        Ok(state)
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<OltMsg>,
+        state: &mut OltState,
+    ) -> Result<(), ActorProcessingErr> {
+        if let Some(ticker) = state.ticker.take() {
+            ticker.abort();
+        }
+        state.abort_poll();
+        let id = state.spec.id;
+        let error = if state.shutting_down {
+            ActionError::ShuttingDown(format!("OLT {id} stopped"))
+        } else {
+            ActionError::Gone(id)
+        };
+        state.poll.answer_waiters(Err(error.clone()));
+        state.drop_cli(error);
+        Ok(())
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<OltMsg>,
+        message: OltMsg,
+        state: &mut OltState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            OltMsg::Summary(reply) => answer(reply, state.summary()),
+            OltMsg::Detail(reply) => answer(reply, state.detail()),
+            OltMsg::Onus(reply) => answer(reply, state.onus.all()),
+            OltMsg::FindOnus(query, reply) => answer(reply, state.onus.query(&query)),
+            OltMsg::Onu(id, reply) => answer(reply, state.onus.get(id)),
+            OltMsg::Vlans(reply) => answer(reply, state.vlans()),
+            OltMsg::Tick => state.tick(&myself),
+            OltMsg::PollNow(reply) => state.poll_now(&myself, reply),
+            OltMsg::PollFinished(report) => state.finish_poll(*report),
+            OltMsg::RestartSession(reply) => state.restart_on_request(&myself, reply),
+            OltMsg::Reconfigure(spec) => state.reconfigure(*spec),
+            OltMsg::Cli(action, reply) => state.queue_action(&myself, action, reply),
+            OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
+            OltMsg::Shutdown(reply) => state.shutdown(reply),
+            #[cfg(test)]
+            OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
+        }
+        Ok(())
+    }
+}
+
+/// Answers a query; a caller that stopped waiting is no error.
+fn answer<T>(reply: RpcReplyPort<T>, value: T) {
+    let _ = reply.send(value);
+}
+
+/// The record of an OLT never seen before: CONNECTING since now, nothing polled.
+fn new_record(id: OltId) -> OltRecord {
+    OltRecord {
+        id,
+        status: SessionStatus::Connecting,
+        since: Utc::now(),
+        last_poll_at: None,
+        last_poll_ms: None,
+        last_poll_varbinds: 0,
+        last_success_at: None,
+        last_error: None,
+        failures_in_row: 0,
+        system: SystemInfo::default(),
+        ports: Vec::new(),
+        transitions: Vec::new(),
+        vlans: Vec::new(),
+    }
+}
+
+/// Each ONU's service VLAN as the latest stored running configuration names it.
+fn stored_vlans(
+    store: &Store,
+    spec: &OltSpec,
+    latest: Option<&ConfigBackup>,
+) -> Result<HashMap<(String, u32), u16>, StoreError> {
+    let Some(latest) = latest else {
+        return Ok(HashMap::new());
+    };
+    let commands = Profile::for_vendor(spec.vendor).cli;
+    Ok(store
+        .config(spec.id, latest.id)?
+        .map(|(_, content)| service_vlans(commands, &content))
+        .unwrap_or_default())
+}
+
+/// A backup is due one interval after the latest; without one, soon after start.
+fn first_backup_at(latest: Option<&ConfigBackup>, interval: Duration) -> Instant {
+    latest
+        .and_then(|b| (Utc::now() - b.taken_at).to_std().ok())
+        .map_or(Instant::now() + Duration::from_secs(2), |age| {
+            Instant::now() + interval.saturating_sub(age)
+        })
+}

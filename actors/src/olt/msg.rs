@@ -1,0 +1,84 @@
+//! The OLT actor's messages ([`OltMsg`]): the questions and actions [`super::OltHandle`]
+//! sends, the supervisor's `Reconfigure` and `Shutdown`, the timer's `Tick`, and the
+//! reports the actor's own poll and CLI tasks send back when they finish
+//! ([`PollReport`], [`CliReport`]), each carrying the device session it borrowed.
+
+use super::actions::{ActionOutcome, CliAction};
+use super::handle::ActionError;
+use super::view::{OltDetail, OltSummary, VlanInfo};
+use crate::domain::{Onu, OnuId};
+use crate::inventory::OltSpec;
+use crate::onu_table::{OnuPage, OnuQuery};
+use crate::poller::PollOutcome;
+use crate::snmp::{DeviceError, SnmpClient};
+use crate::ssh::CliSession;
+use crate::store::ConfigBackup;
+use chrono::{DateTime, Utc};
+use ractor::RpcReplyPort;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where a CLI action's caller waits for its outcome.
+pub(super) type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
+/// Where a caller of poll-now or restart-session waits for the poll's summary.
+pub(super) type PollReply = RpcReplyPort<Result<OltSummary, ActionError>>;
+
+/// Messages of the OLT actor.
+pub enum OltMsg {
+    Summary(RpcReplyPort<OltSummary>),
+    Detail(RpcReplyPort<OltDetail>),
+    Onus(RpcReplyPort<Arc<Vec<Onu>>>),
+    /// ONUs matching a query: the count and the first `limit` in the query's order.
+    FindOnus(Box<OnuQuery>, RpcReplyPort<OnuPage>),
+    Onu(OnuId, RpcReplyPort<Option<Onu>>),
+    Vlans(RpcReplyPort<Vec<VlanInfo>>),
+    /// Timer: start a poll if one is due.
+    Tick,
+    /// Poll now and answer when it finished.
+    PollNow(PollReply),
+    /// Drop the session and everything in flight, poll at once, answer when done.
+    RestartSession(PollReply),
+    /// The inventory entry changed.
+    Reconfigure(Box<OltSpec>),
+    /// A poll task's report.
+    PollFinished(Box<PollReport>),
+    /// Run an action over the CLI (queued behind the one running).
+    Cli(CliAction, ActionReply),
+    /// A CLI task's report.
+    CliFinished(Box<CliReport>),
+    /// The service is stopping: cancel what is in flight with a clear error and refuse
+    /// anything new the same way; answers when done (the supervisor stops the actor).
+    Shutdown(RpcReplyPort<()>),
+    /// Test builds only: panic in the handler, as a poisoned reply would.
+    #[cfg(test)]
+    Crash,
+}
+
+/// What a poll task sends back.
+pub struct PollReport {
+    /// The poll it reports on; a report of a poll that a restart abandoned is ignored.
+    pub(super) generation: u64,
+    pub(super) started_at: DateTime<Utc>,
+    pub(super) elapsed: Duration,
+    /// Varbinds the poll received.
+    pub(super) varbinds: u64,
+    pub(super) result: Result<PollOutcome, DeviceError>,
+    pub(super) client: Option<SnmpClient>,
+}
+
+/// What a CLI task sends back: the session (if still usable) and the result.
+pub struct CliReport {
+    /// The action it reports on; a report of an action that a restart abandoned is
+    /// ignored.
+    pub(super) generation: u64,
+    pub(super) session: Option<CliSession>,
+    pub(super) result: Result<CliDone, ActionError>,
+}
+
+/// What a CLI script achieved on the device.
+pub(super) enum CliDone {
+    Ran,
+    /// The configuration as stored, and each ONU's service VLAN read from it.
+    Backup(ConfigBackup, HashMap<(String, u32), u16>),
+}

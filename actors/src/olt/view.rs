@@ -1,0 +1,110 @@
+//! What the API reads of an OLT: the list item ([`OltSummary`]), the detail with its
+//! session block ([`OltDetail`], [`SessionInfo`]) and the VLANs with their ONU counts
+//! ([`VlanInfo`]), and the state methods that build them from the OLT record and the ONU
+//! table. Built on demand by the OLT actor, handed out through [`super::OltHandle`].
+
+use super::actor::OltState;
+use crate::domain::{NodeId, OltId, PonPortStats, SessionStatus, Vendor};
+use crate::store::{SystemInfo, Transition};
+use chrono::{DateTime, Utc};
+use std::net::IpAddr;
+
+/// Everything an OLT list item shows (seed §2.1), plus what node counters need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltSummary {
+    pub id: OltId,
+    pub ip: IpAddr,
+    pub vendor: Vendor,
+    pub model: String,
+    pub city: String,
+    pub node: Option<NodeId>,
+    pub status: SessionStatus,
+    /// When the OLT entered its current status.
+    pub status_since: DateTime<Utc>,
+    pub total_ports: u32,
+    pub total_onu: u32,
+    pub onu_online: u32,
+    pub last_update: DateTime<Utc>,
+}
+
+/// The session block of the OLT detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub status: SessionStatus,
+    pub since: DateTime<Utc>,
+    pub last_poll_at: Option<DateTime<Utc>>,
+    pub last_poll_ms: Option<u64>,
+    /// Varbinds the last poll received (good or failed).
+    pub last_poll_varbinds: u64,
+    pub last_error: Option<String>,
+    pub failures_in_row: u32,
+    pub transitions: Vec<Transition>,
+}
+
+/// OLT detail: the summary, what the device says about itself, ports and session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltDetail {
+    pub summary: OltSummary,
+    pub system: SystemInfo,
+    pub ports: Vec<PonPortStats>,
+    pub session: SessionInfo,
+}
+
+/// A VLAN of an OLT and how many of its ONUs use it as their service VLAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VlanInfo {
+    pub vlan_id: u16,
+    pub name: String,
+    pub onu_count: u32,
+}
+
+impl OltState {
+    pub(super) fn summary(&self) -> OltSummary {
+        let online = self.onus.online();
+        OltSummary {
+            id: self.spec.id,
+            ip: self.spec.ip,
+            vendor: self.spec.vendor,
+            model: self.spec.model.clone(),
+            city: self.spec.city.clone(),
+            node: self.spec.node,
+            status: self.record.status,
+            status_since: self.record.since,
+            total_ports: self.record.ports.len() as u32,
+            total_onu: self.onus.len() as u32,
+            onu_online: online as u32,
+            last_update: self.record.last_success_at.unwrap_or(self.record.since),
+        }
+    }
+
+    pub(super) fn vlans(&self) -> Vec<VlanInfo> {
+        let onus = self.onus.all();
+        self.record
+            .vlans
+            .iter()
+            .map(|(id, name)| VlanInfo {
+                vlan_id: *id,
+                name: name.clone(),
+                onu_count: onus.iter().filter(|o| o.vlan == Some(*id)).count() as u32,
+            })
+            .collect()
+    }
+
+    pub(super) fn detail(&self) -> OltDetail {
+        OltDetail {
+            summary: self.summary(),
+            system: self.record.system.clone(),
+            ports: self.record.ports.clone(),
+            session: SessionInfo {
+                status: self.record.status,
+                since: self.record.since,
+                last_poll_at: self.record.last_poll_at,
+                last_poll_ms: self.record.last_poll_ms,
+                last_poll_varbinds: self.record.last_poll_varbinds,
+                last_error: self.record.last_error.clone(),
+                failures_in_row: self.record.failures_in_row,
+                transitions: self.record.transitions.clone(),
+            },
+        }
+    }
+}
