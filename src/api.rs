@@ -156,6 +156,18 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
     }
 }
 
+/// The fleet view answers from memory: no answer in time is a timeout (504, as an OLT
+/// actor's), a view that is gone the service's failure (500).
+impl From<ponkeeper_actors::fleet_view::FleetViewError> for ApiError {
+    fn from(error: ponkeeper_actors::fleet_view::FleetViewError) -> Self {
+        use ponkeeper_actors::fleet_view::FleetViewError;
+        match error {
+            FleetViewError::NoReply(_) => ApiError::DeviceTimeout(error.to_string()),
+            FleetViewError::Gone => ApiError::Internal(error.to_string()),
+        }
+    }
+}
+
 /// A store that cannot be read or written is the service's failure, not the client's:
 /// 500 `INTERNAL_ERROR`, the details in the log.
 impl From<ponkeeper_actors::store::StoreError> for ApiError {
@@ -247,6 +259,14 @@ impl Paging {
     /// Items before this page.
     pub fn offset(&self) -> usize {
         self.page as usize * self.size as usize
+    }
+
+    /// The page as the fleet view takes it.
+    pub fn window(&self) -> ponkeeper_actors::fleet_view::Window {
+        ponkeeper_actors::fleet_view::Window {
+            offset: self.offset(),
+            limit: self.size as usize,
+        }
     }
 }
 

@@ -3,12 +3,16 @@
 //! where things happen: polls, CLI actions and actor failures in the actors crate, HTTP
 //! requests in the outermost middleware ([`crate::audit::record`]). Gauges that describe
 //! the present — OLTs per status, ONUs, resident memory, open descriptors, live tokio
-//! tasks — are read when scraped, so they are never stale.
+//! tasks — are read when scraped, so they are never stale; the fleet's come from the
+//! fleet view, the one aggregate of what the OLT actors publish, in one question.
 //!
 //! | metric | kind | labels |
 //! |---|---|---|
 //! | `ponkeeper_olts` | gauge | `status` |
 //! | `ponkeeper_onus`, `ponkeeper_onus_online` | gauge | |
+//! | `ponkeeper_olt_status` | gauge (1) | `olt`, `status` |
+//! | `ponkeeper_olt_onus`, `ponkeeper_olt_onus_online` | gauge | `olt` |
+//! | `ponkeeper_pon_port_onus`, `ponkeeper_pon_port_onus_online` | gauge | `olt`, `port` |
 //! | `ponkeeper_polls_total` | counter | `result` = success, failure |
 //! | `ponkeeper_poll_duration_seconds` | histogram | |
 //! | `ponkeeper_poll_varbinds_total` | counter | |
@@ -26,6 +30,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use ponkeeper_actors::domain::SessionStatus;
+use ponkeeper_actors::fleet_view::OltGauges;
 use std::sync::OnceLock;
 
 /// Upper bounds of the poll duration buckets, in seconds.
@@ -72,16 +77,16 @@ pub async fn endpoint(State(app): State<AppState>) -> Response {
     let Some(handle) = install() else {
         return ApiError::Internal("the metrics recorder is not installed".into()).into_response();
     };
-    let summaries = match app.summaries().await {
-        Ok(summaries) => summaries,
-        Err(error) => return error.into_response(),
+    let gauges = match app.fleet.view().gauges().await {
+        Ok(gauges) => gauges,
+        Err(error) => return ApiError::from(error).into_response(),
     };
     for status in SessionStatus::ALL {
-        let count = summaries.iter().filter(|s| s.status == status).count();
+        let count = gauges.iter().filter(|g| g.summary.status == status).count();
         metrics::gauge!("ponkeeper_olts", "status" => status.as_str()).set(count as f64);
     }
-    let onus: u64 = summaries.iter().map(|s| u64::from(s.total_onu)).sum();
-    let online: u64 = summaries.iter().map(|s| u64::from(s.onu_online)).sum();
+    let onus: u64 = gauges.iter().map(|g| u64::from(g.summary.total_onu)).sum();
+    let online: u64 = gauges.iter().map(|g| u64::from(g.summary.onu_online)).sum();
     metrics::gauge!("ponkeeper_onus").set(onus as f64);
     metrics::gauge!("ponkeeper_onus_online").set(online as f64);
     if let Some(rss) = resident_memory_bytes() {
@@ -94,11 +99,75 @@ pub async fn endpoint(State(app): State<AppState>) -> Response {
         .metrics()
         .num_alive_tasks();
     metrics::gauge!("ponkeeper_runtime_alive_tasks").set(tasks as f64);
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        handle.render(),
-    )
-        .into_response()
+    let mut text = handle.render();
+    per_olt(&mut text, &gauges);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+/// The per-OLT and per-port series, written from the fleet view's rows at each scrape, so
+/// an OLT that left the inventory leaves no stale series behind.
+fn per_olt(text: &mut String, gauges: &[OltGauges]) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        text,
+        "# HELP ponkeeper_olt_status 1 for the OLT's session status\n\
+         # TYPE ponkeeper_olt_status gauge"
+    );
+    for g in gauges {
+        let _ = writeln!(
+            text,
+            "ponkeeper_olt_status{{olt=\"{}\",status=\"{}\"}} 1",
+            g.summary.id,
+            g.summary.status.as_str()
+        );
+    }
+    for (name, help, online) in [
+        ("ponkeeper_olt_onus", "ONUs of the OLT", false),
+        ("ponkeeper_olt_onus_online", "online ONUs of the OLT", true),
+    ] {
+        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for g in gauges {
+            let count = if online {
+                g.summary.onu_online
+            } else {
+                g.summary.total_onu
+            };
+            let _ = writeln!(text, "{name}{{olt=\"{}\"}} {count}", g.summary.id);
+        }
+    }
+    for (name, help, online) in [
+        ("ponkeeper_pon_port_onus", "ONUs on the PON port", false),
+        (
+            "ponkeeper_pon_port_onus_online",
+            "online ONUs on the PON port",
+            true,
+        ),
+    ] {
+        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for g in gauges {
+            for port in &g.ports {
+                let count = if online {
+                    port.onu_online
+                } else {
+                    port.onu_total
+                };
+                let _ = writeln!(
+                    text,
+                    "{name}{{olt=\"{}\",port=\"{}\"}} {count}",
+                    g.summary.id,
+                    label(&port.name)
+                );
+            }
+        }
+    }
+}
+
+/// A label value in the text format: backslash, quote and newline escaped.
+fn label(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 /// Resident set size of this process, from `VmRSS` in `/proc/self/status` (Linux).

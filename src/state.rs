@@ -1,8 +1,8 @@
 //! The state every handler shares ([`AppState`]): configuration, clock, store, the OLT
 //! fleet, the key ring and rate limits, and the inventory in force, which a reload swaps.
-//! Its query helpers are how the API and MCP reach the fleet: one OLT's handle, every
-//! summary at once, the OLTs a list covers, the ONU fan-out across OLT actors, the owner
-//! of one ONU. [`crate::app::App::start`] builds it; handlers, the admin socket and the
+//! Its query helpers are how the API and MCP reach the fleet: fleet-wide lists are one
+//! question to the fleet view (every summary, ONUs across OLTs); one OLT's or one ONU's
+//! questions go to that OLT's actor, found by its handle or the ONU's owner. [`crate::app::App::start`] builds it; handlers, the admin socket and the
 //! background jobs ([`crate::jobs`]) read it.
 
 use crate::api::ApiError;
@@ -12,9 +12,10 @@ use crate::config::Config;
 use crate::rate_limit::RateLimits;
 use crate::records::Records;
 use ponkeeper_actors::domain::{OltId, Onu, OnuId};
+use ponkeeper_actors::fleet_view::OnuSearch;
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary};
-use ponkeeper_actors::onu_table::OnuQuery;
+use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::{Fleet, ReconcileReport};
 use std::sync::{Arc, RwLock};
@@ -92,68 +93,61 @@ impl AppState {
             .ok_or_else(|| ApiError::NotFound(format!("no OLT with id {id}")))
     }
 
-    /// Every OLT's summary, asked of all actors at once, ordered by id.
+    /// Every OLT's summary, ordered by id: one question to the fleet view.
     pub async fn summaries(&self) -> Result<Vec<OltSummary>, ApiError> {
-        let handles = self.fleet.olts();
-        let replies = futures::future::join_all(handles.iter().map(|h| h.summary())).await;
-        replies
-            .into_iter()
-            .map(|r| r.map_err(ApiError::from))
-            .collect()
+        Ok(self.fleet.view().summaries(None).await?)
     }
 
-    /// The OLTs a list request covers: all, or those named by `oltId` and/or `nodeId`.
-    pub fn olts_in_scope(&self, params: &crate::api::Params) -> Result<Vec<OltHandle>, ApiError> {
-        let olt_id = params
-            .integer("oltId", 0, i64::from(u32::MAX))?
-            .map(|n| n as u32);
-        let node_id = params
-            .integer("nodeId", 0, i64::from(u32::MAX))?
-            .map(|n| n as u32);
-        let inventory = self.inventory();
-        Ok(self
-            .fleet
-            .olts()
-            .into_iter()
-            .filter(|h| olt_id.is_none_or(|id| h.id == id))
-            .filter(|h| {
-                node_id.is_none_or(|node| {
-                    inventory
-                        .olts
-                        .iter()
-                        .any(|o| o.id == h.id && o.node == Some(node))
-                })
-            })
-            .collect())
+    /// The scope a fleet-wide list takes from `oltId` and `nodeId` (unset: everything).
+    pub fn scope(&self, params: &crate::api::Params) -> Result<OnuSearch, ApiError> {
+        Ok(OnuSearch {
+            olt_id: params
+                .integer("oltId", 0, i64::from(u32::MAX))?
+                .map(|n| n as u32),
+            node_id: params
+                .integer("nodeId", 0, i64::from(u32::MAX))?
+                .map(|n| n as u32),
+            ..OnuSearch::default()
+        })
     }
 
-    /// ONUs matching `query` across `olts`, merged in the query's order: the total count
-    /// and the items of `paging`'s page. Each actor filters its own table and returns only
-    /// its first `offset + size` matches.
+    /// ONUs across the fleet matching `search` in `order`: the total count and the items
+    /// of `paging`'s page, answered by the fleet view from its indexes.
     pub async fn find_onus(
         &self,
-        olts: &[OltHandle],
-        mut query: OnuQuery,
+        search: OnuSearch,
+        order: OnuOrder,
         paging: crate::api::Paging,
     ) -> Result<(usize, Vec<Onu>), ApiError> {
-        query.limit = paging.offset() + paging.size as usize;
-        let order = query.order;
-        let pages =
-            futures::future::join_all(olts.iter().map(|h| h.find_onus(query.clone()))).await;
-        let mut total = 0;
-        let mut merged = Vec::new();
-        for page in pages {
-            let page = page?;
-            total += page.total;
-            merged.extend(page.onus);
-        }
-        merged.sort_by(|a, b| order.compare(a, b));
-        let items = merged
+        let page = self
+            .fleet
+            .view()
+            .onus(search, order, paging.window())
+            .await?;
+        Ok((page.total, page.items))
+    }
+
+    /// ONUs of one OLT matching `filter`, by id, asked of that OLT's actor.
+    pub async fn onus_of(
+        &self,
+        olt: &OltHandle,
+        filter: OnuFilter,
+        paging: crate::api::Paging,
+    ) -> Result<(usize, Vec<Onu>), ApiError> {
+        let query = OnuQuery {
+            filter,
+            order: OnuOrder::Id,
+            limit: paging.offset() + paging.size as usize,
+            thresholds: self.config.optics_thresholds(),
+        };
+        let page = olt.find_onus(query).await?;
+        let items = page
+            .onus
             .into_iter()
             .skip(paging.offset())
             .take(paging.size as usize)
             .collect();
-        Ok((total, items))
+        Ok((page.total, items))
     }
 
     /// One ONU by its id, asked of the actor of the OLT that owns it.

@@ -22,6 +22,8 @@
 pub mod aggregate;
 pub mod change;
 #[cfg(test)]
+mod live_tests;
+#[cfg(test)]
 mod tests;
 mod text_index;
 

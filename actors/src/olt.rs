@@ -38,6 +38,7 @@ mod actor;
 mod handle;
 mod msg;
 mod poll;
+mod publish;
 mod session;
 #[cfg(test)]
 mod tests;

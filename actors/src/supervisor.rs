@@ -19,6 +19,7 @@
 //! mailbox, so the supervisor is never a bottleneck for queries.
 
 use crate::domain::OltId;
+use crate::fleet_view::{FleetChange, FleetViewHandle};
 use crate::inventory::{Inventory, OltSpec};
 use crate::olt::{OltActor, OltArgs, OltHandle, OltMsg, PollSettings};
 use crate::store::Store;
@@ -67,12 +68,18 @@ struct SupervisorArgs {
     store: Store,
     settings: Arc<PollSettings>,
     registry: Arc<DashMap<OltId, OltHandle>>,
+    view: FleetViewHandle,
 }
 
 struct SupervisorState {
     store: Store,
     settings: Arc<PollSettings>,
     registry: Arc<DashMap<OltId, OltHandle>>,
+    /// Where OLT actors publish; told here when an OLT leaves.
+    view: FleetViewHandle,
+    /// The incarnation of each OLT's current actor; every spawn takes the next number.
+    incarnations: HashMap<OltId, u64>,
+    last_incarnation: u64,
     specs: HashMap<OltId, OltSpec>,
     by_actor: HashMap<ActorId, OltId>,
     restarts: HashMap<OltId, VecDeque<Instant>>,
@@ -86,11 +93,16 @@ impl SupervisorState {
         stopped: Option<String>,
     ) -> Result<(), ActorProcessingErr> {
         let id = spec.id;
+        self.last_incarnation += 1;
+        let incarnation = self.last_incarnation;
+        self.incarnations.insert(id, incarnation);
         let args = OltArgs {
             spec,
             store: self.store.clone(),
             settings: self.settings.clone(),
             stopped,
+            view: self.view.clone(),
+            incarnation,
         };
         let (actor, _) = Actor::spawn_linked(None, OltActor, args, myself.get_cell()).await?;
         self.by_actor.insert(actor.get_id(), id);
@@ -105,6 +117,18 @@ impl SupervisorState {
             handle
                 .actor()
                 .stop(Some("removed from the inventory".into()));
+        }
+        self.unpublish(id);
+    }
+
+    /// Takes an OLT that no longer runs out of the fleet view (its actor's late messages
+    /// are ignored there).
+    fn unpublish(&mut self, id: OltId) {
+        if let Some(incarnation) = self.incarnations.remove(&id) {
+            self.view.publish(FleetChange::Removed {
+                olt: id,
+                incarnation,
+            });
         }
     }
 
@@ -141,6 +165,9 @@ impl Actor for SupervisorActor {
             store: args.store,
             settings: args.settings,
             registry: args.registry,
+            view: args.view,
+            incarnations: HashMap::new(),
+            last_incarnation: 0,
             specs: HashMap::new(),
             by_actor: HashMap::new(),
             restarts: HashMap::new(),
@@ -259,11 +286,13 @@ async fn restart_failed(
                  giving it up until the inventory is reloaded"
             );
             state.specs.remove(&id);
+            state.unpublish(id);
             return;
         }
     };
     if let Err(e) = state.spawn_olt(myself, spec, stopped).await {
         tracing::error!(olt = id, error = %e, "cannot restart the OLT actor");
+        state.unpublish(id);
     }
 }
 
@@ -273,6 +302,7 @@ pub struct Fleet {
     supervisor: ActorRef<SupervisorMsg>,
     registry: Arc<DashMap<OltId, OltHandle>>,
     settings: Arc<PollSettings>,
+    view: FleetViewHandle,
 }
 
 impl Fleet {
@@ -283,11 +313,13 @@ impl Fleet {
         inventory: Inventory,
     ) -> Result<Fleet, String> {
         let registry = Arc::new(DashMap::new());
+        let view = FleetViewHandle::start(settings.thresholds).await?;
         let settings = Arc::new(settings);
         let args = SupervisorArgs {
             store,
             settings: settings.clone(),
             registry: registry.clone(),
+            view: view.clone(),
         };
         let (supervisor, _) = Actor::spawn(None, SupervisorActor, args)
             .await
@@ -296,6 +328,7 @@ impl Fleet {
             supervisor,
             registry,
             settings,
+            view,
         };
         fleet.reconcile(inventory).await?;
         Ok(fleet)
@@ -324,6 +357,11 @@ impl Fleet {
     /// The handle of one OLT, if it runs.
     pub fn olt(&self, id: OltId) -> Option<OltHandle> {
         self.registry.get(&id).map(|h| h.clone())
+    }
+
+    /// The fleet view: every fleet-wide question in one message.
+    pub fn view(&self) -> &FleetViewHandle {
+        &self.view
     }
 
     /// Handles of every running OLT, ordered by id.
@@ -359,6 +397,7 @@ impl Fleet {
             .stop_and_wait(reason, Some(Duration::from_secs(10)))
             .await
             .ok();
+        self.view.stop();
     }
 }
 

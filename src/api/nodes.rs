@@ -1,15 +1,16 @@
 //! `/nodes`: communication nodes with subscriber counters (seed §2.2). `oltCount` counts
-//! the inventory OLTs bound to the node; `onuTotal` and `onuOnline` are sums over the
-//! replies of those OLTs' actors.
+//! the inventory OLTs bound to the node; `onuTotal` and `onuOnline` are sums over those
+//! OLTs' counters. The fleet view keeps the counters as the OLT actors publish their
+//! changes, so a page of nodes is one question to it.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::NodePath;
-use super::{one, page, ApiError, ApiResult, Paged, Params, Single};
+use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::NodeId;
+use ponkeeper_actors::fleet_view::NodeCounters;
 use ponkeeper_actors::inventory::NodeSpec;
-use ponkeeper_actors::olt::OltSummary;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -44,22 +45,15 @@ pub struct NodeItem {
     pub onu_online: u64,
 }
 
-fn counters(node: &NodeSpec, olts: &[OltSummary]) -> NodeItem {
-    let mine = olts.iter().filter(|o| o.node == Some(node.id));
-    let (mut olt_count, mut onu_total, mut onu_online) = (0, 0, 0);
-    for olt in mine {
-        olt_count += 1;
-        onu_total += u64::from(olt.total_onu);
-        onu_online += u64::from(olt.onu_online);
-    }
+fn node_item(node: &NodeSpec, counters: NodeCounters) -> NodeItem {
     NodeItem {
         id: node.id,
         name: node.name.clone(),
         city: node.city.clone(),
         description: node.description.clone(),
-        olt_count,
-        onu_total,
-        onu_online,
+        olt_count: counters.olt_count,
+        onu_total: counters.onu_total,
+        onu_online: counters.onu_online,
     }
 }
 
@@ -78,15 +72,27 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let paging = params.paging(&app.config.paging)?;
     let city = params.text("city");
     let inventory = app.inventory();
-    let olts = app.summaries().await?;
     let mut nodes: Vec<&NodeSpec> = inventory
         .nodes
         .iter()
         .filter(|n| city.is_none_or(|c| n.city.eq_ignore_ascii_case(c)))
         .collect();
     nodes.sort_by_key(|n| n.id);
-    page(
-        nodes.into_iter().map(|n| counters(n, &olts)).collect(),
+    let total = nodes.len();
+    let shown: Vec<&NodeSpec> = nodes
+        .into_iter()
+        .skip(paging.offset())
+        .take(paging.size as usize)
+        .collect();
+    let ids = shown.iter().map(|n| n.id).collect();
+    let counters = app.fleet.view().node_counters(ids).await?;
+    page_of(
+        shown
+            .into_iter()
+            .zip(counters)
+            .map(|(n, c)| node_item(n, c))
+            .collect(),
+        total,
         paging,
     )
 }
@@ -105,6 +111,9 @@ async fn detail(State(app): State<AppState>, NodePath(id): NodePath) -> ApiResul
     let node = inventory
         .node(id)
         .ok_or_else(|| ApiError::NotFound(format!("no node with id {id}")))?;
-    let olts = app.summaries().await?;
-    one(counters(node, &olts))
+    let counters = app.fleet.view().node_counters(vec![id]).await?;
+    one(node_item(
+        node,
+        counters.into_iter().next().unwrap_or_default(),
+    ))
 }

@@ -1,15 +1,16 @@
 //! ONUs: `GET /olts/{id}/onus`, `GET /onus` with every filter of SPEC §4, `GET /onus/{id}`.
-//! Each OLT actor filters its own table; the handler merges the actors' first matches by
-//! id, so a page costs the same however many ONUs the network has.
+//! `GET /onus` is one question to the fleet view, which answers from its indexes (by
+//! serial, text, OLT, status); `GET /olts/{id}/onus` and `GET /onus/{id}` ask the OLT's
+//! own actor.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::{OltPath, OnuPath};
-use super::{one, page_of, ApiResult, Paged, Params, Single};
+use super::{one, page_of, ApiResult, Paged, Paging, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
-use ponkeeper_actors::olt::OltHandle;
-use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
+use ponkeeper_actors::fleet_view::OnuSearch as FleetSearch;
+use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -99,20 +100,8 @@ fn filter(params: &Params) -> Result<OnuFilter, super::ApiError> {
     })
 }
 
-async fn respond(
-    app: &AppState,
-    olts: &[OltHandle],
-    filter: OnuFilter,
-    params: &Params,
-) -> ApiResult {
-    let paging = params.paging(&app.config.paging)?;
-    let query = OnuQuery {
-        filter,
-        order: OnuOrder::Id,
-        limit: 0,
-        thresholds: app.config.optics_thresholds(),
-    };
-    let (total, onus) = app.find_onus(olts, query, paging).await?;
+/// One page of ONUs as the API shows them.
+fn respond(app: &AppState, (total, onus): (usize, Vec<Onu>), paging: Paging) -> ApiResult {
     page_of(
         onus.into_iter().map(|o| item(app, o)).collect(),
         total,
@@ -138,7 +127,8 @@ async fn of_olt(
     let handle = app.olt(id)?;
     let params = Params::parse(query.as_deref())?;
     let filter = filter(&params)?;
-    respond(&app, &[handle], filter, &params).await
+    let paging = params.paging(&app.config.paging)?;
+    respond(&app, app.onus_of(&handle, filter, paging).await?, paging)
 }
 
 #[utoipa::path(
@@ -153,13 +143,17 @@ async fn of_olt(
 )]
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
-    let filter = OnuFilter {
+    let filter = filter(&params)?;
+    let search = FleetSearch {
+        status: filter.status,
+        pon_port: filter.pon_port,
         serial: params.text("serial").map(str::to_string),
         text: params.text("q").map(str::to_string),
-        ..filter(&params)?
+        ..app.scope(&params)?
     };
-    let olts = app.olts_in_scope(&params)?;
-    respond(&app, &olts, filter, &params).await
+    let paging = params.paging(&app.config.paging)?;
+    let found = app.find_onus(search, OnuOrder::Id, paging).await?;
+    respond(&app, found, paging)
 }
 
 #[utoipa::path(

@@ -9,7 +9,8 @@ use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};
-use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
+use ponkeeper_actors::fleet_view::OnuSearch;
+use ponkeeper_actors::onu_table::OnuOrder;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -166,18 +167,11 @@ async fn history(
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    let filter = OnuFilter {
+    let search = OnuSearch {
         level: params.enumeration::<OpticsLevel>("level")?,
-        ..OnuFilter::default()
+        ..app.scope(&params)?
     };
-    let olts = app.olts_in_scope(&params)?;
-    let query = OnuQuery {
-        filter,
-        order: OnuOrder::WorstRx,
-        limit: 0,
-        thresholds: app.config.optics_thresholds(),
-    };
-    let (total, onus) = app.find_onus(&olts, query, paging).await?;
+    let (total, onus) = app.find_onus(search, OnuOrder::WorstRx, paging).await?;
     page_of(
         onus.iter().map(|o| latest_of(&app, o)).collect(),
         total,

@@ -134,17 +134,26 @@ struct Bindings {
 }
 
 impl Bindings {
+    /// The registry's ONUs and their OLTs: two questions to the fleet view.
     async fn gather(app: &AppState) -> Result<Bindings, ApiError> {
-        let handles = app.fleet.olts();
-        let tables = futures::future::join_all(handles.iter().map(|h| h.onus())).await;
-        let mut onus = HashMap::new();
-        for table in tables {
-            for onu in table?.iter() {
-                onus.insert(onu.serial.to_ascii_lowercase(), onu.clone());
-            }
-        }
-        let olts = app
-            .summaries()
+        let serials: Vec<String> = app
+            .inventory()
+            .szo
+            .iter()
+            .map(|o| o.onu_serial.to_ascii_lowercase())
+            .collect();
+        let view = app.fleet.view();
+        let found = view.onus_by_serial(serials.clone()).await?;
+        let onus: HashMap<String, Onu> = serials
+            .into_iter()
+            .zip(found)
+            .filter_map(|(serial, onu)| Some((serial, onu?)))
+            .collect();
+        let mut olt_ids: Vec<OltId> = onus.values().map(|o| o.olt_id).collect();
+        olt_ids.sort_unstable();
+        olt_ids.dedup();
+        let olts = view
+            .summaries(Some(olt_ids))
             .await?
             .into_iter()
             .map(|o| (o.id, o))

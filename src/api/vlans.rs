@@ -1,13 +1,14 @@
 //! VLANs: `GET /olts/{id}/vlans` and `GET /vlans` (filters `oltId`, `vlanId`). An OLT's
 //! VLANs are what its Q-BRIDGE-MIB static VLAN table reported in the last good poll;
-//! `onuCount` counts its ONUs whose service VLAN is that VLAN.
+//! `onuCount` counts its ONUs whose service VLAN is that VLAN. One OLT's VLANs are asked of
+//! its actor, the list across OLTs of the fleet view.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::OltPath;
 use super::{page, ApiResult, Paged, Params};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
-use ponkeeper_actors::olt::{OltHandle, VlanInfo};
+use ponkeeper_actors::olt::VlanInfo;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -54,16 +55,6 @@ fn item(olt_id: u32, vlan: VlanInfo) -> VlanItem {
     }
 }
 
-/// The VLANs of `olts`, ordered by OLT then VLAN id.
-async fn vlans_of(olts: &[OltHandle]) -> Result<Vec<VlanItem>, super::ApiError> {
-    let replies = futures::future::join_all(olts.iter().map(|h| h.vlans())).await;
-    let mut items = Vec::new();
-    for (olt, reply) in olts.iter().zip(replies) {
-        items.extend(reply?.into_iter().map(|v| item(olt.id, v)));
-    }
-    Ok(items)
-}
-
 #[utoipa::path(
     get,
     path = "/olts/{id}/vlans",
@@ -81,7 +72,8 @@ async fn of_olt(
     let handle = app.olt(id)?;
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    page(vlans_of(&[handle]).await?, paging)
+    let vlans = handle.vlans().await?;
+    page(vlans.into_iter().map(|v| item(id, v)).collect(), paging)
 }
 
 #[utoipa::path(
@@ -97,12 +89,18 @@ async fn of_olt(
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    let vlan_id = params.integer("vlanId", 1, 4094)?;
-    let olts = app.olts_in_scope(&params)?;
-    let items = vlans_of(&olts)
-        .await?
+    let vlan_id = params.integer("vlanId", 1, 4094)?.map(|id| id as u16);
+    let scope = app.scope(&params)?;
+    let vlans = app.fleet.view().vlans(scope, vlan_id).await?;
+    let items = vlans
         .into_iter()
-        .filter(|v| vlan_id.is_none_or(|id| i64::from(v.vlan_id) == id))
+        .map(|v| VlanItem {
+            olt_id: v.olt_id,
+            vlan_id: v.vlan_id,
+            name: v.name,
+            kind: "STATIC",
+            onu_count: v.onu_count,
+        })
         .collect();
     page(items, paging)
 }

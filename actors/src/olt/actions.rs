@@ -304,7 +304,9 @@ impl OltState {
             let outcome = report
                 .result
                 .and_then(|done| self.action_done(&running.job.action, done));
-            // An ONU's VLAN or description is now as the action left it.
+            // An ONU's VLAN or description is now as the action left it: the fleet view
+            // hears of it before the caller.
+            self.publish();
             self.report_action(outcome, running.job.reply);
         }
         self.start_cli(myself);

@@ -8,7 +8,9 @@ use super::actions::CliQueue;
 use super::handle::ActionError;
 use super::msg::OltMsg;
 use super::poll::{PollCycle, PollSettings};
+use super::publish::Publisher;
 use crate::domain::{OltId, SessionStatus};
+use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
 use crate::onu_table::OnuTable;
 use crate::profile::commands::service_vlans;
@@ -30,6 +32,11 @@ pub struct OltArgs {
     /// serves its stored state, reports OFFLINE with this reason and does no device I/O
     /// until `restart-session` (see [`OltState::stopped`]).
     pub stopped: Option<String>,
+    /// Where the actor publishes its changes.
+    pub view: FleetViewHandle,
+    /// Which spawn of this OLT's actor this is: the fleet view takes the newest one's
+    /// rows and ignores late messages of older ones.
+    pub incarnation: u64,
 }
 
 pub(crate) struct OltActor;
@@ -57,6 +64,8 @@ pub(crate) struct OltState {
     /// The service is stopping: nothing new starts.
     pub(super) shutting_down: bool,
     pub(super) ticker: Option<JoinHandle<()>>,
+    /// The fleet view and what was last published to it.
+    pub(super) publisher: Publisher,
 }
 
 impl Actor for OltActor {
@@ -74,6 +83,8 @@ impl Actor for OltActor {
             store,
             settings,
             stopped,
+            view,
+            incarnation,
         } = args;
         let record = store
             .load_olt(spec.id)?
@@ -100,8 +111,10 @@ impl Actor for OltActor {
             stopped,
             shutting_down: false,
             ticker: None,
+            publisher: Publisher::new(view, incarnation),
         };
         state.open_session();
+        state.publish();
         let tick = state.settings.tick();
         state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
         Ok(state)

@@ -241,7 +241,9 @@ impl OltState {
             Err(error) => self.poll_failed(&error),
         }
         self.persist_record();
-        // The summary, ports, VLANs and ONU rows are now as this poll left them.
+        // The summary, ports, VLANs and ONU rows are now as this poll left them: the
+        // fleet view hears of it before anyone waiting for the poll.
+        self.publish();
         let summary = self.summary();
         self.poll.answer_waiters(Ok(summary));
     }

@@ -92,6 +92,7 @@ impl OltState {
         }
         self.start_poll(myself);
         self.poll.waiters.push(reply);
+        self.publish();
     }
 
     /// `OltMsg::Reconfigure`: the inventory entry changed. An enabled OLT restarts its
@@ -114,6 +115,7 @@ impl OltState {
             self.poll.answer_waiters(Err(ActionError::Disabled(id)));
         }
         self.persist_record();
+        self.publish();
     }
 
     /// `OltMsg::Shutdown`: abandons the poll, cancels the actions with a clear error and

@@ -156,11 +156,16 @@ async fn spawn(
 ) -> (ActorRef<OltMsg>, JoinHandle<()>, OltHandle) {
     let settings = settings();
     let handle_settings = settings.clone();
+    let view = crate::fleet_view::FleetViewHandle::start(settings.thresholds)
+        .await
+        .expect("the fleet view starts");
     let args = OltArgs {
         spec,
         store: store.clone(),
         settings: Arc::new(settings),
         stopped: stopped.map(str::to_string),
+        view,
+        incarnation: 1,
     };
     let (actor, join) = Actor::spawn(None, OltActor, args)
         .await
