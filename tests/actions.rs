@@ -122,6 +122,13 @@ async fn vlan_and_description_changes_show_in_the_onu_and_in_one_diff_line() {
         assert_eq!(body["data"]["vlan"], 200);
         assert_eq!(onu(&service, id).await["vlan"], 200);
         let serial = target["serial"].as_str().expect("serial");
+        // The fleet-wide lists see it at once too: the OLT actor published the change
+        // before it answered (read-your-writes), no poll in between.
+        let (_, found) = service
+            .get(&format!("/onus?oltId={olt}&serial={serial}"))
+            .await;
+        assert_eq!(found["meta"]["totalCount"], 1, "{found}");
+        assert_eq!(found["data"][0]["vlan"], 200, "{found}");
         assert_eq!(sim.service_vlan(olt, serial), Some(200));
 
         let (status, backup) = service.post(&format!("/olts/{olt}/configs/backup")).await;
@@ -147,6 +154,12 @@ async fn vlan_and_description_changes_show_in_the_onu_and_in_one_diff_line() {
             .await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["data"]["description"], description.as_str());
+        let (_, found) = service
+            .get(&format!("/onus?oltId={olt}&q=baumana%20{olt}"))
+            .await;
+        assert_eq!(found["meta"]["totalCount"], 1, "{found}");
+        assert_eq!(found["data"][0]["id"].as_u64(), Some(id), "{found}");
+        assert_eq!(found["data"][0]["description"], description.as_str());
         // The device says so too: the next poll keeps it.
         service.post(&format!("/olts/{olt}/poll")).await;
         assert_eq!(onu(&service, id).await["description"], description.as_str());

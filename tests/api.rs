@@ -625,6 +625,27 @@ async fn metrics_describe_the_fleet_polls_and_requests() {
         Some(0.0)
     );
     assert_eq!(sample(&text, "ponkeeper_onus"), Some(32.0));
+    // Per OLT and per port, from the fleet view.
+    assert_eq!(
+        sample(&text, "ponkeeper_olt_status{olt=\"1\",status=\"ONLINE\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "ponkeeper_olt_status{olt=\"2\",status=\"OFFLINE\"}"),
+        Some(1.0)
+    );
+    assert_eq!(sample(&text, "ponkeeper_olt_onus{olt=\"1\"}"), Some(16.0));
+    assert_eq!(
+        sample(&text, "ponkeeper_olt_onus_online{olt=\"1\"}"),
+        Some(online(&sim, 1) as f64)
+    );
+    let port_total: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("ponkeeper_pon_port_onus{olt=\"1\","))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(port_total, 16.0, "{text}");
     assert_eq!(
         sample(&text, "ponkeeper_onus_online"),
         Some((online(&sim, 1) + online(&sim, 2)) as f64)
