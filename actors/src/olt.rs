@@ -36,6 +36,7 @@
 mod actions;
 mod actor;
 mod handle;
+mod merge;
 mod msg;
 mod poll;
 mod publish;

@@ -75,7 +75,7 @@ pub struct MergeReport {
     pub table_changed: bool,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct OnuTable {
     onus: Arc<Vec<Onu>>,
     by_serial: HashMap<String, usize>,

@@ -57,14 +57,10 @@ fn searches() -> Vec<(OnuSearch, OnuOrder)> {
             ..OnuSearch::default()
         },
     ];
-    searches.extend(
-        OpticsLevel::ALL
-            .into_iter()
-            .map(|level| OnuSearch {
-                level: Some(level),
-                ..OnuSearch::default()
-            }),
-    );
+    searches.extend(OpticsLevel::ALL.into_iter().map(|level| OnuSearch {
+        level: Some(level),
+        ..OnuSearch::default()
+    }));
     let mut both = Vec::new();
     for search in searches {
         both.push((search.clone(), OnuOrder::Id));
@@ -81,7 +77,11 @@ async fn assert_view_matches_fan_out(fleet: &Fleet, step: &str) {
         summaries.push(handle.summary().await.expect("summary"));
     }
     let view = fleet.view();
-    assert_eq!(view.summaries(None).await.expect("view"), summaries, "{step}");
+    assert_eq!(
+        view.summaries(None).await.expect("view"),
+        summaries,
+        "{step}"
+    );
 
     let thresholds = settings().thresholds;
     let window = Window {
@@ -114,9 +114,16 @@ async fn assert_view_matches_fan_out(fleet: &Fleet, step: &str) {
         merged.sort_by(|a, b| order.compare(a, b));
         let expected = Page {
             total,
-            items: merged.into_iter().skip(window.offset).take(window.limit).collect(),
+            items: merged
+                .into_iter()
+                .skip(window.offset)
+                .take(window.limit)
+                .collect(),
         };
-        let got = view.onus(search.clone(), order, window).await.expect("view");
+        let got = view
+            .onus(search.clone(), order, window)
+            .await
+            .expect("view");
         assert_eq!(got, expected, "{step}: {search:?} {order:?}");
     }
 
@@ -206,7 +213,11 @@ async fn the_view_answers_as_the_fan_out_through_changes_crashes_and_reloads() {
         assert!(sim.set_onu_online(1, serial, false));
     }
     poll_all(&fleet).await;
-    assert_eq!(offline().await, offline_before + 3, "the three ONUs taken down");
+    assert_eq!(
+        offline().await,
+        offline_before + 3,
+        "the three ONUs taken down"
+    );
     assert_view_matches_fan_out(&fleet, "three ONUs down").await;
     assert!(sim.set_onu_online(1, &serials[0], true));
     poll_all(&fleet).await;

@@ -7,6 +7,7 @@
 
 use super::actor::OltState;
 use super::handle::ActionError;
+use super::merge::TableEdit;
 use super::msg::{ActionReply, CliDone, CliReport, OltMsg};
 use crate::domain::{OltId, Onu, OnuId, SessionStatus};
 use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
@@ -321,6 +322,7 @@ impl OltState {
         match (action, done) {
             (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
                 self.vlan_map = vlans;
+                self.poll.note_edit(TableEdit::Vlans);
                 if self.onus.set_vlans(&self.vlan_map) {
                     self.persist_onus();
                 }
@@ -332,6 +334,7 @@ impl OltState {
             (CliAction::Reboot(onu), _) => Ok(ActionOutcome::Rebooted(*onu)),
             (CliAction::SetVlan(onu, vlan), _) => {
                 let updated = self.onus.update(*onu, |o| o.vlan = Some(*vlan));
+                self.poll.note_edit(TableEdit::Vlan(*onu, *vlan));
                 if let Some(o) = &updated {
                     self.vlan_map
                         .insert((o.pon_port.clone(), o.onu_index), *vlan);
@@ -343,6 +346,8 @@ impl OltState {
                 let updated = self
                     .onus
                     .update(*onu, |o| o.description = description.clone());
+                self.poll
+                    .note_edit(TableEdit::Description(*onu, description.clone()));
                 self.persist_onus();
                 onu_outcome(*onu, updated)
             }

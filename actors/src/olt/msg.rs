@@ -5,11 +5,11 @@
 
 use super::actions::{ActionOutcome, CliAction};
 use super::handle::ActionError;
+use super::merge::MergedPoll;
 use super::view::{OltDetail, OltSummary, VlanInfo};
 use crate::domain::{Onu, OnuId};
 use crate::inventory::OltSpec;
 use crate::onu_table::{OnuPage, OnuQuery};
-use crate::poller::PollOutcome;
 use crate::snmp::{DeviceError, SnmpClient};
 use crate::ssh::CliSession;
 use crate::store::ConfigBackup;
@@ -60,10 +60,13 @@ pub struct PollReport {
     /// The poll it reports on; a report of a poll that a restart abandoned is ignored.
     pub(super) generation: u64,
     pub(super) started_at: DateTime<Utc>,
+    /// When the device's answer was in (the time of the merged poll).
+    pub(super) finished_at: DateTime<Utc>,
     pub(super) elapsed: Duration,
     /// Varbinds the poll received.
     pub(super) varbinds: u64,
-    pub(super) result: Result<PollOutcome, DeviceError>,
+    /// The poll merged into a copy of the ONU table and stored, or why it failed.
+    pub(super) result: Result<MergedPoll, DeviceError>,
     pub(super) client: Option<SnmpClient>,
 }
 

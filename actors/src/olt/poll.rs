@@ -2,22 +2,21 @@
 //! ([`PollSettings`], `[polling]`), the timer that starts a poll when one is due, the
 //! poll task (it takes the SNMP client, runs [`crate::poller::poll`] under the deadline
 //! and sends both back in [`OltMsg::PollFinished`]), and what the actor does with the
-//! report: poll statistics, coverage, the status move (ONLINE, DEGRADED, OFFLINE with
-//! backoff), the merge of a good poll into the ONU table, sled, and the answers to
-//! whoever waits for the poll.
+//! report: poll statistics, the status move (ONLINE, DEGRADED, OFFLINE with backoff),
+//! the merged ONU table swapped in (the merge and its store writes ran off the actor, in
+//! [`super::merge`]), the fleet view told, and the answers to whoever waits for the poll.
 
 use super::actor::OltState;
 use super::handle::ActionError;
+use super::merge::{replay, MergedPoll, PollBase, TableEdit};
 use super::msg::{OltMsg, PollReply, PollReport};
 use super::view::OltSummary;
-use crate::domain::{Onu, OnuStatus, OpticsThresholds, PonPortStats, SessionStatus};
-use crate::poller::{self, PollOutcome};
+use crate::domain::{OpticsThresholds, SessionStatus};
+use crate::poller;
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
-use crate::store::SystemInfo;
 use chrono::{DateTime, Utc};
 use ractor::ActorRef;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -109,6 +108,9 @@ pub(super) struct PollCycle {
     pub(super) next_at: Instant,
     /// Callers of poll-now and restart-session, answered when the poll in flight ends.
     pub(super) waiters: Vec<PollReply>,
+    /// Changes CLI actions made to the ONU table since the poll in flight took its copy;
+    /// `None` while no poll is in flight.
+    edits: Option<Vec<TableEdit>>,
 }
 
 /// The poll task running now.
@@ -125,6 +127,14 @@ impl PollCycle {
             generation: 0,
             next_at: Instant::now(),
             waiters: Vec::new(),
+            edits: None,
+        }
+    }
+
+    /// Notes a change to the ONU table that the poll in flight must not undo.
+    pub(super) fn note_edit(&mut self, edit: TableEdit) {
+        if let Some(edits) = &mut self.edits {
+            edits.push(edit);
         }
     }
 
@@ -175,6 +185,7 @@ impl OltState {
         if let Some(in_flight) = self.poll.in_flight.take() {
             in_flight.task.abort();
         }
+        self.poll.edits = None;
     }
 
     /// Spawns a poll task (abandoning any poll in flight) that reports with
@@ -194,6 +205,16 @@ impl OltState {
                 settings.client_settings(),
             )
         });
+        let base = PollBase {
+            olt: self.spec.id,
+            store: self.store.clone(),
+            table: self.onus.clone(),
+            vlan_map: self.vlan_map.clone(),
+            thresholds: settings.thresholds,
+            history_step: settings.history_step,
+            coverage_tolerance: settings.coverage_tolerance(),
+        };
+        self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
         let task = tokio::spawn(async move {
             let _permit = settings.concurrency.clone().acquire_owned().await;
@@ -209,12 +230,23 @@ impl OltState {
                 client.reset();
             }
             let varbinds = client.varbinds_received - varbinds_before;
+            let elapsed = started.elapsed();
+            let finished_at = Utc::now();
+            let merged = tokio::task::spawn_blocking(move || base.finish(result, finished_at))
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::error!(error = %e, "the merge of a poll failed");
+                    Err(DeviceError::Protocol(format!(
+                        "the answer could not be merged: {e}"
+                    )))
+                });
             let _ = myself.send_message(OltMsg::PollFinished(Box::new(PollReport {
                 generation,
                 started_at,
-                elapsed: started.elapsed(),
+                finished_at,
+                elapsed,
                 varbinds,
-                result,
+                result: merged,
                 client: Some(client),
             })));
         });
@@ -234,10 +266,11 @@ impl OltState {
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
         self.record.last_poll_varbinds = report.varbinds;
-        let now = Utc::now();
-        self.count_poll(report.result.is_ok(), report.varbinds, report.elapsed, now);
+        let now = report.finished_at;
+        count_poll(report.result.is_ok(), report.varbinds, report.elapsed);
+        let edits = self.poll.edits.take().unwrap_or_default();
         match report.result {
-            Ok(outcome) => self.poll_succeeded(outcome, now),
+            Ok(merged) => self.poll_succeeded(merged, edits, now),
             Err(error) => self.poll_failed(&error),
         }
         self.persist_record();
@@ -248,27 +281,14 @@ impl OltState {
         self.poll.answer_waiters(Ok(summary));
     }
 
-    /// The poll's metrics and the stretch of time it covers (for availability reports).
-    fn count_poll(&self, good: bool, varbinds: u64, elapsed: Duration, now: DateTime<Utc>) {
-        let result = if good { "success" } else { "failure" };
-        metrics::counter!("ponkeeper_polls_total", "result" => result).increment(1);
-        metrics::counter!("ponkeeper_poll_varbinds_total").increment(varbinds);
-        metrics::histogram!("ponkeeper_poll_duration_seconds").record(elapsed.as_secs_f64());
-        let covered =
-            self.store
-                .extend_coverage(self.spec.id, now, good, self.settings.coverage_tolerance());
-        if let Err(e) = covered {
-            tracing::error!(olt = self.spec.id, error = %e, "cannot record poll coverage");
-        }
-    }
-
-    /// A good poll: ONLINE, merged, next poll one interval later.
-    fn poll_succeeded(&mut self, outcome: PollOutcome, now: DateTime<Utc>) {
+    /// A good poll: the merged table swapped in (with the CLI's edits made meanwhile
+    /// replayed onto it), ONLINE, next poll one interval later.
+    fn poll_succeeded(&mut self, merged: MergedPoll, edits: Vec<TableEdit>, now: DateTime<Utc>) {
         self.record.failures_in_row = 0;
         self.record_dirty |= self.record.last_error.is_some();
         self.record.last_error = None;
         self.record.last_success_at = Some(now);
-        self.apply(outcome, now);
+        self.take_merged(merged, edits);
         self.move_to(SessionStatus::Online, "poll succeeded");
         self.poll.next_at = Instant::now() + self.settings.interval;
     }
@@ -292,86 +312,35 @@ impl OltState {
         self.poll.next_at = Instant::now() + self.settings.backoff(failures);
     }
 
-    /// Merges a good poll into the ONU table and persists the table, the ONUs' state
-    /// changes and the optics points that are due.
-    fn apply(&mut self, outcome: PollOutcome, now: DateTime<Utc>) {
-        let (store, olt) = (&self.store, self.spec.id);
-        let report = self.onus.merge(
-            olt,
-            outcome.onus,
-            now,
-            &self.settings.thresholds,
-            self.settings.history_step,
-            |serial| match store.onu_id(olt, serial) {
-                Ok(id) => Some(id),
-                Err(e) => {
-                    tracing::error!(olt, error = %e, "cannot allocate an ONU id");
-                    None
-                }
-            },
-        );
-        let mut table_changed = report.table_changed;
-        if !self.vlan_map.is_empty() {
-            // ONUs that moved or appeared take their VLAN from the latest configuration.
-            table_changed |= self.onus.set_vlans(&self.vlan_map);
+    /// Takes a merged poll's table and what it says of the OLT into the state.
+    fn take_merged(&mut self, merged: MergedPoll, edits: Vec<TableEdit>) {
+        let MergedPoll {
+            table,
+            ports,
+            system,
+            vlans,
+        } = merged;
+        self.onus = table;
+        if !edits.is_empty() {
+            replay(edits, &mut self.onus, &self.vlan_map);
+            self.persist_onus();
         }
-
-        let onus = self.onus.all();
-        let ports = port_stats(&outcome.ports, &onus);
-        let system = SystemInfo {
-            sys_name: outcome.sys_name,
-            sys_descr: outcome.sys_descr,
-            uptime_seconds: outcome.uptime_seconds,
-            firmware: outcome.firmware,
-        };
         // The uptime is a poll statistic (stored apart); the rest rarely changes.
         let old = &self.record.system;
         self.record_dirty |= self.record.ports != ports
-            || self.record.vlans != outcome.vlans
+            || self.record.vlans != vlans
             || (&old.sys_name, &old.sys_descr, &old.firmware)
                 != (&system.sys_name, &system.sys_descr, &system.firmware);
         self.record.ports = ports;
-        self.record.vlans = outcome.vlans;
+        self.record.vlans = vlans;
         self.record.system = system;
-        // A table that changed only in the poll time is not rewritten (the OLT record's
-        // `last_success_at` carries that time).
-        let saved = if table_changed {
-            self.store.save_onus(olt, &onus, self.onus.polled_at())
-        } else {
-            Ok(())
-        };
-        let persisted = saved
-            .and_then(|()| self.store.record_state_changes(&report.state_changes))
-            .and_then(|()| self.store.record_optics(&report.optics));
-        if let Err(e) = persisted {
-            tracing::error!(olt, error = %e, "cannot persist the poll");
-        }
     }
 }
 
-/// Each polled port, in the poll's order, with its ONUs counted (an ONU on a port the
-/// poll did not list counts nowhere).
-fn port_stats(ports: &[String], onus: &[Onu]) -> Vec<PonPortStats> {
-    let mut stats: Vec<PonPortStats> = ports
-        .iter()
-        .map(|name| PonPortStats {
-            name: name.clone(),
-            onu_total: 0,
-            onu_online: 0,
-        })
-        .collect();
-    let position: HashMap<&str, usize> = ports
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.as_str(), i))
-        .collect();
-    for onu in onus {
-        if let Some(&i) = position.get(onu.pon_port.as_str()) {
-            stats[i].onu_total += 1;
-            if onu.status == OnuStatus::Online {
-                stats[i].onu_online += 1;
-            }
-        }
-    }
-    stats
+/// The poll's metrics.
+fn count_poll(good: bool, varbinds: u64, elapsed: Duration) {
+    let result = if good { "success" } else { "failure" };
+    metrics::counter!("ponkeeper_polls_total", "result" => result).increment(1);
+    metrics::counter!("ponkeeper_poll_varbinds_total").increment(varbinds);
+    metrics::histogram!("ponkeeper_poll_duration_seconds").record(elapsed.as_secs_f64());
 }

@@ -1,0 +1,226 @@
+//! The end of a poll, run off the actor. The poll task takes a copy of the ONU table
+//! along ([`PollBase`]); when the device has answered, it hands answer and copy to
+//! tokio's blocking pool, which records the poll's coverage, merges a good answer into the
+//! copy (allocating ids for new ONUs), writes the table, the ONUs' state changes and the
+//! optics points that are due to the store, and returns the merged table
+//! ([`MergedPoll`]). The actor swaps it in when the report arrives, so a question to the
+//! actor never waits behind a merge or a store write, and no store write blocks an async
+//! worker thread.
+//!
+//! A CLI action that changes the table while a poll is in flight (a VLAN, a description,
+//! the VLANs of a new backup) is noted as a [`TableEdit`] and replayed onto the merged
+//! table, so neither the poll nor the action loses the other's change.
+
+use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats};
+use crate::onu_table::OnuTable;
+use crate::poller::PollOutcome;
+use crate::snmp::DeviceError;
+use crate::store::{Store, SystemInfo};
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// What the poll task takes along to finish the poll.
+pub(super) struct PollBase {
+    pub(super) olt: OltId,
+    pub(super) store: Store,
+    /// The actor's table when the poll started.
+    pub(super) table: OnuTable,
+    /// (port, ONU number) → service VLAN of the latest running configuration.
+    pub(super) vlan_map: HashMap<(String, u32), u16>,
+    pub(super) thresholds: OpticsThresholds,
+    pub(super) history_step: Duration,
+    pub(super) coverage_tolerance: Duration,
+}
+
+/// A good poll, merged and stored.
+pub(super) struct MergedPoll {
+    pub(super) table: OnuTable,
+    pub(super) ports: Vec<PonPortStats>,
+    pub(super) system: SystemInfo,
+    pub(super) vlans: Vec<(u16, String)>,
+}
+
+/// A change a CLI action made to the table while a poll was in flight.
+pub(super) enum TableEdit {
+    /// Service VLANs from a new running configuration (the actor's `vlan_map`).
+    Vlans,
+    Vlan(OnuId, u16),
+    Description(OnuId, String),
+}
+
+impl PollBase {
+    /// Records the poll's coverage and, for a good poll, merges and stores it. Blocking:
+    /// runs on tokio's blocking pool.
+    pub(super) fn finish(
+        mut self,
+        result: Result<PollOutcome, DeviceError>,
+        at: DateTime<Utc>,
+    ) -> Result<MergedPoll, DeviceError> {
+        let covered =
+            self.store
+                .extend_coverage(self.olt, at, result.is_ok(), self.coverage_tolerance);
+        if let Err(e) = covered {
+            tracing::error!(olt = self.olt, error = %e, "cannot record poll coverage");
+        }
+        let outcome = result?;
+        let (store, olt) = (&self.store, self.olt);
+        let report = self.table.merge(
+            olt,
+            outcome.onus,
+            at,
+            &self.thresholds,
+            self.history_step,
+            |serial| match store.onu_id(olt, serial) {
+                Ok(id) => Some(id),
+                Err(e) => {
+                    tracing::error!(olt, error = %e, "cannot allocate an ONU id");
+                    None
+                }
+            },
+        );
+        let mut table_changed = report.table_changed;
+        if !self.vlan_map.is_empty() {
+            // ONUs that moved or appeared take their VLAN from the latest configuration.
+            table_changed |= self.table.set_vlans(&self.vlan_map);
+        }
+        let onus = self.table.all();
+        // A table that changed only in the poll time is not rewritten (the OLT record's
+        // `last_success_at` carries that time).
+        let saved = if table_changed {
+            store.save_onus(olt, &onus, self.table.polled_at())
+        } else {
+            Ok(())
+        };
+        let persisted = saved
+            .and_then(|()| store.record_state_changes(&report.state_changes))
+            .and_then(|()| store.record_optics(&report.optics));
+        if let Err(e) = persisted {
+            tracing::error!(olt, error = %e, "cannot persist the poll");
+        }
+        Ok(MergedPoll {
+            ports: port_stats(&outcome.ports, &onus),
+            system: SystemInfo {
+                sys_name: outcome.sys_name,
+                sys_descr: outcome.sys_descr,
+                uptime_seconds: outcome.uptime_seconds,
+                firmware: outcome.firmware,
+            },
+            vlans: outcome.vlans,
+            table: self.table,
+        })
+    }
+}
+
+/// Makes again, on a merged table, the changes CLI actions made while its poll ran.
+pub(super) fn replay(
+    edits: Vec<TableEdit>,
+    table: &mut OnuTable,
+    vlan_map: &HashMap<(String, u32), u16>,
+) {
+    for edit in edits {
+        match edit {
+            TableEdit::Vlans => {
+                table.set_vlans(vlan_map);
+            }
+            TableEdit::Vlan(onu, vlan) => {
+                table.update(onu, |o| o.vlan = Some(vlan));
+            }
+            TableEdit::Description(onu, description) => {
+                table.update(onu, |o| o.description = description);
+            }
+        }
+    }
+}
+
+/// Each polled port, in the poll's order, with its ONUs counted (an ONU on a port the
+/// poll did not list counts nowhere).
+fn port_stats(ports: &[String], onus: &[Onu]) -> Vec<PonPortStats> {
+    let mut stats: Vec<PonPortStats> = ports
+        .iter()
+        .map(|name| PonPortStats {
+            name: name.clone(),
+            onu_total: 0,
+            onu_online: 0,
+        })
+        .collect();
+    let position: HashMap<&str, usize> = ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
+    for onu in onus {
+        if let Some(&i) = position.get(onu.pon_port.as_str()) {
+            stats[i].onu_total += 1;
+            if onu.status == OnuStatus::Online {
+                stats[i].onu_online += 1;
+            }
+        }
+    }
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::poller::PolledOnu;
+
+    fn polled(serial: &str, description: &str) -> PolledOnu {
+        PolledOnu {
+            pon_port: "0/1/0".into(),
+            onu_index: serial.len() as u32,
+            serial: serial.into(),
+            description: description.into(),
+            status: OnuStatus::Online,
+            last_down_cause: None,
+            distance: Some(1200),
+            rx_power: Some(-21.0),
+            tx_power: Some(2.0),
+            olt_rx_power: None,
+        }
+    }
+
+    /// A poll that read the device before a CLI action changed it must not undo the
+    /// action: the merged table gets the action's edits again.
+    #[test]
+    fn edits_made_during_a_poll_survive_its_merge() {
+        let thresholds = OpticsThresholds {
+            warning_dbm: -25.0,
+            critical_dbm: -27.0,
+        };
+        let step = Duration::from_secs(900);
+        let mut next_id = 0;
+        let mut allocate = |_: &str| {
+            next_id += 1;
+            Some(next_id)
+        };
+        let mut actor_table = OnuTable::default();
+        let first = vec![polled("HWTC0001", "old"), polled("HWTC00002", "b")];
+        actor_table.merge(
+            1,
+            first.clone(),
+            Utc::now(),
+            &thresholds,
+            step,
+            &mut allocate,
+        );
+        // The poll takes its copy; the device still answers the old description.
+        let mut merged = actor_table.clone();
+        merged.merge(1, first, Utc::now(), &thresholds, step, &mut allocate);
+        let vlan_map = HashMap::from([(("0/1/0".to_string(), 9), 300)]);
+        replay(
+            vec![
+                TableEdit::Description(1, "school 7".into()),
+                TableEdit::Vlan(1, 200),
+                TableEdit::Vlans,
+            ],
+            &mut merged,
+            &vlan_map,
+        );
+        let one = merged.get(1).expect("ONU 1");
+        assert_eq!(one.description, "school 7");
+        // The backup's VLANs came last: ONU 1 is not in them, ONU 2 (index 9) is.
+        assert_eq!(one.vlan, None);
+        assert_eq!(merged.get(2).expect("ONU 2").vlan, Some(300));
+    }
+}
