@@ -472,8 +472,9 @@ pub(crate) fn huawei_config(olt: &SimOlt, vendor: &SimVendor) -> String {
     out
 }
 
-/// ZTE `show running-config`.
-pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+/// The head ZTE and BDCOM configurations open with: the hostname, then every VLAN with
+/// its name on the next line, indented by `indent`.
+fn config_head(olt: &SimOlt, indent: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -481,8 +482,14 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
         olt.sys_name
     );
     for (id, name) in &olt.vlans {
-        let _ = writeln!(out, "vlan {id}\n  name {name}\n!");
+        let _ = writeln!(out, "vlan {id}\n{indent}name {name}\n!");
     }
+    out
+}
+
+/// ZTE `show running-config`.
+pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    let mut out = config_head(olt, "  ");
     for (p, port) in olt.ports.iter().enumerate() {
         let _ = writeln!(out, "interface gpon-olt_{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
@@ -516,15 +523,7 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
 
 /// BDCOM `show running-config`.
 pub(crate) fn bdcom_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Building configuration...\n!\nhostname {}\n!",
-        olt.sys_name
-    );
-    for (id, name) in &olt.vlans {
-        let _ = writeln!(out, "vlan {id}\n name {name}\n!");
-    }
+    let mut out = config_head(olt, " ");
     for (p, port) in olt.ports.iter().enumerate() {
         let _ = writeln!(out, "interface EPON{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
