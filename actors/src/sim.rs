@@ -302,10 +302,7 @@ impl SimFleet {
     /// Makes OLT `olt_id` drop every packet (a hung OLT), or answer again: adds or
     /// removes the `hang` fault, leaving its other faults as they are.
     pub fn set_silent(&self, olt_id: OltId, silent: bool) {
-        self.board.update(olt_id, |set| match silent {
-            true => set.insert(Fault::Hang),
-            false => set.remove(Fault::Hang),
-        });
+        self.switch_fault(olt_id, Fault::Hang, silent);
     }
 
     /// Gives OLT `olt_id` exactly these faults (an empty set heals it). Unknown ids are
@@ -426,10 +423,7 @@ impl SimFleet {
     /// Makes OLT `olt_id`'s CLI read commands without ever answering (and new shells
     /// never prompt), or answer again: adds or removes the `ssh-mute` fault.
     pub fn set_cli_silent(&self, olt_id: OltId, silent: bool) {
-        self.board.update(olt_id, |set| match silent {
-            true => set.insert(Fault::SshMute),
-            false => set.remove(Fault::SshMute),
-        });
+        self.switch_fault(olt_id, Fault::SshMute, silent);
     }
 
     /// Every line OLT `olt_id`'s CLI received after login, oldest first.
@@ -460,6 +454,15 @@ impl SimFleet {
     /// Stops every agent and the ticker, and waits for them.
     pub async fn shutdown(mut self) {
         self.tasks.shutdown().await;
+    }
+
+    /// Adds (`on`) or removes OLT `olt_id`'s fault of `fault`'s kind, leaving its other
+    /// faults as they are.
+    fn switch_fault(&self, olt_id: OltId, fault: Fault, on: bool) {
+        self.board.update(olt_id, |set| match on {
+            true => set.insert(fault),
+            false => set.remove(fault),
+        });
     }
 
     fn olt(&self, olt_id: OltId) -> Option<&RunningOlt> {
