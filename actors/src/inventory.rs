@@ -231,7 +231,17 @@ impl Inventory {
         Ok(inventory)
     }
 
+    /// Checks what the TOML types cannot: unique ids, names that are not blank, OLTs on
+    /// declared nodes and distinct endpoints, СЗО figures and serials. Errors name the line
+    /// of the entry at fault.
     fn validate(&self, text: &str) -> Result<(), String> {
+        let node_ids = self.validate_nodes(text)?;
+        self.validate_olts(text, &node_ids)?;
+        self.validate_szo(text)
+    }
+
+    /// The `[[nodes]]` entries; returns their ids.
+    fn validate_nodes(&self, text: &str) -> Result<HashSet<NodeId>, String> {
         let mut node_ids = HashSet::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let at = table_line(text, "nodes", i);
@@ -248,6 +258,11 @@ impl Inventory {
                 ));
             }
         }
+        Ok(node_ids)
+    }
+
+    /// The `[[olts]]` entries, against the declared `node_ids`.
+    fn validate_olts(&self, text: &str, node_ids: &HashSet<NodeId>) -> Result<(), String> {
         let mut olt_ids = HashSet::new();
         let mut endpoints = HashSet::new();
         for (i, olt) in self.olts.iter().enumerate() {
@@ -281,6 +296,11 @@ impl Inventory {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The `[[szo]]` entries.
+    fn validate_szo(&self, text: &str) -> Result<(), String> {
         let mut szo_ids = HashSet::new();
         for (i, object) in self.szo.iter().enumerate() {
             let at = table_line(text, "szo", i);

@@ -183,7 +183,27 @@ impl OnuTable {
         mut allocate: impl FnMut(&str) -> Option<OnuId>,
     ) -> MergeReport {
         let mut report = MergeReport::default();
-        let was_polled_at = self.polled_at;
+        let (mut table, seen) = self.polled_rows(olt_id, polled, now, &mut allocate, &mut report);
+        self.keep_unseen(&seen, now, &mut table, &mut report);
+        if !table.is_sorted_by_key(|o| o.id) {
+            table.sort_by_key(|o| o.id);
+        }
+        self.due_optics_points(&table, now, thresholds, history_step, &mut report);
+        self.install(table, now, &mut report);
+        report
+    }
+
+    /// The polled ONUs as rows of the new table, and which rows of the current table the
+    /// poll listed. A polled ONU keeps its id and VLAN; a new one gets its id from
+    /// `allocate`, and is left out when there is none.
+    fn polled_rows(
+        &self,
+        olt_id: OltId,
+        polled: Vec<PolledOnu>,
+        now: DateTime<Utc>,
+        allocate: &mut impl FnMut(&str) -> Option<OnuId>,
+        report: &mut MergeReport,
+    ) -> (Vec<Onu>, Vec<bool>) {
         let mut seen = vec![false; self.onus.len()];
         let mut table = Vec::with_capacity(polled.len().max(self.onus.len()));
         let mut key = String::new();
@@ -212,40 +232,27 @@ impl OnuTable {
                     },
                 ));
             }
-            report.table_changed |= previous.is_none_or(|p| {
-                Some(p.last_update) != was_polled_at
-                    || p.pon_port != reading.pon_port
-                    || p.onu_index != reading.onu_index
-                    || p.serial != reading.serial
-                    || p.description != reading.description
-                    || p.status != reading.status
-                    || p.last_down_cause != reading.last_down_cause
-                    || p.distance != reading.distance
-                    || p.rx_power != reading.rx_power
-                    || p.tx_power != reading.tx_power
-                    || p.olt_rx_power != reading.olt_rx_power
-            });
-            table.push(Onu {
-                id,
-                olt_id,
-                vlan: previous.and_then(|p| p.vlan),
-                pon_port: reading.pon_port,
-                onu_index: reading.onu_index,
-                serial: reading.serial,
-                description: reading.description,
-                status: reading.status,
-                last_down_cause: reading.last_down_cause,
-                distance: reading.distance,
-                rx_power: reading.rx_power,
-                tx_power: reading.tx_power,
-                olt_rx_power: reading.olt_rx_power,
-                last_update: now,
-            });
+            report.table_changed |=
+                previous.is_none_or(|p| row_differs(p, &reading, self.polled_at));
+            let vlan = previous.and_then(|p| p.vlan);
+            table.push(polled_row(id, olt_id, vlan, reading, now));
         }
-        for (onu, _) in self.onus.iter().zip(&seen).filter(|(_, seen)| !**seen) {
+        (table, seen)
+    }
+
+    /// Adds to `table` the ONUs of the current table the poll did not list (`seen` is
+    /// parallel to the current table): an online one goes offline, cause unknown.
+    fn keep_unseen(
+        &self,
+        seen: &[bool],
+        now: DateTime<Utc>,
+        table: &mut Vec<Onu>,
+        report: &mut MergeReport,
+    ) {
+        for (onu, _) in self.onus.iter().zip(seen).filter(|(_, seen)| !**seen) {
             let mut kept = onu.clone();
             // It was in the previous poll and is not in this one.
-            report.table_changed |= Some(kept.last_update) == was_polled_at;
+            report.table_changed |= Some(kept.last_update) == self.polled_at;
             if kept.status == OnuStatus::Online {
                 report.table_changed = true;
                 kept.status = OnuStatus::Offline;
@@ -261,10 +268,18 @@ impl OnuTable {
             }
             table.push(kept);
         }
-        if !table.is_sorted_by_key(|o| o.id) {
-            table.sort_by_key(|o| o.id);
-        }
+    }
 
+    /// The optics points to store for the ONUs polled `now`: one whose level changed, or
+    /// whose last point is `history_step` old or older (or that has none).
+    fn due_optics_points(
+        &mut self,
+        table: &[Onu],
+        now: DateTime<Utc>,
+        thresholds: &OpticsThresholds,
+        history_step: Duration,
+        report: &mut MergeReport,
+    ) {
         for onu in table.iter().filter(|o| o.last_update == now) {
             let level = thresholds.level(onu.rx_power);
             let due = match self.last_point.get(&onu.id) {
@@ -288,18 +303,21 @@ impl OnuTable {
                 ));
             }
         }
+    }
+
+    /// Makes `table` (in id order) the table as of the poll at `now`.
+    fn install(&mut self, table: Vec<Onu>, now: DateTime<Utc>, report: &mut MergeReport) {
         // The indexes depend on ids, serials and descriptions only: most polls keep them.
         let same_keys = table.len() == self.onus.len()
             && table.iter().zip(self.onus.iter()).all(|(a, b)| {
                 a.id == b.id && a.serial == b.serial && a.description == b.description
             });
-        report.table_changed |= was_polled_at.is_none() || !same_keys;
+        report.table_changed |= self.polled_at.is_none() || !same_keys;
         self.onus = Arc::new(table);
         self.polled_at = Some(now);
         if !same_keys {
             self.reindex();
         }
-        report
     }
 
     /// The ONUs matching `query`: how many, and the first `limit` in its order.
@@ -342,6 +360,48 @@ impl OnuTable {
             total,
             onus: hits.into_iter().take(query.limit).cloned().collect(),
         }
+    }
+}
+
+/// Whether a polled ONU's row differs from its row in the table in anything stored, or the
+/// row was not in the previous poll (`was_polled_at`).
+fn row_differs(previous: &Onu, reading: &PolledOnu, was_polled_at: Option<DateTime<Utc>>) -> bool {
+    Some(previous.last_update) != was_polled_at
+        || previous.pon_port != reading.pon_port
+        || previous.onu_index != reading.onu_index
+        || previous.serial != reading.serial
+        || previous.description != reading.description
+        || previous.status != reading.status
+        || previous.last_down_cause != reading.last_down_cause
+        || previous.distance != reading.distance
+        || previous.rx_power != reading.rx_power
+        || previous.tx_power != reading.tx_power
+        || previous.olt_rx_power != reading.olt_rx_power
+}
+
+/// The table's row of a polled ONU, updated `now`.
+fn polled_row(
+    id: OnuId,
+    olt_id: OltId,
+    vlan: Option<u16>,
+    reading: PolledOnu,
+    now: DateTime<Utc>,
+) -> Onu {
+    Onu {
+        id,
+        olt_id,
+        vlan,
+        pon_port: reading.pon_port,
+        onu_index: reading.onu_index,
+        serial: reading.serial,
+        description: reading.description,
+        status: reading.status,
+        last_down_cause: reading.last_down_cause,
+        distance: reading.distance,
+        rx_power: reading.rx_power,
+        tx_power: reading.tx_power,
+        olt_rx_power: reading.olt_rx_power,
+        last_update: now,
     }
 }
 

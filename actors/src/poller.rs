@@ -203,6 +203,22 @@ pub fn decode_onus(
     interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
 ) -> Result<Vec<PolledOnu>, DeviceError> {
+    let rows = table_rows(profile, table);
+    let mut onus = Vec::with_capacity(rows.len());
+    for (_, index, row) in rows {
+        if let Some(onu) = decode_row(profile, interfaces, index, &row) {
+            onus.push(onu);
+        }
+    }
+    Ok(onus)
+}
+
+/// The walked cells grouped into rows, in row order: each with its packed key (see
+/// [`row_key`]) and its index.
+fn table_rows<'a>(
+    profile: &Profile,
+    table: &'a [Vec<ColumnEntry>],
+) -> Vec<(u128, &'a [u32], RowBuilder<'a>)> {
     // Every cell keyed by its row index packed into one integer (indexes are one or two
     // arcs, see `locate_onu`; others name no ONU), then sorted: each column is already
     // in row order, so the stable sort merges runs, and rows group without comparing
@@ -232,53 +248,54 @@ pub fn decode_onus(
             }
         }
     }
+    rows
+}
 
-    let mut onus = Vec::with_capacity(rows.len());
-    for (_, index, row) in rows {
-        let Some((pon_port, onu_index)) = locate_onu(profile, interfaces, index) else {
-            continue;
-        };
-        let Some(serial) = row
-            .get(OnuField::Serial)
-            .and_then(|v| decode_serial(profile, v))
-        else {
-            continue;
-        };
-        let integer = |field: OnuField| {
-            let column = profile.column(field)?;
-            column.decode_integer(row.get(field)?.as_i64()?)
-        };
-        let dbm = |field: OnuField| {
-            let column = profile.column(field)?;
-            column.decode_dbm(row.get(field)?.as_i64()?)
-        };
-        let raw_status = integer(OnuField::Status);
-        let status = raw_status
-            .map(|raw| profile.status(raw))
-            .unwrap_or(OnuStatus::Offline);
-        let last_down_cause = match status {
-            OnuStatus::Online => None,
-            OnuStatus::Offline => {
-                Some(profile.last_down_cause(raw_status, integer(OnuField::DownCause)))
-            }
-        };
-        onus.push(PolledOnu {
-            pon_port,
-            onu_index,
-            serial,
-            description: row
-                .get(OnuField::Description)
-                .and_then(|v| v.as_text())
-                .unwrap_or_default(),
-            status,
-            last_down_cause,
-            distance: integer(OnuField::Distance).and_then(|d| u32::try_from(d).ok()),
-            rx_power: dbm(OnuField::RxPower),
-            tx_power: dbm(OnuField::TxPower),
-            olt_rx_power: dbm(OnuField::OltRxPower),
-        });
-    }
-    Ok(onus)
+/// The ONU one row stands for, or `None` when its index names no known port or it has
+/// no serial.
+fn decode_row(
+    profile: &Profile,
+    interfaces: &Interfaces,
+    index: &[u32],
+    row: &RowBuilder,
+) -> Option<PolledOnu> {
+    let (pon_port, onu_index) = locate_onu(profile, interfaces, index)?;
+    let serial = row
+        .get(OnuField::Serial)
+        .and_then(|v| decode_serial(profile, v))?;
+    let integer = |field: OnuField| {
+        let column = profile.column(field)?;
+        column.decode_integer(row.get(field)?.as_i64()?)
+    };
+    let dbm = |field: OnuField| {
+        let column = profile.column(field)?;
+        column.decode_dbm(row.get(field)?.as_i64()?)
+    };
+    let raw_status = integer(OnuField::Status);
+    let status = raw_status
+        .map(|raw| profile.status(raw))
+        .unwrap_or(OnuStatus::Offline);
+    let last_down_cause = match status {
+        OnuStatus::Online => None,
+        OnuStatus::Offline => {
+            Some(profile.last_down_cause(raw_status, integer(OnuField::DownCause)))
+        }
+    };
+    Some(PolledOnu {
+        pon_port,
+        onu_index,
+        serial,
+        description: row
+            .get(OnuField::Description)
+            .and_then(|v| v.as_text())
+            .unwrap_or_default(),
+        status,
+        last_down_cause,
+        distance: integer(OnuField::Distance).and_then(|d| u32::try_from(d).ok()),
+        rx_power: dbm(OnuField::RxPower),
+        tx_power: dbm(OnuField::TxPower),
+        olt_rx_power: dbm(OnuField::OltRxPower),
+    })
 }
 
 /// A row index of one or two arcs as one integer that sorts as the arcs do.

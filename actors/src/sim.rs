@@ -204,68 +204,28 @@ impl SimFleet {
     /// Generates the fleet, binds one UDP socket per OLT and starts the agents (and the
     /// dynamics ticker unless frozen).
     pub async fn start(spec: FleetSpec) -> std::io::Result<SimFleet> {
-        let started = Instant::now();
-        // One MIB view per vendor, shared by its OLTs.
-        let views: Vec<(Vendor, Arc<MibView>)> = Vendor::ALL
-            .iter()
-            .map(|&v| (v, Arc::new(MibView::for_vendor(SimVendor::for_vendor(v)))))
-            .collect();
+        let launch = Launch {
+            spec: &spec,
+            started: Instant::now(),
+            // One MIB view per vendor, shared by its OLTs.
+            views: Vendor::ALL
+                .iter()
+                .map(|&v| (v, Arc::new(MibView::for_vendor(SimVendor::for_vendor(v)))))
+                .collect(),
+            // One host key for the fleet, new each start.
+            host_key: russh::keys::PrivateKey::from(
+                russh::keys::ssh_key::private::Ed25519Keypair::from_seed(&rand::random()),
+            ),
+            ssh_settings: Arc::new(ssh::SshSettings {
+                username: SSH_USERNAME.to_string(),
+                password: spec.ssh_password.clone(),
+                reboot_time: spec.reboot_time,
+            }),
+        };
         let mut tasks = JoinSet::new();
         let mut olts = Vec::with_capacity(spec.olts);
-        // One host key for the fleet, new each start.
-        let host_key = russh::keys::PrivateKey::from(
-            russh::keys::ssh_key::private::Ed25519Keypair::from_seed(&rand::random()),
-        );
-        let ssh_settings = Arc::new(ssh::SshSettings {
-            username: SSH_USERNAME.to_string(),
-            password: spec.ssh_password.clone(),
-            reboot_time: spec.reboot_time,
-        });
         for i in 0..spec.olts {
-            let vendor_id = spec.vendors.of_olt(i);
-            let vendor = SimVendor::for_vendor(vendor_id);
-            let view = views
-                .iter()
-                .find(|(v, _)| *v == vendor_id)
-                .map(|(_, view)| view.clone())
-                .ok_or_else(|| invalid("no MIB view for the vendor"))?;
-            let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
-            let port = if spec.base_port == 0 {
-                0
-            } else {
-                u16::try_from(i)
-                    .ok()
-                    .and_then(|i| spec.base_port.checked_add(i))
-                    .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
-            };
-            let socket = UdpSocket::bind(SocketAddr::new(spec.bind, port)).await?;
-            let addr = socket.local_addr()?;
-            let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
-            let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
-            let shared = Arc::new(OltShared::new(state));
-            let responder = Responder::new(shared.clone(), view, vendor, started);
-            // Faults that act at random follow the seed, one stream per OLT.
-            let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
-                spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            );
-            tasks.spawn(agent::serve(socket, responder, rng));
-            // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
-            let listener = TcpListener::bind(SocketAddr::new(spec.bind, port)).await?;
-            let ssh_addr = listener.local_addr()?;
-            tasks.spawn(ssh::serve(
-                listener,
-                host_key.clone(),
-                shared.clone(),
-                vendor,
-                ssh_settings.clone(),
-            ));
-            olts.push(RunningOlt {
-                id,
-                addr,
-                ssh_addr,
-                vendor,
-                shared,
-            });
+            olts.push(launch.start_olt(i, &mut tasks).await?);
         }
         if let Some(period) = spec.dynamics.tick.filter(|p| !p.is_zero()) {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
@@ -342,10 +302,7 @@ impl SimFleet {
     /// Makes OLT `olt_id` drop every packet (a hung OLT), or answer again: adds or
     /// removes the `hang` fault, leaving its other faults as they are.
     pub fn set_silent(&self, olt_id: OltId, silent: bool) {
-        self.board.update(olt_id, |set| match silent {
-            true => set.insert(Fault::Hang),
-            false => set.remove(Fault::Hang),
-        });
+        self.switch_fault(olt_id, Fault::Hang, silent);
     }
 
     /// Gives OLT `olt_id` exactly these faults (an empty set heals it). Unknown ids are
@@ -466,10 +423,7 @@ impl SimFleet {
     /// Makes OLT `olt_id`'s CLI read commands without ever answering (and new shells
     /// never prompt), or answer again: adds or removes the `ssh-mute` fault.
     pub fn set_cli_silent(&self, olt_id: OltId, silent: bool) {
-        self.board.update(olt_id, |set| match silent {
-            true => set.insert(Fault::SshMute),
-            false => set.remove(Fault::SshMute),
-        });
+        self.switch_fault(olt_id, Fault::SshMute, silent);
     }
 
     /// Every line OLT `olt_id`'s CLI received after login, oldest first.
@@ -502,9 +456,81 @@ impl SimFleet {
         self.tasks.shutdown().await;
     }
 
+    /// Adds (`on`) or removes OLT `olt_id`'s fault of `fault`'s kind, leaving its other
+    /// faults as they are.
+    fn switch_fault(&self, olt_id: OltId, fault: Fault, on: bool) {
+        self.board.update(olt_id, |set| match on {
+            true => set.insert(fault),
+            false => set.remove(fault),
+        });
+    }
+
     fn olt(&self, olt_id: OltId) -> Option<&RunningOlt> {
         let i = usize::try_from(olt_id).ok()?.checked_sub(1)?;
         self.olts.get(i).filter(|olt| olt.id == olt_id)
+    }
+}
+
+/// What the OLTs of a starting fleet share: the spec, the start time sysUpTime counts
+/// from, one MIB view per vendor, the SSH host key and settings.
+struct Launch<'a> {
+    spec: &'a FleetSpec,
+    started: Instant,
+    views: Vec<(Vendor, Arc<MibView>)>,
+    host_key: russh::keys::PrivateKey,
+    ssh_settings: Arc<ssh::SshSettings>,
+}
+
+impl Launch<'_> {
+    /// Generates OLT number `i` (id `i + 1`), binds its UDP and TCP ports and spawns its
+    /// SNMP agent and SSH server on `tasks`.
+    async fn start_olt(&self, i: usize, tasks: &mut JoinSet<()>) -> std::io::Result<RunningOlt> {
+        let spec = self.spec;
+        let vendor_id = spec.vendors.of_olt(i);
+        let vendor = SimVendor::for_vendor(vendor_id);
+        let view = self
+            .views
+            .iter()
+            .find(|(v, _)| *v == vendor_id)
+            .map(|(_, view)| view.clone())
+            .ok_or_else(|| invalid("no MIB view for the vendor"))?;
+        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
+        let port = if spec.base_port == 0 {
+            0
+        } else {
+            u16::try_from(i)
+                .ok()
+                .and_then(|i| spec.base_port.checked_add(i))
+                .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
+        };
+        let socket = UdpSocket::bind(SocketAddr::new(spec.bind, port)).await?;
+        let addr = socket.local_addr()?;
+        let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
+        let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
+        let shared = Arc::new(OltShared::new(state));
+        let responder = Responder::new(shared.clone(), view, vendor, self.started);
+        // Faults that act at random follow the seed, one stream per OLT.
+        let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+            spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        tasks.spawn(agent::serve(socket, responder, rng));
+        // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
+        let listener = TcpListener::bind(SocketAddr::new(spec.bind, port)).await?;
+        let ssh_addr = listener.local_addr()?;
+        tasks.spawn(ssh::serve(
+            listener,
+            self.host_key.clone(),
+            shared.clone(),
+            vendor,
+            self.ssh_settings.clone(),
+        ));
+        Ok(RunningOlt {
+            id,
+            addr,
+            ssh_addr,
+            vendor,
+            shared,
+        })
     }
 }
 

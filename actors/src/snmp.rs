@@ -251,86 +251,136 @@ impl SnmpClient {
         &mut self,
         columns: &[&[u32]],
     ) -> Result<Vec<Vec<ColumnEntry>>, DeviceError> {
-        let mut rows: Vec<Vec<ColumnEntry>> = vec![Vec::new(); columns.len()];
-        let mut cursors: Vec<Vec<u32>> = columns.iter().map(|c| c.to_vec()).collect();
-        let mut active: Vec<usize> = (0..columns.len()).collect();
-        while !active.is_empty() {
-            let request: Vec<Oid<'static>> = active
-                .iter()
-                .map(|&c| to_oid(&cursors[c]))
-                .collect::<Result<_, _>>()?;
-            let width = active.len();
-            let mut finished = vec![false; width];
-            // Varbind i of the answer continues the walk of column `active[i % width]`.
-            let mut position = 0usize;
-            let mut offer = |oid: &[u32], value: SnmpValue| {
-                let slot = position % width;
-                position += 1;
-                if finished[slot] {
-                    return;
-                }
-                let column = active[slot];
-                let prefix = columns[column];
-                let in_subtree = oid.len() > prefix.len() && oid.starts_with(prefix);
-                let advances = compare_arcs(oid, &cursors[column]) == Ordering::Greater;
-                if !in_subtree || !advances || value == SnmpValue::Missing {
-                    finished[slot] = true;
-                    return;
-                }
-                rows[column].push((oid[prefix.len()..].to_vec(), value));
-                cursors[column].clear();
-                cursors[column].extend_from_slice(oid);
-            };
-            let answered = match self.version {
-                SnmpVersion::V1 => {
-                    for oid in &request {
-                        match self.exchange_owned(Request::GetNext(oid)).await {
-                            Ok(vb) if !vb.is_empty() => {
-                                let (oid, value) = &vb[0];
-                                offer(oid, value.clone());
-                            }
-                            // noSuchName: past the end of the MIB.
-                            Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
-                                offer(&[], SnmpValue::Missing)
-                            }
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    request.len() as u64
-                }
-                SnmpVersion::V2c => {
-                    let repetitions = (self.settings.bulk_varbinds / width as u32).max(1);
-                    self.exchange(
-                        Request::GetBulk(&request, repetitions),
-                        &mut |oid, value| offer(oid, copy_value(value)),
-                    )
-                    .await?
-                }
-            };
-            if answered == 0 {
-                return Err(DeviceError::Protocol(
-                    "GETBULK answered with no varbinds".into(),
-                ));
-            }
-            if self.version == SnmpVersion::V2c {
-                // More varbinds than asked for is not an answer to this request (the rows
-                // taken from it are dropped with the error).
-                let asked =
-                    width as u64 * u64::from((self.settings.bulk_varbinds / width as u32).max(1));
-                if answered > asked {
-                    return Err(DeviceError::Protocol(format!(
-                        "GETBULK for {asked} varbinds answered with {answered}"
-                    )));
-                }
-            }
-            active = active
-                .iter()
-                .zip(&finished)
-                .filter(|(_, done)| !**done)
-                .map(|(&c, _)| c)
-                .collect();
+        let mut walk = ColumnWalk::new(columns);
+        while !walk.active.is_empty() {
+            let request = walk.next_request()?;
+            self.walk_step(&request, &mut |oid, value| walk.offer(oid, value))
+                .await?;
+            walk.retire_finished();
         }
-        Ok(rows)
+        Ok(walk.rows)
+    }
+
+    /// One request of a walk, continuing every column `request` names: a GETNEXT each
+    /// (v1) or one GETBULK (v2c). Each varbind of the answers goes to `offer` in order;
+    /// returns how many there were.
+    async fn walk_step(
+        &mut self,
+        request: &[Oid<'static>],
+        offer: &mut (dyn FnMut(&[u32], SnmpValue) + Send),
+    ) -> Result<u64, DeviceError> {
+        let width = request.len();
+        let repetitions = (self.settings.bulk_varbinds / width as u32).max(1);
+        let answered = match self.version {
+            SnmpVersion::V1 => {
+                for oid in request {
+                    match self.exchange_owned(Request::GetNext(oid)).await {
+                        Ok(vb) if !vb.is_empty() => {
+                            let (oid, value) = &vb[0];
+                            offer(oid, value.clone());
+                        }
+                        // noSuchName: past the end of the MIB.
+                        Ok(_) | Err(DeviceError::AgentError { status: 2, .. }) => {
+                            offer(&[], SnmpValue::Missing)
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                request.len() as u64
+            }
+            SnmpVersion::V2c => {
+                self.exchange(Request::GetBulk(request, repetitions), &mut |oid, value| {
+                    offer(oid, copy_value(value))
+                })
+                .await?
+            }
+        };
+        if answered == 0 {
+            return Err(DeviceError::Protocol(
+                "GETBULK answered with no varbinds".into(),
+            ));
+        }
+        if self.version == SnmpVersion::V2c {
+            // More varbinds than asked for is not an answer to this request (the rows
+            // taken from it are dropped with the error).
+            let asked = width as u64 * u64::from(repetitions);
+            if answered > asked {
+                return Err(DeviceError::Protocol(format!(
+                    "GETBULK for {asked} varbinds answered with {answered}"
+                )));
+            }
+        }
+        Ok(answered)
+    }
+}
+
+/// A walk of several columns at once: each column's rows so far, the OID it has reached,
+/// the columns still being walked, and, for the request under way, which of them ended.
+struct ColumnWalk<'c> {
+    columns: &'c [&'c [u32]],
+    rows: Vec<Vec<ColumnEntry>>,
+    cursors: Vec<Vec<u32>>,
+    /// Columns (indexes into `columns`) still being walked, in request order.
+    active: Vec<usize>,
+    /// Parallel to `active`: the column ended in this request's answer.
+    finished: Vec<bool>,
+    /// Varbinds of this request's answer taken so far.
+    position: usize,
+}
+
+impl<'c> ColumnWalk<'c> {
+    fn new(columns: &'c [&'c [u32]]) -> Self {
+        ColumnWalk {
+            columns,
+            rows: vec![Vec::new(); columns.len()],
+            cursors: columns.iter().map(|c| c.to_vec()).collect(),
+            active: (0..columns.len()).collect(),
+            finished: Vec::new(),
+            position: 0,
+        }
+    }
+
+    /// The OIDs the next request continues from, one per active column.
+    fn next_request(&mut self) -> Result<Vec<Oid<'static>>, DeviceError> {
+        self.finished = vec![false; self.active.len()];
+        self.position = 0;
+        self.active
+            .iter()
+            .map(|&c| to_oid(&self.cursors[c]))
+            .collect()
+    }
+
+    /// Takes the next varbind of the answer. Varbind i continues the walk of column
+    /// `active[i % width]`, which ends at an OID outside its subtree, one that does not
+    /// advance, or a missing value.
+    fn offer(&mut self, oid: &[u32], value: SnmpValue) {
+        let slot = self.position % self.active.len();
+        self.position += 1;
+        if self.finished[slot] {
+            return;
+        }
+        let column = self.active[slot];
+        let prefix = self.columns[column];
+        let in_subtree = oid.len() > prefix.len() && oid.starts_with(prefix);
+        let advances = compare_arcs(oid, &self.cursors[column]) == Ordering::Greater;
+        if !in_subtree || !advances || value == SnmpValue::Missing {
+            self.finished[slot] = true;
+            return;
+        }
+        self.rows[column].push((oid[prefix.len()..].to_vec(), value));
+        self.cursors[column].clear();
+        self.cursors[column].extend_from_slice(oid);
+    }
+
+    /// Drops the columns that ended in the last answer.
+    fn retire_finished(&mut self) {
+        self.active = self
+            .active
+            .iter()
+            .zip(&self.finished)
+            .filter(|(_, done)| !**done)
+            .map(|(&c, _)| c)
+            .collect();
     }
 }
 

@@ -13,7 +13,7 @@
 
 use super::ber::{Name, ResponseWriter, Value};
 use super::fault::{self, Fault, FaultSet};
-use super::mib::{AnswerContext, Lookup, MibView};
+use super::mib::{AnswerContext, InstanceOid, Lookup, MibView};
 use super::model::SimOlt;
 use super::vendor::SimVendor;
 use rand::Rng;
@@ -127,118 +127,15 @@ impl Responder {
             Version::V2C => false,
             _ => return None,
         };
-        let ctx = AnswerContext {
-            vendor: self.vendor,
-            uptime: (self.started.elapsed().as_millis() / 10) as u32,
-        };
-        // A poisoned lock only means a ticker panicked mid-step; the state is still readable.
-        let olt = match self.olt.state.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let view = &self.view;
-        let writer = &mut self.writer;
-        writer.clear();
         let limit = MAX_RESPONSE.saturating_sub(HEADER_ROOM + pdu.community.len());
-
-        // Arcs to search with (an OID with an arc beyond u64 searches as the empty OID),
-        // and the OID as received, to echo back.
-        let requested: Vec<(Vec<u64>, snmp2::Oid<'_>)> = pdu
+        let requested: Vec<Requested<'_>> = pdu
             .varbinds
             .clone()
             .map(|(oid, _)| (oid.iter().map(Iterator::collect).unwrap_or_default(), oid))
             .collect();
-        let mut error: Option<(u32, usize)> = None;
+        let error = self.write_varbinds(&pdu, &requested, v1, limit)?;
 
-        match pdu.message_type {
-            MessageType::GetRequest => {
-                for (i, (oid, raw)) in requested.iter().enumerate() {
-                    let value = match view.get(&olt, ctx, oid) {
-                        Lookup::Found(value) => value,
-                        Lookup::NoSuchObject => Value::NoSuchObject,
-                        Lookup::NoSuchInstance => Value::NoSuchInstance,
-                    };
-                    if v1 && matches!(value, Value::NoSuchObject | Value::NoSuchInstance) {
-                        error = Some((NO_SUCH_NAME, i + 1));
-                        break;
-                    }
-                    if !writer.push(Name::Encoded(raw.as_bytes()), value, limit) {
-                        error = Some((TOO_BIG, 0));
-                        break;
-                    }
-                }
-            }
-            MessageType::GetNextRequest => {
-                for (i, (oid, raw)) in requested.iter().enumerate() {
-                    let pushed = match view.next(&olt, ctx, oid) {
-                        Some((name, value)) => writer.push(Name::Arcs(name.arcs()), value, limit),
-                        None if v1 => {
-                            error = Some((NO_SUCH_NAME, i + 1));
-                            break;
-                        }
-                        None => {
-                            writer.push(Name::Encoded(raw.as_bytes()), Value::EndOfMibView, limit)
-                        }
-                    };
-                    if !pushed {
-                        error = Some((TOO_BIG, 0));
-                        break;
-                    }
-                }
-            }
-            MessageType::GetBulkRequest if !v1 => {
-                let non_repeaters = (pdu.error_status as usize).min(requested.len());
-                let max_repetitions = pdu.error_index as usize;
-                let (singles, repeaters) = requested.split_at(non_repeaters);
-                for (oid, raw) in singles {
-                    let pushed = match view.next(&olt, ctx, oid) {
-                        Some((name, value)) => writer.push(Name::Arcs(name.arcs()), value, limit),
-                        None => {
-                            writer.push(Name::Encoded(raw.as_bytes()), Value::EndOfMibView, limit)
-                        }
-                    };
-                    if !pushed {
-                        break;
-                    }
-                }
-                let mut cursors: Vec<Vec<u64>> =
-                    repeaters.iter().map(|(oid, _)| oid.clone()).collect();
-                let mut ended = vec![false; cursors.len()];
-                'rows: for _ in 0..max_repetitions {
-                    if cursors.is_empty() || ended.iter().all(|&e| e) {
-                        break;
-                    }
-                    for (cursor, ended) in cursors.iter_mut().zip(ended.iter_mut()) {
-                        let found = if *ended {
-                            None
-                        } else {
-                            view.next(&olt, ctx, cursor)
-                        };
-                        let pushed = match found {
-                            Some((name, value)) => {
-                                let pushed = writer.push(Name::Arcs(name.arcs()), value, limit);
-                                cursor.clear();
-                                cursor.extend_from_slice(name.arcs());
-                                pushed
-                            }
-                            None => {
-                                *ended = true;
-                                writer.push(Name::Arcs(cursor), Value::EndOfMibView, limit)
-                            }
-                        };
-                        if !pushed {
-                            break 'rows;
-                        }
-                    }
-                }
-            }
-            MessageType::SetRequest => {
-                error = Some((if v1 { READ_ONLY } else { NOT_WRITABLE }, 1));
-            }
-            _ => return None,
-        }
-        drop(olt);
-
+        let writer = &mut self.writer;
         let (status, index) = match error {
             Some((status, index)) => {
                 // An error response carries the request's varbinds (tooBig: none at all).
@@ -253,14 +150,7 @@ impl Responder {
             None => (0, 0),
         };
         if bend.oversized {
-            let mut filler = FILLER_OID.to_vec();
-            filler.push(0);
-            for n in 1.. {
-                filler[FILLER_OID.len()] = n;
-                if !writer.push(Name::Arcs(&filler), Value::Octets(&FILLER), limit) {
-                    break;
-                }
-            }
+            pad_with_filler(writer, limit);
         }
         let request_id = if bend.wrong_id {
             pdu.req_id.wrapping_add(0x1000)
@@ -268,6 +158,174 @@ impl Responder {
             pdu.req_id
         };
         Some(writer.finish(version as i64, pdu.community, request_id, status, index))
+    }
+
+    /// Writes the varbinds that answer `pdu`, read from the OLT as it is now. Returns the
+    /// error to answer with, if any, or `None` for a request that gets no answer at all.
+    fn write_varbinds(
+        &mut self,
+        pdu: &Pdu<'_>,
+        requested: &[Requested<'_>],
+        v1: bool,
+        limit: usize,
+    ) -> Option<Option<ErrorAt>> {
+        let ctx = AnswerContext {
+            vendor: self.vendor,
+            uptime: (self.started.elapsed().as_millis() / 10) as u32,
+        };
+        // A poisoned lock only means a ticker panicked mid-step; the state is still readable.
+        let olt = match self.olt.state.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        self.writer.clear();
+        let mut answer = Answer {
+            view: &self.view,
+            olt: &olt,
+            ctx,
+            writer: &mut self.writer,
+            limit,
+        };
+        let error = match pdu.message_type {
+            MessageType::GetRequest => answer.get(requested, v1),
+            MessageType::GetNextRequest => answer.get_next(requested, v1),
+            MessageType::GetBulkRequest if !v1 => {
+                let non_repeaters = pdu.error_status as usize;
+                answer.get_bulk(requested, non_repeaters, pdu.error_index as usize);
+                None
+            }
+            MessageType::SetRequest => Some((if v1 { READ_ONLY } else { NOT_WRITABLE }, 1)),
+            _ => return None,
+        };
+        Some(error)
+    }
+}
+
+/// A requested OID: its arcs to search with (an OID with an arc beyond u64 searches as the
+/// empty OID), and the OID as received, to echo back.
+type Requested<'p> = (Vec<u64>, snmp2::Oid<'p>);
+
+/// The error-status and error-index (1-based varbind, 0 for none) to answer with.
+type ErrorAt = (u32, usize);
+
+/// One answer being written: the OLT's state and MIB view as they are now, and the writer
+/// the varbinds go to, up to `limit` bytes.
+struct Answer<'a> {
+    view: &'a MibView,
+    olt: &'a SimOlt,
+    ctx: AnswerContext,
+    writer: &'a mut ResponseWriter,
+    limit: usize,
+}
+
+impl Answer<'_> {
+    /// GET: the value at each requested OID (in v1 the first missing one is noSuchName).
+    fn get(&mut self, requested: &[Requested<'_>], v1: bool) -> Option<ErrorAt> {
+        for (i, (oid, raw)) in requested.iter().enumerate() {
+            let value = match self.view.get(self.olt, self.ctx, oid) {
+                Lookup::Found(value) => value,
+                Lookup::NoSuchObject => Value::NoSuchObject,
+                Lookup::NoSuchInstance => Value::NoSuchInstance,
+            };
+            if v1 && matches!(value, Value::NoSuchObject | Value::NoSuchInstance) {
+                return Some((NO_SUCH_NAME, i + 1));
+            }
+            if !self
+                .writer
+                .push(Name::Encoded(raw.as_bytes()), value, self.limit)
+            {
+                return Some((TOO_BIG, 0));
+            }
+        }
+        None
+    }
+
+    /// GETNEXT: the instance after each requested OID (in v1 the end of the view is
+    /// noSuchName).
+    fn get_next(&mut self, requested: &[Requested<'_>], v1: bool) -> Option<ErrorAt> {
+        for (i, (oid, raw)) in requested.iter().enumerate() {
+            let found = self.view.next(self.olt, self.ctx, oid);
+            if v1 && found.is_none() {
+                return Some((NO_SUCH_NAME, i + 1));
+            }
+            if !self.push_next(found, raw) {
+                return Some((TOO_BIG, 0));
+            }
+        }
+        None
+    }
+
+    /// GETBULK: the instance after each of the first `non_repeaters` OIDs, then up to
+    /// `max_repetitions` rows of the instances after the others, until every one of them
+    /// has reached the end of the view or the datagram is full.
+    fn get_bulk(
+        &mut self,
+        requested: &[Requested<'_>],
+        non_repeaters: usize,
+        max_repetitions: usize,
+    ) {
+        let (singles, repeaters) = requested.split_at(non_repeaters.min(requested.len()));
+        for (oid, raw) in singles {
+            let found = self.view.next(self.olt, self.ctx, oid);
+            if !self.push_next(found, raw) {
+                break;
+            }
+        }
+        let mut cursors: Vec<Vec<u64>> = repeaters.iter().map(|(oid, _)| oid.clone()).collect();
+        let mut ended = vec![false; cursors.len()];
+        'rows: for _ in 0..max_repetitions {
+            if cursors.is_empty() || ended.iter().all(|&e| e) {
+                break;
+            }
+            for (cursor, ended) in cursors.iter_mut().zip(ended.iter_mut()) {
+                let found = if *ended {
+                    None
+                } else {
+                    self.view.next(self.olt, self.ctx, cursor)
+                };
+                let pushed = match found {
+                    Some((name, value)) => {
+                        let pushed = self.writer.push(Name::Arcs(name.arcs()), value, self.limit);
+                        cursor.clear();
+                        cursor.extend_from_slice(name.arcs());
+                        pushed
+                    }
+                    None => {
+                        *ended = true;
+                        self.writer
+                            .push(Name::Arcs(cursor), Value::EndOfMibView, self.limit)
+                    }
+                };
+                if !pushed {
+                    break 'rows;
+                }
+            }
+        }
+    }
+
+    /// Writes what a GETNEXT found, or the end of the view under the requested name;
+    /// `false` when it does not fit.
+    fn push_next(&mut self, found: Option<(InstanceOid, Value<'_>)>, raw: &snmp2::Oid<'_>) -> bool {
+        match found {
+            Some((name, value)) => self.writer.push(Name::Arcs(name.arcs()), value, self.limit),
+            None => self.writer.push(
+                Name::Encoded(raw.as_bytes()),
+                Value::EndOfMibView,
+                self.limit,
+            ),
+        }
+    }
+}
+
+/// Pads an answer with filler varbinds until the next would pass `limit`.
+fn pad_with_filler(writer: &mut ResponseWriter, limit: usize) {
+    let mut filler = FILLER_OID.to_vec();
+    filler.push(0);
+    for n in 1.. {
+        filler[FILLER_OID.len()] = n;
+        if !writer.push(Name::Arcs(&filler), Value::Octets(&FILLER), limit) {
+            break;
+        }
     }
 }
 
@@ -300,14 +358,7 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
                 continue;
             }
             (None, false, Some(addr)) => {
-                match UdpSocket::bind(addr).await {
-                    Ok(bound) => socket = Some(Arc::new(bound)),
-                    Err(error) => {
-                        // A late answer task may still hold the port for a moment.
-                        tracing::debug!(%error, %addr, "simulated agent cannot rebind yet");
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                }
+                socket = rebind(addr).await;
                 continue;
             }
         };
@@ -335,29 +386,8 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
             }
             continue;
         }
-        if set.has(Fault::Hang) {
+        let Some(response) = faulty_response(&mut responder, set, &request[..len], &mut rng) else {
             continue;
-        }
-        if let Some(percent) = set.drop_percent() {
-            if rng.random_range(0..100u8) < percent {
-                continue;
-            }
-        }
-        let response = if set.has(Fault::Garbage) {
-            fault::garbage(&mut rng)
-        } else {
-            let bend = Bend {
-                wrong_id: set.has(Fault::WrongId),
-                oversized: set.has(Fault::Oversized),
-            };
-            let Some(response) = responder.answer_bent(&request[..len], bend) else {
-                continue;
-            };
-            let mut response = response.to_vec();
-            if set.has(Fault::Malformed) {
-                fault::malform(&mut response);
-            }
-            response
         };
         match set.delay() {
             Some(delay) if !delay.is_zero() => {
@@ -370,6 +400,51 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
             _ => send(&current, &olt, &response, peer).await,
         }
     }
+}
+
+/// The agent's socket bound again at `addr` once `gone` is cleared, or `None` (after a
+/// short pause) while the port is still taken.
+async fn rebind(addr: SocketAddr) -> Option<Arc<UdpSocket>> {
+    match UdpSocket::bind(addr).await {
+        Ok(bound) => Some(Arc::new(bound)),
+        Err(error) => {
+            // A late answer task may still hold the port for a moment.
+            tracing::debug!(%error, %addr, "simulated agent cannot rebind yet");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            None
+        }
+    }
+}
+
+/// What an OLT with the faults `set` sends for one request, or `None` when it stays
+/// silent (`hang`, `drop`, or a request that gets no answer). `slow` is left to the
+/// caller.
+fn faulty_response(
+    responder: &mut Responder,
+    set: FaultSet,
+    request: &[u8],
+    rng: &mut impl Rng,
+) -> Option<Vec<u8>> {
+    if set.has(Fault::Hang) {
+        return None;
+    }
+    if let Some(percent) = set.drop_percent() {
+        if rng.random_range(0..100u8) < percent {
+            return None;
+        }
+    }
+    if set.has(Fault::Garbage) {
+        return Some(fault::garbage(rng));
+    }
+    let bend = Bend {
+        wrong_id: set.has(Fault::WrongId),
+        oversized: set.has(Fault::Oversized),
+    };
+    let mut response = responder.answer_bent(request, bend)?.to_vec();
+    if set.has(Fault::Malformed) {
+        fault::malform(&mut response);
+    }
+    Some(response)
 }
 
 async fn send(socket: &UdpSocket, olt: &OltShared, response: &[u8], peer: SocketAddr) {

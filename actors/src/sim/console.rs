@@ -215,48 +215,65 @@ impl Terminal {
         Answer { text, close: false }
     }
 
+    /// Answers one line typed at the prompt.
     fn line(&mut self, line: &str) -> Answer {
         self.log(line);
         let line = line.trim();
-        let profile = cli(self.vendor);
         if let Some(awaiting) = self.awaiting.take() {
-            let yes = line.eq_ignore_ascii_case(profile.confirm_answer)
-                || line.eq_ignore_ascii_case("y")
-                || line.eq_ignore_ascii_case("yes");
-            return match (awaiting, yes) {
-                (Awaiting::Logout, true) => Answer {
-                    text: "\n  Check whether system data has been changed. Logged out.\n".into(),
-                    close: true,
-                },
-                (Awaiting::Confirm(effect, values), true) => {
-                    let output = self.apply(effect, &values);
-                    self.reply(output)
-                }
-                (_, false) => self.reply(String::new()),
-            };
+            return self.confirmation(awaiting, line);
         }
         if line.is_empty() {
             return self.reply(String::new());
         }
+        if let Some(answer) = self.change_mode(line) {
+            return answer;
+        }
+        self.command(line)
+    }
+
+    /// The answer to a yes/no question: a yes logs out or runs the awaited effect, anything
+    /// else cancels it.
+    fn confirmation(&mut self, awaiting: Awaiting, line: &str) -> Answer {
+        let profile = cli(self.vendor);
+        let yes = line.eq_ignore_ascii_case(profile.confirm_answer)
+            || line.eq_ignore_ascii_case("y")
+            || line.eq_ignore_ascii_case("yes");
+        match (awaiting, yes) {
+            (Awaiting::Logout, true) => Answer {
+                text: "\n  Check whether system data has been changed. Logged out.\n".into(),
+                close: true,
+            },
+            (Awaiting::Confirm(effect, values), true) => {
+                let output = self.apply(effect, &values);
+                self.reply(output)
+            }
+            (_, false) => self.reply(String::new()),
+        }
+    }
+
+    /// Leaves a mode (asking before logging out of the outermost) or enters one, when the
+    /// line is such a command; `None` otherwise.
+    fn change_mode(&mut self, line: &str) -> Option<Answer> {
+        let profile = cli(self.vendor);
         let depth = self.depth();
         if profile.exit.contains(&line) {
             if depth <= 1 {
                 self.awaiting = Some(Awaiting::Logout);
-                return Answer {
+                return Some(Answer {
                     text: format!("  Are you sure to log out? {}[n]:", profile.confirm),
                     close: false,
-                };
+                });
             }
             self.prompts.pop();
             if self.depth() < 3 {
                 self.mode_values.clear();
             }
-            return self.reply(String::new());
+            return Some(self.reply(String::new()));
         }
         if line == profile.leave && depth >= 2 {
             self.prompts.truncate(2);
             self.mode_values.clear();
-            return self.reply(String::new());
+            return Some(self.reply(String::new()));
         }
         for mode in profile.modes {
             // Sub-modes may also be entered from a sibling sub-mode.
@@ -273,10 +290,17 @@ impl Terminal {
                 if mode.depth == 3 {
                     self.mode_values = values;
                 }
-                return self.reply(String::new());
+                return Some(self.reply(String::new()));
             }
         }
-        if depth == 0 {
+        None
+    }
+
+    /// Runs a command in the current mode: the running configuration, a setup line or a
+    /// line of an action script (the reboot asks first); anything else is refused.
+    fn command(&mut self, line: &str) -> Answer {
+        let profile = cli(self.vendor);
+        if self.depth() == 0 {
             return self.reply(self.vendor.error_unknown.to_string());
         }
         if line == profile.running_config {
@@ -448,8 +472,9 @@ pub(crate) fn huawei_config(olt: &SimOlt, vendor: &SimVendor) -> String {
     out
 }
 
-/// ZTE `show running-config`.
-pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+/// The head ZTE and BDCOM configurations open with: the hostname, then every VLAN with
+/// its name on the next line, indented by `indent`.
+fn config_head(olt: &SimOlt, indent: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -457,8 +482,14 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
         olt.sys_name
     );
     for (id, name) in &olt.vlans {
-        let _ = writeln!(out, "vlan {id}\n  name {name}\n!");
+        let _ = writeln!(out, "vlan {id}\n{indent}name {name}\n!");
     }
+    out
+}
+
+/// ZTE `show running-config`.
+pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    let mut out = config_head(olt, "  ");
     for (p, port) in olt.ports.iter().enumerate() {
         let _ = writeln!(out, "interface gpon-olt_{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
@@ -492,15 +523,7 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
 
 /// BDCOM `show running-config`.
 pub(crate) fn bdcom_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Building configuration...\n!\nhostname {}\n!",
-        olt.sys_name
-    );
-    for (id, name) in &olt.vlans {
-        let _ = writeln!(out, "vlan {id}\n name {name}\n!");
-    }
+    let mut out = config_head(olt, " ");
     for (p, port) in olt.ports.iter().enumerate() {
         let _ = writeln!(out, "interface EPON{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
