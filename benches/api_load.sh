@@ -167,10 +167,11 @@ measure "-busy"
 
 echo
 echo "figure   measured                                   target"
-python3 - "$BASE_RPS" "${RPS[A1]}" <<'EOF'
+python3 - "$BASE_RPS" "${RPS[A1]}" "${RPS[A3]}" <<'EOF'
 import sys
-base, a1 = map(float, sys.argv[1:])
+base, a1, a3 = map(float, sys.argv[1:])
 print(f"A1 rps   {a1:.0f} req/s = {100 * a1 / base:.0f}% of the baseline's {base:.0f}   >= 50%")
+print(f"A3 rps   {a3:.0f} req/s = {100 * a3 / base:.1f}% of the baseline's (GET /nodes)")
 EOF
 for a in A1 A2 A3 A4; do
     printf '%s p99   %7s ms idle                            <= %s ms\n' "$a" "${P99[$a]}" "${TARGET[$a]}"

@@ -57,7 +57,10 @@ fn summary(olt: u32, onus: &[Onu], at: chrono::DateTime<Utc>) -> OltSummary {
         status_since: at,
         total_ports: 8,
         total_onu: onus.len() as u32,
-        onu_online: onus.iter().filter(|o| o.status == OnuStatus::Online).count() as u32,
+        onu_online: onus
+            .iter()
+            .filter(|o| o.status == OnuStatus::Online)
+            .count() as u32,
         last_update: at,
     }
 }

@@ -171,6 +171,9 @@ fn poll_settings(config: &Config) -> PollSettings {
         offline_after: p.offline_after,
         bulk_varbinds: p.bulk_varbinds,
         concurrency: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
+        merges: Arc::new(tokio::sync::Semaphore::new(
+            ponkeeper_actors::olt::default_merges(),
+        )),
         thresholds: config.optics_thresholds(),
         history_step: config.optics.history_step,
         // One CLI step may take as long as a whole poll, but never more than 10 s.

@@ -50,5 +50,5 @@ pub(crate) use actor::OltActor;
 pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};
 pub use msg::{CliReport, OltMsg, PollReport};
-pub use poll::PollSettings;
+pub use poll::{default_merges, PollSettings};
 pub use view::{OltDetail, OltSummary, SessionInfo, VlanInfo};

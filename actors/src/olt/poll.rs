@@ -34,6 +34,10 @@ pub struct PollSettings {
     pub bulk_varbinds: u32,
     /// Polls in flight across all OLTs.
     pub concurrency: Arc<Semaphore>,
+    /// Merges of finished polls running at once on the blocking pool, across all OLTs
+    /// (one per core by default): a fleet's polls finishing together queue here instead
+    /// of starting a blocking thread each.
+    pub merges: Arc<Semaphore>,
     /// Rx thresholds that set each ONU's optics level (`[optics]`).
     pub thresholds: OpticsThresholds,
     /// At most one stored optics point per ONU per step, plus one at each level change.
@@ -56,6 +60,7 @@ impl Default for PollSettings {
             offline_after: 3,
             bulk_varbinds: 256,
             concurrency: Arc::new(Semaphore::new(256)),
+            merges: Arc::new(Semaphore::new(default_merges())),
             thresholds: OpticsThresholds {
                 warning_dbm: -25.0,
                 critical_dbm: -27.0,
@@ -65,6 +70,11 @@ impl Default for PollSettings {
             backup_interval: Duration::from_secs(86_400),
         }
     }
+}
+
+/// One merge at a time per core.
+pub fn default_merges() -> usize {
+    std::thread::available_parallelism().map_or(2, usize::from)
 }
 
 impl PollSettings {
@@ -217,7 +227,7 @@ impl OltState {
         self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
         let task = tokio::spawn(async move {
-            let _permit = settings.concurrency.clone().acquire_owned().await;
+            let permit = settings.concurrency.clone().acquire_owned().await;
             let started_at = Utc::now();
             let started = Instant::now();
             let varbinds_before = client.varbinds_received;
@@ -232,6 +242,9 @@ impl OltState {
             let varbinds = client.varbinds_received - varbinds_before;
             let elapsed = started.elapsed();
             let finished_at = Utc::now();
+            // The device is done with: its poll permit goes to the next OLT.
+            drop(permit);
+            let _merging = settings.merges.clone().acquire_owned().await;
             let merged = tokio::task::spawn_blocking(move || base.finish(result, finished_at))
                 .await
                 .unwrap_or_else(|e| {
