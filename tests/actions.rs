@@ -24,6 +24,8 @@ async fn mixed_sim(reboot: Duration) -> SimFleet {
 }
 
 /// Waits until every OLT has its first (scheduled) backup, so the CLI is quiet after.
+/// The backup task stores the configuration before the OLT actor reads the ONUs' VLANs
+/// from it, so the wait goes on until an ONU shows a VLAN too.
 async fn first_backups(service: &TestService) {
     for olt in 1..=3 {
         eventually(
@@ -32,6 +34,16 @@ async fn first_backups(service: &TestService) {
             || async {
                 let (_, body) = service.get(&format!("/olts/{olt}/configs")).await;
                 (body["meta"]["totalCount"].as_u64()? >= 1).then_some(())
+            },
+        )
+        .await;
+        eventually(
+            "the VLANs of the first backup",
+            Duration::from_secs(20),
+            || async {
+                let (_, body) = service.get(&format!("/olts/{olt}/onus?size=100")).await;
+                let onus = body["data"].as_array()?;
+                onus.iter().any(|o| o["vlan"].is_u64()).then_some(())
             },
         )
         .await;
