@@ -1,7 +1,8 @@
 //! The external REST API under `/api/v1/external/` (SPEC §4): the response envelope of
 //! seed §2.4, the one [`ApiError`] every failure goes through, query-parameter parsing
-//! with errors that name the parameter, and the router that merges the resource modules.
-//! Unknown routes, wrong methods and malformed input all answer in the envelope.
+//! with errors that name the parameter (a parameter given with an empty value is refused,
+//! not taken as absent), and the router that merges the resource modules. Unknown routes,
+//! wrong methods and malformed input all answer in the envelope.
 
 mod audit;
 mod configs;
@@ -266,12 +267,19 @@ impl Params {
                     "parameter `{name}` is given more than once"
                 )));
             }
+            // `size=` is a mistake, not a default: a parameter is given a value or left out.
+            if value.is_empty() {
+                return Err(ApiError::InvalidParameter(format!(
+                    "parameter `{}` is empty; give it a value or leave it out",
+                    echo(&name)
+                )));
+            }
             map.insert(name, value);
         }
         Ok(Params(map))
     }
 
-    /// A text filter; empty counts as absent.
+    /// A text filter, trimmed; only spaces count as absent.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
     }
@@ -381,6 +389,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
 pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
     let (_, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, paging);
+    doc::apply_query_rules(&mut openapi);
     openapi
 }
 
@@ -400,6 +409,7 @@ pub fn rest_router(state: AppState) -> Router {
 fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
     let (mut api, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, &state.config.paging);
+    doc::apply_query_rules(&mut openapi);
     if let Some(mcp) = mcp {
         api = api.nest_service(crate::mcp::PATH, mcp);
     }
@@ -461,6 +471,25 @@ mod tests {
 
     fn is_invalid_parameter(error: &ApiError) -> bool {
         matches!(error, ApiError::InvalidParameter(m) if !m.is_empty() && m.len() < 512)
+    }
+
+    #[test]
+    fn an_empty_value_is_refused_naming_its_parameter() {
+        for raw in ["size=", "status=&page=1", "page=1&to=", "q"] {
+            match Params::parse(Some(raw)) {
+                Err(ApiError::InvalidParameter(message)) => {
+                    let name = raw
+                        .split('&')
+                        .find(|pair| pair.split('=').nth(1).unwrap_or("").is_empty())
+                        .and_then(|pair| pair.split('=').next())
+                        .expect("the empty one");
+                    assert!(message.contains(&format!("`{name}`")), "{raw}: {message}");
+                }
+                other => panic!("{raw}: {:?}", other.map(|p| p.0)),
+            }
+        }
+        let params = Params::parse(Some("q=%20abc%20&size=5")).expect("parsed");
+        assert_eq!(params.text("q"), Some("abc"));
     }
 
     proptest::proptest! {

@@ -66,11 +66,17 @@ pub struct PonTools {
     tool_router: ToolRouter<PonTools>,
 }
 
-/// `path?query` with `query` serialised as a URL query.
+/// `path?query` with `query` serialised as a URL query. An argument a model gave as an
+/// empty string is left out: to a tool it means "no filter", where REST refuses `name=`.
 fn with_query<T: Serialize>(path: &str, query: &T) -> Result<String, ErrorData> {
     let query = serde_urlencoded::to_string(query).map_err(|e| {
         ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
     })?;
+    let query = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.ends_with('='))
+        .collect::<Vec<_>>()
+        .join("&");
     Ok(if query.is_empty() {
         path.to_string()
     } else {
