@@ -3,7 +3,73 @@
 
 mod common;
 
-use common::{steady_sim, TestService};
+use common::{all_polled, steady_sim, TestService};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// The service root (`http://127.0.0.1:PORT`).
+fn root(service: &TestService) -> String {
+    service
+        .base
+        .strip_suffix(ponkeeper::api::BASE)
+        .expect("base ends with the API path")
+        .to_string()
+}
+
+/// An ONU the first poll saw online.
+async fn online_onu(service: &TestService) -> u64 {
+    let (_, body) = service.get("/onus?status=ONLINE&size=1").await;
+    body["data"][0]["id"].as_u64().expect("an online ONU")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_history_range_to_the_year_9999_is_clamped_to_what_is_kept() {
+    let sim = steady_sim(1, 4).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    all_polled(&service).await;
+    let id = online_onu(&service).await;
+
+    let query = "from=0000-01-01T00:00:00&to=9999-12-31T23:59:59";
+    let started = Instant::now();
+    let (status, body) = service
+        .get(&format!("/onus/{id}/optics/history?{query}"))
+        .await;
+    let took = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        !body["data"].as_array().expect("points").is_empty(),
+        "the stored points are inside the clamped range: {body}"
+    );
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+
+    // The MCP tool reaches the same handler.
+    let started = Instant::now();
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", root(&service)))
+        .header("X-API-Key", &service.read_only)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "get_onu_optics_history",
+                "arguments": {"onuId": id, "from": "0000-01-01T00:00:00", "to": "9999-12-31T23:59:59"}
+            }})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("MCP answers");
+    assert_eq!(response.status().as_u16(), 200);
+    let answer: Value = response.json().await.expect("JSON-RPC");
+    let took = started.elapsed();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+
+    service.stop().await;
+    sim.shutdown().await;
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_query_values_are_refused_and_documented_periods_are_accepted() {
