@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{all_polled, steady_sim, TestService};
+use common::{all_polled, steady_sim, test_config, TestService};
+use ponkeeper::records::AccessLevel;
+use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -67,6 +69,74 @@ async fn a_history_range_to_the_year_9999_is_clamped_to_what_is_kept() {
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert!(took < Duration::from_secs(1), "took {took:?}");
 
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarded_for_entries_that_are_not_addresses_stop_the_walk() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inventory = dir.path().join("inventory.toml");
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    let mut config = test_config(dir.path().join("data"), inventory);
+    config.trusted_proxies = vec!["127.0.0.1/32".parse().expect("net")];
+    let service = TestService::start_with(config, true).await;
+    let office = service
+        .create_key("office", AccessLevel::ReadOnly, None, &["10.0.0.0/8"])
+        .await;
+
+    // The probe's bypasses: the right-most entry is not a bare address.
+    for (forwarded, blamed) in [
+        ("10.1.2.3, 203.0.113.9:5555", "203.0.113.9"),
+        ("10.1.2.3, unknown", "127.0.0.1"),
+        ("10.1.2.3, [2001:db8::1]:443", "2001:db8::1"),
+        ("10.1.2.3, ", "127.0.0.1"),
+        ("10.1.2.3, 203.0.113.9:port", "127.0.0.1"),
+    ] {
+        let (status, _, body) = service
+            .send(
+                Method::GET,
+                "/olts",
+                &office,
+                &[("X-Forwarded-For", forwarded)],
+            )
+            .await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (403, Some("IP_NOT_ALLOWED")),
+            "{forwarded}: {body}"
+        );
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(
+            message.ends_with(&format!("from {blamed}")),
+            "{forwarded}: {message}"
+        );
+    }
+    // Ports are stripped, so an allowed client behind the proxy is still let in.
+    for forwarded in ["203.0.113.9, 10.1.2.3:5555", "[2001:db8::1]:443, 10.1.2.3"] {
+        let (status, _, body) = service
+            .send(
+                Method::GET,
+                "/olts",
+                &office,
+                &[("X-Forwarded-For", forwarded)],
+            )
+            .await;
+        assert_eq!(status, 200, "{forwarded}: {body}");
+    }
+    // `/mcp` takes the same walk.
+    let response = reqwest::Client::new()
+        .post(format!("{}/mcp", root(&service)))
+        .header("X-API-Key", &office)
+        .header("X-Forwarded-For", "10.1.2.3, 203.0.113.9:5555")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 403);
     service.stop().await;
     sim.shutdown().await;
 }
