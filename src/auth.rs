@@ -11,7 +11,7 @@ mod client_ip;
 mod ring;
 
 pub use client_ip::client_ip;
-pub use ring::{generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource};
+pub use ring::{canonical_net, generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource};
 
 use crate::api::ApiError;
 use crate::rate_limit::Decision;

@@ -142,6 +142,35 @@ async fn forwarded_for_entries_that_are_not_addresses_stop_the_walk() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ipv4_mapped_whitelist_entries_match_their_ipv4_clients() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    for (name, allowed) in [
+        ("mapped", "::ffff:127.0.0.1"),
+        ("mapped-net", "::ffff:127.0.0.0/104"),
+    ] {
+        let key = service
+            .create_key(name, AccessLevel::ReadOnly, None, &[allowed])
+            .await;
+        let (status, _, body) = service.send(Method::GET, "/olts", &key, &[]).await;
+        assert_eq!(status, 200, "{allowed}: {body}");
+    }
+    let elsewhere = service
+        .create_key(
+            "mapped-elsewhere",
+            AccessLevel::ReadOnly,
+            None,
+            &["::ffff:10.0.0.0/104"],
+        )
+        .await;
+    let (status, _, _) = service.send(Method::GET, "/olts", &elsewhere, &[]).await;
+    assert_eq!(status, 403);
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_query_values_are_refused_and_documented_periods_are_accepted() {
     let sim = steady_sim(1, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");

@@ -7,6 +7,7 @@
 //! stops the walk: the request is the last trusted hop's, never that of an entry further
 //! left, which anyone could have written. The access check and the audit log ask here.
 
+use super::canonical_net;
 use axum::http::HeaderMap;
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -15,7 +16,7 @@ use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 /// trusted proxy the right-most `X-Forwarded-For` address that is not a trusted proxy (the
 /// left-most if all are), or the last trusted hop if an entry on the way is not an address.
 pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
-    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| canonical_net(*net).contains(ip));
     let mut client = peer.to_canonical();
     if !is_trusted(&client) {
         return client;

@@ -1,7 +1,7 @@
 //! API keys as the service knows them: the [`KeyRing`] of every valid key by the SHA-256
 //! of the key (only the hash is ever kept; the final comparison is constant-time), how a
-//! key is made ([`generate_key`], [`sha256_hex`]), and how a key's IP whitelist entries
-//! are read ([`parse_net`]). The ring is filled at start from the
+//! key is made ([`generate_key`], [`sha256_hex`]), and the address rules of a key's IP
+//! whitelist ([`parse_net`], [`canonical_net`]). The ring is filled at start from the
 //! store and the config ([`crate::app`]) and changed by the admin socket; the access check
 //! ([`super::authenticate`]) reads it.
 
@@ -9,7 +9,7 @@ use crate::rate_limit::Rate;
 use crate::records::{AccessLevel, ApiKeyRecord};
 use chrono::{DateTime, Utc};
 use dashmap::DashMap;
-use ipnet::IpNet;
+use ipnet::{IpNet, Ipv4Net};
 use sha2::{Digest, Sha256};
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -48,7 +48,8 @@ pub struct KeyRing {
 }
 
 impl KeyRing {
-    fn insert(&self, sha256: &str, key: ApiKey) {
+    fn insert(&self, sha256: &str, mut key: ApiKey) {
+        key.allow_ip = key.allow_ip.into_iter().map(canonical_net).collect();
         let mut digest = [0u8; 32];
         if hex::decode_to_slice(sha256, &mut digest).is_err() {
             tracing::error!(key_name = %key.name, "a stored key hash is not 64 hex digits; key ignored");
@@ -117,14 +118,33 @@ pub fn generate_key() -> String {
     format!("pk_{}", hex::encode(bytes))
 }
 
-/// Parses an address or CIDR (`10.0.0.0/8`, `127.0.0.1`, `::1`).
+/// Parses an address or CIDR (`10.0.0.0/8`, `127.0.0.1`, `::1`), IPv4-mapped ones
+/// (`::ffff:127.0.0.1`) as the IPv4 they are.
 pub fn parse_net(text: &str) -> anyhow::Result<IpNet> {
-    if let Ok(net) = text.parse::<IpNet>() {
-        return Ok(net);
+    let net = match text.parse::<IpNet>() {
+        Ok(net) => net,
+        Err(_) => text
+            .parse::<IpAddr>()
+            .map(IpNet::from)
+            .map_err(|_| anyhow::anyhow!("`{text}` is neither an IP address nor a CIDR"))?,
+    };
+    Ok(canonical_net(net))
+}
+
+/// `net` as client addresses are compared with it: an IPv4-mapped IPv6 network
+/// (`::ffff:a.b.c.d/96+n`) is the IPv4 network `a.b.c.d/n`, since every client address is
+/// canonical (an IPv4 client arriving on an IPv6 socket is its IPv4 address).
+pub fn canonical_net(net: IpNet) -> IpNet {
+    let IpNet::V6(v6) = net else {
+        return net;
+    };
+    match (
+        v6.network().to_ipv4_mapped(),
+        v6.prefix_len().checked_sub(96),
+    ) {
+        (Some(v4), Some(prefix)) => Ipv4Net::new(v4, prefix).map_or(net, IpNet::V4),
+        _ => net,
     }
-    text.parse::<IpAddr>()
-        .map(IpNet::from)
-        .map_err(|_| anyhow::anyhow!("`{text}` is neither an IP address nor a CIDR"))
 }
 
 #[cfg(test)]
@@ -152,5 +172,29 @@ mod tests {
         assert!(ring.find("pk_wrong").is_none());
         assert!(ring.remove_named("ops"));
         assert!(ring.find(&key).is_none());
+    }
+
+    #[test]
+    fn ipv4_mapped_networks_are_their_ipv4_networks() {
+        let net = |text: &str| parse_net(text).expect("net");
+        assert_eq!(net("::ffff:127.0.0.1"), net("127.0.0.1/32"));
+        assert_eq!(net("::ffff:10.0.0.0/104"), net("10.0.0.0/8"));
+        assert_eq!(net("::ffff:0:0/96"), net("0.0.0.0/0"));
+        // Wider than the mapped block, or not mapped at all: IPv6 as written.
+        assert_eq!(net("::/0").to_string(), "::/0");
+        assert_eq!(net("2001:db8::/32").to_string(), "2001:db8::/32");
+        let ring = KeyRing::default();
+        ring.insert_configured(
+            ApiKey {
+                name: "mapped".into(),
+                level: AccessLevel::ReadOnly,
+                rate: None,
+                allow_ip: vec!["::ffff:192.0.2.0/120".parse().expect("net")],
+                source: KeySource::Config,
+            },
+            &sha256_hex("pk_mapped"),
+        );
+        let key = ring.find("pk_mapped").expect("found");
+        assert_eq!(key.allow_ip, vec![net("192.0.2.0/24")]);
     }
 }
