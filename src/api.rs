@@ -406,6 +406,8 @@ pub fn rest_router(state: AppState) -> Router {
     surface(state, None)
 }
 
+/// The layers, outermost first: the audit log; the documentation, or else the access
+/// check ([`crate::auth`]), then the body read ([`crate::body`]), then the route.
 fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
     let (mut api, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, &state.config.paging);
@@ -417,6 +419,7 @@ fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
         .route("/metrics", axum::routing::get(crate::metrics::endpoint))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
+        .layer(middleware::from_fn(crate::body::read))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,

@@ -5,16 +5,16 @@
 //! process keeps every entry whose request was answered; if the entry cannot be written
 //! the client gets 500 instead of the action's answer.
 //!
-//! It also reads each request body once, up to [`MAX_BODY_BYTES`] (413 above) and within
-//! [`BODY_TIMEOUT`] (400 when a client promises more than it sends), so the entry can
-//! carry the body as `params`. An action's name and target come from its path
-//! ([`classify`]); the error code from the response ([`ErrorCode`]).
+//! The entry carries the request body as `params`: [`crate::body`] reads it, after the key
+//! checks (a refused request has none), and leaves it in the request's [`BodyCapture`].
+//! An action's name and target come from its path ([`classify`]); the error code from the
+//! response ([`ErrorCode`]).
 
-use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
+use crate::api::{ApiError, ErrorCode, BASE};
 use crate::auth::API_KEY_HEADER;
+use crate::body::BodyCapture;
 use crate::records::{AuditEntry, AuditResult};
 use crate::state::AppState;
-use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
@@ -24,8 +24,6 @@ use std::time::Instant;
 
 /// Longest non-JSON body text kept in `params`.
 const PARAMS_TEXT_MAX: usize = 1024;
-/// Time a client has to send its whole body.
-pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The action name and target of a request path under the API base, for the mutating
 /// endpoints; `None` for anything else.
@@ -55,7 +53,7 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
 pub async fn record(
     State(app): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let started = Instant::now();
@@ -71,7 +69,9 @@ pub async fn record(
         .and_then(|key| app.keys.find(key.trim()))
         .map(|key| key.name);
     let action = classify(&method, &path);
-    let (response, params) = forward(request, next).await;
+    let body = BodyCapture::default();
+    request.extensions_mut().insert(body.clone());
+    let response = next.run(request).await;
     let status = response.status();
     count(&method, status, started);
     let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
@@ -93,7 +93,7 @@ pub async fn record(
         path,
         action,
         target,
-        params,
+        params: body.take().and_then(|bytes| body_params(&bytes)),
         result: if status.is_success() {
             AuditResult::Success
         } else {
@@ -109,37 +109,6 @@ pub async fn record(
     match app.records.append_audit(entry).await {
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
-    }
-}
-
-/// Reads the body (within [`BODY_TIMEOUT`] and [`MAX_BODY_BYTES`]) and runs the rest of
-/// the stack on the request rebuilt from it: its answer, with the body's parameters as the
-/// log keeps them. A body that cannot be read is answered here, in the envelope.
-async fn forward(request: Request, next: Next) -> (Response, Option<serde_json::Value>) {
-    let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
-    match read.await {
-        Err(_) => (
-            ApiError::InvalidBody(format!(
-                "the body did not arrive in full within {BODY_TIMEOUT:?}"
-            ))
-            .into_response(),
-            None,
-        ),
-        Ok(Err(error)) if is_over_limit(&error) => (
-            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
-                .into_response(),
-            None,
-        ),
-        Ok(Err(error)) => (
-            ApiError::InvalidBody(format!("the body cannot be read: {error}")).into_response(),
-            None,
-        ),
-        Ok(Ok(bytes)) => {
-            let params = body_params(&bytes);
-            let request = Request::from_parts(parts, Body::from(bytes));
-            (next.run(request).await, params)
-        }
     }
 }
 
@@ -168,18 +137,6 @@ fn method_label(method: &Method) -> &'static str {
         Method::PATCH => "PATCH",
         _ => "OTHER",
     }
-}
-
-/// Whether reading a body failed because it is longer than [`MAX_BODY_BYTES`].
-fn is_over_limit(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(error) = source {
-        if error.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        source = error.source();
-    }
-    false
 }
 
 /// The body as the entry's `params`: its JSON, or its text cut short, or nothing.

@@ -1,6 +1,7 @@
 //! The access check every request passes (seed §5, SPEC §4), in the order the spec fixes:
 //! key (401 `UNAUTHORIZED`), IP whitelist (403 `IP_NOT_ALLOWED`), rate (429
-//! `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request.
+//! `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request — and all
+//! of it before a byte of the request's body is read ([`crate::body`] reads it after).
 //! The keys are in the [`KeyRing`]: only a key's SHA-256 is kept, the ring is keyed by it
 //! and the final comparison is constant-time; they come from the store (created with
 //! `ponkeeper keys`) and from `[[api_keys]]` in the config, and the admin socket updates

@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::raw::{head, raw, Answer};
 use common::{all_polled, steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
 use reqwest::Method;
@@ -137,6 +138,66 @@ async fn forwarded_for_entries_that_are_not_addresses_stop_the_walk() {
         .await
         .expect("answered");
     assert_eq!(response.status().as_u16(), 403);
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_is_checked_before_the_body_is_read() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+
+    // Keyless, 1 of 100 promised bytes sent: 401 at once, not 400 after 5 s.
+    let started = Instant::now();
+    let answer: Answer = raw(
+        &service,
+        &head(
+            "POST",
+            b"/olts/1/poll",
+            "",
+            &[b"Content-Type: application/json", b"Content-Length: 100"],
+        ),
+        b"{",
+    )
+    .await;
+    answer.assert_error(401, "UNAUTHORIZED");
+    assert!(started.elapsed() < Duration::from_secs(2), "{answer:?}");
+
+    // Keyless with 70 KB: 401, not 413.
+    let body = vec![b' '; 70_000];
+    let length = format!("Content-Length: {}", body.len());
+    raw(
+        &service,
+        &head(
+            "POST",
+            b"/olts/1/poll",
+            "",
+            &[b"Content-Type: application/json", length.as_bytes()],
+        ),
+        &body,
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+
+    // A key, and a declared length far over the limit: 413 at once, nothing read.
+    let started = Instant::now();
+    let answer = raw(
+        &service,
+        &head(
+            "POST",
+            b"/olts/1/poll",
+            &service.full,
+            &[
+                b"Content-Type: application/json",
+                b"Content-Length: 10000000000",
+            ],
+        ),
+        b"",
+    )
+    .await;
+    answer.assert_error(413, "PAYLOAD_TOO_LARGE");
+    assert!(started.elapsed() < Duration::from_secs(2), "{answer:?}");
     service.stop().await;
     sim.shutdown().await;
 }

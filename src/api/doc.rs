@@ -198,8 +198,10 @@ pub struct BadParameter(ErrorEnvelope);
 #[allow(dead_code)]
 pub struct BadInput(ErrorEnvelope);
 
-/// `PAYLOAD_TOO_LARGE`: the request body is over 64 KiB (every body is read, even one
-/// the endpoint ignores, for the audit log).
+/// `PAYLOAD_TOO_LARGE`: the request body is over 64 KiB — declared so in
+/// `Content-Length` (answered before anything is read) or found so when read (every body
+/// of a request that passed the key checks is read, even one the endpoint ignores, for the
+/// audit log).
 #[derive(IntoResponses)]
 #[response(status = 413)]
 #[allow(dead_code)]
