@@ -19,6 +19,7 @@ mod szo;
 mod vlans;
 mod whoami;
 
+use crate::audit::refusals::RefusalCounts;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
@@ -28,6 +29,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 use utoipa::openapi::OpenApi;
 use utoipa::{OpenApi as _, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -395,20 +397,27 @@ pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
 
 /// The whole HTTP surface: the REST API and MCP at `/mcp` behind key authentication, the
 /// documentation (no key) in front of them, the audit log around everything, envelope
-/// fallbacks for the rest. The MCP tools call [`rest_router`] in process.
+/// fallbacks for the rest. The MCP tools call [`rest_router`] in process; both count
+/// failed authentications for the audit log together.
 pub fn router(state: AppState) -> Router {
-    let mcp = crate::mcp::http_service(rest_router(state.clone()));
-    surface(state, Some(mcp))
+    let refusals = Arc::new(RefusalCounts::default());
+    let rest = surface(state.clone(), None, refusals.clone());
+    let mcp = crate::mcp::http_service(rest);
+    surface(state, Some(mcp), refusals)
 }
 
 /// The same surface without `/mcp`: what MCP tools call.
 pub fn rest_router(state: AppState) -> Router {
-    surface(state, None)
+    surface(state, None, Arc::default())
 }
 
 /// The layers, outermost first: the audit log; the documentation, or else the access
 /// check ([`crate::auth`]), then the body read ([`crate::body`]), then the route.
-fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
+fn surface(
+    state: AppState,
+    mcp: Option<crate::mcp::HttpService>,
+    refusals: Arc<RefusalCounts>,
+) -> Router {
     let (mut api, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, &state.config.paging);
     doc::apply_query_rules(&mut openapi);
@@ -430,7 +439,7 @@ fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
         .fallback_service(api)
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
-            state.clone(),
+            (state, refusals),
             crate::audit::record,
         ))
 }

@@ -6,8 +6,8 @@
 //! client promises more than it sends), and the request runs on with the bytes read.
 //!
 //! The audit log ([`crate::audit`]) puts a [`BodyCapture`] in the request's extensions;
-//! what this layer read is left there for the log's entry. The router
-//! ([`crate::api::router`]) mounts this layer inside the access check.
+//! what this layer read is left there for the log's entry, as [`crate::audit::params_of`]
+//! keeps it. The router ([`crate::api::router`]) mounts this layer inside the access check.
 
 use crate::api::{ApiError, MAX_BODY_BYTES};
 use axum::body::{Body, Bytes};

@@ -19,10 +19,97 @@ fn root(service: &TestService) -> String {
         .to_string()
 }
 
+/// The entries of the audit log, newest first (the FULL key reads them).
+async fn audit_log(service: &TestService) -> Vec<Value> {
+    let (status, body) = service
+        .request(Method::GET, "/audit-logs?size=500", Some(&service.full))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].as_array().expect("entries").clone()
+}
+
 /// An ONU the first poll saw online.
 async fn online_onu(service: &TestService) -> u64 {
     let (_, body) = service.get("/onus?status=ONLINE&size=1").await;
     body["data"][0]["id"].as_u64().expect("an online ONU")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyless_requests_cannot_flood_the_audit_log() {
+    let sim = steady_sim(1, 4).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    all_polled(&service).await;
+
+    // The probe's flood, smaller: keyless action requests with a body.
+    let junk = json!({ "junk": "x".repeat(4000) }).to_string();
+    let client = reqwest::Client::new();
+    const SENT: u64 = 40;
+    for _ in 0..SENT {
+        let response = client
+            .post(format!("{}/olts/1/poll", service.base))
+            .header("Content-Type", "application/json")
+            .body(junk.clone())
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status().as_u16(), 401);
+    }
+    let refusals: Vec<Value> = audit_log(&service)
+        .await
+        .into_iter()
+        .filter(|e| e["httpStatus"] == 401)
+        .collect();
+    // No body of a failed authentication is kept.
+    for entry in &refusals {
+        let text = entry.to_string();
+        assert!(!text.contains("xxxxxxxx"), "a body kept: {}", &text[..200]);
+        assert_eq!(entry["clientIp"], "127.0.0.1", "{entry}");
+        assert!(entry["keyName"].is_null(), "{entry}");
+    }
+    // A few one by one, then one entry per address and minute that counts the rest (the
+    // flood may straddle a minute: then two of each).
+    let (single, counted): (Vec<&Value>, Vec<&Value>) = refusals
+        .iter()
+        .partition(|e| e["action"] != "auth.repeated_refusals");
+    assert!(
+        (1..=2).contains(&counted.len()),
+        "{} counted entries: {refusals:?}",
+        counted.len()
+    );
+    assert!(
+        single.len() <= 10 * counted.len(),
+        "{} single",
+        single.len()
+    );
+    assert!(single.iter().all(|e| e["params"].is_null()));
+    let counts: u64 = counted
+        .iter()
+        .map(|e| e["params"]["count"].as_u64().expect("a count"))
+        .sum();
+    assert_eq!(single.len() as u64 + counts, SENT, "{counted:?}");
+
+    // What any entry keeps of a body is at most 1 KiB, marked as cut.
+    let id = online_onu(&service).await;
+    let long = json!({ "description": "d".repeat(5000) }).to_string();
+    let (status, _) = service
+        .post_body(&format!("/onus/{id}/description"), long.clone())
+        .await;
+    assert_eq!(status, 400);
+    let entry = audit_log(&service)
+        .await
+        .into_iter()
+        .find(|e| e["action"] == "onu.set_description")
+        .expect("the refused description audited");
+    let params = &entry["params"];
+    assert_eq!(params["cut"], true, "{entry}");
+    assert_eq!(params["bytes"], long.len(), "{entry}");
+    let text = params["text"].as_str().expect("the start of the body");
+    assert!(text.len() <= 1024 && long.starts_with(text), "{text}");
+    assert!(params.to_string().len() < 1200, "{params}");
+
+    service.stop().await;
+    sim.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
