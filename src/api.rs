@@ -8,6 +8,7 @@ mod audit;
 mod configs;
 pub mod doc;
 mod inventory;
+mod library_errors;
 mod nodes;
 mod olts;
 mod onu_actions;
@@ -56,11 +57,15 @@ pub enum ApiError {
     #[error("{0}")]
     MethodNotAllowed(String),
     #[error("{0}")]
+    NotAcceptable(String),
+    #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
     RateLimited(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The device refused the command; the message carries the device's own words.
     #[error("{0}")]
     DeviceError(String),
@@ -88,6 +93,10 @@ impl ApiError {
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
+            ApiError::NotAcceptable(_) => (StatusCode::NOT_ACCEPTABLE, "NOT_ACCEPTABLE"),
+            ApiError::UnsupportedMediaType(_) => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE")
+            }
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "CONFLICT"),
             ApiError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
             ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
@@ -411,8 +420,9 @@ pub fn rest_router(state: AppState) -> Router {
     surface(state, None, Arc::default())
 }
 
-/// The layers, outermost first: the audit log; the documentation, or else the access
-/// check ([`crate::auth`]), then the body read ([`crate::body`]), then the route.
+/// The layers, outermost first: the audit log; library answers put in the envelope
+/// ([`library_errors`]); the documentation, or else the access check ([`crate::auth`]),
+/// then the body read ([`crate::body`]), then the route.
 fn surface(
     state: AppState,
     mcp: Option<crate::mcp::HttpService>,
@@ -422,7 +432,7 @@ fn surface(
     doc::apply_paging(&mut openapi, &state.config.paging);
     doc::apply_query_rules(&mut openapi);
     if let Some(mcp) = mcp {
-        api = api.nest_service(crate::mcp::PATH, mcp);
+        api = api.nest_service(crate::mcp::PATH, crate::mcp::single_messages(mcp));
     }
     let api = api
         .route("/metrics", axum::routing::get(crate::metrics::endpoint))
@@ -437,6 +447,7 @@ fn surface(
     doc::docs_router(state.config.swagger().then_some(openapi))
         // Anything that is not documentation goes through the key check.
         .fallback_service(api)
+        .layer(middleware::from_fn(library_errors::enveloped))
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
             (state, refusals),

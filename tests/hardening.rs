@@ -319,6 +319,76 @@ async fn ipv4_mapped_whitelist_entries_match_their_ipv4_clients() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_from_the_libraries_are_envelopes_too() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.profiles = vec!["swagger".into()];
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let envelope = |status: u16, body: &str, code: &str| {
+        let body: Value = serde_json::from_str(body)
+            .unwrap_or_else(|e| panic!("{status}: not the envelope ({e}): {body:?}"));
+        assert_eq!(body["success"], false, "{body}");
+        assert_eq!(body["error"]["code"], code, "{body}");
+        assert!(body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
+    };
+
+    let response = client
+        .get(format!("{}/swagger-ui/no-such-asset.js", root(&service)))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 404);
+    envelope(404, &response.text().await.expect("body"), "NOT_FOUND");
+
+    for method in [Method::GET, Method::PUT, Method::DELETE] {
+        let response = client
+            .request(method.clone(), format!("{}/mcp", root(&service)))
+            .header("X-API-Key", &service.full)
+            .header("Accept", "application/json, text/event-stream")
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status().as_u16(), 405, "{method}");
+        assert_eq!(
+            response
+                .headers()
+                .get("allow")
+                .and_then(|v| v.to_str().ok()),
+            Some("POST"),
+            "{method}"
+        );
+        envelope(
+            405,
+            &response.text().await.expect("body"),
+            "METHOD_NOT_ALLOWED",
+        );
+    }
+
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    ]);
+    let response = client
+        .post(format!("{}/mcp", root(&service)))
+        .header("X-API-Key", &service.full)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(batch.to_string())
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 400);
+    envelope(400, &response.text().await.expect("body"), "INVALID_BODY");
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_query_values_are_refused_and_documented_periods_are_accepted() {
     let sim = steady_sim(1, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");
