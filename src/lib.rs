@@ -2,9 +2,10 @@
 //! them, and the communication nodes that group OLTs — behind a REST API.
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
-//! the state handlers share ([`state`]), the background jobs ([`jobs`]), the REST API
-//! ([`api`]), the MCP server ([`mcp`]), the request body ([`body`]), the audit log
-//! ([`audit`]), API keys ([`auth`], [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
+//! the data directory's permissions ([`data_dir`]), the state handlers share
+//! ([`state`]), the background jobs ([`jobs`]), the REST API ([`api`]), the MCP server
+//! ([`mcp`]), the request body ([`body`]), the audit log ([`audit`]), API keys ([`auth`],
+//! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
 //! history reads handlers make ([`history`]) and the demo. The device side —
 //! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles and its store's
@@ -19,6 +20,7 @@ pub mod bench;
 pub mod body;
 pub mod clock;
 pub mod config;
+pub mod data_dir;
 pub mod demo;
 pub mod history;
 pub mod jobs;

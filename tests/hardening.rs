@@ -229,6 +229,59 @@ async fn forwarded_for_entries_that_are_not_addresses_stop_the_walk() {
     sim.shutdown().await;
 }
 
+/// Permission bits of `path`.
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_directory_is_private_and_a_writable_one_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let service = TestService::start(&sim, data.clone()).await;
+    assert_eq!(mode(&data), 0o700, "{}", data.display());
+    let mut files = 0;
+    let mut pending = vec![data.clone()];
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                assert_eq!(mode(&path), 0o700, "{}", path.display());
+                pending.push(path);
+            } else {
+                assert_eq!(mode(&path), 0o600, "{}", path.display());
+                files += 1;
+            }
+        }
+    }
+    assert!(files >= 2, "the store's files and the inventory: {files}");
+    service.stop().await;
+
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).expect("mkdir");
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let inventory = open.join("inventory.toml");
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    match ponkeeper::app::App::start(test_config(open.clone(), inventory)).await {
+        Ok(_) => panic!("started on a world-writable data directory"),
+        Err(error) => {
+            let text = format!("{error:#}");
+            assert!(
+                text.contains("writable") && text.contains(&open.display().to_string()),
+                "{text}"
+            );
+        }
+    }
+    sim.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_key_is_checked_before_the_body_is_read() {
     let sim = steady_sim(1, 2).await;
