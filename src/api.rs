@@ -1,12 +1,14 @@
 //! The external REST API under `/api/v1/external/` (SPEC §4): the response envelope of
 //! seed §2.4, the one [`ApiError`] every failure goes through, query-parameter parsing
-//! with errors that name the parameter, and the router that merges the resource modules.
-//! Unknown routes, wrong methods and malformed input all answer in the envelope.
+//! with errors that name the parameter (a parameter given with an empty value is refused,
+//! not taken as absent), and the router that merges the resource modules. Unknown routes,
+//! wrong methods and malformed input all answer in the envelope.
 
 mod audit;
 mod configs;
 pub mod doc;
 mod inventory;
+mod library_errors;
 mod nodes;
 mod olts;
 mod onu_actions;
@@ -18,6 +20,7 @@ mod szo;
 mod vlans;
 mod whoami;
 
+use crate::audit::refusals::RefusalCounts;
 use crate::state::AppState;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
@@ -27,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 use utoipa::openapi::OpenApi;
 use utoipa::{OpenApi as _, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -53,11 +57,15 @@ pub enum ApiError {
     #[error("{0}")]
     MethodNotAllowed(String),
     #[error("{0}")]
+    NotAcceptable(String),
+    #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
     RateLimited(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The device refused the command; the message carries the device's own words.
     #[error("{0}")]
     DeviceError(String),
@@ -85,6 +93,10 @@ impl ApiError {
             ApiError::Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
+            ApiError::NotAcceptable(_) => (StatusCode::NOT_ACCEPTABLE, "NOT_ACCEPTABLE"),
+            ApiError::UnsupportedMediaType(_) => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE")
+            }
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "CONFLICT"),
             ApiError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
             ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
@@ -286,12 +298,19 @@ impl Params {
                     "parameter `{name}` is given more than once"
                 )));
             }
+            // `size=` is a mistake, not a default: a parameter is given a value or left out.
+            if value.is_empty() {
+                return Err(ApiError::InvalidParameter(format!(
+                    "parameter `{}` is empty; give it a value or leave it out",
+                    echo(&name)
+                )));
+            }
             map.insert(name, value);
         }
         Ok(Params(map))
     }
 
-    /// A text filter; empty counts as absent.
+    /// A text filter, trimmed; only spaces count as absent.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
     }
@@ -401,32 +420,45 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
 pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
     let (_, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, paging);
+    doc::apply_query_rules(&mut openapi);
     openapi
 }
 
 /// The whole HTTP surface: the REST API and MCP at `/mcp` behind key authentication, the
 /// documentation (no key) in front of them, the audit log around everything, envelope
-/// fallbacks for the rest. The MCP tools call [`rest_router`] in process.
+/// fallbacks for the rest. The MCP tools call [`rest_router`] in process; both count
+/// failed authentications for the audit log together.
 pub fn router(state: AppState) -> Router {
-    let mcp = crate::mcp::http_service(rest_router(state.clone()));
-    surface(state, Some(mcp))
+    let refusals = Arc::new(RefusalCounts::default());
+    let rest = surface(state.clone(), None, refusals.clone());
+    let mcp = crate::mcp::http_service(rest);
+    surface(state, Some(mcp), refusals)
 }
 
 /// The same surface without `/mcp`: what MCP tools call.
 pub fn rest_router(state: AppState) -> Router {
-    surface(state, None)
+    surface(state, None, Arc::default())
 }
 
-fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
+/// The layers, outermost first: the audit log; library answers put in the envelope
+/// ([`library_errors`]); the documentation, or else the access check ([`crate::auth`]),
+/// then the body read ([`crate::body`]), then the route.
+fn surface(
+    state: AppState,
+    mcp: Option<crate::mcp::HttpService>,
+    refusals: Arc<RefusalCounts>,
+) -> Router {
     let (mut api, mut openapi) = documented_api();
     doc::apply_paging(&mut openapi, &state.config.paging);
+    doc::apply_query_rules(&mut openapi);
     if let Some(mcp) = mcp {
-        api = api.nest_service(crate::mcp::PATH, mcp);
+        api = api.nest_service(crate::mcp::PATH, crate::mcp::single_messages(mcp));
     }
     let api = api
         .route("/metrics", axum::routing::get(crate::metrics::endpoint))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
+        .layer(middleware::from_fn(crate::body::read))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::auth::authenticate,
@@ -435,9 +467,10 @@ fn surface(state: AppState, mcp: Option<crate::mcp::HttpService>) -> Router {
     doc::docs_router(state.config.swagger().then_some(openapi))
         // Anything that is not documentation goes through the key check.
         .fallback_service(api)
+        .layer(middleware::from_fn(library_errors::enveloped))
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
-            state.clone(),
+            (state, refusals),
             crate::audit::record,
         ))
 }
@@ -481,6 +514,25 @@ mod tests {
 
     fn is_invalid_parameter(error: &ApiError) -> bool {
         matches!(error, ApiError::InvalidParameter(m) if !m.is_empty() && m.len() < 512)
+    }
+
+    #[test]
+    fn an_empty_value_is_refused_naming_its_parameter() {
+        for raw in ["size=", "status=&page=1", "page=1&to=", "q"] {
+            match Params::parse(Some(raw)) {
+                Err(ApiError::InvalidParameter(message)) => {
+                    let name = raw
+                        .split('&')
+                        .find(|pair| pair.split('=').nth(1).unwrap_or("").is_empty())
+                        .and_then(|pair| pair.split('=').next())
+                        .expect("the empty one");
+                    assert!(message.contains(&format!("`{name}`")), "{raw}: {message}");
+                }
+                other => panic!("{raw}: {:?}", other.map(|p| p.0)),
+            }
+        }
+        let params = Params::parse(Some("q=%20abc%20&size=5")).expect("parsed");
+        assert_eq!(params.text("q"), Some("abc"));
     }
 
     proptest::proptest! {

@@ -1,5 +1,6 @@
-//! Start-up and serving. [`App::start`] opens the store, loads the inventory and keys,
-//! and starts the OLT fleet; [`App::serve`] runs HTTP on an already-bound listener until
+//! Start-up and serving. [`App::start`] makes the data directory private
+//! ([`crate::data_dir`]), opens the store, loads the inventory and keys, and starts the
+//! OLT fleet; [`App::serve`] runs HTTP on an already-bound listener until
 //! the shutdown future resolves, then stops the actors and flushes sled — the one
 //! shutdown path. Tests start the same `App` on `127.0.0.1:0`. The state handlers share
 //! lives in [`crate::state`]; the background jobs `serve` spawns, in [`crate::jobs`].
@@ -36,8 +37,7 @@ impl App {
     pub async fn start(config: Config) -> anyhow::Result<App> {
         crate::metrics::install();
         let clock = Clock::from_config(&config.timezone)?;
-        std::fs::create_dir_all(&config.data_dir)
-            .with_context(|| format!("cannot create data_dir {}", config.data_dir.display()))?;
+        crate::data_dir::prepare(&config.data_dir)?;
         let store = Store::open(&config.data_dir).with_context(|| {
             format!(
                 "cannot open the store in {} (is another ponkeeper using it?)",
@@ -66,6 +66,12 @@ impl App {
             inventory,
         );
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
+        crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
+            format!(
+                "cannot make the files in data_dir {} owner-only",
+                state.config.data_dir.display()
+            )
+        })?;
         Ok(App { state, admin })
     }
 

@@ -5,27 +5,43 @@
 //! process keeps every entry whose request was answered; if the entry cannot be written
 //! the client gets 500 instead of the action's answer.
 //!
-//! It also reads each request body once, up to [`MAX_BODY_BYTES`] (413 above) and within
-//! [`BODY_TIMEOUT`] (400 when a client promises more than it sends), so the entry can
-//! carry the body as `params`. An action's name and target come from its path
-//! ([`classify`]); the error code from the response ([`ErrorCode`]).
+//! What an entry keeps is bounded, so that no client can fill the disk through it:
+//!
+//! - `params` is the request body as [`crate::body`] read it (after the key checks: a
+//!   refused request has none), kept whole up to [`PARAMS_MAX_BYTES`] of JSON and
+//!   otherwise cut to that much text and marked `{"cut": true, "bytes", "text"}`
+//!   ([`params_of`]);
+//! - failed authentications (401, and 403 `IP_NOT_ALLOWED`, which no rate limit covers)
+//!   are entries one by one only for the first [`refusals::SINGLE_PER_MINUTE`] from an
+//!   address in a minute; the rest of that minute are counted in one entry per address
+//!   ([`refusals`]).
+//!
+//! An action's name and target come from its path ([`classify`]); the error code from the
+//! response ([`ErrorCode`]).
 
-use crate::api::{ApiError, ErrorCode, BASE, MAX_BODY_BYTES};
+pub mod refusals;
+
+use crate::api::{ApiError, ErrorCode, BASE};
 use crate::auth::API_KEY_HEADER;
+use crate::body::BodyCapture;
 use crate::records::{AuditEntry, AuditResult};
 use crate::state::AppState;
-use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use refusals::RefusalCounts;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Instant;
 
-/// Longest non-JSON body text kept in `params`.
-const PARAMS_TEXT_MAX: usize = 1024;
-/// Time a client has to send its whole body.
-pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The most of a body an entry keeps: its JSON up to this many bytes, or this many bytes
+/// of its text, marked as cut.
+pub const PARAMS_MAX_BYTES: usize = 1024;
+
+/// What the audit middleware works with: the service's state and the failed
+/// authentications counted this minute.
+pub type AuditState = (AppState, Arc<RefusalCounts>);
 
 /// The action name and target of a request path under the API base, for the mutating
 /// endpoints; `None` for anything else.
@@ -53,9 +69,9 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
 
 /// Middleware: records the request in the audit log when it must be, after it ran.
 pub async fn record(
-    State(app): State<AppState>,
+    State((app, refusals)): State<AuditState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let started = Instant::now();
@@ -71,9 +87,15 @@ pub async fn record(
         .and_then(|key| app.keys.find(key.trim()))
         .map(|key| key.name);
     let action = classify(&method, &path);
-    let (response, params) = forward(request, next).await;
+    let body = BodyCapture::default();
+    request.extensions_mut().insert(body.clone());
+    let response = next.run(request).await;
     let status = response.status();
     count(&method, status, started);
+    let error_code = response
+        .extensions()
+        .get::<ErrorCode>()
+        .map(|code| code.0.to_string());
     let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
     let read = method == Method::GET && path.starts_with(BASE);
     if action.is_none() && !refused && !(read && app.config.audit.reads) {
@@ -84,6 +106,8 @@ pub async fn record(
         None if method == Method::GET => ("read".to_string(), None),
         None => ("request".to_string(), None),
     };
+    let failed_authentication =
+        status == StatusCode::UNAUTHORIZED || error_code.as_deref() == Some("IP_NOT_ALLOWED");
     let entry = AuditEntry {
         id: 0,
         at,
@@ -93,53 +117,24 @@ pub async fn record(
         path,
         action,
         target,
-        params,
+        params: body.take().and_then(|bytes| params_of(&bytes)),
         result: if status.is_success() {
             AuditResult::Success
         } else {
             AuditResult::Failure
         },
         http_status: status.as_u16(),
-        error_code: response
-            .extensions()
-            .get::<ErrorCode>()
-            .map(|code| code.0.to_string()),
+        error_code,
         duration_ms: started.elapsed().as_millis() as u64,
     };
-    match app.records.append_audit(entry).await {
-        Ok(_) => response,
+    let written = if failed_authentication {
+        refusals.record(&app.records, client_ip, entry).await
+    } else {
+        app.records.append_audit(entry).await.map(|_| ())
+    };
+    match written {
+        Ok(()) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
-    }
-}
-
-/// Reads the body (within [`BODY_TIMEOUT`] and [`MAX_BODY_BYTES`]) and runs the rest of
-/// the stack on the request rebuilt from it: its answer, with the body's parameters as the
-/// log keeps them. A body that cannot be read is answered here, in the envelope.
-async fn forward(request: Request, next: Next) -> (Response, Option<serde_json::Value>) {
-    let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
-    match read.await {
-        Err(_) => (
-            ApiError::InvalidBody(format!(
-                "the body did not arrive in full within {BODY_TIMEOUT:?}"
-            ))
-            .into_response(),
-            None,
-        ),
-        Ok(Err(error)) if is_over_limit(&error) => (
-            ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
-                .into_response(),
-            None,
-        ),
-        Ok(Err(error)) => (
-            ApiError::InvalidBody(format!("the body cannot be read: {error}")).into_response(),
-            None,
-        ),
-        Ok(Ok(bytes)) => {
-            let params = body_params(&bytes);
-            let request = Request::from_parts(parts, Body::from(bytes));
-            (next.run(request).await, params)
-        }
     }
 }
 
@@ -170,29 +165,24 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-/// Whether reading a body failed because it is longer than [`MAX_BODY_BYTES`].
-fn is_over_limit(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(error) = source {
-        if error.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        source = error.source();
-    }
-    false
-}
-
-/// The body as the entry's `params`: its JSON, or its text cut short, or nothing.
-fn body_params(bytes: &[u8]) -> Option<serde_json::Value> {
+/// A body as an entry's `params`: its JSON, or its text, when that takes at most
+/// [`PARAMS_MAX_BYTES`]; otherwise `{"cut": true, "bytes": <its length>, "text": <its first
+/// PARAMS_MAX_BYTES bytes as text>}`. An empty body is no params.
+pub fn params_of(bytes: &[u8]) -> Option<serde_json::Value> {
     if bytes.is_empty() {
         return None;
     }
-    if let Ok(value) = serde_json::from_slice(bytes) {
+    let text = String::from_utf8_lossy(bytes);
+    let value = serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| serde_json::Value::String(text.to_string()));
+    if value.to_string().len() <= PARAMS_MAX_BYTES {
         return Some(value);
     }
-    let text = String::from_utf8_lossy(bytes);
-    let cut: String = text.chars().take(PARAMS_TEXT_MAX).collect();
-    Some(serde_json::Value::String(cut))
+    let mut end = PARAMS_MAX_BYTES.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(serde_json::json!({ "cut": true, "bytes": bytes.len(), "text": &text[..end] }))
 }
 
 #[cfg(test)]
@@ -212,5 +202,25 @@ mod tests {
         );
         assert_eq!(classify(&Method::GET, "/api/v1/external/onus/17"), None);
         assert_eq!(classify(&post, "/api/v1/external/onus/17"), None);
+    }
+
+    #[test]
+    fn params_keep_at_most_1_kib_and_say_when_they_were_cut() {
+        assert_eq!(params_of(b""), None);
+        assert_eq!(
+            params_of(br#"{"vlan": 300}"#),
+            Some(serde_json::json!({"vlan": 300}))
+        );
+        assert_eq!(params_of(b"not json"), Some("not json".into()));
+        let long = serde_json::json!({ "description": "d".repeat(2000) }).to_string();
+        let cut = params_of(long.as_bytes()).expect("params");
+        assert_eq!(cut["cut"], true);
+        assert_eq!(cut["bytes"], long.len());
+        assert_eq!(cut["text"].as_str(), Some(&long[..1024]));
+        // Cut on a character boundary: "ж" is two bytes.
+        let cyrillic = "ж".repeat(600);
+        let cut = params_of(cyrillic.as_bytes()).expect("params");
+        assert_eq!(cut["text"].as_str().map(str::len), Some(1024));
+        assert_eq!(cut["bytes"], 1200);
     }
 }

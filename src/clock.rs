@@ -24,10 +24,15 @@ impl Clock {
             })
     }
 
-    /// Reads a local date-time (`2026-11-21T19:15:03`, or `2026-11-21` for midnight) in
-    /// this zone. An hour that a DST change skips is `None`; a repeated one is its first.
+    /// Reads a local date-time in this zone: `2026-11-21T19:15:03`, `2026-11-21T19:15`, or
+    /// `2026-11-21` for midnight — exactly these shapes, with two-digit fields and a real
+    /// calendar date (what the OpenAPI document's pattern admits). A time a clock change
+    /// skips is read as the first instant after the gap; a repeated one is its first.
     pub fn parse(&self, text: &str) -> Option<DateTime<Utc>> {
-        use chrono::{NaiveDate, NaiveDateTime, TimeZone};
+        use chrono::{NaiveDate, NaiveDateTime};
+        if !has_date_time_shape(text) {
+            return None;
+        }
         let naive = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
             .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
             .ok()
@@ -36,13 +41,22 @@ impl Clock {
                     .ok()?
                     .and_hms_opt(0, 0, 0)
             })?;
+        // Clock changes skip at most a few hours; step over the gap a minute at a time.
+        (0..=240)
+            .map(|minutes| naive + chrono::Duration::minutes(minutes))
+            .find_map(|local| self.instant(local))
+    }
+
+    /// The earliest instant that reads `local` in this zone, if any does.
+    fn instant(&self, local: chrono::NaiveDateTime) -> Option<DateTime<Utc>> {
+        use chrono::TimeZone;
         match self {
             Clock::Local => chrono::Local
-                .from_local_datetime(&naive)
+                .from_local_datetime(&local)
                 .earliest()
                 .map(|t| t.with_timezone(&Utc)),
             Clock::Zone(zone) => zone
-                .from_local_datetime(&naive)
+                .from_local_datetime(&local)
                 .earliest()
                 .map(|t| t.with_timezone(&Utc)),
         }
@@ -56,6 +70,21 @@ impl Clock {
             Clock::Zone(zone) => at.with_timezone(zone).format(FORMAT).to_string(),
         }
     }
+}
+
+/// `YYYY-MM-DD`, optionally `THH:MM` and then optionally `:SS` (seconds up to 59), all
+/// fields two digits (the year four): chrono alone would also take `2026-1-1` or a leap
+/// second.
+fn has_date_time_shape(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+    let date = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-';
+    let date = date && digits(8..10);
+    let minutes = b.len() >= 16 && b[10] == b'T' && digits(11..13) && b[13] == b':';
+    let minutes = minutes && digits(14..16);
+    let seconds = b.len() == 19 && b[16] == b':' && (b'0'..=b'5').contains(&b[17]);
+    let seconds = seconds && b[18].is_ascii_digit();
+    date && (b.len() == 10 || (minutes && (b.len() == 16 || seconds)))
 }
 
 #[cfg(test)]
@@ -78,5 +107,47 @@ mod tests {
         );
         assert_eq!(clock.parse("yesterday"), None);
         assert_eq!(clock.parse("2026-11-21T19:15:03+03:00"), None);
+    }
+
+    #[test]
+    fn a_time_a_clock_change_skips_reads_as_the_instant_after_the_gap() {
+        // Moscow went from 02:00 to 03:00 (UTC+3 to UTC+4) on 1990-03-25.
+        let clock = Clock::from_config("Europe/Moscow").expect("zone");
+        let after = Utc
+            .with_ymd_and_hms(1990, 3, 24, 23, 0, 0)
+            .single()
+            .expect("time");
+        assert_eq!(clock.parse("1990-03-25T03:00:00"), Some(after));
+        assert_eq!(
+            clock.parse("1990-03-25T02:30:00"),
+            Some(after),
+            "02:30 did not exist"
+        );
+    }
+
+    #[test]
+    fn only_the_documented_shapes_are_read() {
+        let clock = Clock::from_config("UTC").expect("zone");
+        for good in [
+            "2026-11-21T19:15:03",
+            "2026-11-21T19:15",
+            "2026-11-21",
+            "0000-02-29",
+        ] {
+            assert!(clock.parse(good).is_some(), "{good}");
+        }
+        for bad in [
+            "2026-1-1",
+            "2026-11-21T9:15:03",
+            "2026-11-21T19:15:60",
+            "2026-02-30",
+            "2023-02-29T00:00:00",
+            "+2026-11-21",
+            " 2026-11-21",
+            "2026-11-21T",
+            "2026-11-21T19:15:03.5",
+        ] {
+            assert_eq!(clock.parse(bad), None, "{bad}");
+        }
     }
 }

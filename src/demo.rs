@@ -177,13 +177,14 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes the fleet's inventory, with the demo's СЗО objects, into `data_dir`.
+/// Writes the fleet's inventory, with the demo's СЗО objects, into `data_dir`, readable
+/// by the owner only: it holds the SNMP community.
 fn write_inventory(fleet: &SimFleet, data_dir: &Path) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(data_dir)?;
+    crate::data_dir::prepare(data_dir)?;
     let inventory_path = data_dir.join("inventory.toml");
     let mut inventory = fleet.inventory();
     inventory.szo = demo_szo(fleet, &inventory);
-    std::fs::write(&inventory_path, inventory.to_toml())?;
+    crate::data_dir::write_private(&inventory_path, inventory.to_toml().as_bytes())?;
     Ok(inventory_path)
 }
 
@@ -295,4 +296,36 @@ fn print_try(
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
     );
     println!("  # or over stdio: ponkeeper mcp --url http://{addr} --api-key {read_only}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn the_inventory_with_the_snmp_community_is_written_owner_only() {
+        let fleet = SimFleet::start(FleetSpec {
+            dynamics: Dynamics::none(),
+            ..FleetSpec::new(1, 2)
+        })
+        .await
+        .expect("simulator starts");
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Even over a file someone left readable.
+        let stale = dir.path().join("inventory.toml");
+        std::fs::write(&stale, "").expect("write");
+        std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let path = write_inventory(&fleet, dir.path()).expect("written");
+        let mode = std::fs::metadata(&path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(format!("{mode:o}"), "600", "{}", path.display());
+        assert!(std::fs::read_to_string(&path)
+            .expect("read")
+            .contains("community"));
+        fleet.shutdown().await;
+    }
 }

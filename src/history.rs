@@ -6,7 +6,9 @@
 //!
 //! A store read blocks its thread (a page may come from disk), so each function runs it on
 //! tokio's blocking pool and never on an async worker, where it would hold up every other
-//! request scheduled there. A failed read answers 500 `INTERNAL` with the store's message,
+//! request scheduled there. And a read costs by the period it covers, so every period a
+//! client names is first cut to what retention can hold and to now ([`kept_period`]): a
+//! range to the year 9999 reads the same days as one to now. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
 
 use crate::api::ApiError;
@@ -75,7 +77,8 @@ pub struct OnuPeriod {
 }
 
 /// The coverage of OLT `olt` over `[from, to]` and the state changes of its ONU `onu`
-/// around `[from, to)`, read in one trip to the blocking pool.
+/// around `[from, to)`, read in one trip to the blocking pool. The period is cut to the
+/// longest history kept (`szo.history_retention`, `onu.state_history_retention`) and now.
 pub async fn onu_period(
     app: &AppState,
     olt: OltId,
@@ -83,6 +86,18 @@ pub async fn onu_period(
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> Result<OnuPeriod, ApiError> {
+    let config = &app.config;
+    let retention = config
+        .szo
+        .history_retention
+        .max(config.onu.state_history_retention);
+    let Some((from, to)) = kept_period(from, to, retention, Utc::now()) else {
+        return Ok(OnuPeriod {
+            coverage: Vec::new(),
+            baseline: None,
+            changes: Vec::new(),
+        });
+    };
     let store = app.store.clone();
     blocking(move || {
         Ok(OnuPeriod {
@@ -94,7 +109,25 @@ pub async fn onu_period(
     .await
 }
 
-/// Optics points of ONU `onu` with `from <= at <= to`, oldest first, at most `limit`.
+/// `[from, to]` cut to what is kept: no earlier than `retention` before now, no later than
+/// now. `None` when nothing of it is left. A store read costs per day of its period, so
+/// no period a client names may reach past what retention can hold.
+pub fn kept_period(
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    retention: std::time::Duration,
+    now: DateTime<Utc>,
+) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    let oldest = chrono::Duration::from_std(retention)
+        .ok()
+        .and_then(|kept| now.checked_sub_signed(kept))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let (from, to) = (from.max(oldest), to.min(now));
+    (from <= to).then_some((from, to))
+}
+
+/// Optics points of ONU `onu` with `from <= at <= to`, oldest first, at most `limit`;
+/// the period is cut to `optics.history_retention` and now first.
 pub async fn optics(
     app: &AppState,
     onu: OnuId,
@@ -102,17 +135,66 @@ pub async fn optics(
     to: DateTime<Utc>,
     limit: usize,
 ) -> Result<Vec<OpticsPoint>, ApiError> {
+    let retention = app.config.optics.history_retention;
+    let Some((from, to)) = kept_period(from, to, retention, Utc::now()) else {
+        return Ok(Vec::new());
+    };
     let store = app.store.clone();
     blocking(move || store.optics_history(onu, from, to, limit)).await
 }
 
-/// A page of the audit entries `filter` admits, newest first, and how many it admits.
+/// A page of the audit entries `filter` admits, newest first, and how many it admits. A
+/// period that starts in the future admits nothing and reads nothing.
 pub async fn audit_entries(
     app: &AppState,
-    filter: AuditFilter,
+    mut filter: AuditFilter,
     offset: usize,
     limit: usize,
 ) -> Result<(usize, Vec<AuditEntry>), ApiError> {
+    let now = Utc::now();
+    if filter.from.is_some_and(|from| from > now) {
+        return Ok((0, Vec::new()));
+    }
+    filter.to = filter.to.map(|to| to.min(now));
     let records = app.records.clone();
     blocking(move || records.audit_entries(&filter, offset, limit)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn a_period_is_cut_to_retention_and_now() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 23, 12, 0, 0)
+            .single()
+            .expect("time");
+        let day = std::time::Duration::from_secs(86_400);
+        let far_past = Utc
+            .with_ymd_and_hms(0, 1, 1, 0, 0, 0)
+            .single()
+            .expect("time");
+        let far_future = Utc
+            .with_ymd_and_hms(9999, 12, 31, 23, 59, 59)
+            .single()
+            .expect("time");
+        assert_eq!(
+            kept_period(far_past, far_future, 30 * day, now),
+            Some((now - chrono::Duration::days(30), now))
+        );
+        let hour_ago = now - chrono::Duration::hours(1);
+        assert_eq!(
+            kept_period(hour_ago, now, 30 * day, now),
+            Some((hour_ago, now))
+        );
+        assert_eq!(kept_period(far_future, far_future, 30 * day, now), None);
+        assert_eq!(kept_period(far_past, far_past, 30 * day, now), None);
+        // A retention too long to subtract keeps everything up to now.
+        assert_eq!(
+            kept_period(far_past, far_future, std::time::Duration::MAX, now),
+            Some((far_past, now))
+        );
+    }
 }

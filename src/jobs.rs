@@ -1,6 +1,7 @@
 //! The service's background jobs, spawned by [`crate::app::App::serve`] and aborted at
 //! shutdown: saving when each key was last used ([`save_key_use`]), pruning stored
-//! history past its retention ([`housekeeping`], [`prune_history`]), and reloading the
+//! history past its retention and keeping the data files private ([`housekeeping`],
+//! [`prune_history`]), and reloading the
 //! inventory on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
 use crate::state::{AppState, ReloadError};
@@ -16,13 +17,20 @@ pub async fn save_key_use(state: AppState) {
     }
 }
 
-/// Prunes stored history past its retention: at start, then hourly.
+/// Prunes stored history past its retention, and makes the files the store created since
+/// owner-only ([`crate::data_dir::restrict`]): at start, then hourly.
 pub async fn housekeeping(state: AppState) {
     let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
     loop {
         hourly.tick().await;
         if let Err(e) = prune_history(&state).await {
             tracing::error!(error = %e, "cannot prune stored history");
+        }
+        let dir = state.config.data_dir.clone();
+        match tokio::task::spawn_blocking(move || crate::data_dir::restrict(&dir)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "cannot make the data files owner-only"),
+            Err(e) => tracing::error!(error = %e, "the data-file permission task failed"),
         }
     }
 }

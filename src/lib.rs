@@ -2,8 +2,9 @@
 //! them, and the communication nodes that group OLTs — behind a REST API.
 //!
 //! This crate is the service edge: CLI, configuration, start-up and shutdown ([`app`]),
-//! the state handlers share ([`state`]), the background jobs ([`jobs`]), the REST API
-//! ([`api`]), the MCP server ([`mcp`]), the audit log ([`audit`]), API keys ([`auth`],
+//! the data directory's permissions ([`data_dir`]), the state handlers share
+//! ([`state`]), the background jobs ([`jobs`]), the REST API ([`api`]), the MCP server
+//! ([`mcp`]), the request body ([`body`]), the audit log ([`audit`]), API keys ([`auth`],
 //! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
 //! history reads handlers make ([`history`]) and the demo. The device side —
 //! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
@@ -16,8 +17,10 @@ pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod bench;
+pub mod body;
 pub mod clock;
 pub mod config;
+pub mod data_dir;
 pub mod demo;
 pub mod history;
 pub mod jobs;

@@ -274,7 +274,8 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     let inventory = fleet.inventory().to_toml();
     match &options.inventory_out {
         Some(path) => {
-            std::fs::write(path, inventory)
+            // It holds the SNMP community: the owner's alone.
+            ponkeeper::data_dir::write_private(path, inventory.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("inventory written to {}", path.display());
         }
@@ -315,7 +316,7 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
     let response = match admin::request(&config.data_dir, &request).await? {
         Some(response) => response,
         None => {
-            std::fs::create_dir_all(&config.data_dir)?;
+            ponkeeper::data_dir::prepare(&config.data_dir)?;
             let store = Store::open(&config.data_dir).with_context(|| {
                 format!(
                     "cannot open the store in {} and no service answers on its admin socket",

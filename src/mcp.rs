@@ -66,11 +66,17 @@ pub struct PonTools {
     tool_router: ToolRouter<PonTools>,
 }
 
-/// `path?query` with `query` serialised as a URL query.
+/// `path?query` with `query` serialised as a URL query. An argument a model gave as an
+/// empty string is left out: to a tool it means "no filter", where REST refuses `name=`.
 fn with_query<T: Serialize>(path: &str, query: &T) -> Result<String, ErrorData> {
     let query = serde_urlencoded::to_string(query).map_err(|e| {
         ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
     })?;
+    let query = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.ends_with('='))
+        .collect::<Vec<_>>()
+        .join("&");
     Ok(if query.is_empty() {
         path.to_string()
     } else {
@@ -600,6 +606,39 @@ pub fn http_service(rest: axum::Router) -> HttpService {
         Arc::new(NeverSessionManager::default()),
         config,
     )
+}
+
+/// The `/mcp` endpoint as the router mounts it: a JSON-RPC batch (a JSON array; MCP
+/// dropped batching in 2025-06-18) is refused with 400 `INVALID_BODY` in the envelope
+/// before the transport, which would answer it with a plain-text 415.
+pub fn single_messages(service: HttpService) -> axum::Router {
+    axum::Router::new()
+        .fallback_service(service)
+        .layer(axum::middleware::from_fn(refuse_batches))
+}
+
+async fn refuse_batches(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (parts, body) = request.into_parts();
+    // The body was read already, within its limit (`crate::body`): this takes it again.
+    let bytes = match axum::body::to_bytes(body, crate::api::MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return crate::api::ApiError::InvalidBody(format!("the body cannot be read: {e}"))
+                .into_response()
+        }
+    };
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return crate::api::ApiError::InvalidBody(
+            "JSON-RPC batches are not supported: send one message per request".into(),
+        )
+        .into_response();
+    }
+    next.run(axum::extract::Request::from_parts(parts, bytes.into()))
+        .await
 }
 
 /// `ponkeeper mcp`: an MCP server on stdin/stdout whose tools call the REST API at `url`

@@ -48,7 +48,9 @@ pub struct AuditItem {
     pub path: String,
     pub action: String,
     pub target: Option<String>,
-    /// The request body, when there was one: its JSON, or its text.
+    /// The request body, when one was read: its JSON, or its text, if that is at most
+    /// 1 KiB; else `{"cut": true, "bytes": <length>, "text": <its first 1 KiB>}`. For an
+    /// `auth.repeated_refusals` entry, `{"count": <refusals it stands for>}`.
     pub params: Option<serde_json::Value>,
     pub result: AuditResult,
     pub http_status: u16,

@@ -96,6 +96,39 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
     }
 }
 
+/// States in the document what [`crate::api::Params`] enforces of every query parameter:
+/// a value that is given is not empty (`minLength: 1` on free-text parameters; the others
+/// are integers, enumerations or patterns, none of which admits an empty string).
+pub fn apply_query_rules(openapi: &mut OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::schema::{SchemaType, Type};
+    for item in openapi.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                let RefOr::T(parameter) = parameter else {
+                    continue;
+                };
+                if parameter.parameter_in != ParameterIn::Query {
+                    continue;
+                }
+                if let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut() {
+                    let text = schema.schema_type == SchemaType::Type(Type::String);
+                    if text && schema.enum_values.is_none() && schema.pattern.is_none() {
+                        schema.min_length = Some(1);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Every `error.code` the API answers with.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -107,8 +140,10 @@ pub enum ErrorCodeName {
     Forbidden,
     NotFound,
     MethodNotAllowed,
+    NotAcceptable,
     Conflict,
     PayloadTooLarge,
+    UnsupportedMediaType,
     RateLimited,
     DeviceError,
     DeviceUnavailable,
@@ -165,8 +200,10 @@ pub struct BadParameter(ErrorEnvelope);
 #[allow(dead_code)]
 pub struct BadInput(ErrorEnvelope);
 
-/// `PAYLOAD_TOO_LARGE`: the request body is over 64 KiB (every body is read, even one
-/// the endpoint ignores, for the audit log).
+/// `PAYLOAD_TOO_LARGE`: the request body is over 64 KiB — declared so in
+/// `Content-Length` (answered before anything is read) or found so when read (every body
+/// of a request that passed the key checks is read, even one the endpoint ignores, for the
+/// audit log).
 #[derive(IntoResponses)]
 #[response(status = 413)]
 #[allow(dead_code)]
@@ -201,11 +238,14 @@ pub enum DeviceFailures {
 
 // The one place the date-time pattern is written: every date-time parameter is declared
 // with this type (utoipa's `pattern` takes only a literal, so a constant cannot serve).
-/// A local date-time without offset, in the service's configured time zone.
+// It admits exactly what `Clock::parse` reads: real calendar dates (February 29th in leap
+// years only), then optionally `THH:MM` and `:SS`.
+/// A local date-time without offset, in the service's configured time zone; the time (or
+/// its seconds) may be left out for midnight (or :00).
 #[derive(ToSchema)]
 #[schema(
     value_type = String,
-    pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$",
+    pattern = r"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?)?$",
     example = "2026-11-21T19:15:03"
 )]
 #[allow(dead_code)] // documents the text that `Clock::parse` reads
@@ -256,6 +296,31 @@ mod tests {
     use crate::api::ApiError;
     use utoipa::PartialSchema;
 
+    /// The document's date-time pattern, without its anchors (proptest generates from it).
+    fn date_time_pattern() -> String {
+        let schema = serde_json::to_value(LocalDateTime::schema()).expect("schema serializes");
+        let pattern = schema["pattern"].as_str().expect("a pattern");
+        pattern
+            .strip_prefix('^')
+            .and_then(|p| p.strip_suffix('$'))
+            .expect("an anchored pattern")
+            .to_string()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// Every date-time the document's pattern admits is one the service reads: no
+        /// February 30th, no 29th in a common year.
+        #[test]
+        fn every_date_time_the_pattern_admits_is_read(
+            text in proptest::string::string_regex(&date_time_pattern()).expect("a regex"),
+        ) {
+            let clock = crate::clock::Clock::from_config("UTC").expect("zone");
+            proptest::prop_assert!(clock.parse(&text).is_some(), "{text}");
+        }
+    }
+
     #[test]
     fn every_error_code_is_documented() {
         let errors = [
@@ -266,9 +331,11 @@ mod tests {
             ApiError::Forbidden(String::new()),
             ApiError::NotFound(String::new()),
             ApiError::MethodNotAllowed(String::new()),
+            ApiError::NotAcceptable(String::new()),
             ApiError::Conflict(String::new()),
             ApiError::RateLimited(String::new()),
             ApiError::PayloadTooLarge(String::new()),
+            ApiError::UnsupportedMediaType(String::new()),
             ApiError::DeviceError(String::new()),
             ApiError::DeviceUnavailable(String::new()),
             ApiError::DeviceTimeout(String::new()),

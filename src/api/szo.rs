@@ -60,7 +60,7 @@ struct SzoStatusFilter {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)] // documents the query that `Params` parses
 struct OptionalPeriod {
-    /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
+    /// Local date-time, e.g. `2026-11-01T00:00:00`; not after `to`, within `szo.history_retention`.
     #[param(required = false, inline)]
     from: Option<LocalDateTime>,
     /// Local date-time.
@@ -73,7 +73,7 @@ struct OptionalPeriod {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)] // documents the query that `Params` parses
 struct RequiredPeriod {
-    /// Local date-time, e.g. `2026-11-01T00:00:00`; before `to`, within `szo.history_retention`.
+    /// Local date-time, e.g. `2026-11-01T00:00:00`; not after `to`, within `szo.history_retention`.
     #[param(inline)]
     from: LocalDateTime,
     /// Local date-time.
@@ -315,9 +315,10 @@ fn period(
             (from.unwrap_or(to - chrono::Duration::days(30)), to)
         }
     };
-    if from >= to {
+    // `from == to` is an empty period: no time in it, nothing to refuse.
+    if from > to {
         return Err(ApiError::InvalidParameter(
-            "parameter `from` must be before `to`".into(),
+            "parameter `from` must not be after `to`".into(),
         ));
     }
     let retention = app.config.szo.history_retention;

@@ -1,6 +1,7 @@
 //! The audit log: entry id (ascending in time) → [`AuditEntry`] (JSON) in the `audit`
 //! tree. The audit middleware ([`crate::audit`]) appends an entry per audited request and
-//! flushes it before the response leaves; `GET /audit-logs` reads pages of it through
+//! flushes it before the response leaves (the count of a minute's repeated refusals from
+//! one address is one entry it rewrites in place); `GET /audit-logs` reads pages of it through
 //! [`crate::history`].
 
 use super::Records;
@@ -74,12 +75,31 @@ impl AuditFilter {
 
 impl Records {
     /// Appends an audit entry, giving it its id, and flushes it to disk before returning.
-    pub async fn append_audit(&self, mut entry: AuditEntry) -> Result<AuditEntry, StoreError> {
-        entry.id = self.store.next_id()?;
-        self.audit
-            .insert(entry.id.to_be_bytes(), serde_json::to_vec(&entry)?)?;
-        flush_tree(&self.audit).await?;
+    pub async fn append_audit(&self, entry: AuditEntry) -> Result<AuditEntry, StoreError> {
+        let entry = self.insert_audit(entry)?;
+        self.flush_audit().await?;
         Ok(entry)
+    }
+
+    /// Appends an audit entry, giving it its id, without waiting for the disk: it is there
+    /// after the next [`Records::flush_audit`] or the store's own periodic flush.
+    pub fn insert_audit(&self, mut entry: AuditEntry) -> Result<AuditEntry, StoreError> {
+        entry.id = self.store.next_id()?;
+        self.replace_audit(&entry)?;
+        Ok(entry)
+    }
+
+    /// Writes `entry` over the entry with its id (the count of repeated refusals grows
+    /// in place), without waiting for the disk.
+    pub fn replace_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        self.audit
+            .insert(entry.id.to_be_bytes(), serde_json::to_vec(entry)?)?;
+        Ok(())
+    }
+
+    /// Flushes the audit log to disk.
+    pub async fn flush_audit(&self) -> Result<(), StoreError> {
+        flush_tree(&self.audit).await
     }
 
     /// A page of the audit entries `filter` admits, newest first, and how many it admits.

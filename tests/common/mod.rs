@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw;
+
 use ponkeeper::app::App;
 use ponkeeper::config::Config;
 use ponkeeper::keys;

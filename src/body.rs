@@ -1,0 +1,92 @@
+//! The request body, read once and only after the access check ([`crate::auth`]): a
+//! request refused for its key, address, rate or level is answered without a byte of its
+//! body read, so a keyless client cannot make the service wait for, or buffer, what it
+//! sends. A `Content-Length` over [`MAX_BODY_BYTES`] is answered 413 at once; otherwise
+//! the body is read up to that many bytes (413 above) within [`BODY_TIMEOUT`] (400 when a
+//! client promises more than it sends), and the request runs on with the bytes read.
+//!
+//! The audit log ([`crate::audit`]) puts a [`BodyCapture`] in the request's extensions;
+//! what this layer read is left there for the log's entry, as [`crate::audit::params_of`]
+//! keeps it. The router ([`crate::api::router`]) mounts this layer inside the access check.
+
+use crate::api::{ApiError, MAX_BODY_BYTES};
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::header::CONTENT_LENGTH;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::{Arc, Mutex};
+
+/// Time a client has to send its whole body.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Where the body a request carried is left for its audit entry.
+#[derive(Debug, Clone, Default)]
+pub struct BodyCapture(Arc<Mutex<Option<Bytes>>>);
+
+impl BodyCapture {
+    fn keep(&self, bytes: Bytes) {
+        match self.0.lock() {
+            Ok(mut slot) => *slot = Some(bytes),
+            Err(poisoned) => *poisoned.into_inner() = Some(bytes),
+        }
+    }
+
+    /// The body read, if the request got as far as having it read.
+    pub fn take(&self) -> Option<Bytes> {
+        match self.0.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
+    }
+}
+
+/// Middleware: reads the body within the limits, then runs the rest of the stack on the
+/// request rebuilt from it. A body that cannot be read is answered here, in the envelope.
+pub async fn read(request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return too_large().into_response();
+    }
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
+    let bytes = match read.await {
+        Err(_) => {
+            return ApiError::InvalidBody(format!(
+                "the body did not arrive in full within {BODY_TIMEOUT:?}"
+            ))
+            .into_response()
+        }
+        Ok(Err(error)) if is_over_limit(&error) => return too_large().into_response(),
+        Ok(Err(error)) => {
+            return ApiError::InvalidBody(format!("the body cannot be read: {error}"))
+                .into_response()
+        }
+        Ok(Ok(bytes)) => bytes,
+    };
+    if let Some(capture) = parts.extensions.get::<BodyCapture>() {
+        capture.keep(bytes.clone());
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+fn too_large() -> ApiError {
+    ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
+}
+
+/// Whether reading a body failed because it is longer than [`MAX_BODY_BYTES`].
+fn is_over_limit(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}

@@ -1,0 +1,132 @@
+//! The data directory is its owner's alone: it holds the store (config backups, the audit
+//! log, key hashes), the admin socket and, for the demo, an inventory with SNMP
+//! communities. [`prepare`] creates it mode 0700, refuses to use one that group or others
+//! may write (whoever can write there can replace the store or the admin socket), and
+//! makes an existing one 0700; [`restrict`] makes every file in it 0600 and every
+//! directory 0700, for files the store creates as it goes. [`crate::app::App::start`]
+//! calls both, the housekeeping job ([`crate::jobs`]) repeats [`restrict`], and `ponkeeper
+//! keys` without a running service prepares the directory before it opens the store.
+//! [`write_private`] writes a file 0600, for inventories with communities in them.
+
+use anyhow::{bail, Context};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// Creates `dir` (0700) or checks an existing one: refused if group or others may write
+/// it, made 0700 otherwise.
+pub fn prepare(dir: &Path) -> anyhow::Result<()> {
+    let shown = dir.display();
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("cannot create data_dir {shown}"))?;
+    }
+    let mode = std::fs::metadata(dir)
+        .with_context(|| format!("cannot read data_dir {shown}"))?
+        .permissions()
+        .mode();
+    if mode & 0o022 != 0 {
+        bail!(
+            "data_dir {shown} is writable by group or others (mode {:o}): it holds the store, \
+             the audit log and the key hashes; make it the owner's alone (chmod 700 {shown})",
+            mode & 0o777
+        );
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("cannot make data_dir {shown} owner-only"))?;
+    Ok(())
+}
+
+/// Makes every file under `dir` 0600 and every directory 0700 (symbolic links are left
+/// alone: permissions would follow them out of the directory).
+pub fn restrict(dir: &Path) -> std::io::Result<()> {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(directory) = pending.pop() {
+        for entry in std::fs::read_dir(&directory)? {
+            let path = entry?.path();
+            let kind = std::fs::symlink_metadata(&path)?.file_type();
+            let mode = if kind.is_dir() {
+                pending.push(path.clone());
+                0o700
+            } else if kind.is_symlink() {
+                continue;
+            } else {
+                0o600
+            };
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `contents` to `path`, readable and writable by the owner only (also when the
+/// file was there before with wider permissions).
+pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(contents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(path: &Path) -> String {
+        let mode = std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode();
+        format!("{:o}", mode & 0o777)
+    }
+
+    #[test]
+    fn a_data_directory_is_made_private_and_a_writable_one_refused() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let fresh = root.path().join("a/b");
+        prepare(&fresh).expect("created");
+        assert_eq!(mode(&fresh), "700");
+
+        let open = root.path().join("open");
+        std::fs::create_dir(&open).expect("mkdir");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o775)).expect("chmod");
+        let error = format!("{:#}", prepare(&open).expect_err("refused"));
+        assert!(
+            error.contains("writable by group or others (mode 775)"),
+            "{error}"
+        );
+
+        let readable = root.path().join("readable");
+        std::fs::create_dir(&readable).expect("mkdir");
+        std::fs::set_permissions(&readable, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::create_dir(readable.join("blobs")).expect("mkdir");
+        std::fs::write(readable.join("db"), "x").expect("write");
+        std::os::unix::fs::symlink("/etc/hostname", readable.join("link")).expect("symlink");
+        prepare(&readable).expect("prepared");
+        restrict(&readable).expect("restricted");
+        assert_eq!(mode(&readable), "700");
+        assert_eq!(mode(&readable.join("blobs")), "700");
+        assert_eq!(mode(&readable.join("db")), "600");
+    }
+
+    #[test]
+    fn a_private_file_is_written_0600_even_over_a_readable_one() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let path = root.path().join("inventory.toml");
+        std::fs::write(&path, "old").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        write_private(&path, b"community = \"secret\"").expect("written");
+        assert_eq!(mode(&path), "600");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            "community = \"secret\""
+        );
+    }
+}
