@@ -189,39 +189,7 @@ async fn the_view_answers_as_the_fan_out_through_changes_crashes_and_reloads() {
     poll_all(&fleet).await;
     assert_view_matches_fan_out(&fleet, "after the first polls").await;
 
-    // ONUs go down and come back.
-    let offline = || async {
-        let search = OnuSearch {
-            status: Some(OnuStatus::Offline),
-            ..OnuSearch::default()
-        };
-        let all = Window {
-            offset: 0,
-            limit: 1000,
-        };
-        let page = fleet.view().onus(search, OnuOrder::Id, all).await;
-        page.expect("view").total
-    };
-    let offline_before = offline().await;
-    let serials: Vec<String> = sim
-        .expected_onus(1)
-        .into_iter()
-        .filter(|o| o.status == OnuStatus::Online)
-        .map(|o| o.serial)
-        .collect();
-    for serial in serials.iter().take(3) {
-        assert!(sim.set_onu_online(1, serial, false));
-    }
-    poll_all(&fleet).await;
-    assert_eq!(
-        offline().await,
-        offline_before + 3,
-        "the three ONUs taken down"
-    );
-    assert_view_matches_fan_out(&fleet, "three ONUs down").await;
-    assert!(sim.set_onu_online(1, &serials[0], true));
-    poll_all(&fleet).await;
-    assert_view_matches_fan_out(&fleet, "one ONU back").await;
+    onus_go_down_and_come_back(&fleet, &sim).await;
 
     // A crashed actor republishes its state, never twice.
     crash(&fleet, 2).await;
@@ -248,4 +216,41 @@ async fn the_view_answers_as_the_fan_out_through_changes_crashes_and_reloads() {
 
     fleet.shutdown().await;
     sim.shutdown().await;
+}
+
+/// Three online ONUs of OLT 1 go down, one comes back; the view follows each step.
+async fn onus_go_down_and_come_back(fleet: &Fleet, sim: &SimFleet) {
+    // ONUs go down and come back.
+    let offline = || async {
+        let search = OnuSearch {
+            status: Some(OnuStatus::Offline),
+            ..OnuSearch::default()
+        };
+        let all = Window {
+            offset: 0,
+            limit: 1000,
+        };
+        let page = fleet.view().onus(search, OnuOrder::Id, all).await;
+        page.expect("view").total
+    };
+    let offline_before = offline().await;
+    let serials: Vec<String> = sim
+        .expected_onus(1)
+        .into_iter()
+        .filter(|o| o.status == OnuStatus::Online)
+        .map(|o| o.serial)
+        .collect();
+    for serial in serials.iter().take(3) {
+        assert!(sim.set_onu_online(1, serial, false));
+    }
+    poll_all(fleet).await;
+    assert_eq!(
+        offline().await,
+        offline_before + 3,
+        "the three ONUs taken down"
+    );
+    assert_view_matches_fan_out(fleet, "three ONUs down").await;
+    assert!(sim.set_onu_online(1, &serials[0], true));
+    poll_all(fleet).await;
+    assert_view_matches_fan_out(fleet, "one ONU back").await;
 }
