@@ -289,8 +289,7 @@ impl OltState {
         self.persist_record();
         // The summary, ports, VLANs and ONU rows are now as this poll left them: the
         // fleet view hears of it before anyone waiting for the poll.
-        self.publish();
-        let summary = self.summary();
+        let summary = self.publish();
         self.poll.answer_waiters(Ok(summary));
     }
 

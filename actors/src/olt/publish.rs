@@ -47,7 +47,8 @@ impl Publisher {
 impl OltState {
     /// Tells the fleet view what changed since the last publish; the first time, all of
     /// it. Cheap when nothing changed: the ONU table is compared by pointer first.
-    pub(super) fn publish(&mut self) {
+    /// Returns the summary it compared, for callers that answer with it.
+    pub(super) fn publish(&mut self) -> OltSummary {
         let summary = self.summary();
         let onus = self.onus.all();
         let polled_at = self.onus.polled_at();
@@ -74,7 +75,7 @@ impl OltState {
                     && last.ports == self.record.ports
                     && last.vlans == self.record.vlans
                 {
-                    return;
+                    return summary;
                 }
                 OltUpdate {
                     olt: self.spec.id,
@@ -92,11 +93,12 @@ impl OltState {
             .view
             .publish(FleetChange::Olt(Box::new(update)));
         self.publisher.published = Some(Published {
-            summary,
+            summary: summary.clone(),
             ports: self.record.ports.clone(),
             vlans: self.record.vlans.clone(),
             onus,
             polled_at,
         });
+        summary
     }
 }
