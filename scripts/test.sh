@@ -53,7 +53,6 @@ cargo build --locked --bin ponkeeper
 "$VENV/bin/python" scripts/check_fixture.py \
     --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
-    --fixtures "${SHARED_FIXTURES:-../shared/fixtures/snmprec}" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310
 

@@ -1,12 +1,12 @@
 //! The pollers against an independent SNMP agent: snmpsim serves real vendor layouts from
-//! `.snmprec` fixtures (Huawei MA5800 and ZTE C320 from `shared/fixtures/snmprec`, our
-//! hand-written BDCOM P3310 from `tests/fixtures`), the real `Fleet` polls each one over
+//! `.snmprec` fixtures in `tests/fixtures` (Huawei MA5800, ZTE C320 and BDCOM P3310; see
+//! that folder's README for where each came from), the real `Fleet` polls each one over
 //! UDP, and every ONU, the port count and the totals must equal the fixture's
 //! `.expected.json` exactly. Our simulator encodes with the same profiles the pollers
 //! decode with, so only a foreign agent with foreign data can catch a wrong table.
 //!
 //! Needs snmpsim: `scripts/test.sh` installs it into `.venv`; `SNMPSIM_COMMAND` points
-//! elsewhere, `SHARED_FIXTURES` at another copy of the shared fixtures.
+//! elsewhere.
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec, SnmpVersion};
@@ -33,14 +33,6 @@ struct Expected {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn shared_fixtures() -> PathBuf {
-    match std::env::var_os("SHARED_FIXTURES") {
-        // Relative to the repository root, as scripts/test.sh takes it.
-        Some(dir) => repo().join(dir),
-        None => repo().join("../shared/fixtures/snmprec"),
-    }
 }
 
 fn our_fixtures() -> PathBuf {
@@ -226,12 +218,12 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn huawei_ma5800_fixture_polls_as_expected() {
-    polls_as_expected(&shared_fixtures(), "huawei-ma5800", "MA5800-X7").await;
+    polls_as_expected(&our_fixtures(), "huawei-ma5800", "MA5800-X7").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zte_c320_fixture_polls_as_expected() {
-    polls_as_expected(&shared_fixtures(), "zte-c320", "C320").await;
+    polls_as_expected(&our_fixtures(), "zte-c320", "C320").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
