@@ -16,9 +16,10 @@ use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::PollSettings;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
+
+mod connections;
 
 /// How long requests in flight may run on after a shutdown signal.
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
@@ -75,8 +76,9 @@ impl App {
         Ok(App { state, admin })
     }
 
-    /// Serves HTTP and the admin socket until `shutdown` resolves, then stops cleanly:
-    /// no new connections; requests in flight get [`SHUTDOWN_GRACE`] to finish; then the
+    /// Serves HTTP (through `app/connections.rs`, with the timeouts and connection cap of
+    /// `[http]`) and the admin socket until `shutdown` resolves, then stops cleanly: no new
+    /// connections; requests in flight get [`SHUTDOWN_GRACE`] to finish; then the
     /// OLT actors cancel what is still running (the waiting requests answer 503
     /// `DEVICE_UNAVAILABLE`, "cancelled: the service is shutting down"), connections still
     /// open after [`SHUTDOWN_CLOSE`] more are dropped, and the store is flushed.
@@ -93,20 +95,18 @@ impl App {
 
         let router = crate::api::router(state.clone());
         let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
-        let mut server = tokio::spawn(async move {
-            axum::serve(
-                listener,
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async {
+        let mut server = tokio::spawn(connections::serve(
+            listener,
+            router,
+            state.config.http,
+            async {
                 let _ = stopped.await;
-            })
-            .await
-        });
+            },
+        ));
         tokio::select! {
             finished = &mut server => {
-                // The server ended on its own: only an error does that.
-                finished.context("HTTP server panicked")?.context("HTTP server failed")?;
+                // The accept loop ends on its own only if it panicked.
+                finished.context("HTTP server panicked")?;
             }
             () = shutdown => {}
         }

@@ -26,6 +26,7 @@ pub struct Config {
     pub timezone: String,
     /// CIDRs whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<IpNet>,
+    pub http: Http,
     pub paging: Paging,
     pub polling: Polling,
     pub optics: Optics,
@@ -35,6 +36,22 @@ pub struct Config {
     pub rate_limit: RateLimit,
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
+}
+
+/// How long HTTP clients may hold a connection without using it, and how many may be
+/// served at once ([`crate::app`]'s listener enforces them).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Http {
+    /// Time a client has to send a request's whole head: from connecting, for its first
+    /// request; from its first byte, for the next ones on a keep-alive connection.
+    #[serde(with = "humantime_serde")]
+    pub header_read_timeout: Duration,
+    /// Time a keep-alive connection may wait for its next request.
+    #[serde(with = "humantime_serde")]
+    pub idle_timeout: Duration,
+    /// Connections served at once; further ones wait to be accepted.
+    pub max_connections: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -129,6 +146,7 @@ impl Default for Config {
             profiles: Vec::new(),
             timezone: "local".into(),
             trusted_proxies: Vec::new(),
+            http: Http::default(),
             paging: Paging::default(),
             polling: Polling::default(),
             optics: Optics::default(),
@@ -138,6 +156,16 @@ impl Default for Config {
             rate_limit: RateLimit::default(),
             audit: Audit::default(),
             api_keys: Vec::new(),
+        }
+    }
+}
+
+impl Default for Http {
+    fn default() -> Self {
+        Http {
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 10_000,
         }
     }
 }
@@ -227,6 +255,12 @@ impl Config {
 
     /// Checks the values serde cannot: ranges, names, zone and rate syntax.
     pub fn validate(&self) -> anyhow::Result<()> {
+        if self.http.header_read_timeout.is_zero() || self.http.idle_timeout.is_zero() {
+            bail!("keys `http.header_read_timeout`, `http.idle_timeout`: must be above zero");
+        }
+        if self.http.max_connections == 0 {
+            bail!("key `http.max_connections`: must be at least 1");
+        }
         if self.paging.max_size == 0 {
             bail!("key `paging.max_size`: must be at least 1");
         }
@@ -328,6 +362,20 @@ mod tests {
         };
         assert_eq!(config.polling.interval, Duration::from_secs(60));
         assert_eq!(config.paging.max_size, 500);
+        assert_eq!(config.http.header_read_timeout, Duration::from_secs(10));
+        assert_eq!(config.http.idle_timeout, Duration::from_secs(60));
+        assert_eq!(config.http.max_connections, 10_000);
+    }
+
+    #[test]
+    fn a_zero_connection_limit_is_refused() {
+        let err = load_text("[http]\nmax_connections = 0\n").expect_err("invalid");
+        assert!(
+            format!("{err:#}").contains("http.max_connections"),
+            "{err:#}"
+        );
+        let err = load_text("[http]\nidle_timeout = \"0s\"\n").expect_err("invalid");
+        assert!(format!("{err:#}").contains("http.idle_timeout"), "{err:#}");
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! What a security probe of the running service found (issue 14), each replayed the way
-//! the probe did it, through the real server.
+//! the probe did it, through the real server: a keyless audit-log flood, a history range
+//! to the year 9999, idle and slow-header connections, `X-Forwarded-For` entries that
+//! are not addresses, a world-readable data directory, bodies read before the key check,
+//! IPv4-mapped whitelist entries, answers outside the envelope, and empty query values.
 
 mod common;
 
@@ -9,6 +12,8 @@ use ponkeeper::records::AccessLevel;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// The service root (`http://127.0.0.1:PORT`).
 fn root(service: &TestService) -> String {
@@ -157,6 +162,217 @@ async fn a_history_range_to_the_year_9999_is_clamped_to_what_is_kept() {
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert!(took < Duration::from_secs(1), "took {took:?}");
 
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// Reads from `stream` until the server closes it; how long that took, or `None` if it
+/// was still open after `patience`.
+async fn closed_within(stream: &mut TcpStream, patience: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buffer = [0u8; 4096];
+    tokio::time::timeout(patience, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return started.elapsed(),
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_slow_header_connections_are_closed_within_15_s_by_default() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    let addr = common::raw::addr(&service);
+
+    let mut idle = TcpStream::connect(addr).await.expect("connect");
+    let mut slow = TcpStream::connect(addr).await.expect("connect");
+    slow.write_all(b"GET /api/v1/external/olts HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .expect("the start of a head");
+    let (mut slow_read, mut slow_write) = slow.into_split();
+    // One byte of a header a second, for as long as the server listens.
+    let trickle = tokio::spawn(async move {
+        for byte in b"X-Slow: ".iter().chain([b'a'; 64].iter()).cycle() {
+            if slow_write.write_all(&[*byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    });
+    let patience = Duration::from_secs(16);
+    let (idle_closed, slow_closed) = tokio::join!(closed_within(&mut idle, patience), async {
+        let started = Instant::now();
+        let mut buffer = [0u8; 4096];
+        tokio::time::timeout(patience, async {
+            loop {
+                match slow_read.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return started.elapsed(),
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await
+        .ok()
+    });
+    trickle.abort();
+    let idle_closed = idle_closed.expect("the idle connection is closed within 15 s");
+    let slow_closed = slow_closed.expect("the slow-header connection is closed within 15 s");
+    assert!(idle_closed <= Duration::from_secs(15), "{idle_closed:?}");
+    assert!(slow_closed <= Duration::from_secs(15), "{slow_closed:?}");
+
+    // Still serving.
+    let (status, _) = service.get("/olts").await;
+    assert_eq!(status, 200);
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// One keep-alive request on `stream`: the answer's status, read to the end of its body.
+async fn keep_alive_request(stream: &mut TcpStream, key: &str) -> u16 {
+    let request =
+        format!("GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("request sent");
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("an answer within 5 s")
+            .expect("read");
+        assert!(n > 0, "closed before answering");
+        bytes.extend_from_slice(&buffer[..n]);
+        let Some(split) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let answer = common::raw::parse(&bytes);
+        let length: usize = answer
+            .headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .expect("a content length");
+        if bytes.len() >= split + 4 + length {
+            return answer.status;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_alive_connections_may_idle_up_to_the_idle_timeout() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.http.header_read_timeout = Duration::from_secs(1);
+        config.http.idle_timeout = Duration::from_secs(3);
+    })
+    .await;
+    let mut stream = TcpStream::connect(common::raw::addr(&service))
+        .await
+        .expect("connect");
+    assert_eq!(keep_alive_request(&mut stream, &service.full).await, 200);
+    // Idle longer than the header-read timeout but within the idle timeout: still open.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(keep_alive_request(&mut stream, &service.full).await, 200);
+    let closed = closed_within(&mut stream, Duration::from_secs(6))
+        .await
+        .expect("closed after the idle timeout");
+    assert!(
+        closed >= Duration::from_millis(2500) && closed <= Duration::from_secs(5),
+        "{closed:?}"
+    );
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_in_flight_outlives_both_timeouts() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.http.header_read_timeout = Duration::from_secs(1);
+        config.http.idle_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let mut stream = TcpStream::connect(common::raw::addr(&service))
+        .await
+        .expect("connect");
+    let body = br#"{"description": "in flight"}"#;
+    let head = format!(
+        "POST /api/v1/external/onus/999999/description HTTP/1.1\r\nHost: x\r\n\
+         X-API-Key: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n",
+        service.full,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("head sent");
+    // The body takes 3.5 s, past both timeouts: the request is in flight, so it is served.
+    let started = Instant::now();
+    for chunk in body.chunks(4) {
+        stream.write_all(chunk).await.expect("body still accepted");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+        .await
+        .expect("answered within 5 s")
+        .expect("read");
+    assert!(started.elapsed() >= Duration::from_secs(3));
+    let answer = common::raw::parse(&answer);
+    assert_eq!(answer.status, 404, "the unknown ONU, after the whole body");
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_cap_wait_for_a_free_one() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.http.max_connections = 3;
+    })
+    .await;
+    let addr = common::raw::addr(&service);
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(TcpStream::connect(addr).await.expect("connect"));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut waiting = TcpStream::connect(addr)
+        .await
+        .expect("the kernel queues it");
+    waiting
+        .write_all(
+            format!(
+                "GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\nX-API-Key: {}\r\nConnection: close\r\n\r\n",
+                service.full
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("request sent");
+    let mut buffer = [0u8; 4096];
+    let early = tokio::time::timeout(Duration::from_secs(1), waiting.read(&mut buffer)).await;
+    assert!(early.is_err(), "answered beyond the cap: {early:?}");
+    drop(held.pop());
+    let n = tokio::time::timeout(Duration::from_secs(3), waiting.read(&mut buffer))
+        .await
+        .expect("answered once a connection is free")
+        .expect("read");
+    assert!(
+        buffer[..n].starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        &buffer[..n]
+    );
+    drop(held);
     service.stop().await;
     sim.shutdown().await;
 }
