@@ -3,7 +3,8 @@
 # client tools, sshpass and OpenSSH's client, a Python venv with snmpsim and the MCP
 # client), then runs formatting and lint checks, every Rust test, the fixture check (a
 # real OLT layout served by snmpsim, polled through the real service) and the MCP check
-# (the official Python MCP client over HTTP and stdio), a two-minute soak of a faulty fleet
+# (the official Python MCP client over HTTP and stdio), the operator page in headless
+# chromium (scripts/check_ui.py, with selenium), a two-minute soak of a faulty fleet
 # under load, and schemathesis. Exits non-zero on any failure. `.ci/run` calls this same script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +28,17 @@ if ! command -v sshpass >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1; the
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sshpass openssh-client >/dev/null
 fi
 
+# scripts/check_ui.py drives the operator page in Debian's headless chromium.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    say "installing chromium and chromedriver"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis, selenium' >/dev/null 2>&1; then
     say "installing snmpsim, the MCP client and schemathesis into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
@@ -58,6 +66,9 @@ cargo build --locked --bin ponkeeper
 
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"
+
+say "operator page: headless chromium against serve and sim (screenshots in target/ui-shots)"
+"$VENV/bin/python" scripts/check_ui.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --shots "${CARGO_TARGET_DIR:-target}/ui-shots"
 
 say "soak: a flapping, faulty fleet under steady reads (2 minutes)"
 "$VENV/bin/python" scripts/soak.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --duration "${SOAK_SECONDS:-120}"

@@ -465,7 +465,9 @@ fn surface(
         ))
         .with_state(state.clone());
     doc::docs_router(state.config.swagger().then_some(openapi))
-        // Anything that is not documentation goes through the key check.
+        .merge(crate::ui::router())
+        // Anything that is not documentation or the operator page goes through the key
+        // check.
         .fallback_service(api)
         .layer(middleware::from_fn(library_errors::enveloped))
         // Outermost: sees every answer, the key checks' refusals included.

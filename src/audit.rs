@@ -24,7 +24,7 @@ pub mod refusals;
 use crate::api::{ApiError, ErrorCode, BASE};
 use crate::auth::API_KEY_HEADER;
 use crate::body::BodyCapture;
-use crate::records::{AuditEntry, AuditResult};
+use crate::records::{AuditEntry, AuditResult, Channel};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{Method, StatusCode};
@@ -38,6 +38,10 @@ use std::time::Instant;
 /// The most of a body an entry keeps: its JSON up to this many bytes, or this many bytes
 /// of its text, marked as cut.
 pub const PARAMS_MAX_BYTES: usize = 1024;
+
+/// The header a client names its channel in ([`Channel::declared`]): the operator page
+/// sends `UI`, `ponkeeper mcp` over stdio sends `MCP`.
+pub const CHANNEL_HEADER: &str = "x-ponkeeper-channel";
 
 /// What the audit middleware works with: the service's state and the failed
 /// authentications counted this minute.
@@ -87,6 +91,15 @@ pub async fn record(
         .and_then(|key| app.keys.find(key.trim()))
         .map(|key| key.name);
     let action = classify(&method, &path);
+    let channel = match request.extensions().get::<Channel>() {
+        Some(channel) => *channel,
+        None => Channel::declared(
+            request
+                .headers()
+                .get(CHANNEL_HEADER)
+                .and_then(|v| v.to_str().ok()),
+        ),
+    };
     let body = BodyCapture::default();
     request.extensions_mut().insert(body.clone());
     let response = next.run(request).await;
@@ -126,6 +139,7 @@ pub async fn record(
         http_status: status.as_u16(),
         error_code,
         duration_ms: started.elapsed().as_millis() as u64,
+        channel,
     };
     let written = if failed_authentication {
         refusals.record(&app.records, client_ip, entry).await

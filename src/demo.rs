@@ -160,6 +160,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     println!("FULL key: {full}");
     println!("READ_ONLY key: {read_only}");
     println!("Listening on http://{addr}");
+    println!("Operator page: http://{addr}/ui/ (sign in with either key)");
     println!();
     print_try(
         addr,

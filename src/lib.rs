@@ -30,3 +30,4 @@ pub mod metrics;
 pub mod rate_limit;
 pub mod records;
 pub mod state;
+pub mod ui;

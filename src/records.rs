@@ -15,7 +15,7 @@ pub mod api_keys;
 pub mod audit;
 
 pub use api_keys::{AccessLevel, ApiKeyRecord};
-pub use audit::{AuditEntry, AuditFilter, AuditResult};
+pub use audit::{AuditEntry, AuditFilter, AuditResult, Channel};
 
 /// Handle to the service's records; cheap to clone.
 #[derive(Clone)]

@@ -232,6 +232,7 @@ async fn mcp_lists_tools_by_level_and_refuses_full_tools_to_read_only_keys() {
     assert_eq!(entry["errorCode"], "FORBIDDEN");
     assert_eq!(entry["path"], "/api/v1/external/olts/1/restart-session");
     assert_eq!(entry["clientIp"], "127.0.0.1");
+    assert_eq!(entry["channel"], "MCP", "a tool call, not a REST request");
 
     // The FULL key may, and its action is audited as its own.
     let result = call(
@@ -251,7 +252,8 @@ async fn mcp_lists_tools_by_level_and_refuses_full_tools_to_read_only_keys() {
                 Some(&service.full),
             )
             .await;
-        (audit["data"][0]["keyName"] == "test-full").then_some(())
+        (audit["data"][0]["keyName"] == "test-full" && audit["data"][0]["channel"] == "MCP")
+            .then_some(())
     })
     .await;
 

@@ -4,7 +4,7 @@
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
 use super::{page_of, ApiResult, Paged, Params};
-use crate::records::{AuditEntry, AuditFilter, AuditResult};
+use crate::records::{AuditEntry, AuditFilter, AuditResult, Channel};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use serde::Serialize;
@@ -56,6 +56,9 @@ pub struct AuditItem {
     pub http_status: u16,
     pub error_code: Option<String>,
     pub duration_ms: u64,
+    /// Which client made the request: `REST`, `MCP` (a tool call) or `UI` (the operator
+    /// page).
+    pub channel: Channel,
 }
 
 fn item(app: &AppState, entry: AuditEntry) -> AuditItem {
@@ -73,6 +76,7 @@ fn item(app: &AppState, entry: AuditEntry) -> AuditItem {
         http_status: entry.http_status,
         error_code: entry.error_code,
         duration_ms: entry.duration_ms,
+        channel: entry.channel,
     }
 }
 

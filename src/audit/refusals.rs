@@ -9,6 +9,8 @@
 //! answer. The audit middleware ([`super::record`]) asks here for every failed
 //! authentication; the windows live as long as their minute.
 
+#[cfg(test)]
+use crate::records::Channel;
 use crate::records::{AuditEntry, Records};
 use dashmap::DashMap;
 use ponkeeper_actors::store::StoreError;
@@ -116,6 +118,7 @@ mod tests {
             http_status: 401,
             error_code: Some("UNAUTHORIZED".into()),
             duration_ms: 0,
+            channel: Channel::Rest,
         }
     }
 

@@ -7,7 +7,7 @@
 
 use crate::api::BASE;
 use crate::auth::{RateAlreadyCounted, API_KEY_HEADER};
-use crate::records::AccessLevel;
+use crate::records::{AccessLevel, Channel};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::Router;
@@ -123,7 +123,8 @@ impl Backend {
             } => {
                 let mut request = client
                     .request(method, format!("{api}{path}"))
-                    .header(API_KEY_HEADER, key);
+                    .header(API_KEY_HEADER, key)
+                    .header(crate::audit::CHANNEL_HEADER, "MCP");
                 if let Some(body) = body {
                     request = request.json(&body);
                 }
@@ -173,6 +174,7 @@ async fn in_process(
     // The MCP request itself was counted against the key's rate; its tool call is not
     // counted a second time.
     request.extensions_mut().insert(RateAlreadyCounted);
+    request.extensions_mut().insert(Channel::Mcp);
     let response = match rest.clone().oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},

@@ -31,6 +31,31 @@ impl std::str::FromStr for AuditResult {
     }
 }
 
+/// Which client made an audited request: a REST client, an MCP tool call, or the operator
+/// page (`/ui/`). Entries written before channels were recorded read as `REST`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Channel {
+    #[default]
+    Rest,
+    Mcp,
+    Ui,
+}
+
+impl Channel {
+    /// The channel a client declares in `X-Ponkeeper-Channel` (`UI` or `MCP`, any case);
+    /// anything else, or nothing, is `REST`.
+    pub fn declared(value: Option<&str>) -> Channel {
+        match value.map(str::trim) {
+            Some(v) if v.eq_ignore_ascii_case("ui") => Channel::Ui,
+            Some(v) if v.eq_ignore_ascii_case("mcp") => Channel::Mcp,
+            _ => Channel::Rest,
+        }
+    }
+}
+
 /// One audit log entry (SPEC §4 "Audit entry"); `id` is given by the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditEntry {
@@ -48,6 +73,8 @@ pub struct AuditEntry {
     pub http_status: u16,
     pub error_code: Option<String>,
     pub duration_ms: u64,
+    #[serde(default)]
+    pub channel: Channel,
 }
 
 /// Which audit entries a listing wants.
@@ -130,6 +157,19 @@ mod tests {
     use super::*;
     use ponkeeper_actors::store::Store;
 
+    #[test]
+    fn entries_written_before_channels_read_as_rest() {
+        let old = r#"{"id":7,"at":"2026-11-01T10:00:00Z","key_name":"ops","client_ip":"10.0.0.1",
+            "method":"POST","path":"/x","action":"olt.poll","target":"olt:1","params":null,
+            "result":"SUCCESS","http_status":200,"error_code":null,"duration_ms":3}"#;
+        let entry: AuditEntry = serde_json::from_str(old).expect("an entry of the old format");
+        assert_eq!(entry.channel, Channel::Rest);
+        assert_eq!(Channel::declared(Some(" ui ")), Channel::Ui);
+        assert_eq!(Channel::declared(Some("MCP")), Channel::Mcp);
+        assert_eq!(Channel::declared(Some("browser")), Channel::Rest);
+        assert_eq!(Channel::declared(None), Channel::Rest);
+    }
+
     #[tokio::test]
     async fn audit_entries_survive_a_reopen_newest_first() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -147,6 +187,7 @@ mod tests {
             http_status: 200,
             error_code: None,
             duration_ms: 1,
+            channel: Channel::Ui,
         };
         {
             let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");

@@ -1,0 +1,148 @@
+// The operator page: a small no-build app over ponkeeper's REST API. Every data call goes
+// through /api/v1/external with the tab's key (X-API-Key), so the key's level, address
+// rules, rate limit and the audit log apply as for any client; calls are marked
+// X-Ponkeeper-Channel: UI so the audit log can tell them apart. Views are chosen by the
+// URL's hash (#/fleet, #/olt/1, #/onu/7, #/search, #/optics, #/events, #/audit).
+"use strict";
+
+const API = "/api/v1/external";
+const PAGE = 50;
+const state = {
+  key: sessionStorage.getItem("ponkeeper.key"),
+  lang: sessionStorage.getItem("ponkeeper.lang") || (document.documentElement.lang === "ru" ? "ru" : "en"),
+  who: null,
+  stopLive: null,
+};
+
+function t(word, ...args) {
+  let text = (WORDS[state.lang] || WORDS.en)[word] ?? WORDS.en[word] ?? word;
+  args.forEach((arg, i) => { text = text.replace(`{${i}}`, arg); });
+  return text;
+}
+
+// An element with attributes and children (strings become text nodes, never HTML).
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else if (value === true) el.setAttribute(name, "");
+    else el.setAttribute(name, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+class ApiError extends Error {
+  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+}
+
+async function api(path, { method = "GET", body } = {}) {
+  const headers = { "X-API-Key": state.key || "", "X-Ponkeeper-Channel": "UI" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(API + path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = null;
+  try { json = await response.json(); } catch (_) { /* not JSON: reported below */ }
+  if (!response.ok || !json || json.success === false) {
+    const error = json && json.error ? json.error : { code: "HTTP_" + response.status, message: "HTTP " + response.status };
+    throw new ApiError(response.status, error.code, `${error.code}: ${error.message}`);
+  }
+  return json;
+}
+
+const query = (params) => {
+  const pairs = Object.entries(params).filter(([, v]) => v !== "" && v !== null && v !== undefined);
+  return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
+};
+const time = (value) => (value ? String(value).replace("T", " ") : "—");
+const dbm = (value) => (value === null || value === undefined ? "—" : `${value.toFixed(2)} dBm`);
+const metres = (value) => (value === null || value === undefined ? "—" : `${value} m`);
+const canAct = () => state.who && state.who.level === "FULL";
+const statusBadge = (status) => h("span", { class: `badge s-${status}` }, t(`status.${status}`));
+const levelBadge = (level) => h("span", { class: `badge l-${level}` }, t(`level.${level}`));
+
+function flash(message, bad = false) {
+  const box = document.getElementById("flash");
+  box.textContent = message;
+  box.className = bad ? "bad" : "";
+  box.hidden = false;
+  clearTimeout(flash.timer);
+  flash.timer = setTimeout(() => { box.hidden = true; }, 6000);
+}
+
+function errorBox(error) {
+  return h("p", { class: "error", role: "alert" }, error.message || String(error));
+}
+
+// A table: `columns` are [word, cell(row), {num, sort}]; clicking a header sorts the rows
+// shown (the page), and says so with aria-sort.
+function table(columns, rows, { caption } = {}) {
+  const body = h("tbody");
+  let sorted = { index: -1, up: true };
+  const headers = columns.map(([word, , opts = {}], index) => {
+    const button = h("button", { type: "button", onclick: () => sortBy(index) }, t(word));
+    return h("th", { scope: "col", class: opts.num ? "num" : null }, opts.sort ? button : t(word));
+  });
+  const fill = (list) => {
+    body.replaceChildren(...(list.length ? list.map((row) => h("tr", {},
+      columns.map(([, cell, opts = {}]) => h("td", { class: opts.num ? "num" : null }, cell(row)))))
+      : [h("tr", {}, h("td", { colspan: columns.length, class: "muted" }, t("none")))]));
+  };
+  function sortBy(index) {
+    sorted = { index, up: sorted.index === index ? !sorted.up : true };
+    const key = columns[index][2].sort;
+    const list = [...rows].sort((a, b) => {
+      const x = key(a), y = key(b);
+      return (x < y ? -1 : x > y ? 1 : 0) * (sorted.up ? 1 : -1);
+    });
+    headers.forEach((th, i) => th.setAttribute("aria-sort", i === index ? (sorted.up ? "ascending" : "descending") : "none"));
+    fill(list);
+  }
+  fill(rows);
+  return h("table", {}, caption ? h("caption", { class: "muted" }, caption) : null,
+    h("thead", {}, h("tr", {}, headers)), body);
+}
+
+function pager(meta, go) {
+  const pages = Math.max(1, Math.ceil(meta.totalCount / meta.size));
+  return h("div", { class: "pager" },
+    h("button", { type: "button", disabled: meta.page <= 0, onclick: () => go(meta.page - 1) }, t("prev")),
+    h("span", {}, t("page", meta.page + 1, pages), " · ", t("total", meta.totalCount)),
+    h("button", { type: "button", disabled: meta.page + 1 >= pages, onclick: () => go(meta.page + 1) }, t("next")));
+}
+
+// Live updates: the event stream when the server has one (read with fetch, so the key
+// travels in a header), else a refresh every 3 s. Returns the words saying which.
+function live(refresh) {
+  const controller = new AbortController();
+  let timer = null;
+  let pending = null;
+  const soon = () => { clearTimeout(pending); pending = setTimeout(refresh, 250); };
+  const poll = () => { timer = setInterval(refresh, 3000); };
+  const label = h("span", { class: "muted", id: "live" }, t("live.polling"));
+  fetch(API + "/events/stream", { headers: { "X-API-Key": state.key, "X-Ponkeeper-Channel": "UI" }, signal: controller.signal })
+    .then(async (response) => {
+      const type = response.headers.get("content-type") || "";
+      if (!response.ok || !type.startsWith("text/event-stream")) { poll(); return; }
+      label.textContent = t("live.stream");
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (/^data:/m.test(decoder.decode(value, { stream: true }))) soon();
+      }
+      if (!controller.signal.aborted) poll();
+    })
+    .catch(() => { if (!controller.signal.aborted) poll(); });
+  state.stopLive = () => { controller.abort(); clearInterval(timer); clearTimeout(pending); };
+  return label;
+}
+
+const view = () => document.getElementById("view");
+function show(...children) { view().replaceChildren(...children); }

@@ -1,0 +1,305 @@
+// The operator page's views, its router and start-up (the helpers they use are in app.js).
+"use strict";
+
+async function fleetView(params) {
+  const filters = { status: params.get("status") || "", vendor: params.get("vendor") || "", nodeId: params.get("nodeId") || "" };
+  const page = Number(params.get("page") || 0);
+  const nodes = (await api("/nodes?size=500")).data;
+  const counters = h("div", { class: "counters", id: "nodes" }, nodes.map((node) => h("div", { class: "counter" },
+    h("b", {}, node.name), h("span", { class: "muted" }, node.city), h("br"),
+    `${t("c.olt")}: ${node.oltCount} · ${t("c.online")}: ${node.onuOnline} / ${node.onuTotal}`)));
+  const select = (name, word, options) => h("label", {}, t(word), h("select", {
+    name, onchange: (e) => { filters[name] = e.target.value; go(0); },
+  }, h("option", { value: "" }, t("f.any")), options.map(([value, text]) => h("option", { value, selected: filters[name] === String(value) }, text))));
+  const go = (p) => { location.hash = "#/fleet" + query({ ...filters, page: p || "" }); };
+  const holder = h("div", { id: "olt-table" });
+  const refresh = async () => {
+    try {
+      const result = await api("/olts" + query({ ...filters, page, size: PAGE }));
+      holder.replaceChildren(oltTable(result.data), pager(result.meta, go));
+    } catch (error) { holder.replaceChildren(errorBox(error)); }
+  };
+  await refresh();
+  show(h("h1", {}, t("fleet.title"), " ", live(refresh)),
+    h("h2", {}, t("fleet.nodes")), counters,
+    h("h2", {}, t("fleet.olts")),
+    h("div", { class: "filters" },
+      select("status", "f.status", ["ONLINE", "DEGRADED", "OFFLINE", "CONNECTING", "DISABLED"].map((s) => [s, t(`status.${s}`)])),
+      select("vendor", "f.vendor", [["huawei", "Huawei"], ["zte", "ZTE"], ["bdcom", "BDCOM"]]),
+      select("nodeId", "f.node", nodes.map((n) => [n.id, n.name]))),
+    holder);
+}
+
+function oltTable(olts) {
+  return table([
+    ["c.id", (o) => h("a", { href: `#/olt/${o.id}` }, o.id), { num: true, sort: (o) => o.id }],
+    ["c.status", (o) => statusBadge(o.status), { sort: (o) => o.status }],
+    ["c.ip", (o) => o.ip],
+    ["c.vendor", (o) => o.vendor, { sort: (o) => o.vendor }],
+    ["c.model", (o) => o.model, { sort: (o) => o.model }],
+    ["c.city", (o) => o.city, { sort: (o) => o.city }],
+    ["c.node", (o) => (o.node ? o.node.name : "—"), { sort: (o) => (o.node ? o.node.name : "") }],
+    ["c.ports", (o) => o.totalPorts, { num: true, sort: (o) => o.totalPorts }],
+    ["c.onus", (o) => o.totalOnu, { num: true, sort: (o) => o.totalOnu }],
+    ["c.updated", (o) => time(o.lastUpdate), { sort: (o) => o.lastUpdate || "" }],
+  ], olts);
+}
+
+async function oltView(id, params) {
+  const page = Number(params.get("page") || 0);
+  const header = h("div", { id: "olt-detail" });
+  const renderDetail = (olt) => {
+    const s = olt.session;
+    header.replaceChildren(
+      h("h1", {}, `${t("olt.title")} ${olt.id} · ${olt.model} · `, h("span", { id: "olt-status" }, statusBadge(olt.status))),
+      h("div", { class: "card" }, h("dl", { class: "detail" },
+        h("dt", {}, t("c.ip")), h("dd", {}, olt.ip),
+        h("dt", {}, t("c.vendor")), h("dd", {}, olt.vendor),
+        h("dt", {}, t("c.node")), h("dd", {}, `${olt.node ? olt.node.name : "—"} (${olt.city})`),
+        h("dt", {}, t("olt.sysName")), h("dd", {}, olt.sysName || "—"),
+        h("dt", {}, t("olt.firmware")), h("dd", {}, olt.firmware || "—"),
+        h("dt", {}, t("c.onus")), h("dd", {}, `${olt.onuOnline} / ${olt.totalOnu}`),
+        h("dt", {}, t("olt.since")), h("dd", {}, time(s.since)),
+        h("dt", {}, t("olt.lastPoll")), h("dd", {}, `${time(s.lastPollAt)} (${s.lastPollMs ?? "—"} ms)`),
+        h("dt", {}, t("olt.lastError")), h("dd", { class: s.lastError ? "error" : "" }, s.lastError || "—"),
+        (s.warnings || []).length ? [h("dt", {}, t("olt.warnings")), h("dd", {}, s.warnings.join("; "))] : null)),
+      h("h2", {}, t("olt.transitions")),
+      table([["c.at", (x) => time(x.at)], ["c.status", (x) => (x.from ? `${x.from} → ${x.to}` : x.to)], ["c.message", (x) => x.reason]],
+        [...s.transitions].reverse().slice(0, 10)),
+      h("h2", {}, t("olt.ports")),
+      table([["c.port", (p) => p.name], ["c.onus", (p) => p.onuTotal, { num: true }], ["c.online", (p) => p.onuOnline, { num: true }]], olt.ports));
+  };
+  const refresh = async () => { try { renderDetail((await api(`/olts/${id}`)).data); } catch (error) { header.replaceChildren(errorBox(error)); } };
+  await refresh();
+  const act = (word, path, confirmText) => h("button", {
+    type: "button", class: "primary", disabled: !canAct(), title: canAct() ? null : t("readonly"),
+    onclick: async (e) => {
+      if (confirmText && !confirm(confirmText)) return;
+      e.target.disabled = true;
+      // The answer comes after the OLT's next poll: show its status meanwhile.
+      const watching = setInterval(refresh, 500);
+      try { await api(path, { method: "POST" }); flash(`${t(word)}: ${t("done")}`); } catch (error) { flash(error.message, true); }
+      clearInterval(watching);
+      e.target.disabled = false;
+      refresh();
+      configs();
+    },
+  }, t(word));
+  const onus = h("div", { id: "onu-table" });
+  try {
+    const [list, optics] = await Promise.all([
+      api(`/olts/${id}/onus` + query({ page, size: PAGE })), api("/optics" + query({ oltId: id, size: 500 }))]);
+    const levels = new Map(optics.data.map((o) => [o.onuId, o.level]));
+    onus.replaceChildren(onuTable(list.data, levels), pager(list.meta, (p) => { location.hash = `#/olt/${id}?page=${p}`; }));
+  } catch (error) { onus.replaceChildren(errorBox(error)); }
+  const versions = h("div", { id: "configs" });
+  const diff = h("pre", { class: "diff", hidden: true, "aria-live": "polite" });
+  async function configs() {
+    try {
+      const list = (await api(`/olts/${id}/configs?size=10`)).data;
+      versions.replaceChildren(table([
+        ["c.id", (c) => c.id, { num: true }], ["c.taken", (c) => time(c.takenAt)], ["c.size", (c) => `${c.sizeBytes} B`, { num: true }],
+        ["c.changed", (c) => t(c.changed ? "yes" : "no")],
+        ["olt.diff", (c) => h("button", { type: "button", onclick: () => showDiff(c.id) }, t("olt.diff"))]], list));
+    } catch (error) { versions.replaceChildren(errorBox(error)); }
+  }
+  async function showDiff(configId) {
+    try {
+      const text = (await api(`/olts/${id}/configs/${configId}/diff`)).data.diff || "";
+      diff.replaceChildren(...text.split("\n").map((line) => h("span", { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : null }, line + "\n")));
+      diff.hidden = false;
+    } catch (error) { flash(error.message, true); }
+  }
+  await configs();
+  const timer = setInterval(refresh, 2000);
+  state.stopLive = () => clearInterval(timer);
+  show(header,
+    h("div", { class: "actions" },
+      act("olt.restart", `/olts/${id}/restart-session`, t("confirm.restart", id)),
+      act("olt.poll", `/olts/${id}/poll`), act("olt.backup", `/olts/${id}/configs/backup`),
+      canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
+    h("h2", {}, t("olt.onus")), onus, h("h2", {}, t("olt.configs")), versions, diff);
+}
+
+function onuTable(onus, levels = new Map()) {
+  return table([
+    ["c.id", (o) => h("a", { href: `#/onu/${o.id}` }, o.id), { num: true, sort: (o) => o.id }],
+    ["c.status", (o) => statusBadge(o.status), { sort: (o) => o.status }],
+    ["c.olt", (o) => h("a", { href: `#/olt/${o.oltId}` }, o.oltId), { num: true }],
+    ["c.port", (o) => o.ponPort, { sort: (o) => o.ponPort }],
+    ["c.index", (o) => o.onuIndex, { num: true }],
+    ["c.serial", (o) => o.serial, { sort: (o) => o.serial }],
+    ["c.description", (o) => o.description || ""],
+    ["c.rx", (o) => [dbm(o.rxPower), " ", levels.has(o.id) ? levelBadge(levels.get(o.id)) : null], { num: true, sort: (o) => o.rxPower ?? -99 }],
+    ["c.distance", (o) => metres(o.distance), { num: true }],
+    ["c.vlan", (o) => o.vlan ?? "—", { num: true }],
+    ["c.cause", (o) => o.lastDownCause || "—"],
+  ], onus);
+}
+
+async function onuView(id) {
+  const onu = (await api(`/onus/${id}`)).data;
+  const [optics, history] = await Promise.all([
+    api(`/onus/${id}/optics`).then((r) => r.data).catch(() => null),
+    api(`/onus/${id}/optics/history?limit=2000`).then((r) => r.data).catch(() => [])]);
+  const chart = h("div", { class: "chart", id: "optics-chart", role: "img", "aria-label": t("onu.optics") });
+  const form = (word, input, send) => h("form", { class: "inline", onsubmit: async (e) => {
+    e.preventDefault();
+    try { await send(e.target.elements.value.value); flash(`${t(word)}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
+  } }, h("label", {}, t(word), input), h("button", { type: "submit", disabled: !canAct() }, t(word)));
+  show(
+    h("h1", {}, `${t("onu.title")} ${onu.serial} `, statusBadge(onu.status)),
+    h("div", { class: "card" }, h("dl", { class: "detail" },
+      h("dt", {}, t("c.olt")), h("dd", {}, h("a", { href: `#/olt/${onu.oltId}` }, onu.oltId), ` · ${onu.ponPort} · ${onu.onuIndex}`),
+      h("dt", {}, t("c.description")), h("dd", {}, onu.description || "—"),
+      h("dt", {}, t("c.distance")), h("dd", {}, metres(onu.distance)),
+      h("dt", {}, t("c.vlan")), h("dd", {}, onu.vlan ?? "—"),
+      h("dt", {}, t("c.cause")), h("dd", {}, onu.lastDownCause || "—"),
+      h("dt", {}, t("c.updated")), h("dd", {}, time(onu.lastUpdate)),
+      h("dt", {}, t("onu.latest")), h("dd", {}, optics ? [`${t("c.rx")} ${dbm(optics.rxPower)}, ${t("c.tx")} ${dbm(optics.txPower)}, ${t("c.oltRx")} ${dbm(optics.oltRxPower)}`,
+        optics.temperature !== null ? `, ${optics.temperature} °C` : "", " ", levelBadge(optics.level)] : "—"))),
+    h("div", { class: "actions" },
+      h("button", { type: "button", class: "danger", disabled: !canAct(), onclick: async () => {
+        if (!confirm(t("confirm.reboot", onu.serial))) return;
+        try { await api(`/onus/${id}/reboot`, { method: "POST" }); flash(`${t("onu.reboot")}: ${t("done")}`); } catch (error) { flash(error.message, true); }
+      } }, t("onu.reboot")),
+      form("onu.setVlan", h("input", { name: "value", type: "number", min: 1, max: 4094, required: true, value: onu.vlan ?? "" }),
+        (v) => api(`/onus/${id}/vlan`, { method: "POST", body: { vlan: Number(v) } })),
+      form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, value: onu.description || "" }),
+        (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
+      canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
+    h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")));
+  if (history.length) drawOptics(chart, history);
+}
+
+// The optics history as a uPlot line chart (dBm over time).
+function drawOptics(holder, history) {
+  const x = history.map((r) => Date.parse(r.measuredAt) / 1000);
+  const series = (field) => history.map((r) => r[field]);
+  const width = Math.max(320, holder.clientWidth || 900);
+  new uPlot({
+    width, height: 260,
+    // One reading alone still gets an hour of axis around it.
+    scales: { x: { time: true, range: (u, min, max) => (min === max ? [min - 1800, max + 1800] : [min, max]) } },
+    series: [{}, { label: "Rx, dBm", stroke: "#2456a6" }, { label: "Tx, dBm", stroke: "#1b7f3b" }, { label: "OLT Rx, dBm", stroke: "#9a6200" }],
+    axes: [{}, { label: "dBm" }],
+  }, [x, series("rxPower"), series("txPower"), series("oltRxPower")], holder);
+}
+
+async function searchView(params) {
+  const q = params.get("q") || "";
+  const results = h("div", { id: "results" });
+  if (q) {
+    try {
+      const list = await api("/onus" + query({ q, size: PAGE }));
+      results.replaceChildren(h("p", { class: "muted" }, t("total", list.meta.totalCount)), onuTable(list.data));
+    } catch (error) { results.replaceChildren(errorBox(error)); }
+  }
+  show(h("h1", {}, t("search.title")),
+    h("form", { class: "inline", role: "search", onsubmit: (e) => { e.preventDefault(); location.hash = "#/search" + query({ q: e.target.elements.q.value.trim() }); } },
+      h("label", {}, t("search.q"), h("input", { name: "q", type: "search", value: q, size: 40 })),
+      h("button", { type: "submit", class: "primary" }, t("search.go"))),
+    results);
+}
+
+async function opticsView(params) {
+  const level = params.get("level") || "";
+  const list = await api("/optics" + query({ level, size: PAGE }));
+  const levels = ["CRITICAL", "WARNING", "OK", "UNKNOWN"];
+  show(h("h1", {}, t("optics.title")),
+    h("div", { class: "filters" }, h("label", {}, t("f.level"), h("select", { onchange: (e) => { location.hash = "#/optics" + query({ level: e.target.value }); } },
+      h("option", { value: "" }, t("f.any")), levels.map((l) => h("option", { value: l, selected: l === level }, t(`level.${l}`)))))),
+    table([
+      ["c.id", (o) => h("a", { href: `#/onu/${o.onuId}` }, o.onuId), { num: true }],
+      ["c.serial", (o) => o.serial ?? ""], ["c.olt", (o) => o.oltId ?? ""], ["c.port", (o) => o.ponPort ?? ""],
+      ["c.rx", (o) => dbm(o.rxPower), { num: true, sort: (o) => o.rxPower ?? -99 }], ["c.tx", (o) => dbm(o.txPower), { num: true }],
+      ["c.oltRx", (o) => dbm(o.oltRxPower), { num: true }], ["c.level", (o) => levelBadge(o.level)], ["c.measured", (o) => time(o.measuredAt)],
+    ], list.data), pager(list.meta, () => {}));
+}
+
+async function eventsView() {
+  let list;
+  try { list = await api("/events?size=" + PAGE); } catch (error) {
+    show(h("h1", {}, t("events.title")), error.status === 404 ? h("p", { class: "muted" }, t("events.none")) : errorBox(error));
+    return;
+  }
+  show(h("h1", {}, t("events.title")), table([
+    ["c.id", (e) => e.id, { num: true }], ["c.at", (e) => time(e.at)], ["c.type", (e) => e.type],
+    ["c.olt", (e) => e.oltId ?? ""], ["c.target", (e) => e.onuId ?? e.ponPort ?? ""], ["c.message", (e) => e.message ?? ""]], list.data));
+}
+
+async function auditView(params) {
+  const page = Number(params.get("page") || 0);
+  const list = await api("/audit-logs" + query({ page, size: PAGE }));
+  show(h("h1", {}, t("audit.title")), table([
+    ["c.at", (a) => time(a.at)], ["c.key", (a) => a.keyName ?? "—"], ["c.action", (a) => a.action],
+    ["c.target", (a) => a.target ?? a.path ?? ""], ["c.result", (a) => a.result], ["c.status", (a) => a.httpStatus],
+    ["c.channel", (a) => a.channel ?? ""], ["c.ip", (a) => a.clientIp],
+  ], list.data), pager(list.meta, (p) => { location.hash = "#/audit?page=" + p; }));
+}
+
+function loginView() {
+  const form = document.getElementById("login").content.cloneNode(true);
+  show(form);
+  translate();
+  document.getElementById("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    state.key = document.getElementById("key").value.trim();
+    try {
+      await signIn();
+      sessionStorage.setItem("ponkeeper.key", state.key);
+      if (!location.hash || location.hash === "#/login") location.hash = "#/fleet"; else route();
+    } catch (error) {
+      state.key = null;
+      document.getElementById("login-error").textContent = error.message;
+    }
+  });
+  document.getElementById("key").focus();
+}
+
+async function signIn() {
+  state.who = (await api("/whoami")).data;
+  document.getElementById("who").textContent = `${state.who.keyName} · ${state.who.level}`;
+  document.getElementById("logout").hidden = false;
+}
+
+function translate() {
+  document.documentElement.lang = state.lang;
+  document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
+  document.getElementById("lang").textContent = state.lang === "ru" ? "EN" : "RU";
+}
+
+async function route() {
+  if (state.stopLive) { state.stopLive(); state.stopLive = null; }
+  if (!state.key) { loginView(); return; }
+  if (!state.who) {
+    try { await signIn(); } catch (error) { state.key = null; sessionStorage.removeItem("ponkeeper.key"); loginView(); return; }
+  }
+  const [path, search] = (location.hash.slice(1) || "/fleet").split("?");
+  const params = new URLSearchParams(search || "");
+  const [, name, id] = path.split("/");
+  const views = {
+    fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
+    search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(), audit: () => auditView(params),
+  };
+  document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
+  try { await (views[name] || views.fleet)(); } catch (error) { show(errorBox(error)); }
+}
+
+document.getElementById("lang").addEventListener("click", () => {
+  state.lang = state.lang === "ru" ? "en" : "ru";
+  sessionStorage.setItem("ponkeeper.lang", state.lang);
+  translate();
+  route();
+});
+document.getElementById("logout").addEventListener("click", () => {
+  sessionStorage.removeItem("ponkeeper.key");
+  state.key = null;
+  state.who = null;
+  document.getElementById("who").textContent = "";
+  document.getElementById("logout").hidden = true;
+  location.hash = "#/login";
+});
+window.addEventListener("hashchange", route);
+translate();
+route();
