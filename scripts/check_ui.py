@@ -29,6 +29,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 OLTS = 6
+ONUS_PER_OLT = 16
 HUNG = 2
 failures = []
 
@@ -74,12 +75,12 @@ def wait_for(what, predicate, timeout=30):
     raise TimeoutError(f"timed out waiting for {what}")
 
 
-def start(binary, work):
+def start(binary, work, interval="1s", require_online=True):
     """The simulator and the service; returns (processes, base URL, keys, control path)."""
     inventory, control_path = f"{work}/inventory.toml", f"{work}/sim.sock"
     env = dict(os.environ, SIM_SSH_PASSWORD="sim-olt-secret")
     sim = subprocess.Popen(
-        [binary, "sim", "--olts", str(OLTS), "--onus-per-olt", "16", "--vendor", "mixed",
+        [binary, "sim", "--olts", str(OLTS), "--onus-per-olt", str(ONUS_PER_OLT), "--vendor", "mixed",
          "--base-port", "0", "--inventory-out", inventory, "--control", control_path],
         stdout=subprocess.DEVNULL, stderr=open(f"{work}/sim.log", "w"), env=env)
     wait_for("the simulator", lambda: os.path.exists(control_path) and os.path.getsize(inventory) > 0)
@@ -87,7 +88,7 @@ def start(binary, work):
     config = f"{work}/ponkeeper.toml"
     with open(config, "w") as f:
         f.write(f'listen = "127.0.0.1:{port}"\ndata_dir = "{work}/data"\ninventory = "{inventory}"\n\n'
-                '[polling]\ninterval = "1s"\ntimeout = "1s"\nretries = 1\ndeadline = "3s"\n'
+                f'[polling]\ninterval = "{interval}"\ntimeout = "1s"\nretries = 1\ndeadline = "3s"\n'
                 'offline_after = 2\n\n[optics]\nhistory_step = "1s"\n')
     keys = {}
     for name, level in [("noc-ui", "FULL"), ("viewer", "READ_ONLY")]:
@@ -98,9 +99,11 @@ def start(binary, work):
                              stderr=open(f"{work}/serve.log", "w"), env=env)
     base = f"http://127.0.0.1:{port}"
     api = base + "/api/v1/external"
-    wait_for("the first poll of every OLT", lambda: all(
-        o["status"] == "ONLINE" for o in get(api, "/olts?size=50", keys["FULL"])["data"])
-        and len(get(api, "/olts?size=50", keys["FULL"])["data"]) == OLTS, 60)
+    def polled():
+        count = lambda status: get(api, "/olts?size=1" + status, keys["FULL"])["meta"]["totalCount"]  # noqa: E731
+        return count("") == OLTS and count("&status=CONNECTING") == 0 and (
+            not require_online or count("&status=ONLINE") == OLTS)
+    wait_for("the first poll of every OLT", polled, 600)
     return [serve, sim], base, api, keys, control_path
 
 

@@ -4,10 +4,8 @@
 async function fleetView(params) {
   const filters = { status: params.get("status") || "", vendor: params.get("vendor") || "", nodeId: params.get("nodeId") || "" };
   const page = Number(params.get("page") || 0);
-  const nodes = (await api("/nodes?size=500")).data;
-  const counters = h("div", { class: "counters", id: "nodes" }, nodes.map((node) => h("div", { class: "counter" },
-    h("b", {}, node.name), h("span", { class: "muted" }, node.city), h("br"),
-    `${t("c.olt")}: ${node.oltCount} · ${t("c.online")}: ${node.onuOnline} / ${node.onuTotal}`)));
+  // The node counters and the first page of OLTs are asked for at once.
+  const nodesAsked = api("/nodes?size=500");
   const select = (name, word, options) => h("label", {}, t(word), h("select", {
     name, onchange: (e) => { filters[name] = e.target.value; go(0); },
   }, h("option", { value: "" }, t("f.any")), options.map(([value, text]) => h("option", { value, selected: filters[name] === String(value) }, text))));
@@ -19,7 +17,10 @@ async function fleetView(params) {
       holder.replaceChildren(oltTable(result.data), pager(result.meta, go));
     } catch (error) { holder.replaceChildren(errorBox(error)); }
   };
-  await refresh();
+  const [nodes] = await Promise.all([nodesAsked.then((r) => r.data), refresh()]);
+  const counters = h("div", { class: "counters", id: "nodes" }, nodes.map((node) => h("div", { class: "counter" },
+    h("b", {}, node.name), h("span", { class: "muted" }, node.city), h("br"),
+    `${t("c.olt")}: ${node.oltCount} · ${t("c.online")}: ${node.onuOnline} / ${node.onuTotal}`)));
   show(h("h1", {}, t("fleet.title"), " ", live(refresh)),
     h("h2", {}, t("fleet.nodes")), counters,
     h("h2", {}, t("fleet.olts")),
@@ -28,6 +29,8 @@ async function fleetView(params) {
       select("vendor", "f.vendor", [["huawei", "Huawei"], ["zte", "ZTE"], ["bdcom", "BDCOM"]]),
       select("nodeId", "f.node", nodes.map((n) => [n.id, n.name]))),
     holder);
+  // benches/ui_render.py reads this mark: the first render of the fleet view (A6).
+  if (!performance.getEntriesByName("fleet-rendered").length) performance.mark("fleet-rendered");
 }
 
 function oltTable(olts) {
