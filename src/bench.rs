@@ -1,4 +1,4 @@
-//! `ponkeeper bench poll` (BENCHMARKS.md): the simulator in a child process, full poll
+//! `ponkeeper bench poll` (docs/benchmarks.md): the simulator in a child process, full poll
 //! cycles through the same supervisor and OLT actors that `serve` uses, and the figures
 //! the project is held to, measured in one run — cycle wall time (median), the poller's
 //! CPU time per cycle, varbinds per second, resident memory, and two baselines on the same
@@ -29,7 +29,7 @@ pub mod baseline_http;
 pub mod isolation;
 pub mod restart;
 
-/// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
+/// OLTs the net-snmp comparison walks (docs/benchmarks.md P3).
 const NETSNMP_OLTS: usize = 200;
 const NETSNMP_PARALLEL: usize = 8;
 

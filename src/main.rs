@@ -39,7 +39,7 @@ enum Command {
     Demo(DemoOptions),
     /// Run only a simulated OLT fleet (real SNMP agents on loopback).
     Sim(SimOptions),
-    /// Measure ponkeeper (see BENCHMARKS.md).
+    /// Measure ponkeeper (see docs/benchmarks.md).
     Bench {
         #[command(subcommand)]
         kind: BenchKind,

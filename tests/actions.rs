@@ -467,6 +467,10 @@ async fn actions_and_refusals_are_audited_and_survive_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openssh_logs_into_the_simulator() {
+    let test = "openssh_logs_into_the_simulator";
+    if !common::tools::program(test, "sshpass") || !common::tools::program(test, "ssh") {
+        return;
+    }
     let sim = mixed_sim(Duration::from_secs(5)).await;
     let addr = sim.ssh_addr(1).expect("ssh");
     let script = "enable\nscroll\ndisplay current-configuration\nquit\ny\n";

@@ -181,7 +181,7 @@ pub static ZTE: Profile = Profile {
             encoding: ZTE_ONU_DBM,
             absent: &[65_535],
         },
-        // (?) in DEVICES.md; indexed `<ponId>.<onuId>` without the optics suffix, as
+        // Unconfirmed in docs/devices.md; indexed `<ponId>.<onuId>` without the optics suffix, as
         // public C300/C320 pollers read it.
         OnuColumn {
             field: OnuField::OltRxPower,
@@ -200,14 +200,14 @@ pub static ZTE: Profile = Profile {
     cli: &commands::ZTE,
 };
 
-/// (?) DEVICES.md names no BDCOM sentinel: the common "no value" integers, so that
+/// Unconfirmed: docs/devices.md names no BDCOM sentinel: the common "no value" integers, so that
 /// none can ever show up as 214748364.7 or 6553.5 dBm.
 const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
 
 /// BDCOM P3310 / P3600 EPON (NMS-EPON MIB).
 pub static BDCOM: Profile = Profile {
     vendor: Vendor::Bdcom,
-    // (?) DEVICES.md gives the prefix 1.3.6.1.4.1.3320.1 only.
+    // Unconfirmed: docs/devices.md gives the prefix 1.3.6.1.4.1.3320.1 only.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3320, 1, 164, 0],
     sys_descr: "BDCOM(tm) P3310 Software, Version 10.1.0E Build 41588",
     interface_names: InterfaceNames::IfDescr,
