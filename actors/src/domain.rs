@@ -116,6 +116,8 @@ pub enum DownCause {
     Los,
     DyingGasp,
     Deactivated,
+    /// Reset or rebooted (from the CLI, SNMP or the ONU itself), where the vendor says so.
+    Reboot,
     Unknown,
 }
 

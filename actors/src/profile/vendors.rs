@@ -111,6 +111,7 @@ pub static HUAWEI: Profile = Profile {
         (2, DownCause::Los),
         (3, DownCause::Los),
         (8, DownCause::Deactivated),
+        (9, DownCause::Reboot),
         (13, DownCause::DyingGasp),
     ],
     cli: &commands::HUAWEI,
@@ -299,7 +300,9 @@ mod tests {
         assert_eq!(olt_rx.decode_dbm(7315), Some(-26.85));
         assert_eq!(olt_rx.encode_dbm(Some(-26.85)), 7315);
         assert_eq!(HUAWEI.down_cause(13), DownCause::DyingGasp);
-        assert_eq!(HUAWEI.down_cause(9), DownCause::Unknown);
+        assert_eq!(HUAWEI.down_cause(9), DownCause::Reboot);
+        assert_eq!(HUAWEI.down_cause_value(DownCause::Reboot), Some(9));
+        assert_eq!(HUAWEI.down_cause(10), DownCause::Unknown);
         assert_eq!(HUAWEI.last_down_cause(Some(2), Some(1)), DownCause::Los);
         assert_eq!(HUAWEI.port_from_if_name("GPON 0/1/0"), Some("0/1/0"));
     }
