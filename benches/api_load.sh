@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# API under load (BENCHMARKS.md A1–A5): wrk on loopback, 64 connections, against
+# API under load (docs/benchmarks.md A1–A5): wrk on loopback, 64 connections, against
 # `ponkeeper serve` holding the reference workload (`ponkeeper sim`, 1,000 OLTs x 128 ONUs,
 # mixed vendors), and against a bare axum handler returning a constant JSON body
 # (`ponkeeper bench baseline-http`, the A1 baseline), in the same run.

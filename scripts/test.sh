@@ -54,6 +54,10 @@ say "cargo test"
 # actors/tests/fixtures.rs serves the .snmprec fixtures with this snmpsim.
 SNMPSIM_COMMAND="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
 export SNMPSIM_COMMAND
+# A plain `cargo test` skips (loudly) the tests whose outside tools are missing; here
+# everything was just installed, so a missing tool is a failure, never a silent skip.
+REQUIRE_TEST_TOOLS=1
+export REQUIRE_TEST_TOOLS
 cargo test --workspace --locked
 
 say "fixture check: vendor fixtures served by snmpsim, polled by ponkeeper serve"

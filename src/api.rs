@@ -60,6 +60,9 @@ pub enum ApiError {
     NotAcceptable(String),
     #[error("{0}")]
     Conflict(String),
+    /// The request was fine but a file it acts on is not (an invalid inventory on reload).
+    #[error("{0}")]
+    InvalidInventory(String),
     #[error("{0}")]
     RateLimited(String),
     #[error("{0}")]
@@ -98,6 +101,9 @@ impl ApiError {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE")
             }
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "CONFLICT"),
+            ApiError::InvalidInventory(_) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "INVALID_INVENTORY")
+            }
             ApiError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
             ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),

@@ -1,4 +1,4 @@
-//! `ponkeeper bench poll` (BENCHMARKS.md): the simulator in a child process, full poll
+//! `ponkeeper bench poll` (docs/benchmarks.md): the simulator in a child process, full poll
 //! cycles through the same supervisor and OLT actors that `serve` uses, and the figures
 //! the project is held to, measured in one run — cycle wall time (median), the poller's
 //! CPU time per cycle, varbinds per second, resident memory, and two baselines on the same
@@ -27,9 +27,10 @@ use std::time::{Duration, Instant};
 
 pub mod baseline_http;
 pub mod isolation;
+pub mod progress;
 pub mod restart;
 
-/// OLTs the net-snmp comparison walks (BENCHMARKS.md P3).
+/// OLTs the net-snmp comparison walks (docs/benchmarks.md P3).
 const NETSNMP_OLTS: usize = 200;
 const NETSNMP_PARALLEL: usize = 8;
 
@@ -294,18 +295,22 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         .tempdir()?;
     let inventory_path = work.path().join("inventory.toml");
     let control_path = work.path().join("sim.sock");
+    // On stderr even with --json: the JSON alone goes to stdout.
+    let progress = progress::Progress::new(options.cycles + 4);
+    progress.step(format!(
+        "starting the simulator: {} OLTs × {} ONUs",
+        options.olts, options.onus_per_olt
+    ));
     let (_simulator, mut inventory) =
         start_simulator(&options, &inventory_path, &control_path).await?;
     // Polling alone is measured: no scheduled SSH config backups competing with it.
     for olt in &mut inventory.olts {
         olt.ssh = None;
     }
-    let progress = if options.json {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new((options.cycles + 4) as u64)
-    };
-    progress.set_message("warming up");
+    progress.step(format!(
+        "{} OLTs started; warm-up cycle (sessions, ONU ids)",
+        inventory.olts.len()
+    ));
 
     let (settings, bare_settings) = bench_settings();
     let store = Store::open(work.path())?;
@@ -314,7 +319,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         .map_err(|e| anyhow::anyhow!(e))?;
     let handles = fleet.olts();
     cycle(&handles).await?; // warm-up: sessions opened, ONU ids allocated
-    progress.inc(1);
+    progress.inc();
 
     let measured = measure_cycles(
         options.cycles,
@@ -324,32 +329,32 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         &progress,
     )
     .await?;
-    progress.inc(1);
+    progress.inc();
 
     let netsnmp = if options.compare_netsnmp {
-        progress.set_message("snmpbulkwalk");
+        progress.step("snmpbulkwalk");
         Some(against_netsnmp(&inventory.olts, &handles).await?)
     } else {
         None
     };
-    progress.inc(1);
+    progress.inc();
     let isolation = if options.skip_isolation {
         None
     } else {
-        progress.set_message("hung OLTs and restart-session");
+        progress.step("hung OLTs and restart-session");
         Some(isolation::measure(&control_path, &handles).await?)
     };
-    progress.inc(1);
+    progress.inc();
     fleet.shutdown().await;
     let restarts = if !options.skip_restart {
-        progress.set_message("restarts of serve");
+        progress.step("restarts of serve");
         let onus_per_olt = options.onus_per_olt;
         let olts = inventory.olts.len();
         Some(restart::measure(work.path(), &inventory_path, olts, onus_per_olt).await?)
     } else {
         None
     };
-    progress.finish_and_clear();
+    progress.finish();
 
     Ok(figures(
         &options,
@@ -449,7 +454,7 @@ async fn measure_cycles(
     handles: &[OltHandle],
     olts: &[OltSpec],
     bare_settings: &PollSettings,
-    progress: &indicatif::ProgressBar,
+    progress: &progress::Progress,
 ) -> anyhow::Result<Cycles> {
     let mut walls = Vec::new();
     let mut bares = Vec::new();
@@ -458,7 +463,7 @@ async fn measure_cycles(
     let mut cpu = 0.0;
     let mut rss = rss_bytes();
     for i in 0..cycles {
-        progress.set_message(format!("cycle {} of {}", i + 1, cycles));
+        progress.step(format!("cycle {} of {}", i + 1, cycles));
         let cpu_before = cpu_seconds()?;
         let wall = cycle(handles).await?;
         cpu += cpu_seconds()? - cpu_before;
@@ -472,7 +477,7 @@ async fn measure_cycles(
         walls.push(wall);
         bares.push(bare);
         ratios.push(wall / bare);
-        progress.inc(1);
+        progress.inc();
     }
     Ok(Cycles {
         walls,

@@ -13,6 +13,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod explain;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -246,7 +248,7 @@ impl Config {
             .merge(Toml::file_exact(path))
             .merge(Env::prefixed("PONKEEPER_").split("__"))
             .extract()
-            .map_err(|e| anyhow::anyhow!("config {}: {e}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!(explain::explain(e, path)))?;
         config
             .validate()
             .with_context(|| format!("config {}", path.display()))?;
@@ -385,6 +387,13 @@ mod tests {
                 .expect("shipped inventory");
         assert_eq!(inventory.olts.len(), 3);
         assert!(inventory.olts.iter().all(|o| o.ip.is_loopback()));
+        // `ponkeeper sim` serves SSH on each OLT's SNMP port number: actions work as shipped.
+        for olt in &inventory.olts {
+            let ssh = olt.ssh.as_ref().expect("an ssh block");
+            assert_eq!(ssh.port, olt.snmp.port, "OLT {}", olt.id);
+            assert_eq!(ssh.username, ponkeeper_actors::sim::SSH_USERNAME);
+            assert_eq!(ssh.password_env, ponkeeper_actors::sim::SSH_PASSWORD_ENV);
+        }
     }
 
     #[test]
@@ -399,6 +408,19 @@ mod tests {
     fn unknown_key_is_refused() {
         let err = load_text("[paging]\nmax = 5\n").expect_err("invalid");
         assert!(format!("{err:#}").contains("max"), "{err:#}");
+    }
+
+    #[test]
+    fn a_misspelt_key_names_the_file_and_the_closest_key() {
+        let err = load_text("[polling]\nretrys = 2\n").expect_err("invalid");
+        let text = format!("{err:#}");
+        assert!(text.starts_with("config /"), "{text}");
+        assert!(
+            text.ends_with(
+                "ponkeeper.toml: unknown key `polling.retrys`; did you mean `polling.retries`?"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
@@ -432,9 +454,10 @@ mod tests {
             result
         };
         let err = format!("{:#}", result.expect_err("a misspelt override is refused"));
-        assert!(
-            err.contains("poling") && err.contains("PONKEEPER_"),
-            "{err}"
+        assert_eq!(
+            err,
+            "environment variable PONKEEPER_POLING__INTERVAL: unknown key `poling`; \
+             did you mean PONKEEPER_POLLING__INTERVAL?"
         );
     }
 

@@ -157,21 +157,20 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let example_onu = example_onu(state).await;
     println!("Data directory: {}", data_dir.display());
     println!("Inventory: {}", inventory_path.display());
-    println!("FULL key: {full}");
+    println!();
+    print_reads(addr, &read_only, &example_serial, &state.clock);
+    print_actions(addr, &full, &read_only, example_onu);
+    // Last, so it is what the terminal shows: the keys and where to go.
+    println!();
+    println!("FULL key:      {full}");
     println!("READ_ONLY key: {read_only}");
-    println!("Listening on http://{addr}");
-    println!("Operator page: http://{addr}/ui/ (sign in with either key)");
-    println!();
-    print_try(
-        addr,
-        &full,
-        &read_only,
-        &example_serial,
-        example_onu,
-        &state.clock,
+    println!("API:           http://{addr}/api/v1/external/");
+    println!(
+        "Swagger UI:    http://{addr}{}/",
+        crate::api::doc::SWAGGER_UI
     );
-    println!();
-    println!("Ctrl-C stops the demo.");
+    println!("Operator page: http://{addr}/ui/ (sign in with either key)");
+    println!("Listening on http://{addr}; Ctrl-C stops the demo (RUST_LOG=info shows the logs).");
 
     app.serve(listener, shutdown_signal()).await?;
     fleet.shutdown().await;
@@ -253,15 +252,8 @@ async fn example_onu(state: &AppState) -> u64 {
         .map_or(1, |onu| onu.id)
 }
 
-/// The curl lines to paste, with the demo's keys and real ids.
-fn print_try(
-    addr: SocketAddr,
-    full: &str,
-    read_only: &str,
-    example_serial: &str,
-    example_onu: u64,
-    clock: &Clock,
-) {
+/// The read-only curl lines to paste, with the demo's key and a real serial.
+fn print_reads(addr: SocketAddr, read_only: &str, example_serial: &str, clock: &Clock) {
     let base = format!("http://{addr}/api/v1/external");
     println!("Try:");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts?size=5'");
@@ -277,21 +269,30 @@ fn print_try(
         clock.format(chrono::Utc::now() - chrono::Duration::hours(1)),
         clock.format(chrono::Utc::now() + chrono::Duration::hours(1)),
     );
+}
+
+/// The action lines (FULL key): a change first, then the backup that stores it and the
+/// diff that shows it, then a reboot whose cause the ONU then shows.
+fn print_actions(addr: SocketAddr, full: &str, read_only: &str, example_onu: u64) {
+    let base = format!("http://{addr}/api/v1/external");
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/restart-session'");
     println!(
         "  curl -s -X POST -H 'X-API-Key: {read_only}' '{base}/olts/1/poll'   # 403: READ_ONLY"
     );
     println!("  # actions over SSH (FULL key), each in the audit log:");
-    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/configs/backup'");
-    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/configs'");
     println!(
         "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"vlan\": 200}}' '{base}/onus/{example_onu}/vlan'"
     );
     println!(
         "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"description\": \"school 7, Baumana 1\"}}' '{base}/onus/{example_onu}/description'"
     );
+    println!("  # the backup after the change stores a new version (changed: true); its id gives the diff:");
+    println!(
+        "  ID=$(curl -s -X POST -H 'X-API-Key: {full}' '{base}/olts/1/configs/backup' | grep -o '\"id\":[0-9]*' | head -1 | cut -d: -f2)"
+    );
+    println!("  curl -s -H 'X-API-Key: {read_only}' \"{base}/olts/1/configs/$ID/diff\"");
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/{example_onu}/reboot'");
-    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'   # lastDownCause once it is down");
     println!("  curl -s -H 'X-API-Key: {full}' '{base}/audit-logs?size=5'");
     println!(
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"

@@ -93,8 +93,10 @@ pub async fn reload_on_sighup(state: AppState) {
         return;
     };
     while hangups.recv().await.is_some() {
+        tracing::info!("SIGHUP: reloading the inventory");
         match state.reload_inventory().await {
-            Ok((_, report)) => tracing::info!(?report, "SIGHUP: inventory reloaded"),
+            // reload_inventory logs the outcome ("inventory reloaded") itself, once.
+            Ok(_) => {}
             Err(ReloadError::Invalid(e) | ReloadError::Fleet(e)) => {
                 tracing::error!(error = %e, "SIGHUP: inventory refused, the old one stays")
             }

@@ -171,8 +171,14 @@ pub async fn revoke(
     Ok(())
 }
 
-/// `keys list` as a table.
-pub fn render(listing: &[KeyListing]) -> String {
+/// `keys list` as a table: times in the API's zone (as the API shows them, no `Z`), and
+/// the rate each key really gets (the configured default where the key names none).
+pub fn render(listing: &[KeyListing], clock: &crate::clock::Clock, default_rate: &str) -> String {
+    let local = |utc: &str| {
+        chrono::DateTime::parse_from_rfc3339(utc)
+            .map(|t| clock.format(t.with_timezone(&chrono::Utc)))
+            .unwrap_or_else(|_| utc.to_string())
+    };
     let mut out = format!(
         "{:<24} {:<10} {:<8} {:<22} {:<21} {:<21} {}\n",
         "NAME", "LEVEL", "RATE", "ALLOW_IP", "CREATED", "LAST_USED", "SOURCE"
@@ -187,10 +193,12 @@ pub fn render(listing: &[KeyListing]) -> String {
             "{:<24} {:<10} {:<8} {:<22} {:<21} {:<21} {}\n",
             key.name,
             key.level.as_str(),
-            key.rate.as_deref().unwrap_or("default"),
+            key.rate.as_deref().unwrap_or(default_rate),
             allow,
-            key.created_at.as_deref().unwrap_or("-"),
-            key.last_used_at.as_deref().unwrap_or("never"),
+            key.created_at.as_deref().map_or("-".to_string(), local),
+            key.last_used_at
+                .as_deref()
+                .map_or("never".to_string(), local),
             key.source
         ));
     }

@@ -39,7 +39,7 @@ enum Command {
     Demo(DemoOptions),
     /// Run only a simulated OLT fleet (real SNMP agents on loopback).
     Sim(SimOptions),
-    /// Measure ponkeeper (see BENCHMARKS.md).
+    /// Measure ponkeeper (see docs/benchmarks.md).
     Bench {
         #[command(subcommand)]
         kind: BenchKind,
@@ -157,13 +157,16 @@ enum KeysAction {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A benchmark's output is its figures: only warnings unless RUST_LOG says otherwise.
+    // A benchmark's output is its figures, and the demo's is its banner: only warnings
+    // unless RUST_LOG says otherwise. rmcp logs every MCP request at INFO: warnings only.
     let default_level = match cli.command {
-        Command::Bench { .. } => "warn",
-        _ => "info",
+        Command::Bench { .. } | Command::Demo(_) => "warn",
+        _ => "info,rmcp=warn",
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colour codes only for a terminal, never into a file or a journal.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
@@ -251,7 +254,7 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
         reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
     })
     .await
-    .context("cannot start the simulated fleet")?;
+    .map_err(|e| sim_start_error(e, &options))?;
     if let Some(spec) = &options.faults {
         fleet.apply_faults(spec)?;
         eprintln!("faults injected: {}", fleet.fault_spec());
@@ -291,6 +294,21 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(path);
     }
     Ok(())
+}
+
+/// Why the simulator did not start; a port in use gets the range it needs and the option
+/// that moves it.
+fn sim_start_error(error: std::io::Error, options: &SimOptions) -> anyhow::Error {
+    if error.kind() != std::io::ErrorKind::AddrInUse {
+        return anyhow::anyhow!("cannot start the simulated fleet: {error}");
+    }
+    let last = usize::from(options.base_port).saturating_add(options.olts.saturating_sub(1));
+    anyhow::anyhow!(
+        "cannot start the simulated fleet: {error}. The fleet needs UDP and TCP ports {}-{last} \
+         on {} (is another `ponkeeper sim` running?); choose a free range with --base-port PORT",
+        options.base_port,
+        options.bind
+    )
 }
 
 async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()> {
@@ -355,7 +373,11 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
     if let Some(key) = response.key {
         println!("{key}");
     } else if let Some(listing) = response.keys {
-        print!("{}", keys::render(&listing));
+        let clock = ponkeeper::clock::Clock::from_config(&config.timezone)?;
+        print!(
+            "{}",
+            keys::render(&listing, &clock, &config.rate_limit.default)
+        );
     } else {
         eprintln!("revoked");
     }

@@ -15,6 +15,7 @@
 //! structured content is `{code, message, httpStatus}` from the envelope.
 
 mod backend;
+mod low_signal;
 mod params;
 
 pub use backend::{Backend, Reply};
@@ -146,14 +147,17 @@ impl PonTools {
     ) -> Result<CallToolResult, ErrorData> {
         match self.backend.call(ctx, method, &path, body).await {
             Ok(reply) => Ok(tool_result(reply)),
-            Err(why) => {
-                tracing::warn!(%path, %why, "MCP tool call got no REST answer");
-                Ok(CallToolResult::structured_error(json!({
-                    "code": "BACKEND_UNAVAILABLE",
-                    "message": why,
-                })))
-            }
+            Err(why) => self.rest_failed(&path, why),
         }
+    }
+
+    /// The tool result when the REST API gave no answer at all.
+    fn rest_failed(&self, path: &str, why: String) -> Result<CallToolResult, ErrorData> {
+        tracing::warn!(%path, %why, "MCP tool call got no REST answer");
+        Ok(CallToolResult::structured_error(json!({
+            "code": "BACKEND_UNAVAILABLE",
+            "message": why,
+        })))
     }
 
     async fn get(
@@ -236,7 +240,7 @@ for filtering other lists.",
         description = "List ONUs (subscriber optical terminals), ordered by id, optionally of one \
 OLT, node, PON port (such as 0/1/3) or status. Each ONU has id, oltId, ponPort, onuIndex, \
 serial, description, status (ONLINE/OFFLINE), lastDownCause (LOS = fibre cut or unplugged, \
-DYING_GASP = power loss, DEACTIVATED, UNKNOWN), distance in metres, rxPower/txPower/\
+DYING_GASP = power loss, DEACTIVATED, REBOOT = reset or rebooted, UNKNOWN), distance in metres, rxPower/txPower/\
 oltRxPower in dBm, service VLAN and last update. To find one subscriber use find_onu instead.",
         annotations(read_only_hint = true)
     )]
@@ -316,8 +320,10 @@ see whether a weak signal is new, degrading or intermittent.",
 
     #[tool(
         description = "ONUs ordered by worst received power first (rxPower in dBm, most negative \
-first), with their latest reading and level; filter by OLT, node or level (WARNING, \
-CRITICAL). Use it to find subscribers with weak or failing optical signal.",
+first), each with its serial, description, oltId and ponPort beside its latest reading and \
+level. Without `level` it lists the ONUs that need attention (CRITICAL and WARNING); filter by \
+OLT, node or one level (CRITICAL, WARNING, OK, UNKNOWN). Use it to find subscribers with weak \
+or failing optical signal.",
         annotations(read_only_hint = true)
     )]
     async fn list_low_signal_onus(
@@ -325,7 +331,13 @@ CRITICAL). Use it to find subscribers with weak or failing optical signal.",
         Parameters(p): Parameters<LowSignal>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.get(&ctx, with_query("/optics", &p)?).await
+        if p.level.is_some() {
+            return self.get(&ctx, with_query("/optics", &p)?).await;
+        }
+        match low_signal::needing_attention(&self.backend, &ctx, &p).await {
+            Ok(reply) => Ok(tool_result(reply)),
+            Err(why) => self.rest_failed("/optics", why),
+        }
     }
 
     #[tool(

@@ -180,7 +180,13 @@ impl AppState {
             Ok(mut guard) => *guard = inventory.clone(),
             Err(poisoned) => *poisoned.into_inner() = inventory.clone(),
         }
-        tracing::info!(?report, "inventory reloaded");
+        tracing::info!(
+            added = report.added,
+            removed = report.removed,
+            changed = report.changed,
+            unchanged = report.unchanged,
+            "inventory reloaded"
+        );
         Ok((inventory, report))
     }
 }

@@ -561,7 +561,7 @@ async fn inventory_reload_reconciles_and_refuses_a_broken_file() {
     let (status, body) = service.post("/inventory/reload").await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),
-        (409, Some("CONFLICT")),
+        (422, Some("INVALID_INVENTORY")),
         "{body}"
     );
     let message = body["error"]["message"].as_str().expect("message");

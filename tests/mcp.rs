@@ -332,3 +332,78 @@ async fn a_key_whitelisted_elsewhere_is_refused_at_mcp_and_the_refusal_audited()
     assert_eq!(audit["data"][0]["errorCode"], "IP_NOT_ALLOWED");
     service.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_low_signal_onus_defaults_to_warning_and_critical_with_who_they_are() {
+    let sim = steady_sim(3, 16).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    initialize(&service, &service.read_only).await;
+
+    // What REST says: the whole list worst first, and the two levels' counts.
+    let (_, all) = service.get("/optics?size=500").await;
+    let needing: Vec<Value> = all["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter(|r| r["level"] == "CRITICAL" || r["level"] == "WARNING")
+        .cloned()
+        .collect();
+    let mut counted = 0;
+    for level in ["CRITICAL", "WARNING"] {
+        let (_, body) = service.get(&format!("/optics?level={level}&size=1")).await;
+        counted += body["meta"]["totalCount"].as_u64().expect("count");
+    }
+    assert_eq!(counted as usize, needing.len());
+    assert!(!needing.is_empty(), "the seed gives weak signals: {all}");
+
+    let result = call(
+        &service,
+        &service.read_only,
+        "list_low_signal_onus",
+        json!({"size": 500}),
+    )
+    .await;
+    let content = &result["structuredContent"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(content["meta"]["totalCount"], counted, "{result}");
+    assert_eq!(content["data"], Value::Array(needing.clone()));
+    for reading in &needing {
+        for field in ["serial", "description", "oltId", "ponPort", "rxPower"] {
+            assert!(!reading[field].is_null(), "{field} in {reading}");
+        }
+    }
+
+    // A later page of the default list is that stretch of the same list.
+    if needing.len() > 2 {
+        let result = call(
+            &service,
+            &service.read_only,
+            "list_low_signal_onus",
+            json!({"page": 1, "size": 2}),
+        )
+        .await;
+        let end = needing.len().min(4);
+        assert_eq!(
+            result["structuredContent"]["data"],
+            Value::Array(needing[2..end].to_vec())
+        );
+    }
+
+    // One level asked for is that level alone.
+    let result = call(
+        &service,
+        &service.read_only,
+        "list_low_signal_onus",
+        json!({"level": "OK", "size": 500}),
+    )
+    .await;
+    let ok = result["structuredContent"]["data"]
+        .as_array()
+        .expect("data")
+        .clone();
+    assert!(ok.iter().all(|r| r["level"] == "OK"), "{result}");
+    service.stop().await;
+    sim.shutdown().await;
+}

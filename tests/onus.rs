@@ -228,7 +228,15 @@ async fn optics_levels_order_and_history() {
         assert_eq!(status, 200);
         let reading = &optics["data"];
         assert_eq!(reading["onuId"], id);
-        for field in ["rxPower", "txPower", "oltRxPower"] {
+        for field in [
+            "rxPower",
+            "txPower",
+            "oltRxPower",
+            "oltId",
+            "ponPort",
+            "serial",
+            "description",
+        ] {
             assert_eq!(reading[field], onu[field], "{field}");
         }
         assert_eq!(reading["level"], level(onu["rxPower"].as_f64()));

@@ -108,7 +108,7 @@ pub enum OnuStatus {
     Offline,
 }
 
-/// Why an ONU last went offline, normalised across vendors (DEVICES.md "Mapping to the API").
+/// Why an ONU last went offline, normalised across vendors (docs/devices.md "Mapping to the API").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -116,6 +116,8 @@ pub enum DownCause {
     Los,
     DyingGasp,
     Deactivated,
+    /// Reset or rebooted (from the CLI, SNMP or the ONU itself), where the vendor says so.
+    Reboot,
     Unknown,
 }
 

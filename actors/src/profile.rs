@@ -2,7 +2,7 @@
 //! value scales, absent sentinels and the status / down-cause enumerations. The poller
 //! (client side) decodes with these tables and the simulator (agent side) encodes with the
 //! very same tables, so the two can never disagree about a vendor. Facts come from
-//! `DEVICES.md`. This file holds the types and their codecs; the three vendors' tables are
+//! `docs/devices.md`. This file holds the types and their codecs; the three vendors' tables are
 //! in `profile/vendors.rs` (re-exported here), where a wrong OID is fixed on one line.
 
 pub mod commands;

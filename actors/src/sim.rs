@@ -481,6 +481,19 @@ struct Launch<'a> {
     ssh_settings: Arc<ssh::SshSettings>,
 }
 
+/// A bind failure that names the port and the OLT it was for, keeping the error's kind
+/// (`AddrInUse` lets `ponkeeper sim` suggest `--base-port`).
+fn bind_error(error: std::io::Error, what: &str, at: SocketAddr, olt: OltId) -> std::io::Error {
+    std::io::Error::new(
+        error.kind(),
+        format!(
+            "cannot bind {what} port {} on {} for OLT {olt}: {error}",
+            at.port(),
+            at.ip()
+        ),
+    )
+}
+
 impl Launch<'_> {
     /// Generates OLT number `i` (id `i + 1`), binds its UDP and TCP ports and spawns its
     /// SNMP agent and SSH server on `tasks`.
@@ -503,7 +516,10 @@ impl Launch<'_> {
                 .and_then(|i| spec.base_port.checked_add(i))
                 .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
         };
-        let socket = UdpSocket::bind(SocketAddr::new(spec.bind, port)).await?;
+        let at = SocketAddr::new(spec.bind, port);
+        let socket = UdpSocket::bind(at)
+            .await
+            .map_err(|e| bind_error(e, "UDP (SNMP)", at, id))?;
         let addr = socket.local_addr()?;
         let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
         let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
@@ -515,7 +531,9 @@ impl Launch<'_> {
         );
         tasks.spawn(agent::serve(socket, responder, rng));
         // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
-        let listener = TcpListener::bind(SocketAddr::new(spec.bind, port)).await?;
+        let listener = TcpListener::bind(at)
+            .await
+            .map_err(|e| bind_error(e, "TCP (SSH)", at, id))?;
         let ssh_addr = listener.local_addr()?;
         tasks.spawn(ssh::serve(
             listener,

@@ -54,7 +54,7 @@ const DEVICE_TREES: [&str; 10] = [
 /// sled's page cache, in bytes. sled's default (1 GiB) lets the cache grow with every
 /// write until it holds most of what was ever written; the service reads its trees at
 /// start-up and then mostly writes, so a small cache costs nothing measurable and keeps
-/// the resident size of `serve` close to what the actors hold (BENCHMARKS.md P5).
+/// the resident size of `serve` close to what the actors hold (docs/benchmarks.md P5).
 const CACHE_BYTES: u64 = 32 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]

@@ -18,6 +18,8 @@ pub enum OutageCause {
     Los,
     DyingGasp,
     Deactivated,
+    /// The ONU was reset or rebooted.
+    Reboot,
     Unknown,
     /// The OLT did not answer its polls.
     OltUnreachable,
@@ -29,6 +31,7 @@ impl From<Option<DownCause>> for OutageCause {
             Some(DownCause::Los) => OutageCause::Los,
             Some(DownCause::DyingGasp) => OutageCause::DyingGasp,
             Some(DownCause::Deactivated) => OutageCause::Deactivated,
+            Some(DownCause::Reboot) => OutageCause::Reboot,
             Some(DownCause::Unknown) | None => OutageCause::Unknown,
         }
     }

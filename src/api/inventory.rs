@@ -1,6 +1,7 @@
 //! `POST /inventory/reload`: re-reads the inventory file and reconciles the OLT actors
-//! (SPEC §2). An invalid file leaves the running inventory in force and answers 409
-//! `CONFLICT` naming the file, line and field.
+//! (SPEC §2). An invalid file leaves the running inventory in force and answers 422
+//! `INVALID_INVENTORY` naming the file, line and field: the request itself was fine (it
+//! has no body, so neither 400 `INVALID_BODY` nor 409 `CONFLICT` would say what failed).
 
 use super::doc::{Refusals, TooLarge};
 use super::{one, ApiError, ApiResult, Single};
@@ -36,14 +37,14 @@ pub struct ReloadItem {
     description = "FULL keys only. Re-reads the inventory and reconciles the OLTs with it.",
     responses(
         (status = 200, description = "counts after the reload", body = Single<ReloadItem>),
-        (status = 409, description = "`CONFLICT`: the file is invalid; the running inventory stays", body = super::doc::ErrorEnvelope),
+        (status = 422, description = "`INVALID_INVENTORY`: the file is invalid (the message names the file, line and field); the running inventory stays", body = super::doc::ErrorEnvelope),
         TooLarge,
         Refusals
     )
 )]
 async fn reload(State(app): State<AppState>) -> ApiResult {
     let (inventory, report) = app.reload_inventory().await.map_err(|e| match e {
-        crate::state::ReloadError::Invalid(message) => ApiError::Conflict(format!(
+        crate::state::ReloadError::Invalid(message) => ApiError::InvalidInventory(format!(
             "the inventory file is invalid, the running inventory stays: {message}"
         )),
         crate::state::ReloadError::Fleet(message) => ApiError::Internal(message),

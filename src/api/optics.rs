@@ -62,6 +62,12 @@ struct OpticsFilters {
 #[serde(rename_all = "camelCase")]
 pub struct OpticsItem {
     pub onu_id: OnuId,
+    /// The ONU's OLT, port, serial and description, so a list names whom it is about.
+    pub olt_id: u32,
+    /// `frame/slot/port`, e.g. `0/1/3`.
+    pub pon_port: String,
+    pub serial: String,
+    pub description: String,
     /// Received at the ONU, dBm.
     pub rx_power: Option<f64>,
     /// Sent by the ONU, dBm.
@@ -78,9 +84,13 @@ pub struct OpticsItem {
     pub measured_at: String,
 }
 
-fn reading(app: &AppState, onu: OnuId, point: &OpticsPoint) -> OpticsItem {
+fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
     OpticsItem {
-        onu_id: onu,
+        onu_id: onu.id,
+        olt_id: onu.olt_id,
+        pon_port: onu.pon_port.clone(),
+        serial: onu.serial.clone(),
+        description: onu.description.clone(),
         rx_power: point.rx_power,
         tx_power: point.tx_power,
         olt_rx_power: point.olt_rx_power,
@@ -100,7 +110,7 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
         olt_rx_power: onu.olt_rx_power,
         level: app.config.optics_thresholds().level(onu.rx_power),
     };
-    reading(app, onu.id, &point)
+    reading(app, onu, &point)
 }
 
 #[utoipa::path(
@@ -150,7 +160,7 @@ async fn history(
     let points = crate::history::optics(&app, onu.id, from, to, limit).await?;
     one(points
         .iter()
-        .map(|p| reading(&app, onu.id, p))
+        .map(|p| reading(&app, &onu, p))
         .collect::<Vec<_>>())
 }
 

@@ -1,5 +1,5 @@
 //! `ponkeeper bench baseline-http --listen ADDR` (hidden): the A1 baseline of
-//! BENCHMARKS.md — a bare axum server on the same runtime settings as `serve`, whose only
+//! docs/benchmarks.md — a bare axum server on the same runtime settings as `serve`, whose only
 //! handler returns a constant JSON body, with no authentication, audit, rate limit or
 //! actors. `benches/api_load.sh` runs wrk against it in the same run as against `serve`.
 

@@ -1,4 +1,4 @@
-//! P7 and P8 of BENCHMARKS.md, measured on the benchmark's fleet through the simulator's
+//! P7 and P8 of docs/benchmarks.md, measured on the benchmark's fleet through the simulator's
 //! control socket. P7: the healthy OLTs' cycle time while one OLT, then a tenth of them,
 //! hang (their polls in flight at the same time, as in `serve`), over the same OLTs'
 //! cycle with nothing hung; each hung cycle is paired with a healthy one run right before

@@ -1,4 +1,4 @@
-//! BENCHMARKS.md P6, run by `ponkeeper bench poll` (unless `--skip-restart`): the real `ponkeeper serve`
+//! docs/benchmarks.md P6, run by `ponkeeper bench poll` (unless `--skip-restart`): the real `ponkeeper serve`
 //! binary as a child process, against the benchmark's simulator, with its own data
 //! directory. It is started once and left until `GET /olts` shows every OLT with its
 //! ONUs (the first poll, stored), stopped with SIGTERM (the one shutdown path, which
@@ -39,7 +39,7 @@ struct OltEntry {
 pub struct Restarts {
     /// Seconds of each restart (spawn until `GET /olts` shows every OLT's ONUs).
     pub seconds: Vec<f64>,
-    /// Resident memory of `serve` after its first full poll (BENCHMARKS.md P5).
+    /// Resident memory of `serve` after its first full poll (docs/benchmarks.md P5).
     pub serve_rss_bytes: u64,
 }
 

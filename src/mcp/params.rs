@@ -206,7 +206,8 @@ pub struct LowSignal {
     /// Only ONUs on OLTs of this node.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_id: Option<u32>,
-    /// Only readings of this level; CRITICAL for the ones that need a technician.
+    /// Only readings of this level; without it, CRITICAL and WARNING (the ones that need
+    /// attention). CRITICAL alone for the ones that need a technician.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<OpticsLevel>,
 }

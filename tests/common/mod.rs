@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod raw;
+pub mod tools;
 
 use ponkeeper::app::App;
 use ponkeeper::config::Config;

@@ -44,7 +44,9 @@ impl OltState {
     /// Every status change of the OLT passes here.
     pub(super) fn record_move(&mut self, to: SessionStatus, reason: String) {
         let from = self.record.transitions.last().map(|t| t.to);
-        tracing::info!(olt = self.spec.id, from = ?from, %to, %reason, "session state");
+        // `from` as the API spells it (`CONNECTING`), `new` for the first state.
+        let from_name = from.map_or_else(|| "new".to_string(), |f| f.to_string());
+        tracing::info!(olt = self.spec.id, from = %from_name, %to, %reason, "session state");
         self.record_dirty = true;
         self.record.status = to;
         self.record.since = Utc::now();

@@ -54,7 +54,7 @@ pub struct CliProfile {
     pub vlan_line: &'static str,
 }
 
-/// Huawei MA5600T / MA5800 (DEVICES.md "CLI (SSH)").
+/// Huawei MA5600T / MA5800 (docs/devices.md, "Huawei MA5600T / MA5800").
 pub static HUAWEI: CliProfile = CliProfile {
     user_prompt: "{host}>",
     setup: &["enable", "undo smart", "scroll"],

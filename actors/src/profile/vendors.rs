@@ -111,6 +111,7 @@ pub static HUAWEI: Profile = Profile {
         (2, DownCause::Los),
         (3, DownCause::Los),
         (8, DownCause::Deactivated),
+        (9, DownCause::Reboot),
         (13, DownCause::DyingGasp),
     ],
     cli: &commands::HUAWEI,
@@ -181,7 +182,7 @@ pub static ZTE: Profile = Profile {
             encoding: ZTE_ONU_DBM,
             absent: &[65_535],
         },
-        // (?) in DEVICES.md; indexed `<ponId>.<onuId>` without the optics suffix, as
+        // Unconfirmed in docs/devices.md; indexed `<ponId>.<onuId>` without the optics suffix, as
         // public C300/C320 pollers read it.
         OnuColumn {
             field: OnuField::OltRxPower,
@@ -200,14 +201,14 @@ pub static ZTE: Profile = Profile {
     cli: &commands::ZTE,
 };
 
-/// (?) DEVICES.md names no BDCOM sentinel: the common "no value" integers, so that
+/// Unconfirmed: docs/devices.md names no BDCOM sentinel: the common "no value" integers, so that
 /// none can ever show up as 214748364.7 or 6553.5 dBm.
 const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
 
 /// BDCOM P3310 / P3600 EPON (NMS-EPON MIB).
 pub static BDCOM: Profile = Profile {
     vendor: Vendor::Bdcom,
-    // (?) DEVICES.md gives the prefix 1.3.6.1.4.1.3320.1 only.
+    // Unconfirmed: docs/devices.md gives the prefix 1.3.6.1.4.1.3320.1 only.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3320, 1, 164, 0],
     sys_descr: "BDCOM(tm) P3310 Software, Version 10.1.0E Build 41588",
     interface_names: InterfaceNames::IfDescr,
@@ -299,7 +300,9 @@ mod tests {
         assert_eq!(olt_rx.decode_dbm(7315), Some(-26.85));
         assert_eq!(olt_rx.encode_dbm(Some(-26.85)), 7315);
         assert_eq!(HUAWEI.down_cause(13), DownCause::DyingGasp);
-        assert_eq!(HUAWEI.down_cause(9), DownCause::Unknown);
+        assert_eq!(HUAWEI.down_cause(9), DownCause::Reboot);
+        assert_eq!(HUAWEI.down_cause_value(DownCause::Reboot), Some(9));
+        assert_eq!(HUAWEI.down_cause(10), DownCause::Unknown);
         assert_eq!(HUAWEI.last_down_cause(Some(2), Some(1)), DownCause::Los);
         assert_eq!(HUAWEI.port_from_if_name("GPON 0/1/0"), Some("0/1/0"));
     }

@@ -349,6 +349,8 @@ impl Terminal {
         match effect {
             Effect::Reboot => {
                 onu.online = false;
+                // Huawei reports it (down cause 9, reset); ZTE's and BDCOM's status cannot.
+                onu.last_down_cause = Some(crate::domain::DownCause::Reboot);
                 onu.outage_ticks_left = None;
                 onu.reboots += 1;
                 let generation = onu.reboots;

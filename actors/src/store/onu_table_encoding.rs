@@ -55,6 +55,7 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
             Some(DownCause::DyingGasp) => 2,
             Some(DownCause::Deactivated) => 3,
             Some(DownCause::Unknown) => 4,
+            Some(DownCause::Reboot) => 5,
         });
         let current = Some(onu.last_update) == polled_at;
         let flags = flag(onu.distance.is_some(), HAS_DISTANCE)
@@ -118,6 +119,7 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             2 => Some(DownCause::DyingGasp),
             3 => Some(DownCause::Deactivated),
             4 => Some(DownCause::Unknown),
+            5 => Some(DownCause::Reboot),
             other => return Err(format!("unknown down cause {other}")),
         };
         let flags = r.u8()?;
