@@ -26,6 +26,9 @@ pub struct Config {
     pub timezone: String,
     /// CIDRs whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<IpNet>,
+    /// Origins (`https://noc.example`) whose browsers may call the API (CORS).
+    pub cors_origins: Vec<String>,
+    pub metrics: Metrics,
     pub paging: Paging,
     pub polling: Polling,
     pub optics: Optics,
@@ -35,6 +38,13 @@ pub struct Config {
     pub rate_limit: RateLimit,
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
+}
+
+/// `[metrics]`: whether `/metrics` needs a key.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    pub public: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -129,6 +139,8 @@ impl Default for Config {
             profiles: Vec::new(),
             timezone: "local".into(),
             trusted_proxies: Vec::new(),
+            cors_origins: Vec::new(),
+            metrics: Metrics::default(),
             paging: Paging::default(),
             polling: Polling::default(),
             optics: Optics::default(),
@@ -254,6 +266,9 @@ impl Config {
         }
         crate::clock::Clock::from_config(&self.timezone).context("key `timezone`")?;
         self.default_rate().context("key `rate_limit.default`")?;
+        for origin in &self.cors_origins {
+            crate::cors::parse_origin(origin).context("key `cors_origins`")?;
+        }
         for profile in &self.profiles {
             if profile != "swagger" {
                 bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");

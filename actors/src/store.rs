@@ -166,6 +166,12 @@ impl Store {
         Ok(self.db.generate_id()? + 1)
     }
 
+    /// One read of the database, for `GET /readyz`: an error if the store cannot answer.
+    pub fn ping(&self) -> Result<(), StoreError> {
+        self.db.get(b"ponkeeper.ping")?;
+        Ok(())
+    }
+
     /// Writes everything buffered to disk.
     pub async fn flush(&self) -> Result<(), StoreError> {
         flush_tree(&self.db).await?;
