@@ -103,6 +103,8 @@ pub struct SzoHistory {
 pub struct Backup {
     #[serde(with = "humantime_serde")]
     pub interval: Duration,
+    /// Versions kept per OLT; the newest and those younger than 30 days always stay.
+    pub keep_versions: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -111,10 +113,22 @@ pub struct RateLimit {
     pub default: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Audit {
     pub reads: bool,
+    /// Entries older than this are deleted.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Audit {
+            reads: false,
+            retention: Duration::from_secs(400 * 86_400),
+        }
+    }
 }
 
 /// A key managed as code: its SHA-256 in the config, never the key.
@@ -208,6 +222,7 @@ impl Default for Backup {
     fn default() -> Self {
         Backup {
             interval: Duration::from_secs(86_400),
+            keep_versions: 100,
         }
     }
 }
@@ -260,6 +275,9 @@ impl Config {
         }
         if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
             bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
+        }
+        if self.audit.retention.is_zero() {
+            bail!("key `audit.retention`: must be above zero");
         }
         if self.optics.critical_dbm > self.optics.warning_dbm {
             bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");

@@ -16,6 +16,7 @@
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
+mod config_retention;
 pub mod configs;
 pub mod coverage;
 pub mod olt_record;
