@@ -417,9 +417,12 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(configs::router())
         .merge(audit::router())
         .merge(whoami::router());
-    OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
+    let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)
-        .split_for_parts()
+        .split_for_parts();
+    // The operations endpoints are documented here but mounted before the key check.
+    openapi.merge(crate::health::router().split_for_parts().1);
+    (api, openapi)
 }
 
 /// The OpenAPI document of the API as a service with `paging` serves it.
@@ -438,7 +441,8 @@ pub fn router(state: AppState) -> Router {
     let refusals = Arc::new(RefusalCounts::default());
     let rest = surface(state.clone(), None, refusals.clone());
     let mcp = crate::mcp::http_service(rest);
-    surface(state, Some(mcp), refusals)
+    let origins = state.config.cors_origins.clone();
+    crate::cors::allow(surface(state, Some(mcp), refusals), &origins)
 }
 
 /// The same surface without `/mcp`: what MCP tools call.
@@ -460,8 +464,17 @@ fn surface(
     if let Some(mcp) = mcp {
         api = api.nest_service(crate::mcp::PATH, crate::mcp::single_messages(mcp));
     }
+    // Without a key: the operations endpoints, and /metrics when `metrics.public`.
+    let mut open = crate::health::router().split_for_parts().0;
+    if state.config.metrics.public {
+        open = open.route("/metrics", axum::routing::get(crate::metrics::endpoint));
+    } else {
+        api = api.route("/metrics", axum::routing::get(crate::metrics::endpoint));
+    }
+    let open = open
+        .method_not_allowed_fallback(wrong_method)
+        .with_state(state.clone());
     let api = api
-        .route("/metrics", axum::routing::get(crate::metrics::endpoint))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(middleware::from_fn(crate::body::read))
@@ -471,9 +484,10 @@ fn surface(
         ))
         .with_state(state.clone());
     doc::docs_router(state.config.swagger().then_some(openapi))
+        .merge(open)
         .merge(crate::ui::router())
-        // Anything that is not documentation or the operator page goes through the key
-        // check.
+        // Anything that is not documentation, an open endpoint or the operator page goes
+        // through the key check.
         .fallback_service(api)
         .layer(middleware::from_fn(library_errors::enveloped))
         // Outermost: sees every answer, the key checks' refusals included.

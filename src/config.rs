@@ -29,6 +29,9 @@ pub struct Config {
     /// CIDRs whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<IpNet>,
     pub http: Http,
+    /// Origins (`https://noc.example`) whose browsers may call the API (CORS).
+    pub cors_origins: Vec<String>,
+    pub metrics: Metrics,
     pub paging: Paging,
     pub polling: Polling,
     pub optics: Optics,
@@ -54,6 +57,13 @@ pub struct Http {
     pub idle_timeout: Duration,
     /// Connections served at once; further ones wait to be accepted.
     pub max_connections: u32,
+}
+
+/// `[metrics]`: whether `/metrics` needs a key.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    pub public: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,6 +122,8 @@ pub struct SzoHistory {
 pub struct Backup {
     #[serde(with = "humantime_serde")]
     pub interval: Duration,
+    /// Versions kept per OLT; the newest and those younger than 30 days always stay.
+    pub keep_versions: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -120,10 +132,22 @@ pub struct RateLimit {
     pub default: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Audit {
     pub reads: bool,
+    /// Entries older than this are deleted.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Audit {
+            reads: false,
+            retention: Duration::from_secs(400 * 86_400),
+        }
+    }
 }
 
 /// A key managed as code: its SHA-256 in the config, never the key.
@@ -149,6 +173,8 @@ impl Default for Config {
             timezone: "local".into(),
             trusted_proxies: Vec::new(),
             http: Http::default(),
+            cors_origins: Vec::new(),
+            metrics: Metrics::default(),
             paging: Paging::default(),
             polling: Polling::default(),
             optics: Optics::default(),
@@ -226,6 +252,7 @@ impl Default for Backup {
     fn default() -> Self {
         Backup {
             interval: Duration::from_secs(86_400),
+            keep_versions: 100,
         }
     }
 }
@@ -285,11 +312,17 @@ impl Config {
         if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
             bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
         }
+        if self.audit.retention.is_zero() {
+            bail!("key `audit.retention`: must be above zero");
+        }
         if self.optics.critical_dbm > self.optics.warning_dbm {
             bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");
         }
         crate::clock::Clock::from_config(&self.timezone).context("key `timezone`")?;
         self.default_rate().context("key `rate_limit.default`")?;
+        for origin in &self.cors_origins {
+            crate::cors::parse_origin(origin).context("key `cors_origins`")?;
+        }
         for profile in &self.profiles {
             if profile != "swagger" {
                 bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");

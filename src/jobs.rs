@@ -1,6 +1,6 @@
 //! The service's background jobs, spawned by [`crate::app::App::serve`] and aborted at
 //! shutdown: saving when each key was last used ([`save_key_use`]), pruning stored
-//! history past its retention and keeping the data files private ([`housekeeping`],
+//! history, audit entries and config versions past their retention and keeping the data files private ([`housekeeping`],
 //! [`prune_history`]), and reloading the
 //! inventory on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
@@ -82,6 +82,36 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     .await??;
     if optics + changes + coverage > 0 {
         tracing::info!(optics, changes, coverage, "pruned history past retention");
+    }
+    prune_records(
+        state,
+        ago(state.config.audit.retention),
+        now - YOUNG_CONFIGS,
+    )
+    .await
+}
+
+/// Config versions younger than this are kept whatever `backup.keep_versions` says.
+const YOUNG_CONFIGS: chrono::Duration = chrono::Duration::days(30);
+
+/// Audit entries past `audit.retention` (those before `audit_cutoff`), and config
+/// versions beyond `backup.keep_versions` per OLT taken before `young_since`.
+async fn prune_records(
+    state: &AppState,
+    audit_cutoff: chrono::DateTime<chrono::Utc>,
+    young_since: chrono::DateTime<chrono::Utc>,
+) -> anyhow::Result<()> {
+    let (records, store) = (state.records.clone(), state.store.clone());
+    let keep = state.config.backup.keep_versions as usize;
+    let (audit, configs) = tokio::task::spawn_blocking(move || {
+        anyhow::Ok((
+            records.prune_audit(audit_cutoff)?,
+            store.prune_configs(keep, young_since)?,
+        ))
+    })
+    .await??;
+    if audit + configs > 0 {
+        tracing::info!(audit, configs, "pruned audit entries and config versions");
     }
     Ok(())
 }

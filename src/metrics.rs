@@ -22,6 +22,12 @@
 //! | `ponkeeper_http_request_duration_seconds` | histogram | |
 //! | `ponkeeper_process_resident_memory_bytes`, `ponkeeper_process_open_fds` | gauge | |
 //! | `ponkeeper_runtime_alive_tasks` | gauge | |
+//! | `ponkeeper_poll_failures_total` | counter | `kind` = timeout, deadline, unreachable, agent_error, protocol |
+//! | `ponkeeper_snmp_timeouts_total` | counter | (each SNMP request attempt without an answer) |
+//!
+//! The node and worst-signal series are in [`fleet_series`]. The failure counters are
+//! registered at 0 when the recorder is installed, so a dashboard finds them before the
+//! first failure.
 
 use crate::api::ApiError;
 use crate::state::AppState;
@@ -32,6 +38,8 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use ponkeeper_actors::domain::SessionStatus;
 use ponkeeper_actors::fleet_view::OltGauges;
 use std::sync::OnceLock;
+
+mod fleet_series;
 
 /// Upper bounds of the poll duration buckets, in seconds.
 const POLL_BUCKETS: &[f64] = &[0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
@@ -62,7 +70,10 @@ pub fn install() -> Option<&'static PrometheusHandle> {
                 .build_recorder();
             let handle = recorder.handle();
             match metrics::set_global_recorder(recorder) {
-                Ok(()) => Some(handle),
+                Ok(()) => {
+                    register_failure_counters();
+                    Some(handle)
+                }
                 Err(error) => {
                     tracing::warn!(%error, "metrics recorder not installed; /metrics is off");
                     None
@@ -101,7 +112,16 @@ pub async fn endpoint(State(app): State<AppState>) -> Response {
     metrics::gauge!("ponkeeper_runtime_alive_tasks").set(tasks as f64);
     let mut text = handle.render();
     per_olt(&mut text, &gauges);
+    fleet_series::write(&mut text, &app).await;
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+/// The poll failure and SNMP timeout counters at 0, one series per failure kind.
+fn register_failure_counters() {
+    for kind in ponkeeper_actors::snmp::DeviceError::KINDS {
+        metrics::counter!("ponkeeper_poll_failures_total", "kind" => kind).increment(0);
+    }
+    metrics::counter!("ponkeeper_snmp_timeouts_total").increment(0);
 }
 
 /// The per-OLT and per-port series, written from the fleet view's rows at each scrape, so

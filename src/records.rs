@@ -1,6 +1,6 @@
 //! The service's own records, kept in trees of the store's sled database next to the
 //! device side's: API keys ([`api_keys`], tree `api_keys`) and the audit log ([`audit`],
-//! tree `audit`). The tree names and encodings are those the device crate used before
+//! tree `audit`, indexed by time in `audit_by_time`). The tree names and encodings are those the device crate used before
 //! these records moved here, so existing data directories still read.
 //!
 //! [`Records`] is opened from the actors' [`Store`] ([`Store::open_tree`] gives it its
@@ -13,6 +13,7 @@ use ponkeeper_actors::store::{Store, StoreError};
 
 pub mod api_keys;
 pub mod audit;
+mod audit_time;
 
 pub use api_keys::{AccessLevel, ApiKeyRecord};
 pub use audit::{AuditEntry, AuditFilter, AuditResult, Channel};
@@ -26,15 +27,24 @@ pub struct Records {
     api_keys: sled::Tree,
     /// Entry id (ascending in time) → [`AuditEntry`].
     audit: sled::Tree,
+    /// Entry time + id → nothing: the audit log by time ([`audit_time`]).
+    audit_by_time: sled::Tree,
 }
 
 impl Records {
     /// Opens (or creates) the service's trees in `store`'s database.
+    /// Builds the audit log's time index if the data directory predates it.
     pub fn open(store: &Store) -> Result<Records, StoreError> {
-        Ok(Records {
+        let records = Records {
             api_keys: store.open_tree(api_keys::API_KEYS)?,
             audit: store.open_tree(audit::AUDIT)?,
+            audit_by_time: store.open_tree(audit_time::AUDIT_BY_TIME)?,
             store: store.clone(),
-        })
+        };
+        let built = records.build_audit_index()?;
+        if built > 0 {
+            tracing::info!(entries = built, "audit log: time index built");
+        }
+        Ok(records)
     }
 }

@@ -43,6 +43,9 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /whoami",
 ];
 
+/// SPEC §2's operations endpoints, at the root and without a key.
+const OPERATIONS_ENDPOINTS: &[&str] = &["GET /healthz", "GET /readyz"];
+
 const BASE: &str = "/api/v1/external";
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
@@ -139,9 +142,14 @@ async fn with_the_profile_the_docs_are_served_without_a_key() {
     assert_eq!(size["schema"]["minimum"], 1);
     assert_eq!(size["schema"]["maximum"], service.config.paging.max_size);
 
-    // Every operation documents the error envelope for 401, 403, 429 and 500.
+    // Every operation that needs a key documents the error envelope for 401, 403, 429
+    // and 500; the operations endpoints need none, and say so.
     for (path, item) in spec["paths"].as_object().expect("paths") {
         for (method, operation) in item.as_object().expect("path item") {
+            if !path.starts_with(BASE) {
+                assert_eq!(operation["security"], serde_json::json!([{}]), "{path}");
+                continue;
+            }
             for status in ["200", "401", "403", "429", "500"] {
                 assert!(
                     operation["responses"][status].is_object(),
@@ -175,17 +183,22 @@ fn the_document_describes_exactly_the_spec_endpoints() {
         &ponkeeper::config::Config::default().paging,
     ))
     .expect("serializes");
-    let mut documented = BTreeSet::new();
+    let (mut documented, mut operations) = (BTreeSet::new(), BTreeSet::new());
     for (path, item) in spec["paths"].as_object().expect("paths") {
-        let path = path.strip_prefix(BASE).expect("under the API base");
         for method in METHODS {
-            if item.get(method).is_some() {
-                documented.insert(format!("{} {path}", method.to_uppercase()));
+            if item.get(method).is_none() {
+                continue;
             }
+            match path.strip_prefix(BASE) {
+                Some(rest) => documented.insert(format!("{} {rest}", method.to_uppercase())),
+                None => operations.insert(format!("{} {path}", method.to_uppercase())),
+            };
         }
     }
     let expected: BTreeSet<String> = SPEC_ENDPOINTS.iter().map(|e| e.to_string()).collect();
     assert_eq!(documented, expected);
+    let expected: BTreeSet<String> = OPERATIONS_ENDPOINTS.iter().map(|e| e.to_string()).collect();
+    assert_eq!(operations, expected);
 }
 
 /// Every documented operation reaches a handler, and every other method on those paths
@@ -199,16 +212,22 @@ async fn every_route_is_documented_and_every_documented_route_exists() {
     let key = service
         .create_key("routes", AccessLevel::Full, Some("10000/s"), &[])
         .await;
+    let client = reqwest::Client::new();
     for (path, item) in spec["paths"].as_object().expect("paths") {
         // Ids nothing has, so no action really runs.
         let concrete = path
-            .strip_prefix(BASE)
-            .expect("under the API base")
             .replace("{id}", "999999")
             .replace("{configId}", "999999");
         for method in METHODS {
             let verb: reqwest::Method = method.to_uppercase().parse().expect("method");
-            let (status, body) = service.request(verb, &concrete, Some(&key)).await;
+            let response = client
+                .request(verb, format!("{}{concrete}", root(&service)))
+                .header("X-API-Key", &key)
+                .send()
+                .await
+                .expect("HTTP request");
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.expect("every answer is JSON");
             let message = body["error"]["message"].as_str().unwrap_or_default();
             if item.get(method).is_some() {
                 assert_ne!(status, 405, "{method} {path}: {body}");

@@ -26,6 +26,28 @@ pub enum DeviceError {
     Protocol(String),
 }
 
+impl DeviceError {
+    /// Every [`DeviceError::kind`], for metrics registered before the first failure.
+    pub const KINDS: [&'static str; 5] = [
+        "timeout",
+        "deadline",
+        "unreachable",
+        "agent_error",
+        "protocol",
+    ];
+
+    /// The failure's kind as the `kind` label of `ponkeeper_poll_failures_total` says it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DeviceError::Timeout { .. } => "timeout",
+            DeviceError::Deadline(_) => "deadline",
+            DeviceError::Unreachable { .. } => "unreachable",
+            DeviceError::AgentError { .. } => "agent_error",
+            DeviceError::Protocol(_) => "protocol",
+        }
+    }
+}
+
 /// A value copied out of a response (snmp2's values borrow the session's buffer).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SnmpValue {
@@ -193,6 +215,7 @@ impl SnmpClient {
                     last_error = Some(exchange_error(self.addr, snmp_error));
                 }
                 Err(_elapsed) => {
+                    metrics::counter!("ponkeeper_snmp_timeouts_total").increment(1);
                     self.session = None;
                     last_error = Some(DeviceError::Timeout { timeout, attempts });
                 }

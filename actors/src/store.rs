@@ -16,6 +16,7 @@
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
+mod config_retention;
 pub mod configs;
 pub mod coverage;
 pub mod olt_record;
@@ -164,6 +165,12 @@ impl Store {
     /// config backup ids and the service's audit entry ids share the one sequence).
     pub fn next_id(&self) -> Result<u64, StoreError> {
         Ok(self.db.generate_id()? + 1)
+    }
+
+    /// One read of the database, for `GET /readyz`: an error if the store cannot answer.
+    pub fn ping(&self) -> Result<(), StoreError> {
+        self.db.get(b"ponkeeper.ping")?;
+        Ok(())
     }
 
     /// Writes everything buffered to disk.

@@ -150,6 +150,8 @@ pub enum ErrorCodeName {
     DeviceUnavailable,
     DeviceTimeout,
     InternalError,
+    /// `GET /readyz` only: the service is not ready for traffic.
+    NotReady,
 }
 
 /// The error of an error envelope.

@@ -1,5 +1,5 @@
 //! The audit log: entry id (ascending in time) → [`AuditEntry`] (JSON) in the `audit`
-//! tree. The audit middleware ([`crate::audit`]) appends an entry per audited request and
+//! tree, indexed by time ([`super::audit_time`]; queries with `from`/`to` use it). The audit middleware ([`crate::audit`]) appends an entry per audited request and
 //! flushes it before the response leaves (the count of a minute's repeated refusals from
 //! one address is one entry it rewrites in place); `GET /audit-logs` reads pages of it through
 //! [`crate::history`].
@@ -119,9 +119,7 @@ impl Records {
     /// Writes `entry` over the entry with its id (the count of repeated refusals grows
     /// in place), without waiting for the disk.
     pub fn replace_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        self.audit
-            .insert(entry.id.to_be_bytes(), serde_json::to_vec(entry)?)?;
-        Ok(())
+        self.write_indexed(entry)
     }
 
     /// Flushes the audit log to disk.
@@ -136,6 +134,9 @@ impl Records {
         offset: usize,
         limit: usize,
     ) -> Result<(usize, Vec<AuditEntry>), StoreError> {
+        if filter.from.is_some() || filter.to.is_some() {
+            return self.audit_entries_by_time(filter, offset, limit);
+        }
         let mut total = 0;
         let mut page = Vec::new();
         for value in self.audit.iter().values().rev() {
@@ -144,6 +145,39 @@ impl Records {
                 continue;
             }
             if total >= offset && page.len() < limit {
+                page.push(entry);
+            }
+            total += 1;
+        }
+        Ok((total, page))
+    }
+
+    /// [`Records::audit_entries`] with `from` or `to`: only the index keys in that time
+    /// range are read; with no other filter only the page's entries are decoded.
+    fn audit_entries_by_time(
+        &self,
+        filter: &AuditFilter,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(usize, Vec<AuditEntry>), StoreError> {
+        let time_only =
+            filter.key_name.is_none() && filter.action.is_none() && filter.result.is_none();
+        let mut total = 0;
+        let mut page = Vec::new();
+        for id in self.audit_ids_between(filter.from, filter.to) {
+            let id = id?;
+            let wanted = total >= offset && page.len() < limit;
+            if time_only && !wanted {
+                total += 1;
+                continue;
+            }
+            let Some(entry) = self.audit_entry(id)? else {
+                continue; // pruned between the index read and this one
+            };
+            if !filter.admits(&entry) {
+                continue;
+            }
+            if wanted {
                 page.push(entry);
             }
             total += 1;

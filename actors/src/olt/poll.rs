@@ -280,7 +280,11 @@ impl OltState {
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
         self.record.last_poll_varbinds = report.varbinds;
         let now = report.finished_at;
-        count_poll(report.result.is_ok(), report.varbinds, report.elapsed);
+        count_poll(
+            report.result.as_ref().err(),
+            report.varbinds,
+            report.elapsed,
+        );
         let edits = self.poll.edits.take().unwrap_or_default();
         match report.result {
             Ok(merged) => self.poll_succeeded(merged, edits, now),
@@ -349,10 +353,17 @@ impl OltState {
     }
 }
 
-/// The poll's metrics.
-fn count_poll(good: bool, varbinds: u64, elapsed: Duration) {
-    let result = if good { "success" } else { "failure" };
+/// The poll's metrics; a failure is also counted by its kind.
+fn count_poll(failure: Option<&DeviceError>, varbinds: u64, elapsed: Duration) {
+    let result = if failure.is_none() {
+        "success"
+    } else {
+        "failure"
+    };
     metrics::counter!("ponkeeper_polls_total", "result" => result).increment(1);
+    if let Some(error) = failure {
+        metrics::counter!("ponkeeper_poll_failures_total", "kind" => error.kind()).increment(1);
+    }
     metrics::counter!("ponkeeper_poll_varbinds_total").increment(varbinds);
     metrics::histogram!("ponkeeper_poll_duration_seconds").record(elapsed.as_secs_f64());
 }
