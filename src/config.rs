@@ -35,6 +35,7 @@ pub struct Config {
     pub rate_limit: RateLimit,
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
+    pub events: crate::events::EventsConfig,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -138,6 +139,7 @@ impl Default for Config {
             rate_limit: RateLimit::default(),
             audit: Audit::default(),
             api_keys: Vec::new(),
+            events: crate::events::EventsConfig::default(),
         }
     }
 }
@@ -259,6 +261,7 @@ impl Config {
                 bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");
             }
         }
+        self.events.validate()?;
         let mut names = std::collections::HashSet::new();
         for key in &self.api_keys {
             let at = format!("api_keys entry `{}`", key.name);
