@@ -7,6 +7,7 @@
 mod audit;
 mod configs;
 pub mod doc;
+pub mod events;
 mod inventory;
 mod library_errors;
 mod nodes;
@@ -416,6 +417,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(onu_actions::router())
         .merge(configs::router())
         .merge(audit::router())
+        .merge(events::router())
         .merge(whoami::router());
     let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)

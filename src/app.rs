@@ -57,13 +57,14 @@ impl App {
             nodes = inventory.nodes.len(),
             "fleet started"
         );
+        let events = crate::events::start(&config.events, &store, &fleet, &inventory).await?;
         let state = AppState::new(
             config,
             clock,
             (store, records),
             fleet,
             keys,
-            rate_limits,
+            (rate_limits, events),
             inventory,
         );
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
@@ -136,6 +137,7 @@ impl App {
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
+        state.events.stop().await;
         state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
         tracing::info!("stopped");

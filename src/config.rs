@@ -41,6 +41,7 @@ pub struct Config {
     pub rate_limit: RateLimit,
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
+    pub events: crate::events::EventsConfig,
 }
 
 /// How long HTTP clients may hold a connection without using it, and how many may be
@@ -184,6 +185,7 @@ impl Default for Config {
             rate_limit: RateLimit::default(),
             audit: Audit::default(),
             api_keys: Vec::new(),
+            events: crate::events::EventsConfig::default(),
         }
     }
 }
@@ -328,6 +330,7 @@ impl Config {
                 bail!("key `profiles`: unknown profile `{profile}` (known: swagger)");
             }
         }
+        self.events.validate()?;
         let mut names = std::collections::HashSet::new();
         for key in &self.api_keys {
             let at = format!("api_keys entry `{}`", key.name);

@@ -6,7 +6,7 @@
 //! ([`state`]), the background jobs ([`jobs`]), the REST API ([`api`]), the MCP server
 //! ([`mcp`]), the request body ([`body`]), the audit log ([`audit`]), API keys ([`auth`],
 //! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
-//! history reads handlers make ([`history`]) and the demo. The device side —
+//! history reads handlers make ([`history`]), events ([`events`]) and the demo. The device side —
 //! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles and its store's
 //! typed methods.
@@ -23,6 +23,7 @@ pub mod config;
 pub mod cors;
 pub mod data_dir;
 pub mod demo;
+pub mod events;
 pub mod health;
 pub mod history;
 pub mod jobs;

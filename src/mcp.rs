@@ -396,6 +396,25 @@ the given one against the one before it). Use it to see what changed on the devi
     }
 
     #[tool(
+        description = "The event log, newest first: ONUs down and up (with cause), PON \
+outages (likely fibre cuts), OLT status moves, optics level changes, СЗО down/up, new \
+running-config versions. Use it to answer what happened, and when.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_events(
+        &self,
+        Parameters(p): Parameters<ListEvents>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut path = with_query("/events", &p)?;
+        for kind in p.types.iter().flatten() {
+            let pair = serde_urlencoded::to_string([("type", kind)]).unwrap_or_default();
+            path = format!("{path}{}{pair}", if path.contains('?') { '&' } else { '?' });
+        }
+        self.get(&ctx, path).await
+    }
+
+    #[tool(
         description = "The audit log, newest first: who (key name, client IP) did what \
 (action such as onu.reboot, target, parameters), when, with which result and HTTP status. \
 Use it to answer who changed or rebooted something.",

@@ -36,6 +36,8 @@ pub struct Shared {
     pub fleet: Fleet,
     pub keys: KeyRing,
     pub rate_limits: RateLimits,
+    /// The event log (SPEC §9).
+    pub events: ponkeeper_actors::events::EventLog,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -61,7 +63,7 @@ impl AppState {
         (store, records): (Store, Records),
         fleet: Fleet,
         keys: KeyRing,
-        rate_limits: RateLimits,
+        (rate_limits, events): (RateLimits, ponkeeper_actors::events::EventLog),
         inventory: Inventory,
     ) -> AppState {
         AppState {
@@ -73,6 +75,7 @@ impl AppState {
                 fleet,
                 keys,
                 rate_limits,
+                events,
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }
@@ -175,6 +178,7 @@ impl AppState {
             .reconcile(inventory.clone())
             .await
             .map_err(ReloadError::Fleet)?;
+        crate::events::bind_szo(&self.events, &inventory);
         let inventory = Arc::new(inventory);
         match self.inventory.write() {
             Ok(mut guard) => *guard = inventory.clone(),

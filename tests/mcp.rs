@@ -108,7 +108,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 19] = [
+const READ_TOOLS: [&str; 20] = [
     "diff_olt_config",
     "find_onu",
     "get_node",
@@ -120,6 +120,7 @@ const READ_TOOLS: [&str; 19] = [
     "get_szo",
     "get_szo_outages",
     "list_audit_logs",
+    "list_events",
     "list_low_signal_onus",
     "list_nodes",
     "list_olt_configs",

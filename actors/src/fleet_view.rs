@@ -18,6 +18,11 @@
 //! `pre_start`, tagged with the incarnation the supervisor gave that spawn; the snapshot
 //! replaces whatever an earlier incarnation published, and messages from an older
 //! incarnation are ignored ([`change`]).
+//!
+//! Events: once the service hands it the event log ([`FleetViewHandle::feed_events`]),
+//! the view derives event drafts from each change against the rows it held, before
+//! folding the change in, and sends them to the log if the change was applied
+//! ([`crate::events`]).
 
 pub mod aggregate;
 pub mod change;
@@ -33,6 +38,7 @@ pub use aggregate::{
 pub use change::{diff_onus, FleetChange, OltUpdate, OnuChange};
 
 use crate::domain::{NodeId, OltId, Onu, OpticsThresholds};
+use crate::events::{EventLog, Rules};
 use crate::olt::OltSummary;
 use crate::onu_table::OnuOrder;
 use ractor::rpc::CallResult;
@@ -53,32 +59,56 @@ pub enum FleetViewMsg {
     Onus(Box<OnuSearch>, OnuOrder, Window, RpcReplyPort<Page<Onu>>),
     OnusBySerial(Vec<String>, RpcReplyPort<Vec<Option<Onu>>>),
     Vlans(Box<OnuSearch>, Option<u16>, RpcReplyPort<Vec<FleetVlan>>),
+    /// From now on, derive events and send them to this log.
+    FeedEvents(EventLog),
 }
 
 struct FleetViewActor;
 
+/// The aggregate and, once fed, the event log.
+struct FleetViewState {
+    view: FleetAggregate,
+    events: Option<(EventLog, Rules)>,
+}
+
 impl Actor for FleetViewActor {
     type Msg = FleetViewMsg;
-    type State = FleetAggregate;
+    type State = FleetViewState;
     type Arguments = OpticsThresholds;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<FleetViewMsg>,
         thresholds: OpticsThresholds,
-    ) -> Result<FleetAggregate, ActorProcessingErr> {
-        Ok(FleetAggregate::new(thresholds))
+    ) -> Result<FleetViewState, ActorProcessingErr> {
+        Ok(FleetViewState {
+            view: FleetAggregate::new(thresholds),
+            events: None,
+        })
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<FleetViewMsg>,
         message: FleetViewMsg,
-        view: &mut FleetAggregate,
+        state: &mut FleetViewState,
     ) -> Result<(), ActorProcessingErr> {
+        let view = &mut state.view;
         match message {
             FleetViewMsg::Publish(change) => {
-                view.apply(change);
+                let drafts = state
+                    .events
+                    .as_ref()
+                    .map(|(_, rules)| crate::events::derive(view, &change, *rules));
+                if view.apply(change) {
+                    if let (Some((log, _)), Some(drafts)) = (&state.events, drafts) {
+                        log.send(drafts);
+                    }
+                }
+            }
+            FleetViewMsg::FeedEvents(log) => {
+                let rules = log.settings().rules;
+                state.events = Some((log, rules));
             }
             FleetViewMsg::Olts(filter, window, reply) => {
                 let _ = reply.send(view.olts(&filter, window));
@@ -133,6 +163,13 @@ impl FleetViewHandle {
     /// Stops the view (after the OLT actors, at shutdown).
     pub fn stop(&self) {
         self.actor.stop(Some("the service is stopping".into()));
+    }
+
+    /// Hands the view the event log: changes published after this become events.
+    pub fn feed_events(&self, log: EventLog) {
+        if let Err(error) = self.actor.send_message(FleetViewMsg::FeedEvents(log)) {
+            tracing::warn!(%error, "the fleet view is gone; no events will be derived");
+        }
     }
 
     /// Tells the view of a change. Never waits: the message is queued before the caller

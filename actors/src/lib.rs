@@ -4,6 +4,7 @@
 //! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].
 
 pub mod domain;
+pub mod events;
 pub mod fleet_view;
 pub mod inventory;
 pub mod olt;

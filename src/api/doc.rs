@@ -48,6 +48,7 @@ const KEY_SCHEME: &str = "apiKey";
         (name = "szo", description = "socially significant objects and their availability"),
         (name = "inventory", description = "the inventory file"),
         (name = "audit", description = "the audit log"),
+        (name = "events", description = "what changed in the fleet: the log, the stream, webhooks"),
     )
 )]
 pub struct ApiDoc;

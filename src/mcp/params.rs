@@ -290,6 +290,33 @@ pub struct ListAudit {
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+pub struct ListEvents {
+    #[serde(flatten)]
+    pub page: Page,
+    /// Events at or after this local date-time (such as 2026-11-21T00:00:00).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Events at or before this local date-time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Only these types: OLT_STATUS_CHANGED, ONU_DOWN, ONU_UP, PON_OUTAGE,
+    /// OPTICS_LEVEL_CHANGED, ONU_DISCOVERED, ONU_AUTHORIZED, ONU_DEAUTHORIZED, SZO_DOWN,
+    /// SZO_UP, CONFIG_CHANGED.
+    #[serde(skip_serializing)]
+    pub types: Option<Vec<String>>,
+    /// Only this severity: INFO, WARNING or CRITICAL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub olt_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub onu_id: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ListSzo {
     #[serde(flatten)]
     pub page: Page,

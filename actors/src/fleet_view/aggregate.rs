@@ -158,6 +158,13 @@ impl FleetAggregate {
     pub fn apply(&mut self, change: FleetChange) -> bool {
         match change {
             FleetChange::Olt(update) => self.apply_update(*update),
+            // Nothing of the view changes; the event log derives from it.
+            FleetChange::ConfigStored {
+                olt, incarnation, ..
+            } => self
+                .olts
+                .get(&olt)
+                .is_some_and(|e| e.incarnation == incarnation),
             FleetChange::Removed { olt, incarnation } => {
                 if self
                     .olts
@@ -311,6 +318,31 @@ impl FleetAggregate {
         self.optics.remove(&optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
         self.text.remove(slot);
+    }
+
+    /// The summary the view holds of `olt` (for event derivation).
+    pub fn olt_summary(&self, olt: OltId) -> Option<&OltSummary> {
+        self.olts.get(&olt).map(|e| &e.summary)
+    }
+
+    /// The row the view holds of ONU `id`.
+    pub fn known_onu(&self, id: OnuId) -> Option<&Onu> {
+        self.onus.get(&id).map(|e| &e.onu)
+    }
+
+    /// How many ONUs of OLT `olt` the view holds on port `port`.
+    pub fn onus_on_port(&self, olt: OltId, port: &str) -> usize {
+        self.olts.get(&olt).map_or(0, |e| {
+            e.onus
+                .iter()
+                .filter(|id| self.onus.get(id).is_some_and(|o| o.onu.pon_port == port))
+                .count()
+        })
+    }
+
+    /// The optics level of an Rx reading under the view's thresholds.
+    pub fn level(&self, rx_power: Option<f64>) -> OpticsLevel {
+        self.thresholds.level(rx_power)
     }
 
     /// The OLTs matching `filter`, by id.

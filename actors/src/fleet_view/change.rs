@@ -56,6 +56,14 @@ pub enum FleetChange {
         olt: OltId,
         incarnation: u64,
     },
+    /// A backup stored a new running-config version of the OLT (the event log's
+    /// `CONFIG_CHANGED`); the view itself holds nothing of it.
+    ConfigStored {
+        olt: OltId,
+        incarnation: u64,
+        backup_id: u64,
+        taken_at: DateTime<Utc>,
+    },
 }
 
 /// Whether `onu` was in the poll merged at `polled_at`.

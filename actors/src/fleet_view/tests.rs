@@ -363,7 +363,7 @@ fn run(seed: u64, steps: u32) {
                     FleetChange::Olt(u) => actors
                         .get(&u.olt)
                         .is_none_or(|s| s.incarnation != u.incarnation),
-                    FleetChange::Removed { .. } => true,
+                    FleetChange::Removed { .. } | FleetChange::ConfigStored { .. } => true,
                 };
                 if replaced {
                     assert!(!view.apply(change), "a late message was applied");

@@ -321,6 +321,9 @@ impl OltState {
     ) -> Result<ActionOutcome, ActionError> {
         match (action, done) {
             (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
+                if backup.changed {
+                    self.publish_config(backup.id, backup.taken_at);
+                }
                 self.vlan_map = vlans;
                 self.poll.note_edit(TableEdit::Vlans);
                 if self.onus.set_vlans(&self.vlan_map) {

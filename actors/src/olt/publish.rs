@@ -45,6 +45,16 @@ impl Publisher {
 }
 
 impl OltState {
+    /// Tells the fleet view that a backup stored a new running-config version.
+    pub(super) fn publish_config(&self, backup_id: u64, taken_at: DateTime<Utc>) {
+        self.publisher.view.publish(FleetChange::ConfigStored {
+            olt: self.spec.id,
+            incarnation: self.publisher.incarnation,
+            backup_id,
+            taken_at,
+        });
+    }
+
     /// Tells the fleet view what changed since the last publish; the first time, all of
     /// it. Cheap when nothing changed: the ONU table is compared by pointer first.
     /// Returns the summary it compared, for callers that answer with it.

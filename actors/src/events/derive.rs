@@ -1,0 +1,273 @@
+//! Turns a change an OLT actor published ([`FleetChange`]) into event drafts, by
+//! comparing it with what the fleet view held before folding it in: the OLT's status
+//! (`OLT_STATUS_CHANGED`), each ONU row's status (`ONU_DOWN` / `ONU_UP`) and optics level
+//! (`OPTICS_LEVEL_CHANGED`), LOS downs of one port in one update (`PON_OUTAGE`, ahead of
+//! its `ONU_DOWN`s), and a new running-config version (`CONFIG_CHANGED`). The fleet view
+//! actor calls [`derive`] before [`FleetAggregate::apply`] and keeps the drafts only if
+//! the change was applied. Pure: no clock but the change's own times, no I/O.
+//!
+//! Left out on purpose: an OLT's first move from CONNECTING to ONLINE (every start of the
+//! service would report every OLT), an ONU seen for the first time (`ONU_DISCOVERED` is
+//! provisioning's), and optics moves to or from UNKNOWN (an ONU that goes offline loses
+//! its reading; its `ONU_DOWN` says so).
+
+use super::record::{Draft, Event, EventType, Severity};
+use crate::domain::{DownCause, Onu, OnuStatus, OpticsLevel, SessionStatus};
+use crate::fleet_view::{FleetAggregate, FleetChange, OltUpdate, OnuChange};
+use crate::olt::OltSummary;
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// Rules of derivation from `[events]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// This many LOS downs on one port in one update or more make a `PON_OUTAGE`.
+    pub pon_outage_min: usize,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules { pon_outage_min: 4 }
+    }
+}
+
+/// The drafts `change` gives against `view` as it was before the change.
+pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<Draft> {
+    match change {
+        FleetChange::Olt(update) => derive_update(view, update, rules),
+        FleetChange::Removed { .. } => Vec::new(),
+        FleetChange::ConfigStored {
+            olt,
+            backup_id,
+            taken_at,
+            ..
+        } => {
+            let node = view.olt_summary(*olt).and_then(|s| s.node);
+            vec![draft(
+                Event {
+                    at: *taken_at,
+                    kind: EventType::ConfigChanged,
+                    severity: Severity::Info,
+                    olt_id: Some(*olt),
+                    node_id: node,
+                    message: format!("OLT {olt}: a backup stored a new running-config version"),
+                    data: json!({ "configId": backup_id }),
+                    ..blank(*taken_at)
+                },
+                None,
+            )]
+        }
+    }
+}
+
+fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec<Draft> {
+    let Some(old) = view.olt_summary(update.olt) else {
+        return Vec::new(); // the first word of this OLT: nothing to compare with
+    };
+    let at = update.polled_at.unwrap_or(update.summary.last_update);
+    let mut drafts = Vec::new();
+    if let Some(d) = status_move(old, &update.summary) {
+        drafts.push(d);
+    }
+    let mut rows: Vec<(&Onu, &Onu)> = update
+        .onus
+        .iter()
+        .filter_map(|change| match change {
+            OnuChange::Upsert { onu, .. } => view.known_onu(onu.id).map(|was| (was, onu)),
+            OnuChange::Remove(_) => None,
+        })
+        .collect();
+    rows.sort_by_key(|(_, now)| now.id);
+    let downs = |(was, now): &&(&Onu, &Onu)| {
+        was.status == OnuStatus::Online && now.status == OnuStatus::Offline
+    };
+    // LOS downs per port: enough of them make one outage, its downs follow it.
+    let mut los_by_port: BTreeMap<&str, Vec<&Onu>> = BTreeMap::new();
+    for (_, now) in rows.iter().filter(downs) {
+        if now.last_down_cause == Some(DownCause::Los) {
+            los_by_port.entry(&now.pon_port).or_default().push(now);
+        }
+    }
+    let mut in_outage = std::collections::HashSet::new();
+    for (port, onus) in &los_by_port {
+        if onus.len() < rules.pon_outage_min.max(1) {
+            continue;
+        }
+        let outage = drafts.len();
+        let on_port = view.onus_on_port(update.olt, port);
+        drafts.push(draft(
+            Event {
+                kind: EventType::PonOutage,
+                severity: Severity::Critical,
+                olt_id: Some(update.olt),
+                node_id: update.summary.node,
+                pon_port: Some(port.to_string()),
+                message: format!(
+                    "OLT {}: {} of {on_port} ONUs on port {port} went down with LOS (likely fibre cut)",
+                    update.olt,
+                    onus.len()
+                ),
+                data: json!({ "onusDown": onus.len(), "onusOnPort": on_port }),
+                ..blank(at)
+            },
+            None,
+        ));
+        for onu in onus {
+            in_outage.insert(onu.id);
+            let mut d = onu_down(onu, &update.summary, at);
+            d.outage = Some(outage);
+            drafts.push(d);
+        }
+    }
+    for (was, now) in &rows {
+        if downs(&&(*was, *now)) && !in_outage.contains(&now.id) {
+            drafts.push(onu_down(now, &update.summary, at));
+        } else if was.status == OnuStatus::Offline && now.status == OnuStatus::Online {
+            drafts.push(onu_draft(
+                EventType::OnuUp,
+                Severity::Info,
+                now,
+                &update.summary,
+                at,
+                format!("ONU {} is back online", now.serial),
+                json!({}),
+            ));
+        }
+        if let Some(d) = optics_move(view, was, now, &update.summary, at) {
+            drafts.push(d);
+        }
+    }
+    drafts
+}
+
+fn status_move(old: &OltSummary, new: &OltSummary) -> Option<Draft> {
+    let (from, to) = (old.status, new.status);
+    if from == to || (from == SessionStatus::Connecting && to == SessionStatus::Online) {
+        return None;
+    }
+    let severity = match to {
+        SessionStatus::Degraded | SessionStatus::Offline => Severity::Warning,
+        _ => Severity::Info,
+    };
+    let reason = match to {
+        SessionStatus::Online => "a poll succeeded",
+        SessionStatus::Degraded => "a poll failed",
+        SessionStatus::Offline => "polls failed offline_after times in a row",
+        SessionStatus::Disabled => "disabled in the inventory",
+        SessionStatus::Connecting => "the session restarted",
+    };
+    Some(draft(
+        Event {
+            kind: EventType::OltStatusChanged,
+            severity,
+            olt_id: Some(new.id),
+            node_id: new.node,
+            message: format!("OLT {} went from {from} to {to}", new.id),
+            data: json!({ "from": from, "to": to, "reason": reason }),
+            ..blank(new.status_since)
+        },
+        None,
+    ))
+}
+
+fn onu_down(onu: &Onu, olt: &OltSummary, at: DateTime<Utc>) -> Draft {
+    let cause = onu.last_down_cause.unwrap_or(DownCause::Unknown);
+    let cause_name = serde_json::to_value(cause)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    onu_draft(
+        EventType::OnuDown,
+        Severity::Warning,
+        onu,
+        olt,
+        at,
+        format!("ONU {} went offline ({cause_name})", onu.serial),
+        json!({ "cause": cause }),
+    )
+}
+
+fn optics_move(
+    view: &FleetAggregate,
+    was: &Onu,
+    now: &Onu,
+    olt: &OltSummary,
+    at: DateTime<Utc>,
+) -> Option<Draft> {
+    let (from, to) = (view.level(was.rx_power), view.level(now.rx_power));
+    if from == to || from == OpticsLevel::Unknown || to == OpticsLevel::Unknown {
+        return None;
+    }
+    let severity = match to {
+        OpticsLevel::Critical => Severity::Critical,
+        OpticsLevel::Warning => Severity::Warning,
+        _ => Severity::Info,
+    };
+    Some(onu_draft(
+        EventType::OpticsLevelChanged,
+        severity,
+        now,
+        olt,
+        at,
+        format!(
+            "ONU {}: optics level {} -> {}",
+            now.serial,
+            from.as_str(),
+            to.as_str()
+        ),
+        json!({ "from": from, "to": to, "rxPower": now.rx_power }),
+    ))
+}
+
+fn onu_draft(
+    kind: EventType,
+    severity: Severity,
+    onu: &Onu,
+    olt: &OltSummary,
+    at: DateTime<Utc>,
+    message: String,
+    data: serde_json::Value,
+) -> Draft {
+    let mut d = draft(
+        Event {
+            kind,
+            severity,
+            olt_id: Some(onu.olt_id),
+            node_id: olt.node,
+            pon_port: Some(onu.pon_port.clone()),
+            onu_id: Some(onu.id),
+            message,
+            data,
+            ..blank(at)
+        },
+        None,
+    );
+    d.serial = Some(onu.serial.clone());
+    d
+}
+
+fn draft(event: Event, outage: Option<usize>) -> Draft {
+    Draft {
+        event,
+        outage,
+        serial: None,
+    }
+}
+
+/// An event with every optional field unset, for struct update syntax.
+fn blank(at: DateTime<Utc>) -> Event {
+    Event {
+        id: 0,
+        at,
+        kind: EventType::OnuUp,
+        severity: Severity::Info,
+        olt_id: None,
+        node_id: None,
+        pon_port: None,
+        onu_id: None,
+        szo_id: None,
+        message: String::new(),
+        data: json!({}),
+    }
+}

@@ -1,0 +1,78 @@
+//! The service's side of events (SPEC §9): the `[events]` config section, starting the
+//! device side's [`EventLog`] and handing it to the fleet view, and keeping its СЗО
+//! bindings in step with the inventory. `GET /events` is [`crate::api`]'s `events`
+//! module; the MCP tool `list_events` calls it.
+
+use anyhow::bail;
+use ponkeeper_actors::events::{EventLog, EventSettings, Rules};
+use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::Fleet;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// `[events]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EventsConfig {
+    /// Events older than this are dropped.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+    /// This many LOS downs of one PON port between two polls make a `PON_OUTAGE`.
+    pub pon_outage_min: u32,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            retention: Duration::from_secs(30 * 86_400),
+            pon_outage_min: 4,
+        }
+    }
+}
+
+impl EventsConfig {
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.retention.is_zero() {
+            bail!("key `events.retention`: must be above zero");
+        }
+        if self.pon_outage_min < 2 {
+            bail!("key `events.pon_outage_min`: must be at least 2 (one ONU is not an outage)");
+        }
+        Ok(())
+    }
+
+    fn settings(&self) -> EventSettings {
+        EventSettings {
+            retention: self.retention,
+            rules: Rules {
+                pon_outage_min: self.pon_outage_min as usize,
+            },
+        }
+    }
+}
+
+/// Opens the event log and has the fleet view derive events into it from now on.
+pub async fn start(
+    config: &EventsConfig,
+    store: &Store,
+    fleet: &Fleet,
+    inventory: &Inventory,
+) -> anyhow::Result<EventLog> {
+    let log = EventLog::start(store, config.settings())
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+    bind_szo(&log, inventory);
+    fleet.view().feed_events(log.clone());
+    Ok(log)
+}
+
+/// Binds each СЗО of `inventory` to its ONU serial, for `SZO_DOWN` / `SZO_UP`.
+pub fn bind_szo(log: &EventLog, inventory: &Inventory) {
+    log.bind_szo(
+        inventory
+            .szo
+            .iter()
+            .map(|szo| (szo.onu_serial.clone(), szo.id)),
+    );
+}
