@@ -38,6 +38,14 @@ pub struct PolledOnu {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
+    /// Transceiver readings (°C, V, mA); fixtures written before they were read leave
+    /// them out, which means `null`.
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub voltage: Option<f64>,
+    #[serde(default)]
+    pub bias_current: Option<f64>,
 }
 
 impl From<&crate::domain::Onu> for PolledOnu {
@@ -54,6 +62,9 @@ impl From<&crate::domain::Onu> for PolledOnu {
             rx_power: onu.rx_power,
             tx_power: onu.tx_power,
             olt_rx_power: onu.olt_rx_power,
+            temperature: onu.temperature,
+            voltage: onu.voltage,
+            bias_current: onu.bias_current,
         }
     }
 }
@@ -150,7 +161,7 @@ struct RowBuilder<'a> {
     values: [Option<&'a SnmpValue>; FIELDS],
 }
 
-const FIELDS: usize = 8;
+const FIELDS: usize = 11;
 
 fn field_slot(field: OnuField) -> usize {
     match field {
@@ -162,6 +173,9 @@ fn field_slot(field: OnuField) -> usize {
         OnuField::RxPower => 5,
         OnuField::TxPower => 6,
         OnuField::OltRxPower => 7,
+        OnuField::Temperature => 8,
+        OnuField::Voltage => 9,
+        OnuField::BiasCurrent => 10,
     }
 }
 
@@ -295,6 +309,9 @@ fn decode_row(
         rx_power: dbm(OnuField::RxPower),
         tx_power: dbm(OnuField::TxPower),
         olt_rx_power: dbm(OnuField::OltRxPower),
+        temperature: dbm(OnuField::Temperature),
+        voltage: dbm(OnuField::Voltage),
+        bias_current: dbm(OnuField::BiasCurrent),
     })
 }
 

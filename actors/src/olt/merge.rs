@@ -177,6 +177,9 @@ mod tests {
             rx_power: Some(-21.0),
             tx_power: Some(2.0),
             olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
         }
     }
 
