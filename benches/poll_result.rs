@@ -91,6 +91,7 @@ fn record(onus: &[Onu]) -> OltRecord {
             .collect(),
         transitions: Vec::new(),
         vlans: vec![(100, "internet".into()), (200, "iptv".into())],
+        warnings: Vec::new(),
     }
 }
 

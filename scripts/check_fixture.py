@@ -142,6 +142,7 @@ def main():
             check(f"{name}: totalPorts", olt["totalPorts"], expected["ports"])
             status, detail = get(base, f"/olts/{olt_id}", key)
             check(f"{name}: onuOnline", detail["data"]["onuOnline"], expected["onuOnline"])
+            check(f"{name}: session.warnings", detail["data"]["session"]["warnings"], expected.get("warnings", []))
             status, body = get(base, f"/olts/{olt_id}/onus?size=500", key)
             check(f"{name}: GET /olts/{olt_id}/onus totalCount", body["meta"]["totalCount"], expected["totalOnu"])
             got = sorted(({f: onu[f] for f in ONU_FIELDS} for onu in body["data"]),

@@ -6,10 +6,12 @@
 //! in `profile/vendors.rs` (re-exported here), where a wrong OID is fixed on one line.
 
 pub mod commands;
+mod if_index;
 mod vendors;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
 use commands::CliProfile;
+pub use if_index::{IfIndexLayout, HUAWEI_GPON};
 pub use vendors::{huawei_gpon_if_index, BDCOM, HUAWEI, ZTE};
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
@@ -180,6 +182,10 @@ pub struct Profile {
     /// The name of a PON port is this prefix followed by the port (`0/1/0`, `1/1/1`,
     /// `0/1`: digits and slashes only).
     pub port_name_prefix: &'static str,
+    /// How a PON port's ifIndex spells its name, where it does (Huawei): the poller
+    /// names a port IF-MIB does not list from the ONU rows' index instead of dropping
+    /// them.
+    pub port_if_index: Option<IfIndexLayout>,
     pub onu_indexing: OnuIndexing,
     pub onu_columns: &'static [OnuColumn],
     /// Status values that mean the ONU is online.

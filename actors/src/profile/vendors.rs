@@ -36,6 +36,7 @@ pub static HUAWEI: Profile = Profile {
     interface_names: InterfaceNames::IfName,
     port_if_type: Some(250),
     port_name_prefix: "GPON ",
+    port_if_index: Some(super::HUAWEI_GPON),
     onu_indexing: OnuIndexing::PortIfIndexAndOnuId,
     onu_columns: &[
         OnuColumn {
@@ -154,6 +155,7 @@ pub static ZTE: Profile = Profile {
     interface_names: InterfaceNames::IfName,
     port_if_type: Some(250),
     port_name_prefix: "gpon_",
+    port_if_index: None,
     onu_indexing: OnuIndexing::PonIdAndOnuId(PonIdLayout {
         base: 0x1000_0000,
         frame: 1,
@@ -235,6 +237,7 @@ pub static BDCOM: Profile = Profile {
     interface_names: InterfaceNames::IfDescr,
     port_if_type: None,
     port_name_prefix: "EPON",
+    port_if_index: None,
     onu_indexing: OnuIndexing::OnuIfIndex { separator: ':' },
     onu_columns: &[
         OnuColumn {
