@@ -38,6 +38,9 @@ fn onus_of(olt: u32, at: chrono::DateTime<Utc>) -> Vec<Onu> {
                 rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0),
                 tx_power: Some(2.0),
                 olt_rx_power: Some(-24.0),
+                temperature: None,
+                voltage: None,
+                bias_current: None,
                 vlan: Some(100),
                 last_update: at,
             }

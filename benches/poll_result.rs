@@ -36,6 +36,9 @@ fn readings() -> Vec<PolledOnu> {
             rx_power: Some(-18.0 - f64::from(i % 90) / 10.0),
             tx_power: Some(2.31),
             olt_rx_power: Some(-21.5),
+            temperature: None,
+            voltage: None,
+            bias_current: None,
         })
         .collect()
 }
@@ -88,6 +91,7 @@ fn record(onus: &[Onu]) -> OltRecord {
             .collect(),
         transitions: Vec::new(),
         vlans: vec![(100, "internet".into()), (200, "iptv".into())],
+        warnings: Vec::new(),
     }
 }
 

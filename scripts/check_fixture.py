@@ -27,6 +27,7 @@ import urllib.request
 RESULTS = {"passed": 0, "failed": 0}
 ONU_FIELDS = ["ponPort", "onuIndex", "serial", "description", "status", "lastDownCause",
               "distance", "rxPower", "txPower", "oltRxPower"]
+OPTICS_FIELDS = ["temperature", "voltage", "biasCurrent"]
 
 
 def check(name, actual, expected):
@@ -141,6 +142,7 @@ def main():
             check(f"{name}: totalPorts", olt["totalPorts"], expected["ports"])
             status, detail = get(base, f"/olts/{olt_id}", key)
             check(f"{name}: onuOnline", detail["data"]["onuOnline"], expected["onuOnline"])
+            check(f"{name}: session.warnings", detail["data"]["session"]["warnings"], expected.get("warnings", []))
             status, body = get(base, f"/olts/{olt_id}/onus?size=500", key)
             check(f"{name}: GET /olts/{olt_id}/onus totalCount", body["meta"]["totalCount"], expected["totalOnu"])
             got = sorted(({f: onu[f] for f in ONU_FIELDS} for onu in body["data"]),
@@ -149,6 +151,13 @@ def main():
                           key=lambda o: (o["ponPort"], o["onuIndex"]))
             mismatches = [(g, w) for g, w in zip(got, want) if g != w]
             check(f"{name}: every field of every ONU (count, mismatches)", (len(got), mismatches), (len(want), []))
+            # Transceiver readings are served with the optics: GET /optics?oltId= by ONU id.
+            where = {onu["id"]: (onu["ponPort"], onu["onuIndex"]) for onu in body["data"]}
+            status, optics = get(base, f"/optics?oltId={olt_id}&size=500", key)
+            got = sorted((where[o["onuId"]] + tuple(o[f] for f in OPTICS_FIELDS) for o in optics["data"]))
+            want = sorted(((o["ponPort"], o["onuIndex"]) + tuple(o.get(f) for f in OPTICS_FIELDS)
+                           for o in expected["onus"]))
+            check(f"{name}: GET /optics temperature, voltage, bias of every ONU", got, want)
 
         total = sum(e["totalOnu"] for _, _, e in fixtures)
         online = sum(e["onuOnline"] for _, _, e in fixtures)

@@ -66,7 +66,8 @@ cargo build --locked --bin ponkeeper
     --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
     --fixtures tests/fixtures \
-    --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310
+    --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
+    --fixture huawei-ma5800-no-port
 
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"

@@ -30,8 +30,24 @@ fn device_view(onu: &Value) -> Value {
     })
 }
 
+/// The ONU resource's device fields of what the simulator serves (its transceiver
+/// readings are the optics resource's, see [`transceiver_view`]).
 fn expected_view(onu: &ExpectedOnu) -> Value {
-    serde_json::to_value(onu).expect("json")
+    let mut view = serde_json::to_value(onu).expect("json");
+    if let Some(fields) = view.as_object_mut() {
+        for field in TRANSCEIVER_FIELDS {
+            fields.remove(field);
+        }
+    }
+    view
+}
+
+const TRANSCEIVER_FIELDS: [&str; 3] = ["temperature", "voltage", "biasCurrent"];
+
+fn transceiver_view(onu: &ExpectedOnu) -> Value {
+    json!({
+        "temperature": onu.temperature, "voltage": onu.voltage, "biasCurrent": onu.bias_current,
+    })
 }
 
 fn level(rx: Option<f64>) -> &'static str {
@@ -221,6 +237,11 @@ async fn optics_levels_order_and_history() {
     let service = TestService::start(&sim, dir.path().to_path_buf()).await;
     all_polled(&service).await;
 
+    let served: HashMap<String, ExpectedOnu> = (1..=3)
+        .flat_map(|olt| sim.expected_onus(olt))
+        .map(|o| (o.serial.clone(), o))
+        .collect();
+    let mut with_readings = 0;
     let (_, body) = service.get("/onus?size=500").await;
     for onu in list(&body) {
         let id = onu["id"].as_u64().expect("id");
@@ -240,9 +261,23 @@ async fn optics_levels_order_and_history() {
             assert_eq!(reading[field], onu[field], "{field}");
         }
         assert_eq!(reading["level"], level(onu["rxPower"].as_f64()));
-        assert_eq!(reading["temperature"], Value::Null);
+        let serial = onu["serial"].as_str().expect("serial");
+        let transceiver: Value = TRANSCEIVER_FIELDS
+            .iter()
+            .map(|f| (f.to_string(), reading[*f].clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        assert_eq!(transceiver, transceiver_view(&served[serial]), "{serial}");
+        with_readings += usize::from(reading["temperature"].is_number());
         assert_eq!(reading["measuredAt"], onu["lastUpdate"]);
     }
+
+    let expected_readings = served.values().filter(|o| o.temperature.is_some()).count();
+    assert_eq!(with_readings, expected_readings);
+    assert!(
+        with_readings > 0,
+        "Huawei and BDCOM ONUs online report a temperature"
+    );
 
     let (_, body) = service.get("/optics?size=500").await;
     assert_eq!(body["meta"]["totalCount"], 48);

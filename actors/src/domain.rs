@@ -142,6 +142,14 @@ pub struct Onu {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
+    /// The ONU transceiver's temperature (°C), supply voltage (V) and laser bias current
+    /// (mA), rounded to two decimals; `None` where the vendor reports none.
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub voltage: Option<f64>,
+    #[serde(default)]
+    pub bias_current: Option<f64>,
     pub vlan: Option<u16>,
     pub last_update: DateTime<Utc>,
 }
@@ -246,6 +254,10 @@ pub struct OpticsPoint {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
+    /// °C, V and mA (see [`Onu::temperature`]).
+    pub temperature: Option<f64>,
+    pub voltage: Option<f64>,
+    pub bias_current: Option<f64>,
     pub level: OpticsLevel,
 }
 

@@ -298,6 +298,9 @@ impl OnuTable {
                         rx_power: onu.rx_power,
                         tx_power: onu.tx_power,
                         olt_rx_power: onu.olt_rx_power,
+                        temperature: onu.temperature,
+                        voltage: onu.voltage,
+                        bias_current: onu.bias_current,
                         level,
                     },
                 ));
@@ -377,6 +380,9 @@ fn row_differs(previous: &Onu, reading: &PolledOnu, was_polled_at: Option<DateTi
         || previous.rx_power != reading.rx_power
         || previous.tx_power != reading.tx_power
         || previous.olt_rx_power != reading.olt_rx_power
+        || previous.temperature != reading.temperature
+        || previous.voltage != reading.voltage
+        || previous.bias_current != reading.bias_current
 }
 
 /// The table's row of a polled ONU, updated `now`.
@@ -401,6 +407,9 @@ fn polled_row(
         rx_power: reading.rx_power,
         tx_power: reading.tx_power,
         olt_rx_power: reading.olt_rx_power,
+        temperature: reading.temperature,
+        voltage: reading.voltage,
+        bias_current: reading.bias_current,
         last_update: now,
     }
 }
@@ -426,6 +435,9 @@ mod tests {
             rx_power: rx,
             tx_power: Some(2.1),
             olt_rx_power: Some(-20.0),
+            temperature: None,
+            voltage: None,
+            bias_current: None,
         }
     }
 

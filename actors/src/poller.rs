@@ -6,7 +6,7 @@
 use crate::domain::{DownCause, OnuStatus};
 use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Everything one good poll learnt.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,9 @@ pub struct PollOutcome {
     /// Statically configured VLANs (Q-BRIDGE-MIB): id and name, by id. Empty when the
     /// device does not implement the table.
     pub vlans: Vec<(u16, String)>,
+    /// What the poll could not place, counted and named (SPEC §7: nothing silent), e.g.
+    /// `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`.
+    pub warnings: Vec<String>,
 }
 
 /// One ONU as the device reported it (in the API's field names, so fixtures' expected
@@ -38,6 +41,14 @@ pub struct PolledOnu {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
+    /// Transceiver readings (°C, V, mA); fixtures written before they were read leave
+    /// them out, which means `null`.
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub voltage: Option<f64>,
+    #[serde(default)]
+    pub bias_current: Option<f64>,
 }
 
 impl From<&crate::domain::Onu> for PolledOnu {
@@ -54,6 +65,9 @@ impl From<&crate::domain::Onu> for PolledOnu {
             rx_power: onu.rx_power,
             tx_power: onu.tx_power,
             olt_rx_power: onu.olt_rx_power,
+            temperature: onu.temperature,
+            voltage: onu.voltage,
+            bias_current: onu.bias_current,
         }
     }
 }
@@ -76,7 +90,7 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
             std_oids::VLAN_STATIC_NAME,
         ])
         .await?;
-    let interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
+    let mut interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
     let vlans = if_mib[2]
         .iter()
         .filter_map(|(index, name)| match index.as_slice() {
@@ -92,7 +106,12 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
 
     let columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
     let table = client.walk_columns(&columns).await?;
-    let onus = decode_onus(profile, &interfaces, &table)?;
+    let decoded = decode_onus(profile, &interfaces, &table)?;
+    // Ports named from their ONUs' ifIndex exist even though IF-MIB leaves them out.
+    interfaces.ports.extend(decoded.decoded_ports);
+    for warning in &decoded.warnings {
+        tracing::warn!(warning = %warning, "ONU rows not placed as IF-MIB says");
+    }
 
     Ok(PollOutcome {
         sys_name: system[0].as_text(),
@@ -100,8 +119,9 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
         uptime_seconds: system[2].as_i64().and_then(|t| u64::try_from(t / 100).ok()),
         firmware: system[3].as_text().filter(|f| !f.is_empty()),
         ports: interfaces.ports.values().cloned().collect(),
-        onus,
+        onus: decoded.onus,
         vlans,
+        warnings: decoded.warnings,
     })
 }
 
@@ -150,7 +170,7 @@ struct RowBuilder<'a> {
     values: [Option<&'a SnmpValue>; FIELDS],
 }
 
-const FIELDS: usize = 8;
+const FIELDS: usize = 11;
 
 fn field_slot(field: OnuField) -> usize {
     match field {
@@ -162,6 +182,9 @@ fn field_slot(field: OnuField) -> usize {
         OnuField::RxPower => 5,
         OnuField::TxPower => 6,
         OnuField::OltRxPower => 7,
+        OnuField::Temperature => 8,
+        OnuField::Voltage => 9,
+        OnuField::BiasCurrent => 10,
     }
 }
 
@@ -171,73 +194,201 @@ impl<'a> RowBuilder<'a> {
     }
 }
 
-/// The port name and ONU number a row index stands for, per the profile's indexing;
-/// `None` for a row that names no known port.
-fn locate_onu(profile: &Profile, interfaces: &Interfaces, index: &[u32]) -> Option<(String, u32)> {
-    match profile.onu_indexing {
-        OnuIndexing::PortIfIndexAndOnuId => {
-            let [if_index, onu_id] = index else {
-                return None;
-            };
-            Some((interfaces.ports.get(if_index)?.clone(), *onu_id))
-        }
-        OnuIndexing::PonIdAndOnuId(layout) => {
-            let [pon_id, onu_id] = index else {
-                return None;
-            };
-            Some((layout.port_name(*pon_id)?, *onu_id))
-        }
-        OnuIndexing::OnuIfIndex { .. } => {
-            let [if_index] = index else {
-                return None;
-            };
-            let (port, number) = profile.onu_from_if_name(interfaces.names.get(if_index)?)?;
-            Some((port.to_string(), number))
+/// Why a row of the ONU table names no ONU the poller can place. Rows are counted by
+/// reason (and port), so a port of 128 ONUs missing from IF-MIB is one warning line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Unplaced {
+    /// The port ifIndex is not in IF-MIB and does not spell a port.
+    NoPort(u32),
+    /// The port ifIndex is not in IF-MIB; the rows were placed on the port its ifIndex
+    /// spells.
+    PortDecoded(u32, String),
+    /// ZTE: the ponId is not a port id.
+    NotAPonId(u32),
+    /// BDCOM: the ONU ifIndex names no ONU interface in IF-MIB.
+    NoOnuInterface,
+    /// The index has a shape the profile does not know.
+    BadIndex,
+    /// The row has no serial (or MAC).
+    NoSerial,
+}
+
+impl Unplaced {
+    /// The warning for the rows at `indexes` (row indexes as `a.b`).
+    fn describe(&self, indexes: &[String]) -> String {
+        let rows = match indexes.len() {
+            1 => "1 ONU row".to_string(),
+            n => format!("{n} ONU rows"),
+        };
+        let listed = || {
+            let shown: Vec<&str> = indexes.iter().take(5).map(String::as_str).collect();
+            let more = indexes.len().saturating_sub(shown.len());
+            let shown = shown.join(", ");
+            if more == 0 {
+                shown
+            } else {
+                format!("{shown} and {more} more")
+            }
+        };
+        match self {
+            Unplaced::NoPort(i) => format!("{rows} on ifIndex {i}: no such port in IF-MIB"),
+            Unplaced::PortDecoded(i, port) => format!(
+                "{rows} on ifIndex {i}: no such port in IF-MIB; placed on port {port}, decoded from the ifIndex"
+            ),
+            Unplaced::NotAPonId(id) => format!("{rows} on ponId {id}: not a PON port id"),
+            Unplaced::NoOnuInterface => format!(
+                "{rows} on ifIndex {}: no ONU interface of that name in IF-MIB",
+                listed()
+            ),
+            Unplaced::BadIndex => format!("{rows} with index {}: cannot decode", listed()),
+            Unplaced::NoSerial => format!("{rows} without a serial: index {}", listed()),
         }
     }
 }
 
-/// Joins the walked columns by row index into ONUs.
+fn index_text(index: &[u32]) -> String {
+    let arcs: Vec<String> = index.iter().map(u32::to_string).collect();
+    arcs.join(".")
+}
+
+/// The port name and ONU number a row index stands for, per the profile's indexing, or
+/// why it names none. A Huawei port missing from IF-MIB is decoded from its ifIndex
+/// (`Err(PortDecoded)` then carries the name the row is placed on).
+fn locate_onu(
+    profile: &Profile,
+    interfaces: &Interfaces,
+    index: &[u32],
+) -> Result<(String, u32), Unplaced> {
+    let bad = || Unplaced::BadIndex;
+    match profile.onu_indexing {
+        OnuIndexing::PortIfIndexAndOnuId => {
+            let [if_index, onu_id] = index else {
+                return Err(bad());
+            };
+            if let Some(port) = interfaces.ports.get(if_index) {
+                return Ok((port.clone(), *onu_id));
+            }
+            match profile
+                .port_if_index
+                .and_then(|layout| layout.port_name(*if_index))
+            {
+                Some(port) => Err(Unplaced::PortDecoded(*if_index, port)),
+                None => Err(Unplaced::NoPort(*if_index)),
+            }
+        }
+        OnuIndexing::PonIdAndOnuId(layout) => {
+            let [pon_id, onu_id] = index else {
+                return Err(bad());
+            };
+            let port = layout
+                .port_name(*pon_id)
+                .ok_or(Unplaced::NotAPonId(*pon_id))?;
+            Ok((port, *onu_id))
+        }
+        OnuIndexing::OnuIfIndex { .. } => {
+            let [if_index] = index else {
+                return Err(bad());
+            };
+            let (port, number) = interfaces
+                .names
+                .get(if_index)
+                .and_then(|name| profile.onu_from_if_name(name))
+                .ok_or(Unplaced::NoOnuInterface)?;
+            Ok((port.to_string(), number))
+        }
+    }
+}
+
+/// The ONU table as decoded: the ONUs, ports named only by their ONUs' index (by
+/// ifIndex), and a warning per kind of row that could not be placed as IF-MIB says.
+#[derive(Debug, Default)]
+pub struct DecodedOnus {
+    pub onus: Vec<PolledOnu>,
+    pub decoded_ports: BTreeMap<u32, String>,
+    pub warnings: Vec<String>,
+}
+
+/// Joins the walked columns by row index into ONUs; rows it cannot place are counted
+/// into warnings, never dropped without a word.
 pub fn decode_onus(
     profile: &Profile,
     interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
-) -> Result<Vec<PolledOnu>, DeviceError> {
-    let rows = table_rows(profile, table);
-    let mut onus = Vec::with_capacity(rows.len());
+) -> Result<DecodedOnus, DeviceError> {
+    let (rows, odd_indexes) = table_rows(profile, table);
+    let mut decoded = DecodedOnus {
+        onus: Vec::with_capacity(rows.len()),
+        ..DecodedOnus::default()
+    };
+    let mut unplaced: BTreeMap<Unplaced, Vec<String>> = BTreeMap::new();
+    unplaced
+        .entry(Unplaced::BadIndex)
+        .or_default()
+        .extend(odd_indexes);
     for (_, index, row) in rows {
-        if let Some(onu) = decode_row(profile, interfaces, index, &row) {
-            onus.push(onu);
+        let (place, decoded_port) = match locate_onu(profile, interfaces, index) {
+            Ok(place) => (place, None),
+            Err(Unplaced::PortDecoded(if_index, port)) => {
+                let onu_id = index.get(1).copied().unwrap_or_default();
+                let why = Unplaced::PortDecoded(if_index, port.clone());
+                ((port, onu_id), Some((if_index, why)))
+            }
+            Err(why) => {
+                unplaced.entry(why).or_default().push(index_text(index));
+                continue;
+            }
+        };
+        let Some(onu) = decode_row(profile, place, &row) else {
+            let rows = unplaced.entry(Unplaced::NoSerial).or_default();
+            rows.push(index_text(index));
+            continue;
+        };
+        if let Some((if_index, why)) = decoded_port {
+            decoded.decoded_ports.insert(if_index, onu.pon_port.clone());
+            unplaced.entry(why).or_default().push(index_text(index));
         }
+        decoded.onus.push(onu);
     }
-    Ok(onus)
+    decoded.warnings = unplaced
+        .iter()
+        .filter(|(_, indexes)| !indexes.is_empty())
+        .map(|(why, indexes)| why.describe(indexes))
+        .collect();
+    Ok(decoded)
 }
 
-/// The walked cells grouped into rows, in row order: each with its packed key (see
-/// [`row_key`]) and its index.
+/// One row of the walked table: its packed key, its index and its cells.
+type TableRow<'a> = (u128, &'a [u32], RowBuilder<'a>);
+
+/// The walked cells grouped into rows, in row order, each with its packed key (see
+/// [`row_key`]) and its index; and the indexes of cells of no known shape.
 fn table_rows<'a>(
     profile: &Profile,
     table: &'a [Vec<ColumnEntry>],
-) -> Vec<(u128, &'a [u32], RowBuilder<'a>)> {
+) -> (Vec<TableRow<'a>>, BTreeSet<String>) {
     // Every cell keyed by its row index packed into one integer (indexes are one or two
     // arcs, see `locate_onu`; others name no ONU), then sorted: each column is already
     // in row order, so the stable sort merges runs, and rows group without comparing
     // slices or building a map.
     let mut cells: Vec<(u128, &[u32], usize, &SnmpValue)> =
         Vec::with_capacity(table.iter().map(Vec::len).sum());
+    // Instances whose index has no known shape: reported once each, by index.
+    let mut odd = BTreeSet::new();
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
-            let Some(index) = instance.strip_suffix(column.suffix) else {
+            let Some(key) = instance
+                .strip_suffix(column.suffix)
+                .and_then(|index| Some((row_key(index)?, index)))
+            else {
+                odd.insert(index_text(instance));
                 continue;
             };
-            let Some(key) = row_key(index) else {
-                continue;
-            };
+            let (key, index) = key;
             cells.push((key, index, field_slot(column.field), value));
         }
     }
     cells.sort_by_key(|cell| cell.0);
-    let mut rows: Vec<(u128, &[u32], RowBuilder)> = Vec::new();
+    let mut rows: Vec<TableRow> = Vec::new();
     for (key, index, slot, value) in cells {
         match rows.last_mut() {
             Some((last, _, row)) if *last == key => row.values[slot] = Some(value),
@@ -248,18 +399,13 @@ fn table_rows<'a>(
             }
         }
     }
-    rows
+    (rows, odd)
 }
 
-/// The ONU one row stands for, or `None` when its index names no known port or it has
-/// no serial.
-fn decode_row(
-    profile: &Profile,
-    interfaces: &Interfaces,
-    index: &[u32],
-    row: &RowBuilder,
-) -> Option<PolledOnu> {
-    let (pon_port, onu_index) = locate_onu(profile, interfaces, index)?;
+/// The ONU one row stands for at its place (port name, ONU number), or `None` when it
+/// has no serial.
+fn decode_row(profile: &Profile, place: (String, u32), row: &RowBuilder) -> Option<PolledOnu> {
+    let (pon_port, onu_index) = place;
     let serial = row
         .get(OnuField::Serial)
         .and_then(|v| decode_serial(profile, v))?;
@@ -295,6 +441,9 @@ fn decode_row(
         rx_power: dbm(OnuField::RxPower),
         tx_power: dbm(OnuField::TxPower),
         olt_rx_power: dbm(OnuField::OltRxPower),
+        temperature: dbm(OnuField::Temperature),
+        voltage: dbm(OnuField::Voltage),
+        bias_current: dbm(OnuField::BiasCurrent),
     })
 }
 
@@ -310,4 +459,105 @@ fn row_key(index: &[u32]) -> Option<u128> {
 fn decode_serial(profile: &Profile, value: &SnmpValue) -> Option<String> {
     let column = profile.column(OnuField::Serial)?;
     Some(column.decode_octets(value.as_bytes()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{BDCOM, HUAWEI, ZTE};
+
+    /// The profile's ONU columns with only the serial (and status) filled at `rows`.
+    fn table(profile: &Profile, rows: &[&[u32]]) -> Vec<Vec<ColumnEntry>> {
+        profile
+            .onu_columns
+            .iter()
+            .map(|column| match column.field {
+                OnuField::Serial => rows
+                    .iter()
+                    .map(|index| {
+                        let mut instance = index.to_vec();
+                        instance.extend_from_slice(column.suffix);
+                        (
+                            instance,
+                            SnmpValue::OctetString(b"HWTC\x01\x02\x03\x04".to_vec()),
+                        )
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn huawei_rows_on_unknown_ports_are_decoded_or_reported() {
+        let mut interfaces = Interfaces::default();
+        interfaces.ports.insert(4_194_312_192, "0/1/0".into());
+        let rows: [&[u32]; 5] = [
+            &[4_194_312_192, 0],
+            &[4_194_320_640, 0],
+            &[4_194_320_640, 1],
+            &[7, 3],
+            &[4_194_312_192, 1, 9],
+        ];
+        let decoded = decode_onus(&HUAWEI, &interfaces, &table(&HUAWEI, &rows)).expect("ok");
+        let placed: Vec<(&str, u32)> = decoded
+            .onus
+            .iter()
+            .map(|o| (o.pon_port.as_str(), o.onu_index))
+            .collect();
+        assert_eq!(placed, [("0/1/0", 0), ("0/2/1", 0), ("0/2/1", 1)]);
+        assert_eq!(
+            decoded.decoded_ports,
+            BTreeMap::from([(4_194_320_640, "0/2/1".to_string())])
+        );
+        assert_eq!(
+            decoded.warnings,
+            [
+                "1 ONU row on ifIndex 7: no such port in IF-MIB",
+                "2 ONU rows on ifIndex 4194320640: no such port in IF-MIB; placed on port \
+                 0/2/1, decoded from the ifIndex",
+                "1 ONU row with index 4194312192.1.9: cannot decode",
+            ]
+        );
+    }
+
+    #[test]
+    fn zte_and_bdcom_rows_that_name_nothing_are_reported() {
+        let decoded = decode_onus(
+            &ZTE,
+            &Interfaces::default(),
+            &table(&ZTE, &[&[268_501_248, 1], &[268_501_249, 2]]),
+        )
+        .expect("ok");
+        assert_eq!(decoded.onus.len(), 1);
+        assert_eq!(
+            decoded.warnings,
+            ["1 ONU row on ponId 268501249: not a PON port id"]
+        );
+
+        let mut interfaces = Interfaces::default();
+        interfaces.names.insert(41, "EPON0/1:1".into());
+        interfaces.names.insert(49, "EPON0/1:9".into());
+        let rows: Vec<Vec<u32>> = (41..=48).map(|i| vec![i]).collect();
+        let rows: Vec<&[u32]> = rows.iter().map(Vec::as_slice).collect();
+        let mut walked = table(&BDCOM, &rows);
+        // A described ONU without its MAC.
+        let description = BDCOM
+            .onu_columns
+            .iter()
+            .position(|c| c.field == OnuField::Description)
+            .expect("description column");
+        walked[description].push((vec![41], SnmpValue::OctetString(b"a".to_vec())));
+        walked[description].push((vec![49], SnmpValue::OctetString(b"b".to_vec())));
+        let decoded = decode_onus(&BDCOM, &interfaces, &walked).expect("ok");
+        assert_eq!(decoded.onus.len(), 1);
+        assert_eq!(
+            decoded.warnings,
+            [
+                "7 ONU rows on ifIndex 42, 43, 44, 45, 46 and 2 more: no ONU interface of \
+                 that name in IF-MIB",
+                "1 ONU row without a serial: index 49",
+            ]
+        );
+    }
 }

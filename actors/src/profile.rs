@@ -6,10 +6,12 @@
 //! in `profile/vendors.rs` (re-exported here), where a wrong OID is fixed on one line.
 
 pub mod commands;
+mod if_index;
 mod vendors;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
 use commands::CliProfile;
+pub use if_index::{IfIndexLayout, HUAWEI_GPON};
 pub use vendors::{huawei_gpon_if_index, BDCOM, HUAWEI, ZTE};
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
@@ -41,6 +43,12 @@ pub enum OnuField {
     RxPower,
     TxPower,
     OltRxPower,
+    /// The ONU transceiver's temperature (°C), where the vendor's MIB has it.
+    Temperature,
+    /// The ONU transceiver's supply voltage (V).
+    Voltage,
+    /// The ONU laser's bias current (mA).
+    BiasCurrent,
 }
 
 /// How a raw SNMP value maps to the API's value.
@@ -58,6 +66,9 @@ pub enum Encoding {
     Metres,
     /// dBm = (raw - offset) / divisor.
     ScaledDbm { offset: i64, divisor: f64 },
+    /// A transceiver reading in the API's unit (°C, V, mA) = raw / divisor: Huawei's
+    /// voltage in mV is divisor 1000, BDCOM's temperature in 1/256 °C is divisor 256.
+    Scaled { divisor: f64 },
     /// A 16-bit reading whose values above `wrap_above` stand for `raw - modulus`
     /// (negative), then dBm = (raw - offset) / divisor. ZTE's `raw*0.002 - 30` is
     /// offset 15000, divisor 500, wrapping above 30000 by 65535.
@@ -171,6 +182,10 @@ pub struct Profile {
     /// The name of a PON port is this prefix followed by the port (`0/1/0`, `1/1/1`,
     /// `0/1`: digits and slashes only).
     pub port_name_prefix: &'static str,
+    /// How a PON port's ifIndex spells its name, where it does (Huawei): the poller
+    /// names a port IF-MIB does not list from the ONU rows' index instead of dropping
+    /// them.
+    pub port_if_index: Option<IfIndexLayout>,
     pub onu_indexing: OnuIndexing,
     pub onu_columns: &'static [OnuColumn],
     /// Status values that mean the ONU is online.
@@ -259,18 +274,21 @@ fn is_port_name(port: &str) -> bool {
 }
 
 /// Largest optical power, in either sign, a decoded reading may have: PON optics live
-/// between about −40 and +10 dBm, so anything past this is a device's garbage.
+/// between about −40 and +10 dBm, so anything past this is a device's garbage. The same
+/// bound holds the transceiver readings (°C, V, mA) to what an ONU can report.
 pub const PLAUSIBLE_DBM: f64 = 100.0;
 
 impl OnuColumn {
-    /// Decodes a raw integer to the API's dBm, `None` when absent, or when so far out of
-    /// range (beyond ±[`PLAUSIBLE_DBM`]) that it cannot be an optical reading.
+    /// Decodes a raw integer to the API's dBm (or, for [`Encoding::Scaled`], °C, V or
+    /// mA), `None` when absent, or when so far out of range (beyond ±[`PLAUSIBLE_DBM`])
+    /// that it cannot be a reading.
     pub fn decode_dbm(&self, raw: i64) -> Option<f64> {
         if self.absent.contains(&raw) {
             return None;
         }
         let (raw, offset, divisor) = match self.encoding {
             Encoding::ScaledDbm { offset, divisor } => (raw, offset, divisor),
+            Encoding::Scaled { divisor } => (raw, 0, divisor),
             Encoding::WrappingDbm {
                 offset,
                 divisor,
@@ -296,6 +314,7 @@ impl OnuColumn {
             (Encoding::ScaledDbm { offset, divisor }, Some(value)) => {
                 (value * divisor).round() as i64 + offset
             }
+            (Encoding::Scaled { divisor }, Some(value)) => (value * divisor).round() as i64,
             (
                 Encoding::WrappingDbm {
                     offset,

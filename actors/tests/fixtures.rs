@@ -29,6 +29,9 @@ struct Expected {
     ports: u32,
     total_onu: u32,
     onu_online: u32,
+    /// The OLT's `session.warnings` after the poll (none unless the layout is broken).
+    #[serde(default)]
+    warnings: Vec<String>,
 }
 
 fn repo() -> PathBuf {
@@ -214,6 +217,10 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
     assert_eq!(online, expected.onu_online, "{name}: online ONUs");
     let port_onus: u32 = detail.ports.iter().map(|p| p.onu_total).sum();
     assert_eq!(port_onus, expected.total_onu, "{name}: every ONU on a port");
+    assert_eq!(
+        detail.session.warnings, expected.warnings,
+        "{name}: session.warnings"
+    );
 
     fleet.shutdown().await;
 }
@@ -221,6 +228,14 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn huawei_ma5800_fixture_polls_as_expected() {
     polls_as_expected(&our_fixtures(), "huawei-ma5800", "MA5800-X7").await;
+}
+
+/// The MA5800 capture without IF-MIB's row for port 0/1/1 and with a row on an ifIndex
+/// that is no port: the port is decoded from its ONUs' ifIndex, the stray row is named in
+/// `session.warnings`, and nothing is dropped silently (SPEC §7).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn huawei_port_missing_from_if_mib_is_decoded_and_reported() {
+    polls_as_expected(&our_fixtures(), "huawei-ma5800-no-port", "MA5800-X7").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -100,6 +100,10 @@ pub struct SessionItem {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<TransitionItem>,
+    /// ONU rows the last good poll could not place as IF-MIB says, counted and named
+    /// (e.g. `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`); empty when
+    /// every row was placed.
+    pub warnings: Vec<String>,
 }
 
 /// OLT detail: the list item plus device facts, ports and the session.
@@ -173,6 +177,7 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
                     reason: t.reason,
                 })
                 .collect(),
+            warnings: session.warnings,
         },
     }
 }

@@ -56,8 +56,9 @@ struct OpticsFilters {
     level: OpticsLevel,
 }
 
-/// An optics reading (SPEC §4). The vendors polled today report no temperature, voltage
-/// or bias current in the tables ponkeeper reads, so those are `null`.
+/// An optics reading (SPEC §4). Temperature, voltage and bias current come from the ONU
+/// transceiver where the vendor reports them (Huawei and BDCOM EPON); ZTE's tables have
+/// none of them, so they are `null` there (see docs/devices.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OpticsItem {
@@ -94,9 +95,9 @@ fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
         rx_power: point.rx_power,
         tx_power: point.tx_power,
         olt_rx_power: point.olt_rx_power,
-        temperature: None,
-        voltage: None,
-        bias_current: None,
+        temperature: point.temperature,
+        voltage: point.voltage,
+        bias_current: point.bias_current,
         level: point.level,
         measured_at: app.clock.format(point.at),
     }
@@ -108,6 +109,9 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
         rx_power: onu.rx_power,
         tx_power: onu.tx_power,
         olt_rx_power: onu.olt_rx_power,
+        temperature: onu.temperature,
+        voltage: onu.voltage,
+        bias_current: onu.bias_current,
         level: app.config.optics_thresholds().level(onu.rx_power),
     };
     reading(app, onu, &point)

@@ -30,6 +30,9 @@ fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
         rx_power: Some(-20.0),
         tx_power: Some(2.0),
         olt_rx_power: None,
+        temperature: None,
+        voltage: None,
+        bias_current: None,
         vlan: None,
         last_update: at,
     }

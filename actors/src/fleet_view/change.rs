@@ -17,6 +17,9 @@ use crate::olt::OltSummary;
 use chrono::{DateTime, Utc};
 
 /// One change of one ONU row.
+// Nearly every change is an upsert, so boxing the row would only add an allocation per
+// changed ONU; the rare `Remove` wasting the row's size in a per-poll Vec costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum OnuChange {
     /// The ONU appeared or changed. `fresh` says that it was in the OLT's latest poll:
@@ -135,6 +138,9 @@ fn same_but_time(a: &Onu, b: &Onu) -> bool {
         rx_power,
         tx_power,
         olt_rx_power,
+        temperature,
+        voltage,
+        bias_current,
         vlan,
         last_update: _,
     } = a;
@@ -150,6 +156,9 @@ fn same_but_time(a: &Onu, b: &Onu) -> bool {
         && same_reading(*rx_power, b.rx_power)
         && same_reading(*tx_power, b.tx_power)
         && same_reading(*olt_rx_power, b.olt_rx_power)
+        && same_reading(*temperature, b.temperature)
+        && same_reading(*voltage, b.voltage)
+        && same_reading(*bias_current, b.bias_current)
         && *vlan == b.vlan
 }
 
@@ -185,6 +194,9 @@ mod tests {
             rx_power: Some(-21.5),
             tx_power: Some(2.1),
             olt_rx_power: Some(-24.0),
+            temperature: None,
+            voltage: None,
+            bias_current: None,
             vlan: Some(100),
             last_update: polled,
         }

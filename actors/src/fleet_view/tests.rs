@@ -64,6 +64,9 @@ fn random_onu(rng: &mut ChaCha8Rng, olt: OltId, id: OnuId, at: DateTime<Utc>) ->
             .then(|| f64::from(rng.random_range(-3000..-1500)) / 100.0),
         tx_power: Some(2.0),
         olt_rx_power: None,
+        temperature: None,
+        voltage: None,
+        bias_current: None,
         vlan: rng.random_bool(0.8).then(|| rng.random_range(100..103)),
         last_update: at,
     }

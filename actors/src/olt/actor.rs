@@ -189,6 +189,7 @@ fn new_record(id: OltId) -> OltRecord {
         ports: Vec::new(),
         transitions: Vec::new(),
         vlans: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 

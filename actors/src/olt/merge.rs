@@ -39,6 +39,7 @@ pub(super) struct MergedPoll {
     pub(super) ports: Vec<PonPortStats>,
     pub(super) system: SystemInfo,
     pub(super) vlans: Vec<(u16, String)>,
+    pub(super) warnings: Vec<String>,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -107,6 +108,7 @@ impl PollBase {
                 firmware: outcome.firmware,
             },
             vlans: outcome.vlans,
+            warnings: outcome.warnings,
             table: self.table,
         })
     }
@@ -177,6 +179,9 @@ mod tests {
             rx_power: Some(-21.0),
             tx_power: Some(2.0),
             olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
         }
     }
 

@@ -335,6 +335,7 @@ impl OltState {
             ports,
             system,
             vlans,
+            warnings,
         } = merged;
         self.onus = table;
         if !edits.is_empty() {
@@ -345,10 +346,12 @@ impl OltState {
         let old = &self.record.system;
         self.record_dirty |= self.record.ports != ports
             || self.record.vlans != vlans
+            || self.record.warnings != warnings
             || (&old.sys_name, &old.sys_descr, &old.firmware)
                 != (&system.sys_name, &system.sys_descr, &system.firmware);
         self.record.ports = ports;
         self.record.vlans = vlans;
+        self.record.warnings = warnings;
         self.record.system = system;
     }
 }

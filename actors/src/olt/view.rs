@@ -39,6 +39,8 @@ pub struct SessionInfo {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<Transition>,
+    /// ONU rows the last good poll could not place as IF-MIB says, counted and named.
+    pub warnings: Vec<String>,
 }
 
 /// OLT detail: the summary, what the device says about itself, ports and session.
@@ -104,6 +106,7 @@ impl OltState {
                 last_error: self.record.last_error.clone(),
                 failures_in_row: self.record.failures_in_row,
                 transitions: self.record.transitions.clone(),
+                warnings: self.record.warnings.clone(),
             },
         }
     }

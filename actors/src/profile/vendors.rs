@@ -36,6 +36,7 @@ pub static HUAWEI: Profile = Profile {
     interface_names: InterfaceNames::IfName,
     port_if_type: Some(250),
     port_name_prefix: "GPON ",
+    port_if_index: Some(super::HUAWEI_GPON),
     onu_indexing: OnuIndexing::PortIfIndexAndOnuId,
     onu_columns: &[
         OnuColumn {
@@ -103,6 +104,28 @@ pub static HUAWEI: Profile = Profile {
             },
             absent: HUAWEI_ABSENT,
         },
+        // hwGponOntOpticalDdm*: °C, mA and mV (a real MA5800 answers 41, 19, 3220).
+        OnuColumn {
+            field: OnuField::Temperature,
+            oid: &huawei(51, 1),
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 1.0 },
+            absent: HUAWEI_ABSENT,
+        },
+        OnuColumn {
+            field: OnuField::BiasCurrent,
+            oid: &huawei(51, 2),
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 1.0 },
+            absent: HUAWEI_ABSENT,
+        },
+        OnuColumn {
+            field: OnuField::Voltage,
+            oid: &huawei(51, 5),
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 1000.0 },
+            absent: HUAWEI_ABSENT,
+        },
     ],
     online_status: &[1],
     down_cause_source: DownCauseSource::Column,
@@ -133,6 +156,7 @@ pub static ZTE: Profile = Profile {
     interface_names: InterfaceNames::IfName,
     port_if_type: Some(250),
     port_name_prefix: "gpon_",
+    port_if_index: None,
     onu_indexing: OnuIndexing::PonIdAndOnuId(PonIdLayout {
         base: 0x1000_0000,
         frame: 1,
@@ -214,6 +238,7 @@ pub static BDCOM: Profile = Profile {
     interface_names: InterfaceNames::IfDescr,
     port_if_type: None,
     port_name_prefix: "EPON",
+    port_if_index: None,
     onu_indexing: OnuIndexing::OnuIfIndex { separator: ':' },
     onu_columns: &[
         OnuColumn {
@@ -264,6 +289,29 @@ pub static BDCOM: Profile = Profile {
             encoding: Encoding::Text,
             absent: &[],
         },
+        // NMS-EPON-ONU opModuleTemp / opModuleVolt / opModuleCurrent: 1/256 °C, 100 µV
+        // and 2 µA units.
+        OnuColumn {
+            field: OnuField::Temperature,
+            oid: &[1, 3, 6, 1, 4, 1, 3320, 101, 10, 5, 1, 2],
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 256.0 },
+            absent: BDCOM_ABSENT,
+        },
+        OnuColumn {
+            field: OnuField::Voltage,
+            oid: &[1, 3, 6, 1, 4, 1, 3320, 101, 10, 5, 1, 3],
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 10_000.0 },
+            absent: BDCOM_ABSENT,
+        },
+        OnuColumn {
+            field: OnuField::BiasCurrent,
+            oid: &[1, 3, 6, 1, 4, 1, 3320, 101, 10, 5, 1, 4],
+            suffix: &[],
+            encoding: Encoding::Scaled { divisor: 500.0 },
+            absent: BDCOM_ABSENT,
+        },
     ],
     // 0 authenticated, 1 registered, 3 auto_config.
     online_status: &[0, 1, 3],
@@ -305,6 +353,34 @@ mod tests {
         assert_eq!(HUAWEI.down_cause(10), DownCause::Unknown);
         assert_eq!(HUAWEI.last_down_cause(Some(2), Some(1)), DownCause::Los);
         assert_eq!(HUAWEI.port_from_if_name("GPON 0/1/0"), Some("0/1/0"));
+    }
+
+    #[test]
+    fn transceiver_readings_follow_each_mib() {
+        let reading = |profile: &Profile, field: OnuField, raw: i64| {
+            profile.column(field).expect("column").decode_dbm(raw)
+        };
+        // Huawei: °C, mA, mV as a real MA5800 answers them.
+        assert_eq!(reading(&HUAWEI, OnuField::Temperature, 41), Some(41.0));
+        assert_eq!(reading(&HUAWEI, OnuField::BiasCurrent, 19), Some(19.0));
+        assert_eq!(reading(&HUAWEI, OnuField::Voltage, 3220), Some(3.22));
+        assert_eq!(reading(&HUAWEI, OnuField::Voltage, 2_147_483_647), None);
+        // BDCOM: 1/256 °C, 100 µV, 2 µA.
+        assert_eq!(reading(&BDCOM, OnuField::Temperature, 10_624), Some(41.5));
+        assert_eq!(reading(&BDCOM, OnuField::Voltage, 32_800), Some(3.28));
+        assert_eq!(reading(&BDCOM, OnuField::BiasCurrent, 7_500), Some(15.0));
+        assert_eq!(reading(&BDCOM, OnuField::Temperature, 65_535), None);
+        // ZTE's C300/C320 tables ponkeeper reads carry none of the three.
+        for field in [
+            OnuField::Temperature,
+            OnuField::Voltage,
+            OnuField::BiasCurrent,
+        ] {
+            assert!(ZTE.column(field).is_none(), "{field:?}");
+        }
+        let volt = HUAWEI.column(OnuField::Voltage).expect("column");
+        assert_eq!(volt.encode_dbm(Some(3.22)), 3220);
+        assert_eq!(volt.encode_dbm(None), 2_147_483_647);
     }
 
     #[test]

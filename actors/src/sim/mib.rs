@@ -387,7 +387,8 @@ mod tests {
         let seen = walk(&view, &olt, ctx);
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
         let ports = olt.ports.len();
-        assert_eq!(seen.len(), 5 + 3 * ports + olt.vlans.len() + 8 * 40);
+        // Huawei serves 11 ONU columns (8 plus temperature, bias and voltage).
+        assert_eq!(seen.len(), 5 + 3 * ports + olt.vlans.len() + 11 * 40);
         for oid in &seen {
             assert!(
                 matches!(view.get(&olt, ctx, oid), Lookup::Found(_)),

@@ -70,6 +70,9 @@ pub(crate) struct SimOnu {
     pub rx: Reading,
     pub tx: Reading,
     pub olt_rx: Reading,
+    /// Transceiver temperature (°C), supply voltage (V) and bias current (mA), served
+    /// while online by vendors whose tables have them.
+    pub transceiver: [f64; 3],
     /// Service VLAN of its service port (`None`: no service port configured).
     pub vlan: Option<u16>,
     /// Counts CLI reboots, so only the latest one brings the ONU back.
@@ -254,6 +257,9 @@ impl SimOlt {
             OnuField::RxPower => reading((onu.online && onu.rx_reported).then_some(onu.rx.now)),
             OnuField::TxPower => reading(onu.online.then_some(onu.tx.now)),
             OnuField::OltRxPower => reading(onu.online.then_some(onu.olt_rx.now)),
+            OnuField::Temperature => reading(onu.online.then_some(onu.transceiver[0])),
+            OnuField::Voltage => reading(onu.online.then_some(onu.transceiver[1])),
+            OnuField::BiasCurrent => reading(onu.online.then_some(onu.transceiver[2])),
         }
     }
 
@@ -302,6 +308,9 @@ impl SimOlt {
                     rx_power: dbm(OnuField::RxPower).map(round_dbm),
                     tx_power: dbm(OnuField::TxPower).map(round_dbm),
                     olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm),
+                    temperature: dbm(OnuField::Temperature).map(round_dbm),
+                    voltage: dbm(OnuField::Voltage).map(round_dbm),
+                    bias_current: dbm(OnuField::BiasCurrent).map(round_dbm),
                 }
             })
             .collect()
@@ -409,6 +418,16 @@ fn random_serial(vendor: &SimVendor, rng: &mut ChaCha8Rng) -> [u8; 8] {
     serial
 }
 
+/// Temperature 30–49 °C, voltage 3.20–3.35 V and bias 8–27 mA, taken from the serial's
+/// last bytes so that no draw of the generator moves (seeded layouts stay as they were).
+fn transceiver_of(serial: &[u8; 8]) -> [f64; 3] {
+    [
+        30.0 + f64::from(serial[7] % 20),
+        3.2 + f64::from(serial[6] % 16) / 100.0,
+        8.0 + f64::from(serial[5] % 20),
+    ]
+}
+
 fn generate_onu(
     vendor: &SimVendor,
     rng: &mut ChaCha8Rng,
@@ -452,6 +471,7 @@ fn generate_onu(
         rx: Reading::new(round_dbm(rx)),
         tx: Reading::new(round_dbm(tx)),
         olt_rx: Reading::new(round_dbm(olt_rx)),
+        transceiver: transceiver_of(&serial),
         vlan: None,
         reboots: 0,
     }

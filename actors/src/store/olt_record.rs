@@ -52,6 +52,9 @@ pub struct OltRecord {
     /// VLANs the device reported in the last good poll: id and name.
     #[serde(default)]
     pub vlans: Vec<(u16, String)>,
+    /// What the last good poll could not place as IF-MIB says (SPEC §7).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// The fields of an [`OltRecord`] that every poll changes.
@@ -222,6 +225,7 @@ mod tests {
             ports: Vec::new(),
             transitions: Vec::new(),
             vlans: Vec::new(),
+            warnings: Vec::new(),
         };
         store.save_olt(&record).expect("save");
         let later = at + chrono::Duration::seconds(60);

@@ -17,13 +17,17 @@
 //! nanoseconds); ONU count (u32); then per ONU: id (u64), OLT id, ONU index (u32 each); PON
 //! port and serial (u8 length + UTF-8), description (u16 length + UTF-8); status (u8),
 //! last down cause (u8, 0 = none); a presence bitmap (u8) for distance, Rx, Tx, OLT Rx,
-//! VLAN and "current"; the present values (u32, three f64, u16); and, unless current, the
-//! last update (i64 seconds, u32 nanoseconds).
+//! VLAN and "current"; a second presence bitmap (u8) for temperature, voltage and bias
+//! current; the present values (u32, six f64, u16); and, unless current, the last update
+//! (i64 seconds, u32 nanoseconds). Version `1` records, written before the transceiver
+//! readings were kept, lack the second bitmap and are still read.
 
 use crate::domain::{DownCause, Onu, OnuStatus};
 use chrono::{DateTime, Utc};
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+/// Records without the transceiver bitmap.
+const VERSION_1: u8 = 1;
 
 const HAS_DISTANCE: u8 = 1;
 const HAS_RX: u8 = 1 << 1;
@@ -31,6 +35,10 @@ const HAS_TX: u8 = 1 << 2;
 const HAS_OLT_RX: u8 = 1 << 3;
 const HAS_VLAN: u8 = 1 << 4;
 const CURRENT: u8 = 1 << 5;
+
+const HAS_TEMPERATURE: u8 = 1;
+const HAS_VOLTAGE: u8 = 1 << 1;
+const HAS_BIAS: u8 = 1 << 2;
 
 /// Encodes `onus`; those whose `last_update` equals `polled_at` are stored as current.
 pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
@@ -65,13 +73,23 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
             | flag(onu.vlan.is_some(), HAS_VLAN)
             | flag(current, CURRENT);
         out.push(flags);
+        out.push(
+            flag(onu.temperature.is_some(), HAS_TEMPERATURE)
+                | flag(onu.voltage.is_some(), HAS_VOLTAGE)
+                | flag(onu.bias_current.is_some(), HAS_BIAS),
+        );
         if let Some(d) = onu.distance {
             out.extend_from_slice(&d.to_be_bytes());
         }
-        for power in [onu.rx_power, onu.tx_power, onu.olt_rx_power]
-            .into_iter()
-            .flatten()
-        {
+        let readings = [
+            onu.rx_power,
+            onu.tx_power,
+            onu.olt_rx_power,
+            onu.temperature,
+            onu.voltage,
+            onu.bias_current,
+        ];
+        for power in readings.into_iter().flatten() {
             out.extend_from_slice(&power.to_bits().to_be_bytes());
         }
         if let Some(v) = onu.vlan {
@@ -86,7 +104,7 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
 
 /// Whether `bytes` is a record of this encoding (not an older JSON array).
 pub fn is_binary(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&VERSION)
+    matches!(bytes.first(), Some(&VERSION | &VERSION_1))
 }
 
 /// Decodes a record; current ONUs get the later of the reference time and
@@ -94,7 +112,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Vec<Onu>, String> {
     let mut r = Reader { bytes, at: 0 };
     let version = r.u8()?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_1 {
         return Err(format!("unknown ONU table encoding {version}"));
     }
     let reference = r.time()?;
@@ -123,10 +141,15 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             other => return Err(format!("unknown down cause {other}")),
         };
         let flags = r.u8()?;
+        let transceiver = if version == VERSION { r.u8()? } else { 0 };
         let distance = (flags & HAS_DISTANCE != 0).then(|| r.u32()).transpose()?;
         let rx_power = (flags & HAS_RX != 0).then(|| r.f64()).transpose()?;
         let tx_power = (flags & HAS_TX != 0).then(|| r.f64()).transpose()?;
         let olt_rx_power = (flags & HAS_OLT_RX != 0).then(|| r.f64()).transpose()?;
+        let mut reading = |bit: u8| (transceiver & bit != 0).then(|| r.f64()).transpose();
+        let temperature = reading(HAS_TEMPERATURE)?;
+        let voltage = reading(HAS_VOLTAGE)?;
+        let bias_current = reading(HAS_BIAS)?;
         let vlan = (flags & HAS_VLAN != 0).then(|| r.u16()).transpose()?;
         let last_update = if flags & CURRENT != 0 {
             current_time
@@ -146,6 +169,9 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             rx_power,
             tx_power,
             olt_rx_power,
+            temperature,
+            voltage,
+            bias_current,
             vlan,
             last_update,
         });
@@ -259,9 +285,37 @@ mod tests {
             rx_power: Some(-21.37),
             tx_power: None,
             olt_rx_power: Some(-19.5),
+            temperature: Some(41.0),
+            voltage: None,
+            bias_current: Some(19.0),
             vlan: Some(100),
             last_update: at,
         }
+    }
+
+    #[test]
+    fn version_1_records_are_still_read() {
+        let at = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let mut old = onu(1, at);
+        old.temperature = None;
+        old.bias_current = None;
+        let mut bytes = encode(std::slice::from_ref(&old), Some(at));
+        // Header (17 bytes), then id, OLT id, index (16), port, serial, description,
+        // status and cause, and the first bitmap: the transceiver bitmap follows it.
+        let at_bitmap = 17
+            + 16
+            + 1
+            + old.pon_port.len()
+            + 1
+            + old.serial.len()
+            + 2
+            + old.description.len()
+            + 2
+            + 1;
+        assert_eq!(bytes.remove(at_bitmap), 0, "no transceiver readings");
+        bytes[0] = VERSION_1;
+        assert!(is_binary(&bytes));
+        assert_eq!(decode(&bytes, None).expect("decode"), vec![old]);
     }
 
     #[test]

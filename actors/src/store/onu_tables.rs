@@ -70,6 +70,9 @@ mod tests {
             rx_power: Some(-20.5),
             tx_power: Some(2.0),
             olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
             vlan: Some(100),
             last_update: seen,
         };

@@ -1,7 +1,11 @@
-//! Optics history: day + ONU id → that day's optics points in the `optics` tree, each
-//! point in `POINT_BYTES` bytes, appended with a merge operator (`append_points`).
+//! Optics history: day + ONU id + format → that day's optics points in the `optics` tree,
+//! each point in `POINT_BYTES` bytes, appended with a merge operator (`append_points`).
 //! OLT actors record a point per ONU every `optics.history_step`; the service reads one
 //! ONU's history by period; housekeeping drops whole days past retention.
+//!
+//! Points written before the transceiver readings (temperature, voltage, bias current)
+//! were kept are `LEGACY_POINT_BYTES` long under the 12-byte key (day + ONU id); they are
+//! still read, ahead of the same day's newer points, and age out with their day.
 
 use super::{Store, StoreError};
 use crate::domain::{OnuId, OpticsLevel, OpticsPoint};
@@ -9,8 +13,13 @@ use chrono::{DateTime, Utc};
 
 pub(super) const OPTICS: &str = "optics";
 
-/// Bytes of one optics point: seconds (u32), Rx, Tx, OLT Rx (i16 centi-dBm), level (u8).
-const POINT_BYTES: usize = 11;
+/// Bytes of one optics point: seconds (u32), Rx, Tx, OLT Rx (i16 centi-dBm), level (u8),
+/// temperature (i16 centi-°C), voltage (i16 centi-V), bias current (i16 centi-mA).
+const POINT_BYTES: usize = 17;
+/// Points without the transceiver readings (the first 11 bytes of the above).
+const LEGACY_POINT_BYTES: usize = 11;
+/// Last key byte of records of `POINT_BYTES` points.
+const FORMAT_TRANSCEIVER: u8 = 2;
 const ABSENT_CENTI_DBM: i16 = i16::MIN;
 
 impl Store {
@@ -33,10 +42,17 @@ impl Store {
     ) -> Result<Vec<OpticsPoint>, StoreError> {
         let mut points = Vec::new();
         for day in day_of(from)..=day_of(to) {
-            let Some(record) = self.optics.get(optics_key(day, onu))? else {
-                continue;
-            };
-            for chunk in record.chunks_exact(POINT_BYTES) {
+            let legacy = self.optics.get(legacy_key(day, onu))?;
+            let current = self.optics.get(optics_key(day, onu))?;
+            let chunks = legacy
+                .iter()
+                .flat_map(|record| record.chunks_exact(LEGACY_POINT_BYTES))
+                .chain(
+                    current
+                        .iter()
+                        .flat_map(|record| record.chunks_exact(POINT_BYTES)),
+                );
+            for chunk in chunks {
                 let Some(point) = decode_point(chunk) else {
                     continue;
                 };
@@ -68,10 +84,16 @@ fn day_of(at: DateTime<Utc>) -> u32 {
     u32::try_from(at.timestamp().div_euclid(86_400)).unwrap_or(0)
 }
 
-fn optics_key(day: u32, onu: OnuId) -> [u8; 12] {
+fn legacy_key(day: u32, onu: OnuId) -> [u8; 12] {
     let mut key = [0u8; 12];
     key[..4].copy_from_slice(&day.to_be_bytes());
     key[4..].copy_from_slice(&onu.to_be_bytes());
+    key
+}
+
+fn optics_key(day: u32, onu: OnuId) -> [u8; 13] {
+    let mut key = [FORMAT_TRANSCEIVER; 13];
+    key[..12].copy_from_slice(&legacy_key(day, onu));
     key
 }
 
@@ -97,6 +119,9 @@ fn encode_point(point: &OpticsPoint) -> [u8; POINT_BYTES] {
         OpticsLevel::Critical => 2,
         OpticsLevel::Unknown => 3,
     };
+    out[11..13].copy_from_slice(&centi(point.temperature).to_be_bytes());
+    out[13..15].copy_from_slice(&centi(point.voltage).to_be_bytes());
+    out[15..17].copy_from_slice(&centi(point.bias_current).to_be_bytes());
     out
 }
 
@@ -110,6 +135,9 @@ fn decode_point(bytes: &[u8]) -> Option<OpticsPoint> {
         rx_power: from_centi(i16_at(4)?),
         tx_power: from_centi(i16_at(6)?),
         olt_rx_power: from_centi(i16_at(8)?),
+        temperature: transceiver_at(bytes, 11),
+        voltage: transceiver_at(bytes, 13),
+        bias_current: transceiver_at(bytes, 15),
         level: match bytes.get(10)? {
             0 => OpticsLevel::Ok,
             1 => OpticsLevel::Warning,
@@ -117,6 +145,12 @@ fn decode_point(bytes: &[u8]) -> Option<OpticsPoint> {
             _ => OpticsLevel::Unknown,
         },
     })
+}
+
+/// A transceiver reading at `i`, `None` in a legacy point (which ends before it).
+fn transceiver_at(bytes: &[u8], i: usize) -> Option<f64> {
+    let raw = i16::from_be_bytes(bytes.get(i..i + 2)?.try_into().ok()?);
+    from_centi(raw)
 }
 
 /// sled merge operator of the optics tree: appends the new points to the day's record.
@@ -144,6 +178,9 @@ mod tests {
             rx_power: rx,
             tx_power: Some(2.5),
             olt_rx_power: Some(-18.04),
+            temperature: rx.map(|_| 41.0),
+            voltage: Some(3.22),
+            bias_current: rx.map(|_| 19.0),
             level: if rx.is_some() {
                 OpticsLevel::Ok
             } else {
@@ -191,5 +228,46 @@ mod tests {
             .optics_history(7, day0, day0 + chrono::Duration::days(1), 100)
             .expect("history");
         assert_eq!(rest, points[1..]);
+    }
+
+    #[test]
+    fn points_written_before_transceiver_readings_are_still_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let at = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
+        let old = OpticsPoint {
+            at,
+            rx_power: Some(-21.37),
+            tx_power: Some(2.5),
+            olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
+            level: OpticsLevel::Ok,
+        };
+        // What the previous version wrote: 11-byte points under the 12-byte key.
+        let legacy = encode_point(&old);
+        store
+            .optics
+            .merge(legacy_key(day_of(at), 9), &legacy[..LEGACY_POINT_BYTES])
+            .expect("legacy point");
+        let new = OpticsPoint {
+            at: at + chrono::Duration::minutes(15),
+            temperature: Some(41.0),
+            voltage: Some(3.22),
+            bias_current: Some(19.0),
+            ..old
+        };
+        store.record_optics(&[(9, new)]).expect("record");
+        let history = store
+            .optics_history(9, at, at + chrono::Duration::hours(1), 10)
+            .expect("history");
+        assert_eq!(history, vec![old, new]);
+        assert_eq!(
+            store
+                .prune_optics(at + chrono::Duration::days(1))
+                .expect("prune"),
+            2
+        );
     }
 }
