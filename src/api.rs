@@ -17,6 +17,7 @@ mod onu_actions;
 pub mod onus;
 mod optics;
 mod path;
+mod provisioning;
 mod szo;
 mod vlans;
 mod whoami;
@@ -413,6 +414,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(onus::router())
         .merge(optics::router())
         .merge(vlans::router())
+        .merge(provisioning::router())
         .merge(szo::router())
         .merge(onu_actions::router())
         .merge(configs::router())

@@ -294,6 +294,9 @@ fn print_actions(addr: SocketAddr, full: &str, read_only: &str, example_onu: u64
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/{example_onu}/reboot'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'   # lastDownCause once it is down");
     println!("  curl -s -H 'X-API-Key: {full}' '{base}/audit-logs?size=5'");
+    println!("  # provisioning: unconfigured ONUs (new ones appear over time) and profiles");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/unconfigured-onus?size=5'");
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onu-profiles'");
     println!(
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
     );

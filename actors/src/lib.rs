@@ -11,6 +11,7 @@ pub mod olt;
 pub mod onu_table;
 pub mod poller;
 pub mod profile;
+pub mod provision;
 pub mod sim;
 pub mod snmp;
 pub mod ssh;

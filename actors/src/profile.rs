@@ -7,6 +7,7 @@
 
 pub mod commands;
 mod if_index;
+pub mod provisioning;
 mod vendors;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};

@@ -41,6 +41,7 @@ mod control;
 mod fault;
 mod mib;
 mod model;
+mod provisioning;
 mod ssh;
 mod vendor;
 

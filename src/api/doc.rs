@@ -44,6 +44,7 @@ const KEY_SCHEME: &str = "apiKey";
         (name = "onus", description = "ONUs and the actions on them"),
         (name = "optics", description = "optical levels"),
         (name = "vlans", description = "VLANs of the OLTs"),
+        (name = "provisioning", description = "unconfigured ONUs, authorisation and removal"),
         (name = "configs", description = "running-config backups of the OLTs"),
         (name = "szo", description = "socially significant objects and their availability"),
         (name = "inventory", description = "the inventory file"),

@@ -135,9 +135,9 @@ async fn act(app: &AppState, owner: &OltHandle, action: CliAction) -> ApiResult 
             accepted: true,
         }),
         ActionOutcome::Onu(onu) => one(super::onus::item(app, *onu)),
-        ActionOutcome::Backup(_) => {
-            Err(ApiError::Internal("a backup answered an ONU action".into()))
-        }
+        ActionOutcome::Backup(_) | ActionOutcome::Provisioned(_) => Err(ApiError::Internal(
+            "another kind of action answered an ONU action".into(),
+        )),
     }
 }
 

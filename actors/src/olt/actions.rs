@@ -28,6 +28,8 @@ pub enum CliAction {
     SetVlan(OnuId, u16),
     SetDescription(OnuId, String),
     Backup,
+    /// Provisioning ([`crate::provision::cli`]).
+    Provision(crate::provision::cli::ProvisionJob),
 }
 
 impl CliAction {
@@ -49,6 +51,7 @@ impl CliAction {
             CliAction::SetVlan(onu, _) => format!("a VLAN change of ONU {onu}"),
             CliAction::SetDescription(onu, _) => format!("a description change of ONU {onu}"),
             CliAction::Backup => "a config backup".to_string(),
+            CliAction::Provision(job) => job.describe(),
         }
     }
 }
@@ -62,6 +65,8 @@ pub enum ActionOutcome {
     Onu(Box<Onu>),
     /// The version holding the configuration just fetched.
     Backup(ConfigBackup),
+    /// What a provisioning job found or did.
+    Provisioned(crate::provision::cli::ProvisionDone),
 }
 
 /// A CLI action waiting or running; `reply` is `None` for a scheduled backup.
@@ -104,6 +109,11 @@ impl CliQueue {
 enum Script {
     Lines(&'static CliProfile, Vec<String>),
     Backup(&'static CliProfile),
+    Provision(
+        &'static CliProfile,
+        &'static crate::profile::provisioning::Provisioning,
+        crate::provision::cli::ProvisionJob,
+    ),
 }
 
 impl OltState {
@@ -268,6 +278,11 @@ impl OltState {
         let profile = Profile::for_vendor(self.spec.vendor).cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
+            CliAction::Provision(job) => {
+                let table =
+                    crate::profile::provisioning::Provisioning::for_vendor(self.spec.vendor);
+                return Ok(Script::Provision(profile, table, job.clone()));
+            }
             CliAction::Reboot(onu) => (onu, profile.reboot),
             CliAction::SetVlan(onu, _) => (onu, profile.set_vlan),
             CliAction::SetDescription(onu, _) => (onu, profile.set_description),
@@ -331,8 +346,14 @@ impl OltState {
                 }
                 Ok(ActionOutcome::Backup(backup))
             }
-            (CliAction::Backup, CliDone::Ran) => Err(ActionError::Device(
-                "the device printed no running configuration".into(),
+            (CliAction::Backup, CliDone::Ran | CliDone::Provisioned(_)) => Err(
+                ActionError::Device("the device printed no running configuration".into()),
+            ),
+            (CliAction::Provision(_), CliDone::Provisioned(done)) => {
+                Ok(ActionOutcome::Provisioned(done))
+            }
+            (CliAction::Provision(_), _) => Err(ActionError::Device(
+                "the provisioning job reported nothing".into(),
             )),
             (CliAction::Reboot(onu), _) => Ok(ActionOutcome::Rebooted(*onu)),
             (CliAction::SetVlan(onu, vlan), _) => {
@@ -450,7 +471,9 @@ async fn run_script(
     olt: OltId,
 ) -> (Option<CliSession>, Result<CliDone, ActionError>) {
     let profile = match &script {
-        Script::Lines(profile, _) | Script::Backup(profile) => *profile,
+        Script::Lines(profile, _) | Script::Backup(profile) | Script::Provision(profile, ..) => {
+            *profile
+        }
     };
     let mut session = match session.filter(|s| !s.is_closed()) {
         Some(session) => session,
@@ -462,6 +485,17 @@ async fn run_script(
     let lines = match &script {
         Script::Lines(_, lines) => lines.clone(),
         Script::Backup(profile) => vec![profile.running_config.to_string()],
+        Script::Provision(_, table, job) => {
+            let done = crate::provision::cli::run(&mut session, table, job, step).await;
+            return match done {
+                Ok(done) => (Some(session), Ok(CliDone::Provisioned(done))),
+                Err(error @ CliError::Rejected { .. }) => {
+                    let usable = session.leave(step).await.is_ok();
+                    (usable.then_some(session), Err(cli_error(olt, error)))
+                }
+                Err(error) => (None, Err(cli_error(olt, error))),
+            };
+        }
     };
     let mut output = String::new();
     for line in &lines {
@@ -475,7 +509,7 @@ async fn run_script(
         }
     }
     match script {
-        Script::Lines(..) => (Some(session), Ok(CliDone::Ran)),
+        Script::Lines(..) | Script::Provision(..) => (Some(session), Ok(CliDone::Ran)),
         Script::Backup(profile) => {
             let content = normalise_config(&output);
             match store.save_config(olt, &content, Utc::now()).await {

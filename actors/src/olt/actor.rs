@@ -66,6 +66,8 @@ pub(crate) struct OltState {
     pub(super) ticker: Option<JoinHandle<()>>,
     /// The fleet view and what was last published to it.
     pub(super) publisher: Publisher,
+    /// Unconfigured ONUs as the latest poll's discovery saw them.
+    pub(super) unconfigured: crate::provision::UnconfiguredList,
 }
 
 impl Actor for OltActor {
@@ -110,6 +112,7 @@ impl Actor for OltActor {
             cli: CliQueue::new(next_backup_at),
             stopped,
             shutting_down: false,
+            unconfigured: Default::default(),
             ticker: None,
             publisher: Publisher::new(view, incarnation),
         };
@@ -161,6 +164,10 @@ impl Actor for OltActor {
             OltMsg::Cli(action, reply) => state.queue_action(&myself, action, reply),
             OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
             OltMsg::Shutdown(reply) => state.shutdown(reply),
+            OltMsg::Discovered(sightings, at) => {
+                state.unconfigured.merge(state.spec.id, sightings, at);
+            }
+            OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
             #[cfg(test)]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }

@@ -101,6 +101,13 @@ impl OltHandle {
         .await
     }
 
+    /// The ONUs the OLT showed unconfigured at its latest poll.
+    pub async fn unconfigured(
+        &self,
+    ) -> Result<Vec<crate::provision::UnconfiguredOnu>, ActionError> {
+        self.query(OltMsg::Unconfigured, QUERY_TIMEOUT).await
+    }
+
     pub async fn vlans(&self) -> Result<Vec<VlanInfo>, ActionError> {
         self.query(OltMsg::Vlans, QUERY_TIMEOUT).await
     }

@@ -50,6 +50,10 @@ pub enum OltMsg {
     /// The service is stopping: cancel what is in flight with a clear error and refuse
     /// anything new the same way; answers when done (the supervisor stops the actor).
     Shutdown(RpcReplyPort<()>),
+    /// A poll task's discovery: the unconfigured ONUs the device showed, and when.
+    Discovered(Vec<crate::provision::Sighting>, DateTime<Utc>),
+    /// The unconfigured ONUs as last discovered.
+    Unconfigured(RpcReplyPort<Vec<crate::provision::UnconfiguredOnu>>),
     /// Test builds only: panic in the handler, as a poisoned reply would.
     #[cfg(test)]
     Crash,
@@ -84,4 +88,6 @@ pub(super) enum CliDone {
     Ran,
     /// The configuration as stored, and each ONU's service VLAN read from it.
     Backup(ConfigBackup, HashMap<(String, u32), u16>),
+    /// A provisioning job's result.
+    Provisioned(crate::provision::cli::ProvisionDone),
 }

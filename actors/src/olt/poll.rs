@@ -226,6 +226,7 @@ impl OltState {
         };
         self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
+        let vendor = self.spec.vendor;
         let task = tokio::spawn(async move {
             let permit = settings.concurrency.clone().acquire_owned().await;
             let started_at = Utc::now();
@@ -238,6 +239,8 @@ impl OltState {
             };
             if result.is_err() {
                 client.reset();
+            } else {
+                discover(&mut client, vendor, settings.deadline, &myself).await;
             }
             let varbinds = client.varbinds_received - varbinds_before;
             let elapsed = started.elapsed();
@@ -353,6 +356,26 @@ impl OltState {
         self.record.vlans = vlans;
         self.record.warnings = warnings;
         self.record.system = system;
+    }
+}
+
+/// After a good poll: reads the unconfigured ONUs and sends them to the actor. A device
+/// that does not answer leaves the last list as it was (the poll itself was good).
+async fn discover(
+    client: &mut SnmpClient,
+    vendor: crate::domain::Vendor,
+    deadline: Duration,
+    myself: &ActorRef<OltMsg>,
+) {
+    match tokio::time::timeout(deadline, crate::provision::discover(client, vendor)).await {
+        Ok(Ok(sightings)) => {
+            let _ = myself.send_message(OltMsg::Discovered(sightings, Utc::now()));
+        }
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "discovery of unconfigured ONUs failed");
+            client.reset();
+        }
+        Err(_) => client.reset(),
     }
 }
 

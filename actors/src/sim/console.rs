@@ -275,7 +275,11 @@ impl Terminal {
             self.mode_values.clear();
             return Some(self.reply(String::new()));
         }
-        for mode in profile.modes {
+        for mode in profile
+            .modes
+            .iter()
+            .chain(super::provisioning::modes(self.vendor))
+        {
             // Sub-modes may also be entered from a sibling sub-mode.
             let reachable = mode.depth == depth + 1 || (mode.depth == 3 && depth == 3);
             if !reachable {
@@ -324,6 +328,17 @@ impl Terminal {
                 };
             }
             let output = self.apply(effect, &values);
+            return self.reply(output);
+        }
+        let (vendor, depth) = (self.vendor, self.depth());
+        let provisioned = super::provisioning::command(
+            &mut super::lock(&self.olt),
+            vendor,
+            &self.mode_values,
+            depth,
+            line,
+        );
+        if let Some(output) = provisioned {
             return self.reply(output);
         }
         self.reply(self.vendor.error_unknown.to_string())

@@ -75,6 +75,10 @@ enum Source {
     Onu(OnuColumn),
     /// dot1qVlanStaticName, indexed by VLAN id.
     VlanName,
+    /// The autofind / uncfg table ([`super::provisioning`]): serial, or equipment id.
+    Unconfigured {
+        equipment: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -93,6 +97,7 @@ enum Table {
     Interfaces,
     Onus,
     Vlans,
+    Unconfigured,
 }
 
 impl Source {
@@ -102,6 +107,7 @@ impl Source {
             Source::Port(_) => Some(Table::Interfaces),
             Source::Onu(_) => Some(Table::Onus),
             Source::VlanName => Some(Table::Vlans),
+            Source::Unconfigured { .. } => Some(Table::Unconfigured),
         }
     }
 }
@@ -164,6 +170,21 @@ impl MibView {
             suffix: arcs(column.suffix),
             source: Source::Onu(*column),
         }));
+        let unconfigured =
+            crate::profile::provisioning::Provisioning::for_vendor(vendor.profile.vendor)
+                .unconfigured;
+        objects.push(MibObject {
+            oid: arcs(unconfigured.serial),
+            suffix: Vec::new(),
+            source: Source::Unconfigured { equipment: false },
+        });
+        if let Some(oid) = unconfigured.equipment {
+            objects.push(MibObject {
+                oid: arcs(oid),
+                suffix: Vec::new(),
+                source: Source::Unconfigured { equipment: true },
+            });
+        }
         objects.sort_by(|a, b| a.oid.cmp(&b.oid));
         MibView { objects }
     }
@@ -274,6 +295,13 @@ impl MibView {
                 }
             }
             Source::VlanName => Value::Octets(olt.vlans.get(row)?.1.as_bytes()),
+            Source::Unconfigured { equipment } => {
+                let onu = olt.provisioning.unconfigured.get(row)?;
+                match equipment {
+                    true => Value::Octets(onu.equipment.as_bytes()),
+                    false => Value::Octets(&onu.wire),
+                }
+            }
             Source::Onu(column) => {
                 match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
                     Raw::Integer(n) => Value::Integer(n),
@@ -289,6 +317,7 @@ fn row_count(olt: &SimOlt, table: Table) -> usize {
         Table::Interfaces => olt.interfaces.len(),
         Table::Onus => olt.onus.len(),
         Table::Vlans => olt.vlans.len(),
+        Table::Unconfigured => olt.provisioning.unconfigured.len(),
     }
 }
 
@@ -302,6 +331,16 @@ fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 4]) 
         Table::Vlans => {
             key[0] = olt.vlans.get(row).map_or(0, |(id, _)| u64::from(*id));
             &key[..1]
+        }
+        Table::Unconfigured => {
+            let arcs = olt
+                .provisioning
+                .unconfigured
+                .get(row)
+                .map_or([0, 0], |u| u.key);
+            key[0] = u64::from(arcs[0]);
+            key[1] = u64::from(arcs[1]);
+            &key[..2]
         }
         Table::Onus => match olt.onus.get(row) {
             Some(onu) => {
@@ -387,8 +426,13 @@ mod tests {
         let seen = walk(&view, &olt, ctx);
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
         let ports = olt.ports.len();
-        // Huawei serves 11 ONU columns (8 plus temperature, bias and voltage).
-        assert_eq!(seen.len(), 5 + 3 * ports + olt.vlans.len() + 11 * 40);
+        // Huawei serves 11 ONU columns (8 plus temperature, bias and voltage), and the
+        // autofind table: serial and equipment id of each unconfigured ONU.
+        let autofind = 2 * olt.provisioning.unconfigured.len();
+        assert_eq!(
+            seen.len(),
+            5 + 3 * ports + olt.vlans.len() + 11 * 40 + autofind
+        );
         for oid in &seen {
             assert!(
                 matches!(view.get(&olt, ctx, oid), Lookup::Found(_)),
@@ -475,7 +519,12 @@ mod tests {
             assert!(offline > 0, "the seed gives offline ONUs");
             let onu_objects = vendor.profile.onu_columns.len();
             // Distance has no absent sentinel on either: offline ONUs have no instance.
-            let rows = 5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline;
+            let table =
+                crate::profile::provisioning::Provisioning::for_vendor(vendor.profile.vendor);
+            let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
+            let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
+            let rows =
+                5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline + uncfg;
             assert_eq!(seen.len(), rows, "{}", vendor.model);
         }
     }

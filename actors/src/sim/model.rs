@@ -43,7 +43,7 @@ pub(crate) struct Reading {
 }
 
 impl Reading {
-    fn new(base: f64) -> Reading {
+    pub(crate) fn new(base: f64) -> Reading {
         Reading { now: base, base }
     }
 }
@@ -102,6 +102,8 @@ pub(crate) struct SimOlt {
     /// Drives the dynamics of this OLT; separate from the generator so a frozen fleet
     /// and a live one start from the same state.
     rng: ChaCha8Rng,
+    /// Unconfigured ONUs ([`super::provisioning`]).
+    pub provisioning: super::provisioning::SimProvisioning,
 }
 
 /// Share of ONUs offline when the fleet starts.
@@ -186,7 +188,10 @@ impl SimOlt {
         }
         onus.sort_by_key(|onu| onu.row);
         let interfaces = layout_interfaces(vendor, &ports, &onus);
+        let provisioning =
+            super::provisioning::SimProvisioning::generate(vendor, seed, id, &ports, &onus);
         SimOlt {
+            provisioning,
             sys_name: format!("OLT-{id}"),
             firmware,
             ports,
@@ -203,6 +208,7 @@ impl SimOlt {
         let outage = dynamics.outage_probability.clamp(0.0, 1.0);
         let (lo, hi) = dynamics.outage_ticks;
         let (lo, hi) = (lo.min(hi).max(1), lo.max(hi).max(1));
+        self.provisioning.step(&self.ports, &self.onus);
         let rng = &mut self.rng;
         for onu in &mut self.onus {
             if onu.online {
@@ -420,7 +426,7 @@ fn random_serial(vendor: &SimVendor, rng: &mut ChaCha8Rng) -> [u8; 8] {
 
 /// Temperature 30–49 °C, voltage 3.20–3.35 V and bias 8–27 mA, taken from the serial's
 /// last bytes so that no draw of the generator moves (seeded layouts stay as they were).
-fn transceiver_of(serial: &[u8; 8]) -> [f64; 3] {
+pub(super) fn transceiver_of(serial: &[u8; 8]) -> [f64; 3] {
     [
         30.0 + f64::from(serial[7] % 20),
         3.2 + f64::from(serial[6] % 16) / 100.0,

@@ -1,0 +1,158 @@
+//! ONU provisioning end to end (SPEC §10): the real service on 127.0.0.1:0 polls a mixed
+//! simulated fleet (Huawei, ZTE, BDCOM) over real SNMP and drives it over real SSH. What a
+//! user checks: each OLT's unconfigured ONUs are listed with when they were first and
+//! last seen, a newly plugged-in ONU shows up at the next poll and keeps its first
+//! sighting, the fleet-wide list filters by OLT, node and port, and each vendor offers
+//! its profiles (none on BDCOM).
+
+mod common;
+
+use common::{all_polled, TestService};
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use serde_json::Value;
+
+async fn mixed_sim() -> SimFleet {
+    SimFleet::start(FleetSpec {
+        vendors: FleetVendors::Mixed,
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(3, 12)
+    })
+    .await
+    .expect("simulator starts")
+}
+
+/// (port, serial, equipment id or "") of each item.
+fn triples(items: &Value) -> Vec<(String, String, String)> {
+    items
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|o| {
+            (
+                o["ponPort"].as_str().expect("port").to_string(),
+                o["serial"].as_str().expect("serial").to_string(),
+                o["equipmentId"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn sorted(mut list: Vec<(String, String, String)>) -> Vec<(String, String, String)> {
+    list.sort();
+    list
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unconfigured_onus_are_discovered_on_every_poll() {
+    let sim = mixed_sim().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    for olt in 1..=3u32 {
+        let (status, _) = service.post(&format!("/olts/{olt}/poll")).await;
+        assert_eq!(status, 200);
+        let (status, body) = service.get(&format!("/olts/{olt}/unconfigured-onus")).await;
+        assert_eq!(status, 200, "{body}");
+        let expected = sorted(sim.expected_unconfigured(olt));
+        assert!(!expected.is_empty(), "OLT {olt} starts with some");
+        assert_eq!(triples(&body["data"]), expected, "OLT {olt}");
+        assert_eq!(body["meta"]["totalCount"], expected.len());
+        for item in body["data"].as_array().expect("list") {
+            assert_eq!(item["oltId"], olt);
+        }
+    }
+
+    // A new ONU is plugged in on the ZTE's second port: the next poll finds it.
+    let port = sim.expected_ports(2)[1].clone();
+    let serial = sim.plug_in_onu(2, &port).expect("plugged in");
+    let (status, _) = service.post("/olts/2/poll").await;
+    assert_eq!(status, 200);
+    let find = |body: &Value| -> Value {
+        body["data"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|o| o["serial"] == serial.as_str())
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let (_, body) = service
+        .get(&format!("/unconfigured-onus?oltId=2&ponPort={port}"))
+        .await;
+    assert_eq!(body["meta"]["totalCount"], 1, "{body}");
+    let first = find(&body);
+    assert_eq!(first["ponPort"], port.as_str());
+    assert_eq!(first["firstSeenAt"], first["lastSeenAt"]);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, _) = service.post("/olts/2/poll").await;
+    assert_eq!(status, 200);
+    let (_, body) = service.get("/olts/2/unconfigured-onus").await;
+    let again = find(&body);
+    assert_eq!(again["firstSeenAt"], first["firstSeenAt"]);
+    assert_ne!(again["lastSeenAt"], first["lastSeenAt"]);
+
+    // The fleet-wide list: every OLT, in OLT order; filters narrow it.
+    let (_, all) = service.get("/unconfigured-onus?size=100").await;
+    let total: usize = (1..=3)
+        .map(|olt| sim.expected_unconfigured(olt).len())
+        .sum();
+    assert_eq!(all["meta"]["totalCount"], total);
+    let olts: Vec<u64> = all["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|o| o["oltId"].as_u64().expect("id"))
+        .collect();
+    let mut in_order = olts.clone();
+    in_order.sort_unstable();
+    assert_eq!(olts, in_order);
+    let (status, body) = service.get("/unconfigured-onus?oltId=x").await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], "INVALID_PARAMETER");
+    let (status, body) = service.get("/olts/99/unconfigured-onus").await;
+    assert_eq!(status, 404, "{body}");
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_vendor_offers_its_profiles() {
+    let sim = mixed_sim().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    let profiles = |body: &Value| -> Vec<(String, String)> {
+        body["data"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|p| {
+                (
+                    p["kind"].as_str().expect("kind").to_string(),
+                    p["id"].as_str().expect("id").to_string(),
+                )
+            })
+            .collect()
+    };
+    let (status, body) = service.get("/olts/1/onu-profiles").await;
+    assert_eq!(status, 200, "{body}");
+    let huawei: Vec<(&str, &str)> = vec![
+        ("LINE", "10"),
+        ("LINE", "20"),
+        ("SERVICE", "10"),
+        ("SERVICE", "20"),
+    ];
+    let got = profiles(&body);
+    let got: Vec<(&str, &str)> = got.iter().map(|(k, i)| (k.as_str(), i.as_str())).collect();
+    assert_eq!(got, huawei);
+    let (_, body) = service.get("/olts/2/onu-profiles").await;
+    let ids: Vec<String> = profiles(&body).into_iter().map(|(_, id)| id).collect();
+    assert_eq!(ids, ["ZTE-F660", "ZTE-F601", "HG8245H"]);
+    let (status, body) = service.get("/olts/3/onu-profiles").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["meta"]["totalCount"], 0);
+    assert!(sim
+        .command_log(1)
+        .iter()
+        .any(|l| l == "display ont-srvprofile gpon all"));
+    service.stop().await;
+}
