@@ -162,15 +162,15 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     print_actions(addr, &full, &read_only, example_onu);
     // Last, so it is what the terminal shows: the keys and where to go.
     println!();
-    println!("FULL key:      {full}");
+    // `FULL key: `, `READ_ONLY key: ` and `Listening on URL` are read by
+    // scripts/check_mcp.py and scripts/schemathesis.sh: keep their form.
+    println!("FULL key: {full}");
     println!("READ_ONLY key: {read_only}");
-    println!("API:           http://{addr}/api/v1/external/");
-    println!(
-        "Swagger UI:    http://{addr}{}/",
-        crate::api::doc::SWAGGER_UI
-    );
+    println!("API: http://{addr}/api/v1/external/");
+    println!("Swagger UI: http://{addr}{}/", crate::api::doc::SWAGGER_UI);
     println!("Operator page: http://{addr}/ui/ (sign in with either key)");
-    println!("Listening on http://{addr}; Ctrl-C stops the demo (RUST_LOG=info shows the logs).");
+    println!("Listening on http://{addr}");
+    println!("Ctrl-C stops the demo; RUST_LOG=info shows the logs.");
 
     app.serve(listener, shutdown_signal()).await?;
     fleet.shutdown().await;

@@ -146,6 +146,11 @@ async function onuView(id) {
     api(`/onus/${id}/optics`).then((r) => r.data).catch(() => null),
     api(`/onus/${id}/optics/history?limit=2000`).then((r) => r.data).catch(() => [])]);
   const chart = h("div", { class: "chart", id: "optics-chart", role: "img", "aria-label": t("onu.optics") });
+  // Its state history is its events: ONU_DOWN / ONU_UP from the event log.
+  const states = h("div", { id: "onu-states" });
+  api(`/events?onuId=${id}&type=ONU_DOWN&type=ONU_UP&size=20`)
+    .then((r) => states.replaceChildren(table([["c.at", (e) => time(e.at)], ["c.type", (e) => e.type], ["c.message", (e) => e.message]], r.data)))
+    .catch((error) => states.replaceChildren(errorBox(error)));
   const form = (word, input, send) => h("form", { class: "inline", onsubmit: async (e) => {
     e.preventDefault();
     try { await send(e.target.elements.value.value); flash(`${t(word)}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
@@ -160,7 +165,9 @@ async function onuView(id) {
       h("dt", {}, t("c.cause")), h("dd", {}, onu.lastDownCause || "—"),
       h("dt", {}, t("c.updated")), h("dd", {}, time(onu.lastUpdate)),
       h("dt", {}, t("onu.latest")), h("dd", {}, optics ? [`${t("c.rx")} ${dbm(optics.rxPower)}, ${t("c.tx")} ${dbm(optics.txPower)}, ${t("c.oltRx")} ${dbm(optics.oltRxPower)}`,
-        optics.temperature !== null ? `, ${optics.temperature} °C` : "", " ", levelBadge(optics.level)] : "—"))),
+        optics.temperature !== null ? `, ${optics.temperature} °C` : "",
+        optics.voltage !== null ? `, ${optics.voltage} V` : "",
+        optics.biasCurrent !== null ? `, ${optics.biasCurrent} mA` : "", " ", levelBadge(optics.level)] : "—"))),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "danger", disabled: !canAct(), onclick: async () => {
         if (!confirm(t("confirm.reboot", onu.serial))) return;
@@ -171,7 +178,8 @@ async function onuView(id) {
       form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, value: onu.description || "" }),
         (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
       canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
-    h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")));
+    h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")),
+    h("h2", {}, t("onu.states")), states);
   if (history.length) drawOptics(chart, history);
 }
 
@@ -228,6 +236,7 @@ async function eventsView() {
   }
   show(h("h1", {}, t("events.title")), table([
     ["c.id", (e) => e.id, { num: true }], ["c.at", (e) => time(e.at)], ["c.type", (e) => e.type],
+    ["c.severity", (e) => h("span", { class: `badge v-${e.severity}` }, e.severity)],
     ["c.olt", (e) => e.oltId ?? ""], ["c.target", (e) => e.onuId ?? e.ponPort ?? ""], ["c.message", (e) => e.message ?? ""]], list.data));
 }
 
