@@ -80,3 +80,22 @@ say "soak: a flapping, faulty fleet under steady reads (2 minutes)"
 
 say "schemathesis: the demo against its own OpenAPI document"
 scripts/schemathesis.sh "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" "$VENV"
+
+say "container image: deploy/Dockerfile builds and runs the demo"
+if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
+    docker build -f deploy/Dockerfile -t ponkeeper:test .
+    CONTAINER="$(docker run -d --rm -p 127.0.0.1::8080 ponkeeper:test demo --listen 0.0.0.0:8080)"
+    trap 'docker stop "$CONTAINER" >/dev/null 2>&1 || true' EXIT
+    PORT="$(docker port "$CONTAINER" 8080/tcp | head -n1 | sed 's/.*://')"
+    for _ in $(seq 1 60); do
+        curl -fsS "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+        sleep 1
+    done
+    curl -fsS "http://127.0.0.1:$PORT/healthz" | grep -q '"status":"ok"'
+    [ "$(docker exec "$CONTAINER" id -u)" != "0" ] || { echo "the container runs as root" >&2; exit 1; }
+    docker stop "$CONTAINER" >/dev/null
+    trap - EXIT
+else
+    printf '\n!!!!!!!! SKIPPED: docker is not available here (no client or no daemon);\n'
+    printf '!!!!!!!! deploy/Dockerfile was NOT built. Run scripts/test.sh where docker runs.\n\n'
+fi

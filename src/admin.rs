@@ -1,7 +1,8 @@
 //! The admin socket: a Unix socket in the data directory (owner-only permissions) through
 //! which `ponkeeper keys …` reaches a running service, since only one process at a time
 //! may open the store. One JSON request per connection, one JSON answer; changes take effect
-//! in the running key ring at once.
+//! in the running key ring at once. `ponkeeper backup` asks here too: its answer line is
+//! followed by the snapshot's bytes ([`crate::backup`]).
 
 use crate::keys::{self, KeyListing, NewKey};
 use crate::state::AppState;
@@ -17,7 +18,11 @@ const SOCKET_NAME: &str = "admin.sock";
 pub enum AdminRequest {
     Create(NewKey),
     List,
-    Revoke { name: String },
+    Revoke {
+        name: String,
+    },
+    /// A snapshot of the store: the answer line is followed by its bytes ([`crate::backup`]).
+    Backup,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -25,6 +30,8 @@ pub struct AdminResponse {
     pub error: Option<String>,
     pub key: Option<String>,
     pub keys: Option<Vec<KeyListing>>,
+    /// Entries in the snapshot that follows this line (`backup` only).
+    pub backup_entries: Option<u64>,
 }
 
 pub struct AdminSocket {
@@ -71,6 +78,9 @@ async fn serve_one(stream: UnixStream, state: AppState) -> anyhow::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     BufReader::new(read).take_line(&mut line).await?;
+    if let Ok(AdminRequest::Backup) = serde_json::from_str::<AdminRequest>(&line) {
+        return crate::backup::serve(&state.store, &state.config.data_dir, write).await;
+    }
     let response = match serde_json::from_str::<AdminRequest>(&line) {
         Err(e) => AdminResponse {
             error: Some(format!("malformed admin request: {e}")),
@@ -108,6 +118,7 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
                 keys: Some(keys),
                 ..Default::default()
             }),
+        AdminRequest::Backup => Err("a backup is streamed, not answered".to_string()),
         AdminRequest::Revoke { name } => {
             keys::revoke(&state.records, Some(&state.keys), configured, &name)
                 .await
@@ -121,6 +132,11 @@ async fn execute(state: &AppState, request: AdminRequest) -> AdminResponse {
         error: Some(error),
         ..Default::default()
     })
+}
+
+/// A connection to the running service's socket; `None` if no service listens.
+pub async fn connect(data_dir: &Path) -> Option<UnixStream> {
+    UnixStream::connect(socket_path(data_dir)).await.ok()
 }
 
 /// Sends a request to the running service; `None` if no service listens.

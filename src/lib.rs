@@ -16,6 +16,7 @@ pub mod api;
 pub mod app;
 pub mod audit;
 pub mod auth;
+pub mod backup;
 pub mod bench;
 pub mod body;
 pub mod clock;

@@ -53,6 +53,20 @@ enum Command {
         #[arg(long, env = "PK_MCP_API_KEY", hide_env_values = true)]
         api_key: String,
     },
+    /// Write a snapshot of the data directory to FILE (through a running service, or directly).
+    Backup {
+        #[arg(long, default_value = "config/ponkeeper.toml")]
+        config: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Restore a snapshot into the config's data directory, which must be empty or absent.
+    Restore {
+        #[arg(long, default_value = "config/ponkeeper.toml")]
+        config: PathBuf,
+        #[arg(long)]
+        from: PathBuf,
+    },
     /// Manage API keys (works with the service running or stopped).
     Keys {
         #[arg(long, global = true, default_value = "config/ponkeeper.toml")]
@@ -227,6 +241,28 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Mcp { url, api_key } => ponkeeper::mcp::serve_stdio(&url, &api_key).await,
+        Command::Backup { config, out } => {
+            let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out).await?;
+            println!(
+                "backup written to {}: {} trees, {} entries",
+                out.display(),
+                summary.trees,
+                summary.entries
+            );
+            Ok(())
+        }
+        Command::Restore { config, from } => {
+            let config = Config::load(&config)?;
+            let summary = ponkeeper::backup::restore(&config, &from).await?;
+            println!(
+                "restored {} into {}: {} trees, {} entries",
+                from.display(),
+                config.data_dir.display(),
+                summary.trees,
+                summary.entries
+            );
+            Ok(())
+        }
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
     }
 }
@@ -359,6 +395,7 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
                 AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
                     .await
                     .map(|()| admin::AdminResponse::default()),
+                AdminRequest::Backup => Err("backups are `ponkeeper backup`".to_string()),
             };
             store.flush().await?;
             outcome.unwrap_or_else(|error| admin::AdminResponse {

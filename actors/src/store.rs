@@ -18,6 +18,8 @@ use std::path::Path;
 
 mod config_retention;
 pub mod configs;
+mod snapshot;
+pub use snapshot::SnapshotSummary;
 pub mod coverage;
 pub mod olt_record;
 pub mod onu_ids;
@@ -123,6 +125,8 @@ pub struct Store {
     /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
     config_meta: sled::Tree,
     config_content: sled::Tree,
+    /// Added to sled's id sequence: a restored database starts past the ids it holds.
+    id_base: u64,
 }
 
 impl Store {
@@ -146,6 +150,11 @@ impl Store {
             coverage: db.open_tree(COVERAGE)?,
             config_meta: db.open_tree(CONFIG_META)?,
             config_content: db.open_tree(CONFIG_CONTENT)?,
+            id_base: db
+                .get(snapshot::ID_BASE)?
+                .and_then(|v| <[u8; 8]>::try_from(v.as_ref()).ok())
+                .map(u64::from_be_bytes)
+                .unwrap_or(0),
             db,
         })
     }
@@ -164,7 +173,7 @@ impl Store {
     /// A new id, unique in the database and greater than every id given before (ONU ids,
     /// config backup ids and the service's audit entry ids share the one sequence).
     pub fn next_id(&self) -> Result<u64, StoreError> {
-        Ok(self.db.generate_id()? + 1)
+        Ok(self.db.generate_id()? + 1 + self.id_base)
     }
 
     /// One read of the database, for `GET /readyz`: an error if the store cannot answer.
