@@ -7,6 +7,7 @@
 mod audit;
 mod configs;
 pub mod doc;
+mod event_stream;
 pub mod events;
 mod inventory;
 mod library_errors;
@@ -420,6 +421,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(configs::router())
         .merge(audit::router())
         .merge(events::router())
+        .merge(event_stream::router())
         .merge(whoami::router());
     let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)

@@ -12,12 +12,12 @@
 //! its reading; its `ONU_DOWN` says so).
 
 use super::record::{Draft, Event, EventType, Severity};
-use crate::domain::{DownCause, Onu, OnuStatus, OpticsLevel, SessionStatus};
+use crate::domain::{DownCause, Onu, OnuId, OnuStatus, OpticsLevel, SessionStatus};
 use crate::fleet_view::{FleetAggregate, FleetChange, OltUpdate, OnuChange};
 use crate::olt::OltSummary;
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Rules of derivation from `[events]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,17 +79,49 @@ fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec
         })
         .collect();
     rows.sort_by_key(|(_, now)| now.id);
-    let downs = |(was, now): &&(&Onu, &Onu)| {
-        was.status == OnuStatus::Online && now.status == OnuStatus::Offline
-    };
-    // LOS downs per port: enough of them make one outage, its downs follow it.
+    let in_outage = outages(view, update, &rows, rules, at, &mut drafts);
+    for (was, now) in &rows {
+        if goes_down(was, now) && !in_outage.contains(&now.id) {
+            drafts.push(onu_down(now, &update.summary, at));
+        } else if was.status == OnuStatus::Offline && now.status == OnuStatus::Online {
+            drafts.push(onu_draft(
+                EventType::OnuUp,
+                Severity::Info,
+                now,
+                &update.summary,
+                at,
+                format!("ONU {} is back online", now.serial),
+                json!({}),
+            ));
+        }
+        if let Some(d) = optics_move(view, was, now, &update.summary, at) {
+            drafts.push(d);
+        }
+    }
+    drafts
+}
+
+fn goes_down(was: &Onu, now: &Onu) -> bool {
+    was.status == OnuStatus::Online && now.status == OnuStatus::Offline
+}
+
+/// Pushes a `PON_OUTAGE` and its `ONU_DOWN`s for each port with enough LOS downs in
+/// `rows`; answers the ids of the ONUs it covered.
+fn outages(
+    view: &FleetAggregate,
+    update: &OltUpdate,
+    rows: &[(&Onu, &Onu)],
+    rules: Rules,
+    at: DateTime<Utc>,
+    drafts: &mut Vec<Draft>,
+) -> HashSet<OnuId> {
     let mut los_by_port: BTreeMap<&str, Vec<&Onu>> = BTreeMap::new();
-    for (_, now) in rows.iter().filter(downs) {
-        if now.last_down_cause == Some(DownCause::Los) {
+    for (was, now) in rows {
+        if goes_down(was, now) && now.last_down_cause == Some(DownCause::Los) {
             los_by_port.entry(&now.pon_port).or_default().push(now);
         }
     }
-    let mut in_outage = std::collections::HashSet::new();
+    let mut in_outage = HashSet::new();
     for (port, onus) in &los_by_port {
         if onus.len() < rules.pon_outage_min.max(1) {
             continue;
@@ -120,25 +152,7 @@ fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec
             drafts.push(d);
         }
     }
-    for (was, now) in &rows {
-        if downs(&&(*was, *now)) && !in_outage.contains(&now.id) {
-            drafts.push(onu_down(now, &update.summary, at));
-        } else if was.status == OnuStatus::Offline && now.status == OnuStatus::Online {
-            drafts.push(onu_draft(
-                EventType::OnuUp,
-                Severity::Info,
-                now,
-                &update.summary,
-                at,
-                format!("ONU {} is back online", now.serial),
-                json!({}),
-            ));
-        }
-        if let Some(d) = optics_move(view, was, now, &update.summary, at) {
-            drafts.push(d);
-        }
-    }
-    drafts
+    in_outage
 }
 
 fn status_move(old: &OltSummary, new: &OltSummary) -> Option<Draft> {

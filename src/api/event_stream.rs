@@ -1,0 +1,180 @@
+//! `GET /events/stream` (SPEC §9): the event log as Server-Sent Events, with the filters
+//! of `GET /events`. Each event is one SSE message whose `id:` is the event id and whose
+//! data is the event as `GET /events` shows it; a comment line every 15 s keeps proxies
+//! from closing the connection.
+//!
+//! Every stream reads the log itself, from its own cursor: it starts after
+//! `Last-Event-ID` (or `?after=`; without either, after the newest event), reads what is
+//! on disk in batches, and waits on the log's watch of the last id when it has caught up.
+//! So a subscriber never misses or repeats an event across a reconnect, a slow one only
+//! falls behind (hyper stops polling its stream while its socket is full, and at most one
+//! batch waits in memory) and catches up from the log, and no subscriber can slow the
+//! polling or another subscriber. The key check, IP rules and rate limit run when the
+//! stream opens ([`crate::auth`]); the key is checked again every few seconds, and a
+//! revoked key ends the stream.
+
+use super::doc::{BadParameter, Refusals};
+use super::events::{filter_of, item, split_types, EventFilters};
+use super::{ApiError, ApiResult};
+use crate::state::AppState;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use futures::stream::{self, Stream};
+use ponkeeper_actors::events::{Event, EventFilter};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+use tokio::sync::watch;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Events read from the log at once, per subscriber.
+const BATCH: usize = 256;
+/// How often a waiting stream checks that its key is still valid.
+const KEY_CHECK: Duration = Duration::from_secs(2);
+/// The comment line that keeps proxies from closing an idle stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(stream_events))
+}
+
+/// Where the stream starts.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // documents the query that `stream_events` parses
+struct Resume {
+    /// Send events with a larger id than this (as the `Last-Event-ID` header does).
+    #[param(required = false, minimum = 0, maximum = 9007199254740991_u64)]
+    after: u64,
+}
+
+/// One subscriber's position in the log.
+struct Cursor {
+    app: AppState,
+    key: String,
+    filter: EventFilter,
+    after: u64,
+    last: watch::Receiver<u64>,
+    ready: VecDeque<Event>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/events/stream",
+    operation_id = "stream_events",
+    tag = "events",
+    summary = "The event stream (Server-Sent Events)",
+    description = "Events as they are logged, oldest first, one SSE message each (`id:` the \
+        event id, `data:` the event as `GET /events` shows it), with the filters of \
+        `GET /events`. Resumes after `Last-Event-ID` or `after`, from the log, without a gap \
+        or a duplicate; without either it starts with the next event. A comment line every \
+        15 s keeps the connection open. Revoking the key ends the stream.",
+    params(Resume, EventFilters),
+    responses(
+        (status = 200, description = "the stream", content_type = "text/event-stream", body = String),
+        BadParameter,
+        Refusals
+    )
+)]
+async fn stream_events(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> ApiResult {
+    let (types, params) = split_types(query.as_deref())?;
+    let filter = filter_of(&app, types, &params)?;
+    let from_header = match headers.get("last-event-id") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::InvalidParameter(
+                        "header `Last-Event-ID` must be an event id (an integer)".into(),
+                    )
+                })?,
+        ),
+    };
+    let from_query = params
+        .integer("after", 0, 9_007_199_254_740_991)?
+        .map(|n| n as u64);
+    let last = app.events.subscribe();
+    let after = from_header.or(from_query).unwrap_or_else(|| *last.borrow());
+    let key = headers
+        .get(crate::auth::API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let cursor = Cursor {
+        app,
+        key,
+        filter,
+        after,
+        last,
+        ready: VecDeque::new(),
+    };
+    Ok(Sse::new(messages(cursor))
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response())
+}
+
+/// The SSE messages of one subscriber; ends when its key is revoked or the log fails.
+fn messages(cursor: Cursor) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    stream::unfold(cursor, |mut cursor| async move {
+        let event = cursor.next().await?;
+        let id = event.id;
+        let body = serde_json::to_string(&item(&cursor.app, event)).unwrap_or_default();
+        let message = SseEvent::default().id(id.to_string()).data(body);
+        Some((Ok(message), cursor))
+    })
+}
+
+impl Cursor {
+    /// The next event for this subscriber, waiting for it; `None` ends the stream.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.ready.pop_front() {
+                return Some(event);
+            }
+            if self.key.is_empty() || self.app.keys.find(&self.key).is_none() {
+                tracing::info!("an event stream ends: its key was revoked");
+                return None;
+            }
+            if *self.last.borrow_and_update() > self.after {
+                self.read().await?;
+                continue;
+            }
+            tokio::select! {
+                changed = self.last.changed() => changed.ok()?,
+                () = tokio::time::sleep(KEY_CHECK) => {}
+            }
+        }
+    }
+
+    /// Reads the next batch after the cursor from the log.
+    async fn read(&mut self) -> Option<()> {
+        let (log, filter, after) = (self.app.events.clone(), self.filter.clone(), self.after);
+        let read = tokio::task::spawn_blocking(move || log.after(after, &filter, BATCH)).await;
+        match read {
+            Ok(Ok((events, seen))) => {
+                self.after = seen;
+                self.ready.extend(events);
+                Some(())
+            }
+            Ok(Err(error)) => {
+                tracing::error!(%error, "an event stream cannot read the log; ending it");
+                None
+            }
+            Err(error) => {
+                tracing::error!(%error, "an event stream's read failed; ending it");
+                None
+            }
+        }
+    }
+}
