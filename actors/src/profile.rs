@@ -6,6 +6,7 @@
 //! in `profile/vendors.rs` (re-exported here), where a wrong OID is fixed on one line.
 
 pub mod commands;
+pub mod detection;
 mod if_index;
 pub mod provisioning;
 mod vendors;
