@@ -47,6 +47,8 @@ pub(super) enum TableEdit {
     Vlans,
     Vlan(OnuId, u16),
     Description(OnuId, String),
+    /// The ONU was removed from the device (deauthorised).
+    Removed(OnuId),
 }
 
 impl PollBase {
@@ -128,6 +130,9 @@ pub(super) fn replay(
             }
             TableEdit::Description(onu, description) => {
                 table.update(onu, |o| o.description = description);
+            }
+            TableEdit::Removed(onu) => {
+                table.remove(onu);
             }
         }
     }
