@@ -19,6 +19,7 @@ pub mod onus;
 mod optics;
 mod path;
 mod provisioning;
+mod provisioning_actions;
 mod szo;
 mod vlans;
 mod whoami;
@@ -416,6 +417,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(optics::router())
         .merge(vlans::router())
         .merge(provisioning::router())
+        .merge(provisioning_actions::router())
         .merge(szo::router())
         .merge(onu_actions::router())
         .merge(configs::router())

@@ -298,6 +298,10 @@ fn print_actions(addr: SocketAddr, full: &str, read_only: &str, example_onu: u64
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/unconfigured-onus?size=5'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onu-profiles'");
     println!(
+        "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"ponPort\": \"PORT\", \"serial\": \"SERIAL\", \"lineProfile\": \"10\", \"serviceProfile\": \"10\", \"vlan\": 100}}' '{base}/olts/1/onus/authorize'   # PORT, SERIAL from unconfigured-onus"
+    );
+    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/ID/deauthorize'   # ID from the answer");
+    println!(
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
     );
     println!("  # or over stdio: ponkeeper mcp --url http://{addr} --api-key {read_only}");

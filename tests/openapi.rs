@@ -32,6 +32,8 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /unconfigured-onus",
     "GET /olts/{id}/unconfigured-onus",
     "GET /olts/{id}/onu-profiles",
+    "POST /olts/{id}/onus/authorize",
+    "POST /onus/{id}/deauthorize",
     "GET /szo",
     "GET /szo/{id}",
     "GET /szo/{id}/outages",

@@ -156,3 +156,178 @@ async fn each_vendor_offers_its_profiles() {
         .any(|l| l == "display ont-srvprofile gpon all"));
     service.stop().await;
 }
+
+/// A service on `sim` whose inventory binds a СЗО to the first ONU of OLT 1.
+async fn service_with_szo(sim: &SimFleet, dir: &std::path::Path) -> (TestService, String) {
+    use ponkeeper_actors::inventory::{SzoSpec, SzoType};
+    std::env::set_var(
+        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
+        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD,
+    );
+    let serial = sim.expected_onus(1)[0].serial.clone();
+    let mut inventory = sim.inventory();
+    inventory.szo = vec![SzoSpec {
+        id: 501,
+        name: "School 7".into(),
+        kind: SzoType::School,
+        city: "Kazan".into(),
+        address: "Lenina 5".into(),
+        onu_serial: serial.clone(),
+        bandwidth_mbps: 100,
+        connected_at: chrono::NaiveDate::from_ymd_opt(2021, 6, 1).expect("date"),
+        sla_percent: 99.5,
+    }];
+    let path = dir.join("inventory.toml");
+    std::fs::write(&path, inventory.to_toml()).expect("inventory");
+    let config = common::test_config(dir.to_path_buf(), path);
+    (TestService::start_with(config, true).await, serial)
+}
+
+/// The body that authorises `serial` on `port` of OLT `olt` (of `vendor`'s kind).
+fn authorization(olt: u32, port: &str, serial: &str, index: u32) -> Value {
+    let mut body = serde_json::json!({
+        "ponPort": port, "serial": serial, "onuIndex": index, "vlan": 100,
+        "description": "flat 12",
+    });
+    match olt {
+        1 => {
+            body["lineProfile"] = "10".into();
+            body["serviceProfile"] = "20".into();
+        }
+        2 => body["onuType"] = "ZTE-F660".into(),
+        _ => {}
+    }
+    body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_vendor_authorises_reboots_and_removes_an_onu() {
+    let sim = mixed_sim().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (service, szo_serial) = service_with_szo(&sim, dir.path()).await;
+    all_polled(&service).await;
+    for olt in 1..=3u32 {
+        service.post(&format!("/olts/{olt}/poll")).await;
+        let (port, serial, _) = sim.expected_unconfigured(olt)[0].clone();
+        let (_, listed) = service.get(&format!("/olts/{olt}/unconfigured-onus")).await;
+        assert!(triples(&listed["data"])
+            .iter()
+            .any(|(_, s, _)| *s == serial));
+        let taken = sim
+            .expected_onus(olt)
+            .into_iter()
+            .find(|o| o.pon_port == port)
+            .expect("an ONU on the port")
+            .onu_index;
+
+        // Refusals first: nothing reaches the device.
+        let sent = sim.command_log(olt).len();
+        let (status, body) = service
+            .post_json(
+                &format!("/olts/{olt}/onus/authorize"),
+                &authorization(olt, &port, &serial, taken),
+            )
+            .await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (409, Some("CONFLICT")),
+            "{body}"
+        );
+        let mut bad = authorization(olt, &port, &serial, 60);
+        bad["serial"] = "HWTC1234;reboot".into();
+        let (status, body) = service
+            .post_json(&format!("/olts/{olt}/onus/authorize"), &bad)
+            .await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body["error"]["message"]
+            .as_str()
+            .expect("text")
+            .contains("`serial`"));
+        assert_eq!(
+            sim.command_log(olt).len(),
+            sent,
+            "nothing sent to OLT {olt}"
+        );
+        if olt != 3 {
+            let mut unknown = authorization(olt, &port, &serial, 60);
+            let field = if olt == 1 { "lineProfile" } else { "onuType" };
+            unknown[field] = "99".into();
+            let (status, body) = service
+                .post_json(&format!("/olts/{olt}/onus/authorize"), &unknown)
+                .await;
+            assert_eq!(status, 400, "{body}");
+            assert!(body["error"]["message"]
+                .as_str()
+                .expect("text")
+                .contains(field));
+        }
+
+        // Authorised: polled ONLINE with its stable id, VLAN and description.
+        let (status, body) = service
+            .post_json(
+                &format!("/olts/{olt}/onus/authorize"),
+                &authorization(olt, &port, &serial, 60),
+            )
+            .await;
+        assert_eq!(status, 200, "OLT {olt}: {body}");
+        let onu = &body["data"];
+        assert_eq!(onu["serial"], serial.as_str());
+        assert_eq!(
+            (onu["ponPort"].as_str(), onu["onuIndex"].as_u64()),
+            (Some(port.as_str()), Some(60))
+        );
+        assert_eq!(onu["status"], "ONLINE", "{onu}");
+        assert_eq!(onu["description"], "flat 12");
+        let id = onu["id"].as_u64().expect("id");
+        let (_, again) = service.get(&format!("/onus/{id}")).await;
+        assert_eq!(again["data"]["serial"], serial.as_str());
+        let (_, listed) = service.get(&format!("/olts/{olt}/unconfigured-onus")).await;
+        assert!(triples(&listed["data"])
+            .iter()
+            .all(|(_, s, _)| *s != serial));
+
+        // Rebooted, then removed: unconfigured again, out of the lists.
+        let (status, body) = service.post(&format!("/onus/{id}/reboot")).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = service.post(&format!("/onus/{id}/deauthorize")).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["data"]["deauthorized"], true);
+        let (_, listed) = service.get(&format!("/olts/{olt}/unconfigured-onus")).await;
+        assert!(
+            triples(&listed["data"])
+                .iter()
+                .any(|(p, s, _)| *s == serial && *p == port),
+            "{listed}"
+        );
+        let (_, onus) = service.get(&format!("/onus?q={serial}")).await;
+        assert_eq!(onus["meta"]["totalCount"], 0, "{onus}");
+    }
+
+    // An ONU serving a СЗО is not removed.
+    let (_, found) = service.get(&format!("/onus?q={szo_serial}")).await;
+    let id = found["data"][0]["id"].as_u64().expect("the СЗО's ONU");
+    let (status, body) = service.post(&format!("/onus/{id}/deauthorize")).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body["error"]["message"]
+        .as_str()
+        .expect("text")
+        .contains("School 7"));
+    let (status, _) = service
+        .request(
+            reqwest::Method::POST,
+            &format!("/onus/{id}/deauthorize"),
+            Some(&service.read_only.clone()),
+        )
+        .await;
+    assert_eq!(status, 403);
+    // Every authorisation and removal, refused or not, is in the audit log.
+    let (_, audit) = service
+        .get("/audit-logs?action=onu.authorize&result=SUCCESS&size=50")
+        .await;
+    assert_eq!(audit["meta"]["totalCount"], 3, "{audit}");
+    let (_, audit) = service
+        .get("/audit-logs?action=onu.deauthorize&result=FAILURE&size=50")
+        .await;
+    assert_eq!(audit["meta"]["totalCount"], 2, "409 and 403: {audit}");
+    service.stop().await;
+}

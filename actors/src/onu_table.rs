@@ -156,6 +156,16 @@ impl OnuTable {
         Some(updated)
     }
 
+    /// Takes ONU `id` out of the table (it was removed from the device); its history in
+    /// the store stays, and its id is never given to another ONU.
+    pub fn remove(&mut self, id: OnuId) -> Option<Onu> {
+        let i = self.onus.binary_search_by_key(&id, |o| o.id).ok()?;
+        let removed = Arc::make_mut(&mut self.onus).remove(i);
+        self.last_point.remove(&id);
+        self.reindex();
+        Some(removed)
+    }
+
     /// Sets each ONU's service VLAN from a running configuration's (port, ONU number) →
     /// VLAN map; ONUs the map does not name get none. `true` if anything changed.
     pub fn set_vlans(&mut self, vlans: &HashMap<(String, u32), u16>) -> bool {

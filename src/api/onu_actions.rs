@@ -114,7 +114,7 @@ pub fn valid_description(text: &str) -> Result<&str, ApiError> {
 /// Refuses, as the client's mistake, a VLAN the ONU's OLT does not have: the device would
 /// refuse the command anyway, and that is not a device failure (502). When the OLT has
 /// reported no VLANs yet, the device decides.
-async fn known_vlan(owner: &OltHandle, vlan: u16) -> Result<(), ApiError> {
+pub async fn known_vlan(owner: &OltHandle, vlan: u16) -> Result<(), ApiError> {
     let vlans = owner.vlans().await?;
     if vlans.is_empty() || vlans.iter().any(|v| v.vlan_id == vlan) {
         return Ok(());

@@ -349,7 +349,8 @@ impl OltState {
             (CliAction::Backup, CliDone::Ran | CliDone::Provisioned(_)) => Err(
                 ActionError::Device("the device printed no running configuration".into()),
             ),
-            (CliAction::Provision(_), CliDone::Provisioned(done)) => {
+            (CliAction::Provision(job), CliDone::Provisioned(done)) => {
+                self.provisioned(job);
                 Ok(ActionOutcome::Provisioned(done))
             }
             (CliAction::Provision(_), _) => Err(ActionError::Device(
@@ -486,7 +487,7 @@ async fn run_script(
         Script::Lines(_, lines) => lines.clone(),
         Script::Backup(profile) => vec![profile.running_config.to_string()],
         Script::Provision(_, table, job) => {
-            let done = crate::provision::cli::run(&mut session, table, job, step).await;
+            let done = crate::provision::cli::run(&mut session, table, profile, job, step).await;
             return match done {
                 Ok(done) => (Some(session), Ok(CliDone::Provisioned(done))),
                 Err(error @ CliError::Rejected { .. }) => {

@@ -48,6 +48,8 @@ pub(super) enum TableEdit {
     Vlans,
     Vlan(OnuId, u16),
     Description(OnuId, String),
+    /// The ONU was removed from the device (deauthorised).
+    Removed(OnuId),
 }
 
 impl PollBase {
@@ -130,6 +132,9 @@ pub(super) fn replay(
             }
             TableEdit::Description(onu, description) => {
                 table.update(onu, |o| o.description = description);
+            }
+            TableEdit::Removed(onu) => {
+                table.remove(onu);
             }
         }
     }

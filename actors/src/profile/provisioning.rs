@@ -270,6 +270,16 @@ impl Provisioning {
         }
     }
 
+    /// The serial as the API writes it (`HWTC1A2B3C4D`, `fc:fa:f7:12:34:56`).
+    pub fn api_serial(&self, serial: &str) -> Option<String> {
+        match self.serial_kind {
+            SerialKind::Gpon => {
+                super::parse_gpon_serial(serial).map(|bytes| super::format_gpon_serial(&bytes))
+            }
+            SerialKind::Mac => parse_mac(serial).map(|bytes| super::format_mac(&bytes)),
+        }
+    }
+
     /// The serial as the device's CLI writes it: `HWTC1A2B3C4D`, or `fcfa.f712.3456`
     /// for a MAC given as `fc:fa:f7:12:34:56`. `None` when `serial` is not one.
     pub fn cli_serial(&self, serial: &str) -> Option<String> {

@@ -2,10 +2,16 @@
 //! provisioning ([`ProvisionJob`]), one at a time with the other actions, on the session it
 //! lends ([`run`]), and what they found ([`ProvisionDone`]). Listing the profiles runs the
 //! vendor's listing commands of [`crate::profile::provisioning`] and parses their tables.
+//! Authorising runs the vendor's registration script, then the service-VLAN and
+//! description scripts of [`crate::profile::commands`]; when a later script is refused the
+//! registration is undone, and the refusal says what state the device was left in.
+//! Removing runs the removal script (service ports first where the vendor needs it).
 
+use crate::profile::commands::{port_values, render, CliProfile};
 use crate::profile::provisioning::{ListingFormat, ProfileKind, Provisioning};
 use crate::ssh::{CliError, CliSession};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// A provisioning job for the CLI queue.
@@ -13,12 +19,41 @@ use std::time::Duration;
 pub enum ProvisionJob {
     /// Read the profiles an authorisation can name.
     ListProfiles,
+    Authorize(Box<AuthorizeJob>),
+    /// Remove ONU `index` from `pon_port`.
+    Deauthorize {
+        pon_port: String,
+        index: u32,
+    },
+}
+
+/// An authorisation, every value already validated (nothing in it can be injected).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthorizeJob {
+    pub pon_port: String,
+    pub index: u32,
+    /// As the device's CLI writes it ([`Provisioning::cli_serial`]).
+    pub serial: String,
+    pub line_profile: Option<String>,
+    pub service_profile: Option<String>,
+    pub onu_type: Option<String>,
+    pub vlan: Option<u16>,
+    pub description: Option<String>,
 }
 
 impl ProvisionJob {
     pub fn describe(&self) -> String {
         match self {
             ProvisionJob::ListProfiles => "a listing of the ONU profiles".to_string(),
+            ProvisionJob::Authorize(job) => {
+                format!(
+                    "an authorisation on port {} index {}",
+                    job.pon_port, job.index
+                )
+            }
+            ProvisionJob::Deauthorize { pon_port, index } => {
+                format!("a removal of ONU {index} on port {pon_port}")
+            }
         }
     }
 }
@@ -27,6 +62,9 @@ impl ProvisionJob {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProvisionDone {
     Profiles(Vec<OnuProfile>),
+    /// The ONU is registered (with its VLAN and description, when asked).
+    Authorized,
+    Deauthorized,
 }
 
 /// A profile an authorisation can name (SPEC §10).
@@ -39,10 +77,11 @@ pub struct OnuProfile {
     pub name: String,
 }
 
-/// Runs `job` on `session` with `table`'s commands, each line within `step`.
+/// Runs `job` on `session` with `table`'s and `cli`'s commands, each line within `step`.
 pub async fn run(
     session: &mut CliSession,
     table: &Provisioning,
+    cli: &CliProfile,
     job: &ProvisionJob,
     step: Duration,
 ) -> Result<ProvisionDone, CliError> {
@@ -55,6 +94,99 @@ pub async fn run(
             }
             Ok(ProvisionDone::Profiles(profiles))
         }
+        ProvisionJob::Authorize(job) => authorize(session, table, cli, job, step).await,
+        ProvisionJob::Deauthorize { pon_port, index } => {
+            let mut values: HashMap<&str, String> = port_values(pon_port).into_iter().collect();
+            values.insert("onu", index.to_string());
+            lines(session, table.deregister, &values, step).await?;
+            Ok(ProvisionDone::Deauthorized)
+        }
+    }
+}
+
+/// Runs the lines of `script` with `values`; a refusal takes the session back to
+/// privileged mode before it is returned.
+async fn lines(
+    session: &mut CliSession,
+    script: &[&str],
+    values: &HashMap<&str, String>,
+    step: Duration,
+) -> Result<(), CliError> {
+    for template in script {
+        match session.run(&render(template, values), step).await {
+            Ok(_) => {}
+            Err(error @ CliError::Rejected { .. }) => {
+                session.leave(step).await?;
+                return Err(error);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+async fn authorize(
+    session: &mut CliSession,
+    table: &Provisioning,
+    cli: &CliProfile,
+    job: &AuthorizeJob,
+    step: Duration,
+) -> Result<ProvisionDone, CliError> {
+    let mut values: HashMap<&str, String> = port_values(&job.pon_port).into_iter().collect();
+    values.insert("onu", job.index.to_string());
+    values.insert("serial", job.serial.clone());
+    for (name, value) in [
+        ("line", &job.line_profile),
+        ("service", &job.service_profile),
+        ("onu_type", &job.onu_type),
+    ] {
+        if let Some(value) = value {
+            values.insert(name, value.clone());
+        }
+    }
+    lines(session, table.register, &values, step).await?;
+    let mut later: Vec<&[&str]> = Vec::new();
+    if let Some(vlan) = job.vlan {
+        values.insert("vlan", vlan.to_string());
+        later.push(cli.set_vlan);
+    }
+    if let Some(description) = &job.description {
+        values.insert("description", description.clone());
+        later.push(cli.set_description);
+    }
+    for script in later {
+        if let Err(error) = lines(session, script, &values, step).await {
+            return Err(undo(session, table, &values, job, error, step).await);
+        }
+    }
+    Ok(ProvisionDone::Authorized)
+}
+
+/// A later script failed after the ONU was registered: removes it again and says so.
+async fn undo(
+    session: &mut CliSession,
+    table: &Provisioning,
+    values: &HashMap<&str, String>,
+    job: &AuthorizeJob,
+    error: CliError,
+    step: Duration,
+) -> CliError {
+    let CliError::Rejected { command, message } = error else {
+        return error; // the session is gone: nothing more can be sent
+    };
+    let state = match lines(session, table.deregister, values, step).await {
+        Ok(()) => {
+            "the ONU was registered and has been removed again; the device is as before".to_string()
+        }
+        Err(undo) => format!(
+            "removing the ONU again failed too ({undo}); it is left registered as index {} \
+             on port {} without its service VLAN or description",
+            job.index, job.pon_port
+        ),
+    };
+    CliError::Rejected {
+        command,
+        message: format!("{message} ({state})"),
     }
 }
 
