@@ -5,7 +5,8 @@ Checks what an operator does: a READ_ONLY key sees the action buttons disabled; 
 key sees every OLT; an OLT hung in the simulator changes status on the page without a
 reload; its session is restarted from the page (CONNECTING, then ONLINE once the fault
 is cleared); an ONU's optics chart is drawn; a serial is found; the audit log shows the
-restart with the key's name, marked as made from the page. A screenshot of each view goes
+restart with the key's name, marked as made from the page; an unconfigured ONU is
+authorised from its form and opens as an ONU. A screenshot of each view goes
 to --shots. Nothing here reaches the internet: chromium runs with its background
 networking off, and selenium with SE_AVOID_STATS (no driver download, no statistics).
 
@@ -187,6 +188,18 @@ def full_checks(driver, base, api, key, control_path, shots):
     found = wait_for("the search result", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")], 15)
     check("search by serial finds the ONU", any(onu["serial"] in row for row in found), found)
     driver.save_screenshot(f"{shots}/search.png")
+
+    driver.get(base + "/ui/#/unconfigured")
+    row = wait_for("an unconfigured ONU", lambda: driver.find_elements(By.CSS_SELECTOR, "main tbody tr button"), 30)[0]
+    serial = row.find_element(By.XPATH, "./ancestor::tr/td[3]").text
+    row.click()
+    submit = WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, "#authorize-form button[type=submit]"))
+    driver.save_screenshot(f"{shots}/unconfigured.png")
+    submit.click()
+    authorised = wait_for("the new ONU's page", lambda: "#/onu/" in driver.current_url
+                          and serial in driver.find_element(By.CSS_SELECTOR, "main h1").text, 60)
+    check("an unconfigured ONU is authorised from the page and opens as an ONU", authorised, serial)
+    driver.save_screenshot(f"{shots}/onu-authorised.png")
 
     driver.get(base + "/ui/#/audit")
     rows = wait_for("the audit log", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "main tbody tr")

@@ -145,4 +145,4 @@ function live(refresh) {
 }
 
 const view = () => document.getElementById("view");
-function show(...children) { view().replaceChildren(...children); }
+function show(...children) { view().replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false)); }

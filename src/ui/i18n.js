@@ -5,7 +5,8 @@
 const WORDS = {
   en: {
     "nav.fleet": "Fleet", "nav.search": "Search", "nav.optics": "Low signal", "nav.events": "Events",
-    "nav.audit": "Audit log", "logout": "Log out",
+    "nav.audit": "Audit log", "nav.unconf": "Unconfigured",
+    "unconf.title": "Unconfigured ONUs", "unconf.authorize": "Authorize", "unconf.line": "Line profile", "unconf.service": "Service profile", "unconf.type": "ONU type", "unconf.model": "Model", "unconf.first": "First seen", "unconf.last": "Last seen", "logout": "Log out",
     "login.title": "Sign in with an API key",
     "login.hint": "The key stays in this tab only (sessionStorage) and is sent with every request as X-API-Key.",
     "login.key": "API key", "login.submit": "Sign in",
@@ -43,7 +44,8 @@ const WORDS = {
   },
   ru: {
     "nav.fleet": "Сеть", "nav.search": "Поиск", "nav.optics": "Слабый сигнал", "nav.events": "События",
-    "nav.audit": "Журнал аудита", "logout": "Выйти",
+    "nav.audit": "Журнал аудита", "nav.unconf": "Неподключённые",
+    "unconf.title": "Неподключённые ONU", "unconf.authorize": "Авторизовать", "unconf.line": "Line-профиль", "unconf.service": "Service-профиль", "unconf.type": "Тип ONU", "unconf.model": "Модель", "unconf.first": "Впервые замечена", "unconf.last": "Последний раз", "logout": "Выйти",
     "login.title": "Вход по API-ключу",
     "login.hint": "Ключ хранится только в этой вкладке (sessionStorage) и передаётся в каждом запросе как X-API-Key.",
     "login.key": "API-ключ", "login.submit": "Войти",

@@ -240,6 +240,48 @@ async function eventsView() {
     ["c.olt", (e) => e.oltId ?? ""], ["c.target", (e) => e.onuId ?? e.ponPort ?? ""], ["c.message", (e) => e.message ?? ""]], list.data));
 }
 
+async function unconfiguredView() {
+  const list = await api("/unconfigured-onus?size=" + PAGE);
+  const form = h("div", { id: "authorize" });
+  const open = async (onu) => {
+    let profiles = [];
+    try { profiles = (await api(`/olts/${onu.oltId}/onu-profiles`)).data; } catch (error) { flash(error.message, true); }
+    const choice = (kind, name, word) => {
+      const options = profiles.filter((p) => p.kind === kind);
+      return options.length ? h("label", {}, t(word), h("select", { name }, options.map((p) => h("option", { value: p.id }, `${p.id} ${p.name}`)))) : null;
+    };
+    form.replaceChildren(h("form", { class: "inline card", id: "authorize-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const fields = e.target.elements;
+      const body = { ponPort: onu.ponPort, serial: onu.serial };
+      for (const name of ["lineProfile", "serviceProfile", "onuType", "description"]) {
+        if (fields[name] && fields[name].value.trim()) body[name] = fields[name].value.trim();
+      }
+      if (fields.vlan.value) body.vlan = Number(fields.vlan.value);
+      e.target.querySelector("button[type=submit]").disabled = true;
+      try {
+        const created = (await api(`/olts/${onu.oltId}/onus/authorize`, { method: "POST", body })).data;
+        flash(`${t("unconf.authorize")}: ${t("done")}`);
+        location.hash = `#/onu/${created.id}`;
+      } catch (error) { flash(error.message, true); e.target.querySelector("button[type=submit]").disabled = !canAct(); }
+    } },
+    h("strong", {}, `${onu.serial} · ${t("c.olt")} ${onu.oltId} · ${onu.ponPort}`),
+    choice("LINE", "lineProfile", "unconf.line"), choice("SERVICE", "serviceProfile", "unconf.service"),
+    choice("ONU_TYPE", "onuType", "unconf.type"),
+    h("label", {}, t("c.vlan"), h("input", { name: "vlan", type: "number", min: 1, max: 4094 })),
+    h("label", {}, t("c.description"), h("input", { name: "description", type: "text", maxlength: 64 })),
+    h("button", { type: "submit", class: "primary", disabled: !canAct() }, t("unconf.authorize"))));
+    form.querySelector("select, input").focus();
+  };
+  show(h("h1", {}, t("unconf.title")), canAct() ? null : h("p", { class: "muted" }, t("readonly")),
+    table([
+      ["c.olt", (o) => h("a", { href: `#/olt/${o.oltId}` }, o.oltId), { num: true }], ["c.port", (o) => o.ponPort],
+      ["c.serial", (o) => o.serial], ["unconf.model", (o) => o.equipmentId ?? "—"],
+      ["unconf.first", (o) => time(o.firstSeenAt)], ["unconf.last", (o) => time(o.lastSeenAt)],
+      ["unconf.authorize", (o) => h("button", { type: "button", disabled: !canAct(), onclick: () => open(o) }, t("unconf.authorize"))],
+    ], list.data), pager(list.meta, () => {}), form);
+}
+
 async function auditView(params) {
   const page = Number(params.get("page") || 0);
   const list = await api("/audit-logs" + query({ page, size: PAGE }));
@@ -293,6 +335,7 @@ async function route() {
   const views = {
     fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
     search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(), audit: () => auditView(params),
+    unconfigured: () => unconfiguredView(),
   };
   document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
   try { await (views[name] || views.fleet)(); } catch (error) { show(errorBox(error)); }
