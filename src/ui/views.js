@@ -215,7 +215,8 @@ async function searchView(params) {
 
 async function opticsView(params) {
   const level = params.get("level") || "";
-  const list = await api("/optics" + query({ level, size: PAGE }));
+  const page = Number(params.get("page") || 0);
+  const list = await api("/optics" + query({ level, page, size: PAGE }));
   const levels = ["CRITICAL", "WARNING", "OK", "UNKNOWN"];
   show(h("h1", {}, t("optics.title")),
     h("div", { class: "filters" }, h("label", {}, t("f.level"), h("select", { onchange: (e) => { location.hash = "#/optics" + query({ level: e.target.value }); } },
@@ -225,7 +226,7 @@ async function opticsView(params) {
       ["c.serial", (o) => o.serial ?? ""], ["c.olt", (o) => o.oltId ?? ""], ["c.port", (o) => o.ponPort ?? ""],
       ["c.rx", (o) => dbm(o.rxPower), { num: true, sort: (o) => o.rxPower ?? -99 }], ["c.tx", (o) => dbm(o.txPower), { num: true }],
       ["c.oltRx", (o) => dbm(o.oltRxPower), { num: true }], ["c.level", (o) => levelBadge(o.level)], ["c.measured", (o) => time(o.measuredAt)],
-    ], list.data), pager(list.meta, () => {}));
+    ], list.data), pager(list.meta, (p) => { location.hash = "#/optics" + query({ level, page: p || "" }); }));
 }
 
 async function eventsView() {
@@ -240,8 +241,9 @@ async function eventsView() {
     ["c.olt", (e) => e.oltId ?? ""], ["c.target", (e) => e.onuId ?? e.ponPort ?? ""], ["c.message", (e) => e.message ?? ""]], list.data));
 }
 
-async function unconfiguredView() {
-  const list = await api("/unconfigured-onus?size=" + PAGE);
+async function unconfiguredView(params) {
+  const page = Number(params.get("page") || 0);
+  const list = await api("/unconfigured-onus" + query({ page, size: PAGE }));
   const form = h("div", { id: "authorize" });
   const open = async (onu) => {
     let profiles = [];
@@ -279,7 +281,7 @@ async function unconfiguredView() {
       ["c.serial", (o) => o.serial], ["unconf.model", (o) => o.equipmentId ?? "—"],
       ["unconf.first", (o) => time(o.firstSeenAt)], ["unconf.last", (o) => time(o.lastSeenAt)],
       ["unconf.authorize", (o) => h("button", { type: "button", disabled: !canAct(), onclick: () => open(o) }, t("unconf.authorize"))],
-    ], list.data), pager(list.meta, () => {}), form);
+    ], list.data), pager(list.meta, (p) => { location.hash = "#/unconfigured" + query({ page: p || "" }); }), form);
 }
 
 async function auditView(params) {
@@ -335,7 +337,7 @@ async function route() {
   const views = {
     fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
     search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(), audit: () => auditView(params),
-    unconfigured: () => unconfiguredView(),
+    unconfigured: () => unconfiguredView(params),
   };
   document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
   try { await (views[name] || views.fleet)(); } catch (error) { show(errorBox(error)); }
