@@ -14,17 +14,18 @@ use crate::state::AppState;
 use anyhow::Context;
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::PollSettings;
-use ponkeeper_actors::store::Store;
+use ponkeeper_actors::store::{Store, StoreError};
 use ponkeeper_actors::supervisor::Fleet;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 mod connections;
 
 /// How long requests in flight may run on after a shutdown signal.
-pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// How long cancelled requests get to send their answer before connections are dropped.
-pub const SHUTDOWN_CLOSE: std::time::Duration = std::time::Duration::from_secs(2);
+pub const SHUTDOWN_CLOSE: Duration = Duration::from_secs(2);
 
 /// A started service: store open, actors running, not yet serving HTTP.
 pub struct App {
@@ -39,7 +40,7 @@ impl App {
         crate::metrics::install();
         let clock = Clock::from_config(&config.timezone)?;
         crate::data_dir::prepare(&config.data_dir)?;
-        let store = Store::open(&config.data_dir).with_context(|| {
+        let store = open_store(&config.data_dir).await.with_context(|| {
             format!(
                 "cannot open the store in {} (is another ponkeeper using it?)",
                 config.data_dir.display()
@@ -145,6 +146,34 @@ impl App {
     }
 }
 
+/// How long start-up waits for the store's lock held by a ponkeeper that is finishing.
+const STORE_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Opens the store, waiting up to [`STORE_LOCK_WAIT`] while its lock is held: a service
+/// stopped in this process (tests, a restart) may still have a blocking store call of an
+/// abandoned poll or backup finishing, and sled frees the lock when the last one returns.
+/// A lock still held after that is another running ponkeeper, and an error.
+async fn open_store(dir: &std::path::Path) -> Result<Store, StoreError> {
+    let started = std::time::Instant::now();
+    loop {
+        match Store::open(dir) {
+            Err(StoreError::Sled(sled::Error::Io(io)))
+                if is_lock_held(&io) && started.elapsed() < STORE_LOCK_WAIT =>
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            opened => return opened,
+        }
+    }
+}
+
+/// sled 0.34 reports a held lock as an `Other` error with this text (the OS's
+/// `WouldBlock` is only in its message).
+fn is_lock_held(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::WouldBlock
+        || error.to_string().contains("could not acquire lock")
+}
+
 /// The key ring: the keys stored in the service's records (made with `ponkeeper keys`),
 /// then those of the config's `[[api_keys]]`.
 fn load_keys(config: &Config, records: &Records) -> anyhow::Result<KeyRing> {
@@ -206,4 +235,33 @@ pub async fn shutdown_signal() {
         _ = terminate => {}
     }
     tracing::info!("shutdown requested");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn start_up_waits_for_a_store_lock_that_is_being_released() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let held = Store::open(dir.path()).expect("first open");
+        let release = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            drop(held);
+        });
+        let started = std::time::Instant::now();
+        let store = open_store(dir.path()).await.expect("opened once released");
+        assert!(started.elapsed() >= Duration::from_millis(250));
+        release.await.expect("release");
+        drop(store);
+    }
+
+    #[test]
+    fn only_a_held_lock_is_waited_for() {
+        let held = std::io::Error::other(
+            "could not acquire lock on \"/x/db\": Os { code: 11, kind: WouldBlock }",
+        );
+        assert!(is_lock_held(&held));
+        assert!(!is_lock_held(&std::io::Error::other("disk full")));
+    }
 }
