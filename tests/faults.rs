@@ -325,12 +325,21 @@ fn backup_in_background(
     })
 }
 
-/// Every OLT has its first scheduled backup, so the CLI is quiet afterwards.
+/// Every OLT has its first scheduled backup, and its CLI is idle afterwards: the backup
+/// is stored a moment before its job leaves the queue, and a request in that moment gets
+/// 409 (already running). A manual backup answered 200 has left the queue, and the next
+/// scheduled one is a day away.
 async fn first_backups(service: &TestService, olts: u32) {
     for id in 1..=olts {
         eventually("the first backup", Duration::from_secs(20), || async {
             let (_, body) = service.get(&format!("/olts/{id}/configs")).await;
             (body["meta"]["totalCount"].as_u64()? >= 1).then_some(())
+        })
+        .await;
+        eventually("an idle CLI", Duration::from_secs(20), || async {
+            let (status, body) = service.post(&format!("/olts/{id}/configs/backup")).await;
+            assert!(status == 200 || status == 409, "{body}");
+            (status == 200).then_some(())
         })
         .await;
     }
