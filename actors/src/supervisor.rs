@@ -32,6 +32,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long a reload waits for the changed OLT actors to apply their new entries.
+const RECONFIGURE_WAIT: Duration = Duration::from_secs(2);
+
 /// Restarts allowed to one OLT actor within [`RESTART_WINDOW`] before it is stopped.
 const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(60);
@@ -198,6 +201,7 @@ impl Actor for SupervisorActor {
                 }
                 let mut ids: Vec<OltId> = wanted.keys().copied().collect();
                 ids.sort_unstable();
+                let mut applied = Vec::new();
                 for id in ids {
                     let Some(spec) = wanted.get(&id) else {
                         continue;
@@ -206,9 +210,12 @@ impl Actor for SupervisorActor {
                         Some(current) if current == spec => report.unchanged += 1,
                         Some(_) => {
                             if let Some(handle) = state.registry.get(&id) {
-                                let _ = handle
-                                    .actor()
-                                    .send_message(OltMsg::Reconfigure(Box::new(spec.clone())));
+                                let (done, applying) = ractor::concurrency::oneshot();
+                                let message =
+                                    OltMsg::Reconfigure(Box::new(spec.clone()), Some(done.into()));
+                                if handle.actor().send_message(message).is_ok() {
+                                    applied.push(applying);
+                                }
                             }
                             report.changed += 1;
                         }
@@ -225,6 +232,14 @@ impl Actor for SupervisorActor {
                     }
                     state.specs.insert(id, spec.clone());
                 }
+                // The changed OLTs have told the fleet view before the reload answers (a
+                // wedged actor is not waited for long: its change still comes).
+                let all_applied = async {
+                    for applying in applied {
+                        let _ = applying.await;
+                    }
+                };
+                let _ = tokio::time::timeout(RECONFIGURE_WAIT, all_applied).await;
                 let _ = reply.send(Ok(report));
             }
         }

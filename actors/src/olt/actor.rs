@@ -160,7 +160,12 @@ impl Actor for OltActor {
             OltMsg::PollNow(reply) => state.poll_now(&myself, reply),
             OltMsg::PollFinished(report) => state.finish_poll(*report),
             OltMsg::RestartSession(reply) => state.restart_on_request(&myself, reply),
-            OltMsg::Reconfigure(spec) => state.reconfigure(*spec),
+            OltMsg::Reconfigure(spec, reply) => {
+                state.reconfigure(*spec);
+                if let Some(reply) = reply {
+                    let _ = reply.send(());
+                }
+            }
             OltMsg::Cli(action, reply) => state.queue_action(&myself, action, reply),
             OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
             OltMsg::Shutdown(reply) => state.shutdown(reply),

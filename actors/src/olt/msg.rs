@@ -39,8 +39,9 @@ pub enum OltMsg {
     PollNow(PollReply),
     /// Drop the session and everything in flight, poll at once, answer when done.
     RestartSession(PollReply),
-    /// The inventory entry changed.
-    Reconfigure(Box<OltSpec>),
+    /// The inventory entry changed; answered once the fleet view has been told, so a
+    /// read after the reload's answer sees it.
+    Reconfigure(Box<OltSpec>, Option<RpcReplyPort<()>>),
     /// A poll task's report.
     PollFinished(Box<PollReport>),
     /// Run an action over the CLI (queued behind the one running).

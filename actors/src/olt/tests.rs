@@ -133,7 +133,7 @@ impl Bench {
             ..self.spec.clone()
         };
         self.actor
-            .send_message(OltMsg::Reconfigure(Box::new(spec)))
+            .send_message(OltMsg::Reconfigure(Box::new(spec), None))
             .expect("send");
     }
 
