@@ -208,6 +208,8 @@ fn poll_settings(config: &Config) -> PollSettings {
         offline_after: p.offline_after,
         bulk_varbinds: p.bulk_varbinds,
         concurrency: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
+        // As many probes as polls, in a budget of their own (actors/src/olt/probe.rs).
+        probes: Arc::new(tokio::sync::Semaphore::new(p.concurrency as usize)),
         merges: Arc::new(tokio::sync::Semaphore::new(
             ponkeeper_actors::olt::default_merges(),
         )),

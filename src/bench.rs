@@ -377,6 +377,9 @@ fn bench_settings() -> (PollSettings, PollSettings) {
         concurrency: Arc::new(tokio::sync::Semaphore::new(
             settings.concurrency.available_permits(),
         )),
+        probes: Arc::new(tokio::sync::Semaphore::new(
+            settings.probes.available_permits(),
+        )),
         ..settings.clone()
     };
     (settings, bare_settings)

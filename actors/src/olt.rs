@@ -39,6 +39,7 @@ mod handle;
 mod merge;
 mod msg;
 mod poll;
+mod probe;
 mod provisioned;
 mod publish;
 mod session;

@@ -74,7 +74,14 @@ impl From<&crate::domain::Onu> for PolledOnu {
 
 /// Polls one OLT with `profile`.
 pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutcome, DeviceError> {
-    let system = client
+    let system = read_system(client).await?;
+    poll_tables(client, profile, system).await
+}
+
+/// The system group, the first request of a poll: one GET, which the OLT actor also uses
+/// as its probe of whether the device answers at all (`olt/probe.rs`).
+pub async fn read_system(client: &mut SnmpClient) -> Result<SystemGroup, DeviceError> {
+    let values = client
         .get(&[
             std_oids::SYS_NAME,
             std_oids::SYS_DESCR,
@@ -82,6 +89,20 @@ pub async fn poll(client: &mut SnmpClient, profile: &Profile) -> Result<PollOutc
             std_oids::FIRMWARE,
         ])
         .await?;
+    Ok(SystemGroup(values))
+}
+
+/// The answer of [`read_system`]: sysName, sysDescr, sysUpTime and the firmware, in order.
+#[derive(Debug)]
+pub struct SystemGroup(Vec<SnmpValue>);
+
+/// The rest of a poll after [`read_system`]: IF-MIB, the VLANs and the ONU table.
+pub async fn poll_tables(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    system: SystemGroup,
+) -> Result<PollOutcome, DeviceError> {
+    let system = system.0;
     // Interfaces and VLANs are short tables: one walk covers all three columns.
     let if_mib = client
         .walk_columns(&[

@@ -135,6 +135,13 @@ impl SnmpClient {
         }
     }
 
+    /// Sets the timeout and retries of the next requests (the OLT actor's quick probe
+    /// shortens them for one GET, then puts the configured ones back).
+    pub fn set_timing(&mut self, timeout: Duration, retries: u32) {
+        self.settings.timeout = timeout;
+        self.settings.retries = retries;
+    }
+
     /// Drops the UDP session; the next request opens a new one.
     pub fn reset(&mut self) {
         self.session = None;

@@ -68,6 +68,8 @@ pub struct PollReport {
     /// When the device's answer was in (the time of the merged poll).
     pub(super) finished_at: DateTime<Utc>,
     pub(super) elapsed: Duration,
+    /// The round trip of the poll's system GET, when the device answered it.
+    pub(super) round_trip: Option<Duration>,
     /// Varbinds the poll received.
     pub(super) varbinds: u64,
     /// The poll merged into a copy of the ONU table and stored, or why it failed.

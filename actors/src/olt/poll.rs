@@ -10,9 +10,9 @@ use super::actor::OltState;
 use super::handle::ActionError;
 use super::merge::{replay, MergedPoll, PollBase, TableEdit};
 use super::msg::{OltMsg, PollReply, PollReport};
+use super::probe::{self, ProbePlan};
 use super::view::OltSummary;
 use crate::domain::{OpticsThresholds, SessionStatus};
-use crate::poller;
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
@@ -32,8 +32,12 @@ pub struct PollSettings {
     pub deadline: Duration,
     pub offline_after: u32,
     pub bulk_varbinds: u32,
-    /// Polls in flight across all OLTs.
+    /// Polls in flight across all OLTs (only OLTs that answer hold one: `olt/probe.rs`).
     pub concurrency: Arc<Semaphore>,
+    /// Probes in flight of OLTs whose last poll failed, or that missed a quick answer: a
+    /// budget apart, so hung OLTs wait out their timeouts without holding the permits of
+    /// `concurrency`.
+    pub probes: Arc<Semaphore>,
     /// Merges of finished polls running at once on the blocking pool, across all OLTs
     /// (one per core by default): a fleet's polls finishing together queue here instead
     /// of starting a blocking thread each.
@@ -60,6 +64,7 @@ impl Default for PollSettings {
             offline_after: 3,
             bulk_varbinds: 256,
             concurrency: Arc::new(Semaphore::new(256)),
+            probes: Arc::new(Semaphore::new(256)),
             merges: Arc::new(Semaphore::new(default_merges())),
             thresholds: OpticsThresholds {
                 warning_dbm: -25.0,
@@ -121,6 +126,8 @@ pub(super) struct PollCycle {
     /// Changes CLI actions made to the ONU table since the poll in flight took its copy;
     /// `None` while no poll is in flight.
     edits: Option<Vec<TableEdit>>,
+    /// The round trip of the last answered system GET: the next poll's quick probe.
+    round_trip: Option<Duration>,
 }
 
 /// The poll task running now.
@@ -138,6 +145,7 @@ impl PollCycle {
             next_at: Instant::now(),
             waiters: Vec::new(),
             edits: None,
+            round_trip: None,
         }
     }
 
@@ -227,26 +235,25 @@ impl OltState {
         self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
         let vendor = self.spec.vendor;
+        let plan = ProbePlan {
+            suspect: self.record.failures_in_row > 0,
+            round_trip: self.poll.round_trip,
+        };
         let task = tokio::spawn(async move {
-            let permit = settings.concurrency.clone().acquire_owned().await;
             let started_at = Utc::now();
-            let started = Instant::now();
             let varbinds_before = client.varbinds_received;
-            let poll = poller::poll(&mut client, profile);
-            let result = match tokio::time::timeout(settings.deadline, poll).await {
-                Ok(result) => result,
-                Err(_) => Err(DeviceError::Deadline(settings.deadline)),
-            };
+            let probed = probe::poll(&mut client, profile, &settings, plan).await;
+            let result = probed.result;
             if result.is_err() {
                 client.reset();
             } else {
                 discover(&mut client, vendor, settings.deadline, &myself).await;
             }
-            let varbinds = client.varbinds_received - varbinds_before;
-            let elapsed = started.elapsed();
-            let finished_at = Utc::now();
             // The device is done with: its poll permit goes to the next OLT.
-            drop(permit);
+            drop(probed.permit);
+            let varbinds = client.varbinds_received - varbinds_before;
+            let elapsed = probed.device_time;
+            let finished_at = Utc::now();
             let _merging = settings.merges.clone().acquire_owned().await;
             let merged = tokio::task::spawn_blocking(move || base.finish(result, finished_at))
                 .await
@@ -261,6 +268,7 @@ impl OltState {
                 started_at,
                 finished_at,
                 elapsed,
+                round_trip: probed.round_trip,
                 varbinds,
                 result: merged,
                 client: Some(client),
@@ -279,6 +287,9 @@ impl OltState {
         }
         self.poll.in_flight = None;
         self.poll.client = report.client;
+        if report.round_trip.is_some() {
+            self.poll.round_trip = report.round_trip;
+        }
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
         self.record.last_poll_varbinds = report.varbinds;
