@@ -26,9 +26,10 @@ RESULTS = {"passed": 0, "failed": 0}
 READ_TOOLS = {"list_olts", "get_olt", "list_nodes", "list_onus", "find_onu", "get_onu",
               "get_onu_optics", "get_onu_optics_history", "list_low_signal_onus", "list_vlans",
               "list_olt_configs", "get_olt_config", "list_audit_logs", "list_events", "list_szo", "get_szo",
-              "get_szo_outages", "szo_availability_report"}
+              "get_szo_outages", "szo_availability_report", "list_unconfigured_onus",
+              "list_onu_profiles"}
 FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "set_onu_vlan",
-              "set_onu_description", "backup_olt_config"}
+              "set_onu_description", "backup_olt_config", "authorize_onu", "deauthorize_onu"}
 
 
 def check(name, ok, detail=""):
@@ -93,6 +94,16 @@ async def exercise(transport, make_client, full, read_only):
         hits = (found.structured_content or {}).get("data") or []
         check(f"{transport}: find_onu finds ONU {serial}",
               not found.is_error and [o.get("serial") for o in hits] == [serial], f"{hits}")
+        waiting = await client.call_tool("list_unconfigured_onus", {"size": 50})
+        unconfigured = (waiting.structured_content or {}).get("data") or []
+        check(f"{transport}: list_unconfigured_onus lists the demo's new ONUs",
+              not waiting.is_error and len(unconfigured) > 0
+              and all(o.get("oltId") and o.get("ponPort") and o.get("serial") for o in unconfigured),
+              f"{unconfigured[:2]}")
+        offered = await client.call_tool("list_onu_profiles", {"oltId": 1})
+        kinds = {p.get("kind") for p in (offered.structured_content or {}).get("data") or []}
+        check(f"{transport}: list_onu_profiles reads the Huawei profiles",
+              not offered.is_error and {"LINE", "SERVICE"} <= kinds, f"{kinds}")
 
     # READ_ONLY: the reads only; a FULL tool is refused if called anyway.
     async with make_client(read_only) as client:

@@ -17,6 +17,7 @@
 mod backend;
 mod low_signal;
 mod params;
+mod provisioning;
 
 pub use backend::{Backend, Reply};
 
@@ -124,7 +125,7 @@ impl PonTools {
     pub fn new(backend: Backend) -> PonTools {
         PonTools {
             backend: Arc::new(backend),
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::provisioning_router(),
         }
     }
 

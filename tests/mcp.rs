@@ -7,6 +7,7 @@ mod common;
 
 use common::{all_polled, eventually, steady_sim, TestService};
 use ponkeeper::records::AccessLevel;
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -108,7 +109,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 20] = [
+const READ_TOOLS: [&str; 22] = [
     "diff_olt_config",
     "find_onu",
     "get_node",
@@ -125,14 +126,18 @@ const READ_TOOLS: [&str; 20] = [
     "list_nodes",
     "list_olt_configs",
     "list_olts",
+    "list_onu_profiles",
     "list_onus",
     "list_szo",
+    "list_unconfigured_onus",
     "list_vlans",
     "szo_availability_report",
 ];
 
-const FULL_TOOLS: [&str; 6] = [
+const FULL_TOOLS: [&str; 8] = [
+    "authorize_onu",
     "backup_olt_config",
+    "deauthorize_onu",
     "poll_olt",
     "reboot_onu",
     "restart_olt_session",
@@ -405,6 +410,91 @@ async fn list_low_signal_onus_defaults_to_warning_and_critical_with_who_they_are
         .expect("data")
         .clone();
     assert!(ok.iter().all(|r| r["level"] == "OK"), "{result}");
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// The provisioning tools in the order their descriptions give a model: an unconfigured
+/// ONU, the OLT's profiles, the authorisation (the new ONU with its id), its removal —
+/// each the REST answer, a READ_ONLY key refused the FULL ones, a bad field named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provisioning_tools_authorise_and_remove_an_onu() {
+    let sim = SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(1, 8)
+    })
+    .await
+    .expect("simulator");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    initialize(&service, &service.full).await;
+
+    let listed = call(
+        &service,
+        &service.read_only,
+        "list_unconfigured_onus",
+        json!({"oltId": 1}),
+    )
+    .await;
+    let (port, serial, _) = sim.expected_unconfigured(1)[0].clone();
+    let items = listed["structuredContent"]["data"]
+        .as_array()
+        .expect("items");
+    assert_eq!(items.len(), sim.expected_unconfigured(1).len(), "{listed}");
+    assert!(items
+        .iter()
+        .any(|o| o["serial"] == serial.as_str() && o["ponPort"] == port.as_str()));
+
+    let profiles = call(
+        &service,
+        &service.read_only,
+        "list_onu_profiles",
+        json!({"oltId": 1}),
+    )
+    .await;
+    let kinds: Vec<&str> = profiles["structuredContent"]["data"]
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .filter_map(|p| p["kind"].as_str())
+        .collect();
+    assert!(
+        kinds.contains(&"LINE") && kinds.contains(&"SERVICE"),
+        "{profiles}"
+    );
+
+    let args = json!({"oltId": 1, "ponPort": port, "serial": serial,
+                      "lineProfile": "10", "serviceProfile": "20", "vlan": 100});
+    let refused = call(&service, &service.read_only, "authorize_onu", args.clone()).await;
+    assert_eq!(refused["isError"], true);
+    assert_eq!(refused["structuredContent"]["code"], "FORBIDDEN");
+    let mut bad = args.clone();
+    bad["serial"] = "HWTC1234;reboot".into();
+    let refused = call(&service, &service.full, "authorize_onu", bad).await;
+    assert_eq!(refused["structuredContent"]["code"], "INVALID_PARAMETER");
+    assert!(refused["structuredContent"]["message"]
+        .as_str()
+        .expect("text")
+        .contains("`serial`"));
+
+    let authorised = call(&service, &service.full, "authorize_onu", args).await;
+    assert_ne!(authorised["isError"], true, "{authorised}");
+    let onu = &authorised["structuredContent"]["data"];
+    assert_eq!(onu["serial"], serial.as_str(), "{authorised}");
+    assert_eq!(onu["ponPort"], port.as_str());
+    let id = onu["id"].as_u64().expect("the new ONU's id");
+
+    let removed = call(
+        &service,
+        &service.full,
+        "deauthorize_onu",
+        json!({"onuId": id}),
+    )
+    .await;
+    assert_ne!(removed["isError"], true, "{removed}");
+    let (status, _) = service.get(&format!("/onus/{id}")).await;
+    assert_eq!(status, 404, "the ONU left the lists");
     service.stop().await;
     sim.shutdown().await;
 }

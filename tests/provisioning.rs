@@ -7,9 +7,10 @@
 
 mod common;
 
-use common::{all_polled, TestService};
+use common::{all_polled, eventually, TestService};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::Value;
+use std::time::Duration;
 
 async fn mixed_sim() -> SimFleet {
     SimFleet::start(FleetSpec {
@@ -90,6 +91,20 @@ async fn unconfigured_onus_are_discovered_on_every_poll() {
     let again = find(&body);
     assert_eq!(again["firstSeenAt"], first["firstSeenAt"]);
     assert_ne!(again["lastSeenAt"], first["lastSeenAt"]);
+    // Its first sighting is an ONU_DISCOVERED event; the ONUs waiting since the start are
+    // not (the first discovery after a start finds them, it does not see them appear).
+    let discovered = eventually("ONU_DISCOVERED", Duration::from_secs(5), || async {
+        let (_, events) = service.get("/events?type=ONU_DISCOVERED&size=100").await;
+        (events["meta"]["totalCount"].as_u64()? >= 1).then_some(events)
+    })
+    .await;
+    assert_eq!(discovered["meta"]["totalCount"], 1, "{discovered}");
+    let event = &discovered["data"][0];
+    assert_eq!(
+        (event["oltId"].as_u64(), event["ponPort"].as_str()),
+        (Some(2), Some(port.as_str()))
+    );
+    assert_eq!(event["data"]["serial"], serial.as_str());
 
     // The fleet-wide list: every OLT, in OLT order; filters narrow it.
     let (_, all) = service.get("/unconfigured-onus?size=100").await;
@@ -329,5 +344,19 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
         .get("/audit-logs?action=onu.deauthorize&result=FAILURE&size=50")
         .await;
     assert_eq!(audit["meta"]["totalCount"], 2, "409 and 403: {audit}");
+    // And each that the device took is an event, with the ONU's id.
+    for (kind, count) in [("ONU_AUTHORIZED", 3), ("ONU_DEAUTHORIZED", 3)] {
+        let events = eventually(kind, Duration::from_secs(5), || async {
+            let (_, events) = service.get(&format!("/events?type={kind}&size=10")).await;
+            (events["meta"]["totalCount"].as_u64()? >= count).then_some(events)
+        })
+        .await;
+        assert_eq!(events["meta"]["totalCount"], count, "{events}");
+        assert!(events["data"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .all(|e| e["onuId"].is_u64() && e["data"]["serial"].is_string()));
+    }
     service.stop().await;
 }

@@ -43,29 +43,46 @@ pub struct UnconfiguredOnu {
 #[derive(Debug, Clone, Default)]
 pub struct UnconfiguredList {
     onus: BTreeMap<(String, String), UnconfiguredOnu>,
+    /// Whether a discovery was merged since the actor started.
+    merged: bool,
 }
 
 impl UnconfiguredList {
     /// Takes one poll's sightings at `now`: new ONUs are first seen now, known ones keep
-    /// their first sighting, and ONUs no longer shown leave the list.
-    pub fn merge(&mut self, olt_id: OltId, sightings: Vec<Sighting>, now: DateTime<Utc>) {
+    /// their first sighting, and ONUs no longer shown leave the list. Returns the new ones.
+    pub fn merge(
+        &mut self,
+        olt_id: OltId,
+        sightings: Vec<Sighting>,
+        now: DateTime<Utc>,
+    ) -> Vec<UnconfiguredOnu> {
         let mut next = BTreeMap::new();
+        let mut new = Vec::new();
         for sighting in sightings {
             let key = (sighting.pon_port.clone(), sighting.serial.clone());
-            let first_seen_at = self.onus.get(&key).map_or(now, |o| o.first_seen_at);
-            next.insert(
-                key,
-                UnconfiguredOnu {
-                    olt_id,
-                    pon_port: sighting.pon_port,
-                    serial: sighting.serial,
-                    equipment_id: sighting.equipment_id,
-                    first_seen_at,
-                    last_seen_at: now,
-                },
-            );
+            let known = self.onus.get(&key).map(|o| o.first_seen_at);
+            let onu = UnconfiguredOnu {
+                olt_id,
+                pon_port: sighting.pon_port,
+                serial: sighting.serial,
+                equipment_id: sighting.equipment_id,
+                first_seen_at: known.unwrap_or(now),
+                last_seen_at: now,
+            };
+            if known.is_none() {
+                new.push(onu.clone());
+            }
+            next.insert(key, onu);
         }
         self.onus = next;
+        self.merged = true;
+        new
+    }
+
+    /// Whether any discovery was merged yet (the first one finds nothing "new": it finds
+    /// what was waiting before the service started).
+    pub fn has_merged(&self) -> bool {
+        self.merged
     }
 
     /// In port, then serial order.

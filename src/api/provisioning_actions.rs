@@ -13,6 +13,8 @@ use super::path::{OltPath, OnuPath};
 use super::{one, ApiError, ApiResult, JsonBody, Single};
 use crate::state::AppState;
 use axum::extract::State;
+use ponkeeper_actors::domain::Onu;
+use ponkeeper_actors::events::{Draft, Event, EventType, Severity};
 use ponkeeper_actors::olt::{ActionError, ActionOutcome, CliAction, OltHandle};
 use ponkeeper_actors::profile::provisioning::{ProfileKind, Provisioning};
 use ponkeeper_actors::provision::cli::{AuthorizeJob, ProvisionDone, ProvisionJob};
@@ -317,6 +319,7 @@ async fn authorize(
                 "OLT {id} accepted the authorisation, but its next poll shows no ONU {index} on port {port}"
             ))
         })?;
+    record_event(&app, EventType::OnuAuthorized, id, &onu, "authorised");
     one(super::onus::item(&app, onu))
 }
 
@@ -349,11 +352,50 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
         index: onu.onu_index,
     };
     owner.cli(CliAction::Provision(job)).await?;
+    record_event(
+        &app,
+        EventType::OnuDeauthorized,
+        onu.olt_id,
+        &onu,
+        "removed",
+    );
     owner.poll_now().await?;
     one(Deauthorized {
         onu_id: id,
         deauthorized: true,
     })
+}
+
+/// Queues the event of a provisioning action the device took (SPEC §9: `ONU_AUTHORIZED`,
+/// `ONU_DEAUTHORIZED`).
+fn record_event(app: &AppState, kind: EventType, olt: u32, onu: &Onu, done: &str) {
+    let node = app
+        .inventory()
+        .olts
+        .iter()
+        .find(|o| o.id == olt)
+        .and_then(|o| o.node);
+    let event = Event {
+        id: 0,
+        at: chrono::Utc::now(),
+        kind,
+        severity: Severity::Info,
+        olt_id: Some(olt),
+        node_id: node,
+        pon_port: Some(onu.pon_port.clone()),
+        onu_id: Some(onu.id),
+        szo_id: None,
+        message: format!(
+            "OLT {olt} port {}: ONU {} ({}) {done}",
+            onu.pon_port, onu.onu_index, onu.serial
+        ),
+        data: serde_json::json!({ "serial": onu.serial, "onuIndex": onu.onu_index }),
+    };
+    app.events.send(vec![Draft {
+        event,
+        outage: None,
+        serial: None,
+    }]);
 }
 
 #[cfg(test)]

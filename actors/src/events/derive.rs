@@ -2,13 +2,13 @@
 //! comparing it with what the fleet view held before folding it in: the OLT's status
 //! (`OLT_STATUS_CHANGED`), each ONU row's status (`ONU_DOWN` / `ONU_UP`) and optics level
 //! (`OPTICS_LEVEL_CHANGED`), LOS downs of one port in one update (`PON_OUTAGE`, ahead of
-//! its `ONU_DOWN`s), and a new running-config version (`CONFIG_CHANGED`). The fleet view
+//! its `ONU_DOWN`s), a new running-config version (`CONFIG_CHANGED`), and unconfigured
+//! ONUs a poll saw for the first time (`ONU_DISCOVERED`). The fleet view
 //! actor calls [`derive`] before [`FleetAggregate::apply`] and keeps the drafts only if
 //! the change was applied. Pure: no clock but the change's own times, no I/O.
 //!
 //! Left out on purpose: an OLT's first move from CONNECTING to ONLINE (every start of the
-//! service would report every OLT), an ONU seen for the first time (`ONU_DISCOVERED` is
-//! provisioning's), and optics moves to or from UNKNOWN (an ONU that goes offline loses
+//! service would report every OLT), a registered ONU seen for the first time, and optics moves to or from UNKNOWN (an ONU that goes offline loses
 //! its reading; its `ONU_DOWN` says so).
 
 use super::record::{Draft, Event, EventType, Severity};
@@ -37,6 +37,31 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
     match change {
         FleetChange::Olt(update) => derive_update(view, update, rules),
         FleetChange::Removed { .. } => Vec::new(),
+        FleetChange::Discovered { olt, onus, .. } => {
+            let node = view.olt_summary(*olt).and_then(|s| s.node);
+            onus.iter()
+                .map(|onu| {
+                    draft(
+                        Event {
+                            kind: EventType::OnuDiscovered,
+                            olt_id: Some(*olt),
+                            node_id: node,
+                            pon_port: Some(onu.pon_port.clone()),
+                            message: format!(
+                                "OLT {olt} port {}: unconfigured ONU {} appeared",
+                                onu.pon_port, onu.serial
+                            ),
+                            data: json!({
+                                "serial": onu.serial,
+                                "equipmentId": onu.equipment_id,
+                            }),
+                            ..blank(onu.first_seen_at)
+                        },
+                        None,
+                    )
+                })
+                .collect()
+        }
         FleetChange::ConfigStored {
             olt,
             backup_id,

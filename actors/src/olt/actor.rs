@@ -169,9 +169,7 @@ impl Actor for OltActor {
             OltMsg::Cli(action, reply) => state.queue_action(&myself, action, reply),
             OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
             OltMsg::Shutdown(reply) => state.shutdown(reply),
-            OltMsg::Discovered(sightings, at) => {
-                state.unconfigured.merge(state.spec.id, sightings, at);
-            }
+            OltMsg::Discovered(sightings, at) => state.discovered(sightings, at),
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
             #[cfg(test)]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),

@@ -13,6 +13,7 @@ use super::actor::OltState;
 use super::view::OltSummary;
 use crate::domain::{Onu, PonPortStats};
 use crate::fleet_view::{diff_onus, FleetChange, FleetViewHandle, OltUpdate};
+use crate::provision::Sighting;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -53,6 +54,21 @@ impl OltState {
             backup_id,
             taken_at,
         });
+    }
+
+    /// `OltMsg::Discovered`: takes a poll's unconfigured ONUs, and tells the fleet view
+    /// (so the event log) of those not shown before — except at the actor's first
+    /// discovery, which would report every ONU already waiting at each start.
+    pub(super) fn discovered(&mut self, sightings: Vec<Sighting>, at: DateTime<Utc>) {
+        let first = !self.unconfigured.has_merged();
+        let new = self.unconfigured.merge(self.spec.id, sightings, at);
+        if !first && !new.is_empty() {
+            self.publisher.view.publish(FleetChange::Discovered {
+                olt: self.spec.id,
+                incarnation: self.publisher.incarnation,
+                onus: new,
+            });
+        }
     }
 
     /// Tells the fleet view what changed since the last publish; the first time, all of
