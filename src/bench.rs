@@ -256,12 +256,8 @@ async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<
             let client_settings = client_settings.clone();
             async move {
                 let profile = Profile::for_vendor(olt.vendor);
-                let mut client = SnmpClient::new(
-                    endpoint(&olt),
-                    &olt.snmp.community,
-                    olt.snmp.version,
-                    client_settings,
-                );
+                let mut client =
+                    SnmpClient::for_olt(endpoint(&olt), olt.id, &olt.snmp, client_settings);
                 client
                     .get(&[
                         std_oids::SYS_NAME,

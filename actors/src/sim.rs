@@ -279,6 +279,7 @@ impl SimFleet {
                         port: olt.addr.port(),
                         community: String::from_utf8_lossy(agent::COMMUNITY).into_owned(),
                         version: SnmpVersion::V2c,
+                        ..SnmpSpec::default()
                     },
                     ssh: Some(SshSpec {
                         port: olt.ssh_addr.port(),
