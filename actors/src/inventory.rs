@@ -193,7 +193,8 @@ impl SnmpSpec {
         }
     }
 
-    /// Who the agent knows this OLT as: the community, or the v3 user.
+    /// Who the agent knows this OLT as: the community, or the v3 user (with the context,
+    /// which picks the device behind one v3 agent).
     fn principal(&self) -> &str {
         match self.version {
             SnmpVersion::V3 => self.user.as_deref().unwrap_or_default(),
@@ -331,9 +332,14 @@ impl Inventory {
             // One agent may serve several devices by community (a proxy, snmpsim), but
             // the same address, port and community twice is the same device twice.
             olt.snmp.usm(olt.id).map_err(|e| format!("{at}{e}"))?;
-            if !endpoints.insert((olt.ip, olt.snmp.port, olt.snmp.principal())) {
+            if !endpoints.insert((
+                olt.ip,
+                olt.snmp.port,
+                olt.snmp.principal(),
+                &olt.snmp.context,
+            )) {
                 return Err(format!(
-                    "{at}field `snmp`: OLT {} uses {}:{} with the same community as another OLT",
+                    "{at}field `snmp`: OLT {} uses {}:{} with the same community (v3: user and context) as another OLT",
                     olt.id, olt.ip, olt.snmp.port
                 ));
             }
@@ -453,7 +459,10 @@ snmp = { port = 16100, community = "public", version = "2c" }
         assert_eq!(Inventory::parse(&second).expect("valid").olts.len(), 2);
         let same = second.replace("community = \"other\"", "community = \"public\"");
         let err = Inventory::parse(&same).expect_err("the same device twice");
-        assert!(err.contains("same community as another OLT"), "{err}");
+        assert!(
+            err.contains("same community (v3: user and context) as another OLT"),
+            "{err}"
+        );
     }
 
     #[test]
