@@ -69,6 +69,14 @@ cargo build --locked --bin ponkeeper
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
     --fixture huawei-ma5800-no-port
 
+say "SNMPv3 check: the same fixtures over v3 authPriv (snmpsim's USM), polled by serve; a wrong password"
+"$VENV/bin/python" scripts/check_snmpv3.py \
+    --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
+    --snmpsim "$VENV/bin/snmpsim-command-responder" \
+    --fixtures tests/fixtures \
+    --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
+    --fixture huawei-ma5800-no-port
+
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"
 

@@ -29,6 +29,7 @@ pub mod baseline_http;
 pub mod isolation;
 pub mod progress;
 pub mod restart;
+pub mod snmpv3;
 
 /// OLTs the net-snmp comparison walks (docs/benchmarks.md P3).
 const NETSNMP_OLTS: usize = 200;
@@ -57,6 +58,10 @@ pub struct PollBenchOptions {
     /// First UDP port of the simulated fleet.
     #[arg(long, default_value_t = 21000)]
     pub base_port: u16,
+    /// Also poll every OLT over SNMPv3 authPriv (SHA-256 + AES-128), cycles alternating
+    /// with v2c ones: the v3 cycle over the v2c cycle.
+    #[arg(long)]
+    pub snmp_v3: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -97,6 +102,8 @@ pub struct PollBenchResult {
     pub restart_session_poll_seconds: Option<f64>,
     /// Every sample behind the P7 and P8 figures.
     pub isolation: Option<isolation::IsolationFigures>,
+    /// `--snmp-v3`: the cycle over SNMPv3 authPriv beside the v2c cycle.
+    pub snmp_v3: Option<snmpv3::SnmpV3Figures>,
 }
 
 /// The simulator child; killed when dropped.
@@ -155,6 +162,11 @@ async fn start_simulator(
         .arg(inventory_path)
         .arg("--control")
         .arg(control_path)
+        .args(if options.snmp_v3 {
+            vec!["--snmp-v3".to_string(), snmpv3::simulator_user()]
+        } else {
+            Vec::new()
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -256,12 +268,8 @@ async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<
             let client_settings = client_settings.clone();
             async move {
                 let profile = Profile::for_vendor(olt.vendor);
-                let mut client = SnmpClient::new(
-                    endpoint(&olt),
-                    &olt.snmp.community,
-                    olt.snmp.version,
-                    client_settings,
-                );
+                let mut client =
+                    SnmpClient::for_olt(endpoint(&olt), olt.id, &olt.snmp, client_settings);
                 client
                     .get(&[
                         std_oids::SYS_NAME,
@@ -303,6 +311,12 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     ));
     let (_simulator, mut inventory) =
         start_simulator(&options, &inventory_path, &control_path).await?;
+    // With --snmp-v3 the simulator's inventory polls over v3; everything else uses v2c.
+    let v3_inventory = options.snmp_v3.then(|| inventory.clone());
+    if options.snmp_v3 {
+        inventory = snmpv3::as_v2c(&inventory);
+        std::fs::write(&inventory_path, inventory.to_toml())?;
+    }
     // Polling alone is measured: no scheduled SSH config backups competing with it.
     for olt in &mut inventory.olts {
         olt.ssh = None;
@@ -338,6 +352,18 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         None
     };
     progress.inc();
+    let snmp_v3 = match v3_inventory {
+        Some(mut v3_inventory) => {
+            progress.step("SNMPv3 authPriv cycles beside v2c ones");
+            for olt in &mut v3_inventory.olts {
+                olt.ssh = None;
+            }
+            let settings = bench_settings().0;
+            let cycles = options.cycles;
+            Some(snmpv3::measure(work.path(), v3_inventory, settings, &handles, cycles).await?)
+        }
+        None => None,
+    };
     let isolation = if options.skip_isolation {
         None
     } else {
@@ -356,14 +382,16 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     };
     progress.finish();
 
-    Ok(figures(
+    let mut result = figures(
         &options,
         inventory.olts.len(),
         measured,
         netsnmp,
         restarts,
         isolation,
-    ))
+    );
+    result.snmp_v3 = snmp_v3;
+    Ok(result)
 }
 
 /// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.
@@ -434,6 +462,7 @@ fn figures(
         restart_session_seconds: isolation.as_ref().map(|i| i.restart_session_seconds),
         restart_session_poll_seconds: isolation.as_ref().map(|i| i.poll_seconds),
         isolation,
+        snmp_v3: None,
     }
 }
 

@@ -124,6 +124,10 @@ struct SimOptions {
     /// `clear [TARGETS]`, `show`), one reply a line (`ok ...` or `error: ...`).
     #[arg(long, value_name = "PATH")]
     control: Option<PathBuf>,
+    /// Also answer SNMPv3 (USM, SHA-256 + AES-128) for this user, and write an inventory
+    /// that polls over v3 with the passwords in $SIM_SNMP_AUTH and $SIM_SNMP_PRIV.
+    #[arg(long, value_name = "USER:AUTHPASS:PRIVPASS")]
+    snmp_v3: Option<ponkeeper_actors::sim::usm::SimUsmUser>,
 }
 
 fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
@@ -268,27 +272,31 @@ async fn run(command: Command) -> anyhow::Result<()> {
 }
 
 async fn simulate(options: SimOptions) -> anyhow::Result<()> {
-    let mut fleet = SimFleet::start(FleetSpec {
-        olts: options.olts,
-        onus_per_olt: options.onus_per_olt,
-        vendors: match options.vendor {
-            SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
-            SimVendor::Zte => FleetVendors::One(Vendor::Zte),
-            SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
-            SimVendor::Mixed => FleetVendors::Mixed,
+    let snmp_v3 = options.snmp_v3.clone();
+    let mut fleet = SimFleet::start_with_snmp_v3(
+        FleetSpec {
+            olts: options.olts,
+            onus_per_olt: options.onus_per_olt,
+            vendors: match options.vendor {
+                SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
+                SimVendor::Zte => FleetVendors::One(Vendor::Zte),
+                SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
+                SimVendor::Mixed => FleetVendors::Mixed,
+            },
+            base_port: options.base_port,
+            seed: options.seed,
+            bind: options.bind,
+            dynamics: if options.steady {
+                Dynamics::none()
+            } else {
+                Dynamics::default()
+            },
+            ssh_password: std::env::var(ponkeeper_actors::sim::SSH_PASSWORD_ENV)
+                .unwrap_or_else(|_| ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD.to_string()),
+            reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
         },
-        base_port: options.base_port,
-        seed: options.seed,
-        bind: options.bind,
-        dynamics: if options.steady {
-            Dynamics::none()
-        } else {
-            Dynamics::default()
-        },
-        ssh_password: std::env::var(ponkeeper_actors::sim::SSH_PASSWORD_ENV)
-            .unwrap_or_else(|_| ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD.to_string()),
-        reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
-    })
+        snmp_v3,
+    )
     .await
     .map_err(|e| sim_start_error(e, &options))?;
     if let Some(spec) = &options.faults {
@@ -310,6 +318,14 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
         ponkeeper_actors::sim::SSH_PASSWORD_ENV,
         ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD
     );
+    if let Some(user) = &options.snmp_v3 {
+        eprintln!(
+            "SNMPv3: user {}, SHA-256 + AES-128; export {} and {} with its passwords for `serve`",
+            user.user,
+            ponkeeper_actors::sim::usm::AUTH_PASSWORD_ENV,
+            ponkeeper_actors::sim::usm::PRIV_PASSWORD_ENV
+        );
+    }
     let inventory = fleet.inventory().to_toml();
     match &options.inventory_out {
         Some(path) => {

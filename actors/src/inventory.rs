@@ -9,6 +9,9 @@ use std::collections::HashSet;
 use std::net::IpAddr;
 use std::path::Path;
 
+pub mod usm;
+pub use usm::{AuthProtocol, PrivProtocol, UsmCredentials};
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Inventory {
@@ -148,6 +151,9 @@ pub enum SnmpVersion {
     V1,
     #[serde(rename = "2c")]
     V2c,
+    /// SNMPv3 with the user-based security model (the `user`, `auth`, `privacy` keys).
+    #[serde(rename = "3")]
+    V3,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,6 +165,42 @@ pub struct SnmpSpec {
     pub community: String,
     #[serde(default = "default_snmp_version")]
     pub version: SnmpVersion,
+    /// SNMPv3 (see [`usm`]): the USM user name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthProtocol>,
+    /// Name of the environment variable holding the authentication password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_password_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub privacy: Option<PrivProtocol>,
+    /// Name of the environment variable holding the privacy password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub privacy_password_env: Option<String>,
+    /// The SNMPv3 context name (empty by default).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
+}
+
+impl SnmpSpec {
+    /// The SNMPv3 credentials of this OLT (`None` for v1/v2c), passwords read from the
+    /// environment; the error names the OLT and the key.
+    pub fn usm(&self, olt: OltId) -> Result<Option<UsmCredentials>, String> {
+        match self.version {
+            SnmpVersion::V3 => usm::credentials(olt, self).map(Some),
+            SnmpVersion::V1 | SnmpVersion::V2c => usm::check_unused(olt, self).map(|()| None),
+        }
+    }
+
+    /// Who the agent knows this OLT as: the community, or the v3 user (with the context,
+    /// which picks the device behind one v3 agent).
+    fn principal(&self) -> &str {
+        match self.version {
+            SnmpVersion::V3 => self.user.as_deref().unwrap_or_default(),
+            SnmpVersion::V1 | SnmpVersion::V2c => &self.community,
+        }
+    }
 }
 
 fn default_snmp_port() -> u16 {
@@ -177,6 +219,12 @@ impl Default for SnmpSpec {
             port: default_snmp_port(),
             community: default_community(),
             version: default_snmp_version(),
+            user: None,
+            auth: None,
+            auth_password_env: None,
+            privacy: None,
+            privacy_password_env: None,
+            context: String::new(),
         }
     }
 }
@@ -283,9 +331,15 @@ impl Inventory {
             }
             // One agent may serve several devices by community (a proxy, snmpsim), but
             // the same address, port and community twice is the same device twice.
-            if !endpoints.insert((olt.ip, olt.snmp.port, olt.snmp.community.as_str())) {
+            olt.snmp.usm(olt.id).map_err(|e| format!("{at}{e}"))?;
+            if !endpoints.insert((
+                olt.ip,
+                olt.snmp.port,
+                olt.snmp.principal(),
+                &olt.snmp.context,
+            )) {
                 return Err(format!(
-                    "{at}field `snmp`: OLT {} uses {}:{} with the same community as another OLT",
+                    "{at}field `snmp`: OLT {} uses {}:{} with the same community (v3: user and context) as another OLT",
                     olt.id, olt.ip, olt.snmp.port
                 ));
             }
@@ -405,7 +459,10 @@ snmp = { port = 16100, community = "public", version = "2c" }
         assert_eq!(Inventory::parse(&second).expect("valid").olts.len(), 2);
         let same = second.replace("community = \"other\"", "community = \"public\"");
         let err = Inventory::parse(&same).expect_err("the same device twice");
-        assert!(err.contains("same community as another OLT"), "{err}");
+        assert!(
+            err.contains("same community (v3: user and context) as another OLT"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -43,6 +43,7 @@ mod mib;
 mod model;
 mod provisioning;
 mod ssh;
+pub mod usm;
 mod vendor;
 
 /// The user the simulated OLTs accept over SSH.
@@ -183,6 +184,8 @@ pub struct SimFleet {
     tasks: JoinSet<()>,
     /// Every OLT's faults.
     pub(crate) board: Arc<FaultBoard>,
+    /// The SNMPv3 user every agent also answers, when there is one.
+    snmp_v3: Option<usm::SimUsmUser>,
 }
 
 /// SNMP datagrams one simulated OLT has received and sent since the fleet started.
@@ -205,7 +208,17 @@ impl SimFleet {
     /// Generates the fleet, binds one UDP socket per OLT and starts the agents (and the
     /// dynamics ticker unless frozen).
     pub async fn start(spec: FleetSpec) -> std::io::Result<SimFleet> {
+        SimFleet::start_with_snmp_v3(spec, None).await
+    }
+
+    /// [`SimFleet::start`], every agent also answering SNMPv3 for `snmp_v3` (SHA-256,
+    /// AES-128); [`SimFleet::inventory`] then polls over v3.
+    pub async fn start_with_snmp_v3(
+        spec: FleetSpec,
+        snmp_v3: Option<usm::SimUsmUser>,
+    ) -> std::io::Result<SimFleet> {
         let launch = Launch {
+            usm: snmp_v3.as_ref().map(usm::UserKeys::new),
             spec: &spec,
             started: Instant::now(),
             // One MIB view per vendor, shared by its OLTs.
@@ -242,13 +255,16 @@ impl SimFleet {
             bind: spec.bind,
             tasks,
             board,
+            snmp_v3,
         })
     }
 
     /// The inventory that describes this fleet: OLT ids 1..=N at their bound ports, each
     /// with its vendor and model (MA5800-X7, C320, P3310), community `public`, SNMP v2c,
     /// spread over four nodes; every 5th OLT has no node. Each has `ssh` with user
-    /// [`SSH_USERNAME`] and the password in [`SSH_PASSWORD_ENV`].
+    /// [`SSH_USERNAME`] and the password in [`SSH_PASSWORD_ENV`]. A fleet with a v3 user
+    /// is polled over SNMPv3 authPriv instead, its passwords in [`usm::AUTH_PASSWORD_ENV`]
+    /// and [`usm::PRIV_PASSWORD_ENV`].
     pub fn inventory(&self) -> Inventory {
         let nodes = NODES
             .iter()
@@ -260,7 +276,7 @@ impl SimFleet {
                 description: format!("Simulated communication node in {city}"),
             })
             .collect();
-        let olts = self
+        let mut olts: Vec<OltSpec> = self
             .olts
             .iter()
             .enumerate()
@@ -279,6 +295,7 @@ impl SimFleet {
                         port: olt.addr.port(),
                         community: String::from_utf8_lossy(agent::COMMUNITY).into_owned(),
                         version: SnmpVersion::V2c,
+                        ..SnmpSpec::default()
                     },
                     ssh: Some(SshSpec {
                         port: olt.ssh_addr.port(),
@@ -288,6 +305,11 @@ impl SimFleet {
                 }
             })
             .collect();
+        if let Some(user) = &self.snmp_v3 {
+            for olt in &mut olts {
+                olt.snmp = usm::inventory_spec(user, olt.snmp.port);
+            }
+        }
         Inventory {
             nodes,
             olts,
@@ -480,6 +502,7 @@ struct Launch<'a> {
     views: Vec<(Vendor, Arc<MibView>)>,
     host_key: russh::keys::PrivateKey,
     ssh_settings: Arc<ssh::SshSettings>,
+    usm: Option<usm::UserKeys>,
 }
 
 /// A bind failure that names the port and the OLT it was for, keeping the error's kind
@@ -525,7 +548,10 @@ impl Launch<'_> {
         let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
         let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
         let shared = Arc::new(OltShared::new(state));
-        let responder = Responder::new(shared.clone(), view, vendor, self.started);
+        let mut responder = Responder::new(shared.clone(), view, vendor, self.started);
+        if let Some(keys) = &self.usm {
+            responder = responder.with_usm(usm::UsmEngine::new(keys, id, self.started));
+        }
         // Faults that act at random follow the seed, one stream per OLT.
         let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
             spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),

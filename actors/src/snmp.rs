@@ -5,11 +5,13 @@
 //! over several table columns per request, the way `snmptable` does, and stop at the end
 //! of each column's subtree, at `endOfMibView`, or at an OID that does not increase.
 
-use crate::inventory::SnmpVersion;
+use crate::inventory::{SnmpSpec, SnmpVersion, UsmCredentials};
 use snmp2::{AsyncSession, Oid, Value};
 use std::cmp::Ordering;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+mod usm;
 
 /// Why a device exchange failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,16 +26,20 @@ pub enum DeviceError {
     AgentError { status: u32, index: u32 },
     #[error("unusable answer: {0}")]
     Protocol(String),
+    /// SNMPv3: the agent refused the user or its keys (a USM report after discovery).
+    #[error("authentication failed: wrong password or user")]
+    AuthenticationFailed,
 }
 
 impl DeviceError {
     /// Every [`DeviceError::kind`], for metrics registered before the first failure.
-    pub const KINDS: [&'static str; 5] = [
+    pub const KINDS: [&'static str; 6] = [
         "timeout",
         "deadline",
         "unreachable",
         "agent_error",
         "protocol",
+        "authentication",
     ];
 
     /// The failure's kind as the `kind` label of `ponkeeper_poll_failures_total` says it.
@@ -44,6 +50,7 @@ impl DeviceError {
             DeviceError::Unreachable { .. } => "unreachable",
             DeviceError::AgentError { .. } => "agent_error",
             DeviceError::Protocol(_) => "protocol",
+            DeviceError::AuthenticationFailed => "authentication",
         }
     }
 }
@@ -99,11 +106,13 @@ pub struct ClientSettings {
     pub bulk_varbinds: u32,
 }
 
-/// An SNMP v1/v2c client for one agent.
+/// An SNMP v1/v2c/v3 client for one agent.
 pub struct SnmpClient {
     addr: SocketAddr,
     community: Vec<u8>,
     version: SnmpVersion,
+    /// SNMPv3: the USM credentials, or why they could not be read.
+    usm: Result<Option<UsmCredentials>, String>,
     settings: ClientSettings,
     session: Option<AsyncSession>,
     next_request_id: i32,
@@ -128,6 +137,7 @@ impl SnmpClient {
             addr,
             community: community.as_bytes().to_vec(),
             version,
+            usm: Ok(None),
             settings,
             session: None,
             next_request_id: rand::random::<i32>() & 0x3fff_ffff,
@@ -140,6 +150,19 @@ impl SnmpClient {
     pub fn set_timing(&mut self, timeout: Duration, retries: u32) {
         self.settings.timeout = timeout;
         self.settings.retries = retries;
+    }
+
+    /// The client for an OLT's `snmp` table: v1/v2c by community, v3 by its USM user
+    /// with the passwords read from the environment now.
+    pub fn for_olt(
+        addr: SocketAddr,
+        olt: crate::domain::OltId,
+        spec: &SnmpSpec,
+        settings: ClientSettings,
+    ) -> Self {
+        let mut client = SnmpClient::new(addr, &spec.community, spec.version, settings);
+        client.usm = spec.usm(olt);
+        client
     }
 
     /// Drops the UDP session; the next request opens a new one.
@@ -155,6 +178,26 @@ impl SnmpClient {
                 }
                 SnmpVersion::V2c => {
                     AsyncSession::new_v2c(self.addr, &self.community, self.next_request_id).await
+                }
+                SnmpVersion::V3 => {
+                    let session = match &self.usm {
+                        Ok(Some(credentials)) => {
+                            usm::open(
+                                self.addr,
+                                credentials,
+                                self.next_request_id,
+                                self.settings.timeout,
+                            )
+                            .await?
+                        }
+                        Ok(None) => {
+                            return Err(DeviceError::Protocol(
+                                "SNMPv3 without USM credentials".into(),
+                            ))
+                        }
+                        Err(e) => return Err(DeviceError::Protocol(e.clone())),
+                    };
+                    Ok(session)
                 }
             }
             .map_err(|e| DeviceError::Unreachable {
@@ -180,9 +223,24 @@ impl SnmpClient {
         let timeout = self.settings.timeout;
         let mut last_error = None;
         let mut arcs = Vec::with_capacity(24);
-        for _ in 0..attempts {
+        // SNMPv3 re-synchronisations and re-discoveries, which do not use up an attempt.
+        let mut usm_grace = 2u32;
+        let mut discovered_here = false;
+        let mut attempt = 0;
+        while attempt < attempts {
+            attempt += 1;
             self.next_request_id = self.next_request_id.wrapping_add(1);
-            let session = self.session().await?;
+            discovered_here |= self.session.is_none();
+            let session = match self.session().await {
+                Ok(session) => session,
+                // SNMPv3 engine discovery went unanswered: the next attempt tries again.
+                Err(DeviceError::Timeout { .. }) => {
+                    metrics::counter!("ponkeeper_snmp_timeouts_total").increment(1);
+                    last_error = Some(DeviceError::Timeout { timeout, attempts });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let answer = tokio::time::timeout(timeout, async {
                 let pdu = match &request {
                     Request::Get(oids) => {
@@ -217,6 +275,25 @@ impl SnmpClient {
                 }
                 Ok(Ok(Err(agent_error))) => return Err(agent_error),
                 Ok(Err(snmp_error)) => {
+                    if self.version == SnmpVersion::V3 {
+                        match usm::recovery(&snmp_error) {
+                            usm::Recovery::Refused if discovered_here || usm_grace == 0 => {
+                                return Err(usm::refused())
+                            }
+                            usm::Recovery::Resend if usm_grace > 0 => {
+                                usm_grace -= 1;
+                                attempt -= 1;
+                                continue;
+                            }
+                            usm::Recovery::Refused | usm::Recovery::Rediscover if usm_grace > 0 => {
+                                usm_grace -= 1;
+                                attempt -= 1;
+                                self.session = None;
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
                     // A garbled or stale answer: start over on a new socket.
                     self.session = None;
                     last_error = Some(exchange_error(self.addr, snmp_error));
@@ -318,7 +395,7 @@ impl SnmpClient {
                 }
                 request.len() as u64
             }
-            SnmpVersion::V2c => {
+            SnmpVersion::V2c | SnmpVersion::V3 => {
                 self.exchange(Request::GetBulk(request, repetitions), &mut |oid, value| {
                     offer(oid, copy_value(value))
                 })
@@ -330,7 +407,7 @@ impl SnmpClient {
                 "GETBULK answered with no varbinds".into(),
             ));
         }
-        if self.version == SnmpVersion::V2c {
+        if self.version != SnmpVersion::V1 {
             // More varbinds than asked for is not an answer to this request (the rows
             // taken from it are dropped with the error).
             let asked = width as u64 * u64::from(repetitions);
@@ -562,116 +639,4 @@ fn copy_value(value: &Value<'_>) -> SnmpValue {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn arcs_are_decoded_in_place_as_snmp2_decodes_them() {
-        let mut out = Vec::new();
-        for arcs_in in [
-            vec![
-                1u64,
-                3,
-                6,
-                1,
-                4,
-                1,
-                2011,
-                6,
-                128,
-                1,
-                1,
-                2,
-                43,
-                1,
-                3,
-                4_194_312_448,
-                7,
-            ],
-            vec![0, 39],
-            vec![1, 3, 6, 1, 2, 1, 1, 5, 0],
-        ] {
-            let oid = Oid::from(&arcs_in).expect("oid");
-            decode_arcs(oid.as_bytes(), &mut out);
-            assert_eq!(out, arcs(&oid), "{arcs_in:?}");
-        }
-        let too_wide = Oid::from(&[1u64, 3, 1 << 33]).expect("oid");
-        decode_arcs(too_wide.as_bytes(), &mut out);
-        assert!(out.is_empty());
-        decode_arcs(&[0x2b, 0x86], &mut out);
-        assert!(out.is_empty(), "truncated");
-    }
-
-    use crate::sim::ber::{Name, ResponseWriter, Value as Encoded};
-    use proptest::prelude::*;
-
-    /// A varbind the simulator can encode, and what the client must decode it to.
-    fn varbind() -> impl Strategy<Value = (Vec<u64>, Encoded<'static>, SnmpValue)> {
-        // Device OIDs live under 1.3 (iso.org); every arc after that may be any u32.
-        let name = prop::collection::vec(0u64..=u64::from(u32::MAX), 0..14).prop_map(|tail| {
-            let mut arcs = vec![1, 3];
-            arcs.extend(tail);
-            arcs
-        });
-        let value = prop_oneof![
-            any::<i64>().prop_map(|v| (Encoded::Integer(v), SnmpValue::Integer(v))),
-            prop::collection::vec(any::<u8>(), 0..40).prop_map(|b| {
-                let leaked: &'static [u8] = Box::leak(b.clone().into_boxed_slice());
-                (Encoded::Octets(leaked), SnmpValue::OctetString(b))
-            }),
-            any::<u32>().prop_map(|t| (Encoded::TimeTicks(t), SnmpValue::Timeticks(t))),
-            Just((Encoded::Null, SnmpValue::Null)),
-            Just((Encoded::NoSuchInstance, SnmpValue::Missing)),
-            Just((Encoded::EndOfMibView, SnmpValue::Missing)),
-        ];
-        (name, value).prop_map(|(name, (encoded, decoded))| (name, encoded, decoded))
-    }
-
-    fn response(id: i32, varbinds: &[(Vec<u64>, Encoded<'static>, SnmpValue)]) -> Vec<u8> {
-        let mut writer = ResponseWriter::default();
-        for (name, value, _) in varbinds {
-            assert!(writer.push(Name::Arcs(name), *value, usize::MAX));
-        }
-        writer.finish(1, b"public", id, 0, 0).to_vec()
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1024))]
-
-        /// Arbitrary bytes are decoded or refused with a typed error, never a panic.
-        #[test]
-        fn any_datagram_is_decoded_or_refused(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
-            let _ = decode_response(&bytes);
-        }
-
-        /// A well-formed answer decodes to exactly what was encoded.
-        #[test]
-        fn answers_decode_to_what_the_agent_encoded(id in any::<i32>(), varbinds in prop::collection::vec(varbind(), 0..24)) {
-            let (got_id, got) = decode_response(&response(id, &varbinds)).expect("decodes");
-            prop_assert_eq!(got_id, id);
-            prop_assert_eq!(got.len(), varbinds.len());
-            for ((arcs, value), (name, _, expected)) in got.iter().zip(&varbinds) {
-                let name: Vec<u32> = name.iter().map(|&a| a as u32).collect();
-                prop_assert_eq!(arcs, &name);
-                prop_assert_eq!(value, expected);
-            }
-        }
-
-        /// A well-formed answer cut short or with one byte changed never panics the
-        /// decoder (a truncated or corrupted datagram from a device).
-        #[test]
-        fn damaged_answers_never_panic(
-            varbinds in prop::collection::vec(varbind(), 1..8),
-            cut in any::<prop::sample::Index>(),
-            flip in any::<prop::sample::Index>(),
-            byte in any::<u8>(),
-        ) {
-            let bytes = response(7, &varbinds);
-            let _ = decode_response(&bytes[..cut.index(bytes.len())]);
-            let mut flipped = bytes.clone();
-            let at = flip.index(flipped.len());
-            flipped[at] = byte;
-            let _ = decode_response(&flipped);
-        }
-    }
-}
+mod tests;

@@ -172,6 +172,7 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
                 port: agent.addr.port(),
                 community: "public".into(),
                 version: SnmpVersion::V2c,
+                ..SnmpSpec::default()
             },
             ssh: None,
         }],

@@ -216,10 +216,10 @@ impl OltState {
         let profile = Profile::for_vendor(self.spec.vendor);
         let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
         let mut client = self.poll.client.take().unwrap_or_else(|| {
-            SnmpClient::new(
+            SnmpClient::for_olt(
                 addr,
-                &self.spec.snmp.community,
-                self.spec.snmp.version,
+                self.spec.id,
+                &self.spec.snmp,
                 settings.client_settings(),
             )
         });

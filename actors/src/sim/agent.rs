@@ -2,8 +2,8 @@
 //! GET, GETNEXT and GETBULK (v1 and v2c, community `public`) from the OLT's MIB view
 //! ([`super::mib`]). Pollers talk to it over the network exactly as to a device;
 //! [`super::SimFleet`] spawns one per OLT. Packets it cannot decode, with a wrong
-//! community, of SNMPv3 or of a kind an agent never receives are dropped without an
-//! answer, as real agents do.
+//! community, of SNMPv3 (unless the fleet has a v3 user: [`super::usm`]) or of a kind an
+//! agent never receives are dropped without an answer, as real agents do.
 //!
 //! Before each answer the task reads its OLT's [`FaultSet`] ([`super::fault`]): it may
 //! stay silent (`hang`, `drop`), send the answer late from a task of its own (`slow`, so
@@ -92,6 +92,9 @@ pub(crate) struct Responder {
     /// When the fleet started: sysUpTime counts from here.
     started: Instant,
     writer: ResponseWriter,
+    /// The SNMPv3 engine when the fleet answers v3 ([`super::usm`]), and its last answer.
+    usm: Option<super::usm::UsmEngine>,
+    v3_answer: Vec<u8>,
 }
 
 impl Responder {
@@ -107,7 +110,26 @@ impl Responder {
             vendor,
             started,
             writer: ResponseWriter::default(),
+            usm: None,
+            v3_answer: Vec::new(),
         }
+    }
+
+    /// Answers SNMPv3 too, through `engine`.
+    pub fn with_usm(mut self, engine: super::usm::UsmEngine) -> Self {
+        self.usm = Some(engine);
+        self
+    }
+
+    /// A v3 datagram: the engine unwraps it, this responder answers the request inside.
+    fn answer_v3(&mut self, request: &[u8], bend: Bend) -> Option<&[u8]> {
+        let mut engine = self.usm.take()?;
+        let answer = engine.answer(request, |v2c| {
+            self.answer_bent(v2c, bend).map(<[u8]>::to_vec)
+        });
+        self.usm = Some(engine);
+        self.v3_answer = answer?;
+        Some(&self.v3_answer)
     }
 
     /// The response to one request datagram, or `None` when it gets no answer.
@@ -117,6 +139,9 @@ impl Responder {
 
     /// The response to one request datagram, bent as a faulty OLT would.
     pub fn answer_bent(&mut self, request: &[u8], bend: Bend) -> Option<&[u8]> {
+        if self.usm.is_some() && super::usm::is_v3(request) {
+            return self.answer_v3(request, bend);
+        }
         let pdu = Pdu::from_bytes(request).ok()?;
         if pdu.community != COMMUNITY {
             return None;

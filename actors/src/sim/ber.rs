@@ -139,7 +139,7 @@ pub(crate) fn length_len(len: usize) -> usize {
     }
 }
 
-fn push_length(out: &mut Vec<u8>, len: usize) {
+pub(crate) fn push_length(out: &mut Vec<u8>, len: usize) {
     if len < 0x80 {
         out.push(len as u8);
     } else {
@@ -150,14 +150,14 @@ fn push_length(out: &mut Vec<u8>, len: usize) {
     }
 }
 
-fn push_tlv(out: &mut Vec<u8>, tag: u8, content: &[u8]) {
+pub(crate) fn push_tlv(out: &mut Vec<u8>, tag: u8, content: &[u8]) {
     out.push(tag);
     push_length(out, content.len());
     out.extend_from_slice(content);
 }
 
 /// A two's-complement integer in its fewest bytes.
-fn push_integer(out: &mut Vec<u8>, tag: u8, value: i64) {
+pub(crate) fn push_integer(out: &mut Vec<u8>, tag: u8, value: i64) {
     let bytes = value.to_be_bytes();
     let mut start = 0;
     while start < 7 {
