@@ -9,6 +9,7 @@ mod configs;
 pub mod doc;
 mod event_stream;
 pub mod events;
+mod host_keys;
 mod inventory;
 mod library_errors;
 mod nodes;
@@ -424,7 +425,8 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(audit::router())
         .merge(events::router())
         .merge(event_stream::router())
-        .merge(whoami::router());
+        .merge(whoami::router())
+        .merge(host_keys::router());
     let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)
         .split_for_parts();

@@ -61,6 +61,7 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
     let action = match segments.as_slice() {
         ["olts", id, "restart-session"] => ("olt.restart_session", format!("olt:{id}")),
         ["olts", id, "poll"] => ("olt.poll", format!("olt:{id}")),
+        ["olts", id, "ssh", "trust-host-key"] => ("olt.trust_host_key", format!("olt:{id}")),
         ["olts", id, "configs", "backup"] => ("olt.config_backup", format!("olt:{id}")),
         ["onus", id, "reboot"] => ("onu.reboot", format!("onu:{id}")),
         ["onus", id, "vlan"] => ("onu.set_vlan", format!("onu:{id}")),
@@ -215,6 +216,10 @@ mod tests {
         assert_eq!(
             classify(&post, "/api/v1/external/olts/3/configs/backup"),
             Some(("olt.config_backup", "olt:3".to_string()))
+        );
+        assert_eq!(
+            classify(&post, "/api/v1/external/olts/4/ssh/trust-host-key"),
+            Some(("olt.trust_host_key", "olt:4".to_string()))
         );
         assert_eq!(classify(&Method::GET, "/api/v1/external/onus/17"), None);
         assert_eq!(classify(&post, "/api/v1/external/onus/17"), None);

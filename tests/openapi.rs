@@ -41,6 +41,8 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /audit-logs",
     "POST /olts/{id}/restart-session",
     "POST /olts/{id}/poll",
+    // SPEC §7: forget the SSH host key recorded on first use.
+    "POST /olts/{id}/ssh/trust-host-key",
     "POST /olts/{id}/configs/backup",
     "POST /onus/{id}/reboot",
     "POST /onus/{id}/vlan",

@@ -237,6 +237,10 @@ pub struct SshSpec {
     pub username: String,
     /// Name of the environment variable holding the password (never the password itself).
     pub password_env: String,
+    /// The device's SSH host key, pinned: `SHA256:…` or an OpenSSH public key line.
+    /// Without it the first login's key is recorded (trust on first use).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_key: Option<crate::host_keys::HostKeyPin>,
 }
 
 fn default_ssh_port() -> u16 {

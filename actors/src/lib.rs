@@ -6,6 +6,7 @@
 pub mod domain;
 pub mod events;
 pub mod fleet_view;
+pub mod host_keys;
 pub mod inventory;
 pub mod olt;
 pub mod onu_table;

@@ -175,6 +175,7 @@ struct RunningOlt {
     ssh_addr: SocketAddr,
     vendor: &'static SimVendor,
     shared: Arc<OltShared>,
+    host_key: Arc<ssh::HostKeySlot>,
 }
 
 /// A running fleet. Dropping it stops every agent; [`SimFleet::shutdown`] also waits.
@@ -301,6 +302,7 @@ impl SimFleet {
                         port: olt.ssh_addr.port(),
                         username: SSH_USERNAME.to_string(),
                         password_env: SSH_PASSWORD_ENV.to_string(),
+                        host_key: None,
                     }),
                 }
             })
@@ -443,6 +445,31 @@ impl SimFleet {
         self.olt(olt_id).map(|olt| olt.ssh_addr)
     }
 
+    /// Gives OLT `olt_id`'s SSH server the Ed25519 host key made from `seed`, for the
+    /// connections accepted from now on (open ones keep theirs); returns its SHA256
+    /// fingerprint (`None`: no such OLT). Every OLT starts with the fleet's random key.
+    pub fn set_host_key_seed(&self, olt_id: OltId, seed: [u8; 32]) -> Option<String> {
+        let olt = self.olt(olt_id)?;
+        let key = russh::keys::PrivateKey::from(
+            russh::keys::ssh_key::private::Ed25519Keypair::from_seed(&seed),
+        );
+        olt.host_key.set(key);
+        self.host_key_fingerprint(olt_id)
+    }
+
+    /// The SHA256 fingerprint of the host key OLT `olt_id` shows now.
+    pub fn host_key_fingerprint(&self, olt_id: OltId) -> Option<String> {
+        let key = self.olt(olt_id)?.host_key.get();
+        Some(crate::host_keys::fingerprint_of(key.public_key()))
+    }
+
+    /// The OpenSSH public key line (`ssh-ed25519 AAAA…`) of OLT `olt_id`'s host key now,
+    /// as `ssh-keyscan` would print it.
+    pub fn host_key_line(&self, olt_id: OltId) -> Option<String> {
+        let key = self.olt(olt_id)?.host_key.get();
+        key.public_key().to_openssh().ok()
+    }
+
     /// Makes OLT `olt_id`'s CLI read commands without ever answering (and new shells
     /// never prompt), or answer again: adds or removes the `ssh-mute` fault.
     pub fn set_cli_silent(&self, olt_id: OltId, silent: bool) {
@@ -562,9 +589,10 @@ impl Launch<'_> {
             .await
             .map_err(|e| bind_error(e, "TCP (SSH)", at, id))?;
         let ssh_addr = listener.local_addr()?;
+        let host_key = Arc::new(ssh::HostKeySlot::new(self.host_key.clone()));
         tasks.spawn(ssh::serve(
             listener,
-            self.host_key.clone(),
+            host_key.clone(),
             shared.clone(),
             vendor,
             self.ssh_settings.clone(),
@@ -575,6 +603,7 @@ impl Launch<'_> {
             ssh_addr,
             vendor,
             shared,
+            host_key,
         })
     }
 }

@@ -9,6 +9,10 @@
 //! The session is owned by the OLT actor and lent to one action task at a time (see
 //! [`crate::olt`]); dropping it closes the connection. Passwords are taken by value,
 //! used once for authentication and never logged.
+//!
+//! The device's host key is checked during the key exchange, before the password is
+//! sent: a target that names a fingerprint ([`CliTarget::host_key`]) refuses any other
+//! key ([`CliError::HostKeyRefused`]); [`crate::host_keys`] decides which key that is.
 
 use crate::profile::commands::CliProfile;
 use russh::client;
@@ -35,29 +39,62 @@ pub enum CliError {
     /// The device dropped the session before `command`'s output was complete.
     #[error("the SSH session closed while `{0}` was running")]
     ClosedDuring(String),
+    /// The device showed another host key than the target names; nothing was sent.
+    #[error("the SSH host key of {addr} is {offered}, not the expected {expected}; refused before logging in")]
+    HostKeyRefused {
+        addr: SocketAddr,
+        expected: String,
+        offered: String,
+    },
+    /// As `HostKeyRefused`, with where the expected key comes from
+    /// ([`crate::host_keys::open_session`]).
+    #[error("the SSH host key of {addr} changed: expected {expected} ({origin}), the device offered {offered}; refused before logging in")]
+    HostKeyMismatch {
+        addr: SocketAddr,
+        expected: String,
+        origin: String,
+        offered: String,
+    },
 }
 
-/// Accepts the device's host key. The inventory carries no host keys yet, so the
-/// session trusts what answers at the inventory's address (see README, caveats).
-struct Client;
+/// Checks the device's host key: notes its fingerprint and accepts it if the target
+/// names no key or names this one.
+struct Client {
+    expected: Option<String>,
+    offered: Arc<std::sync::Mutex<Option<String>>>,
+}
 
 impl client::Handler for Client {
     type Error = russh::Error;
 
     async fn check_server_key(
         &mut self,
-        _key: &PublicKeyOrCertificate,
+        key: &PublicKeyOrCertificate,
     ) -> Result<bool, Self::Error> {
-        Ok(true)
+        let fingerprint = match key {
+            PublicKeyOrCertificate::PublicKey { key, .. } => crate::host_keys::fingerprint_of(key),
+            PublicKeyOrCertificate::Certificate(cert) => cert
+                .public_key()
+                .fingerprint(russh::keys::ssh_key::HashAlg::Sha256)
+                .to_string(),
+        };
+        let accepted = self.expected.as_ref().is_none_or(|e| *e == fingerprint);
+        if let Ok(mut offered) = self.offered.lock() {
+            *offered = Some(fingerprint);
+        }
+        Ok(accepted)
     }
 }
 
-/// Where and as whom to log in.
+/// Where and as whom to log in, and which host key the device must show.
 #[derive(Clone)]
 pub struct CliTarget {
     pub addr: SocketAddr,
     pub username: String,
     pub password: String,
+    /// The SHA256 fingerprint (`SHA256:…`) the device's host key must have; `None`
+    /// accepts any key (the caller records it, see [`crate::host_keys`]).
+    pub host_key: Option<String>,
 }
 
 impl std::fmt::Debug for CliTarget {
@@ -66,6 +103,7 @@ impl std::fmt::Debug for CliTarget {
         f.debug_struct("CliTarget")
             .field("addr", &self.addr)
             .field("username", &self.username)
+            .field("host_key", &self.host_key)
             .finish_non_exhaustive()
     }
 }
@@ -77,6 +115,8 @@ pub struct CliSession {
     profile: &'static CliProfile,
     /// The device's name as its prompt shows it (`OLT-1` of `OLT-1>`).
     host: String,
+    /// The fingerprint of the host key the device showed.
+    host_key: String,
     /// Text received and not yet consumed.
     pending: String,
 }
@@ -109,10 +149,26 @@ impl CliSession {
             keepalive_max: 3,
             ..client::Config::default()
         });
+        let offered = Arc::new(std::sync::Mutex::new(None));
+        let client = Client {
+            expected: target.host_key.clone(),
+            offered: offered.clone(),
+        };
+        let offered_key = || offered.lock().ok().and_then(|o| o.clone());
         let connect = async {
-            let mut handle = client::connect(config, target.addr, Client)
-                .await
-                .map_err(step)?;
+            let mut handle =
+                client::connect(config, target.addr, client)
+                    .await
+                    .map_err(|e| match (&e, &target.host_key, offered_key()) {
+                        (russh::Error::UnknownKey, Some(expected), Some(offered)) => {
+                            CliError::HostKeyRefused {
+                                addr: target.addr,
+                                expected: expected.clone(),
+                                offered,
+                            }
+                        }
+                        _ => step(e),
+                    })?;
             let auth = handle
                 .authenticate_password(target.username.clone(), target.password.clone())
                 .await
@@ -140,6 +196,7 @@ impl CliSession {
             channel,
             profile,
             host: String::new(),
+            host_key: offered_key().unwrap_or_default(),
             pending: String::new(),
         };
         // The first prompt names the host: `OLT-1>`.
@@ -161,6 +218,11 @@ impl CliSession {
     /// The device's name, as its prompt shows it.
     pub fn host(&self) -> &str {
         &self.host
+    }
+
+    /// The SHA256 fingerprint of the host key the device showed.
+    pub fn host_key(&self) -> &str {
+        &self.host_key
     }
 
     /// Sends one line and returns what the device printed before its next prompt (the

@@ -2,7 +2,8 @@
 //! OLT session records and poll statistics ([`olt_record`]), ONU tables ([`onu_tables`],
 //! encoded by [`onu_table_encoding`]), the ONU id allocation and owner index
 //! ([`onu_ids`]), ONU state changes ([`onu_states`]), optics history ([`optics`]), OLT
-//! poll coverage ([`coverage`]) and running-config backups ([`configs`]). Each module
+//! poll coverage ([`coverage`]), running-config backups ([`configs`]) and SSH host keys
+//! recorded on first use ([`host_keys`]). Each module
 //! holds its record types, key encodings, its `impl Store` block and its tests; this file
 //! holds what they share: opening the database, [`StoreError`], flushing and JSON
 //! decoding. OLT actors write their own records after each poll; the service reads them at
@@ -21,6 +22,7 @@ pub mod configs;
 mod snapshot;
 pub use snapshot::SnapshotSummary;
 pub mod coverage;
+pub mod host_keys;
 pub mod olt_record;
 pub mod onu_ids;
 pub mod onu_states;
@@ -34,6 +36,7 @@ pub use olt_record::{OltRecord, SystemInfo, Transition};
 
 use configs::{CONFIG_CONTENT, CONFIG_META};
 use coverage::COVERAGE;
+use host_keys::SSH_HOST_KEYS;
 use olt_record::{OLTS, OLT_POLLS};
 use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
@@ -41,7 +44,7 @@ use onu_tables::ONUS;
 use optics::OPTICS;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.
-const DEVICE_TREES: [&str; 10] = [
+const DEVICE_TREES: [&str; 11] = [
     OLTS,
     OLT_POLLS,
     ONUS,
@@ -52,6 +55,7 @@ const DEVICE_TREES: [&str; 10] = [
     COVERAGE,
     CONFIG_META,
     CONFIG_CONTENT,
+    SSH_HOST_KEYS,
 ];
 
 /// sled's page cache, in bytes. sled's default (1 GiB) lets the cache grow with every

@@ -50,6 +50,7 @@ async fn every_vendor_registers_refuses_and_removes_over_ssh() {
             addr: fleet.ssh_addr(olt).expect("ssh addr"),
             username: "ponkeeper".into(),
             password: DEFAULT_SSH_PASSWORD.into(),
+            host_key: None,
         };
         let mut session = CliSession::open(&target, cli, STEP).await.expect("login");
         let unconfigured = fleet.expected_unconfigured(olt);

@@ -118,6 +118,9 @@ pub struct OltDetailItem {
     pub firmware: Option<String>,
     pub ports: Vec<PortItem>,
     pub session: SessionItem,
+    /// The SSH host key in force (SPEC §7): pinned in the inventory or recorded at the
+    /// first login; null until the first login of an OLT without a pin.
+    pub ssh_host_key: Option<super::host_keys::SshHostKeyItem>,
 }
 
 pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem {
@@ -144,7 +147,9 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
 
 fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDetailItem {
     let session = olt.session;
+    let ssh_host_key = super::host_keys::in_force(app, inventory, olt.summary.id);
     OltDetailItem {
+        ssh_host_key,
         item: item(app, inventory, &olt.summary),
         onu_online: olt.summary.onu_online,
         sys_name: olt.system.sys_name,

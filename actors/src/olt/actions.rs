@@ -191,6 +191,10 @@ impl OltState {
             addr: SocketAddr::new(self.spec.ip, ssh.port),
             username: ssh.username.clone(),
             password,
+            host_key: ssh
+                .host_key
+                .as_ref()
+                .map(|pin| pin.fingerprint().to_string()),
         })
     }
 
@@ -478,7 +482,7 @@ async fn run_script(
     };
     let mut session = match session.filter(|s| !s.is_closed()) {
         Some(session) => session,
-        None => match CliSession::open(target, profile, step).await {
+        None => match crate::host_keys::open_session(&store, olt, target, profile, step).await {
             Ok(session) => session,
             Err(error) => return (None, Err(cli_error(olt, error))),
         },
@@ -547,6 +551,10 @@ fn cli_error(olt: OltId, error: CliError) -> ActionError {
         CliError::Connect(..)
         | CliError::Login(_)
         | CliError::Closed
-        | CliError::ClosedDuring(_) => ActionError::Unavailable(format!("OLT {olt}: {error}")),
+        | CliError::ClosedDuring(_)
+        | CliError::HostKeyRefused { .. }
+        | CliError::HostKeyMismatch { .. } => {
+            ActionError::Unavailable(format!("OLT {olt}: {error}"))
+        }
     }
 }

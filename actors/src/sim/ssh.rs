@@ -4,6 +4,10 @@
 //! with piped input) lines are read the same way. Every OLT has its own listener and
 //! shares its state with the SNMP agent, so what the CLI changes the poller sees.
 //!
+//! Each OLT has its own host key ([`HostKeySlot`]), which a test may replace between
+//! logins (a replaced device, or a man in the middle): every connection is served with
+//! the key in the slot when it was accepted.
+//!
 //! Two faults act here ([`super::fault`]): `ssh-mute` accepts the connection and the
 //! login but never shows a prompt nor answers a line, and `ssh-drop` sends the first half
 //! of an answer and then drops the connection.
@@ -35,29 +39,75 @@ struct SimSsh {
     settings: Arc<SshSettings>,
 }
 
-/// Serves SSH on `listener` until the task is aborted.
+/// One simulated OLT's SSH host key.
+pub(crate) struct HostKeySlot(std::sync::Mutex<PrivateKey>);
+
+impl HostKeySlot {
+    pub(crate) fn new(key: PrivateKey) -> HostKeySlot {
+        HostKeySlot(std::sync::Mutex::new(key))
+    }
+
+    /// The key new connections are served with.
+    pub(crate) fn get(&self) -> PrivateKey {
+        match self.0.lock() {
+            Ok(key) => key.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Replaces the key for the connections accepted from now on.
+    pub(crate) fn set(&self, key: PrivateKey) {
+        match self.0.lock() {
+            Ok(mut slot) => *slot = key,
+            Err(poisoned) => *poisoned.into_inner() = key,
+        }
+    }
+}
+
+/// Serves SSH on `listener` until the task is aborted (which ends every connection).
 pub(crate) async fn serve(
     listener: TcpListener,
-    host_key: PrivateKey,
+    host_key: Arc<HostKeySlot>,
     olt: Arc<OltShared>,
     vendor: &'static SimVendor,
     settings: Arc<SshSettings>,
 ) {
     use russh::server::Server as _;
-    let config = Arc::new(russh::server::Config {
-        keys: vec![host_key],
-        auth_rejection_time: Duration::from_millis(100),
-        auth_rejection_time_initial: Some(Duration::ZERO),
-        inactivity_timeout: None,
-        ..russh::server::Config::default()
-    });
     let mut server = SimSsh {
         olt,
         vendor,
         settings,
     };
-    if let Err(error) = server.run_on_socket(config, &listener).await {
-        tracing::warn!(%error, "simulated SSH server stopped");
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!(%error, "simulated SSH server cannot accept");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let config = Arc::new(russh::server::Config {
+            keys: vec![host_key.get()],
+            auth_rejection_time: Duration::from_millis(100),
+            auth_rejection_time_initial: Some(Duration::ZERO),
+            inactivity_timeout: None,
+            ..russh::server::Config::default()
+        });
+        let _ = stream.set_nodelay(true);
+        let handler = server.new_client(Some(peer));
+        connections.spawn(async move {
+            match russh::server::run_stream(config, stream, handler).await {
+                Ok(session) => {
+                    if let Err(error) = session.await {
+                        tracing::debug!(%error, "simulated SSH connection ended");
+                    }
+                }
+                Err(error) => tracing::debug!(%error, "simulated SSH connection failed"),
+            }
+        });
+        while connections.try_join_next().is_some() {}
     }
 }
 
