@@ -349,6 +349,10 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
         index: onu.onu_index,
     };
     owner.cli(CliAction::Provision(job)).await?;
+    // The ONU is gone from the device: its subscriber binding goes too.
+    app.records
+        .bind_subscriber(id, &crate::records::Subscriber::default())
+        .await?;
     owner.poll_now().await?;
     one(Deauthorized {
         onu_id: id,
