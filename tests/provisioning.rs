@@ -9,9 +9,10 @@
 
 mod common;
 
-use common::{all_polled, TestService};
+use common::{all_polled, eventually, TestService};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 async fn mixed_sim() -> SimFleet {
     SimFleet::start(FleetSpec {
@@ -92,6 +93,35 @@ async fn unconfigured_onus_are_discovered_on_every_poll() {
     let again = find(&body);
     assert_eq!(again["firstSeenAt"], first["firstSeenAt"]);
     assert_ne!(again["lastSeenAt"], first["lastSeenAt"]);
+
+    // Each unconfigured ONU is one ONU_DISCOVERED event, not one per poll.
+    let every: usize = (1..=3)
+        .map(|olt| sim.expected_unconfigured(olt).len())
+        .sum();
+    let events = eventually("ONU_DISCOVERED events", Duration::from_secs(5), || async {
+        let (_, body) = service.get("/events?type=ONU_DISCOVERED&size=100").await;
+        (body["meta"]["totalCount"] == every).then_some(body)
+    })
+    .await;
+    let of_new: Vec<&Value> = events["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter(|e| e["data"]["serial"] == serial.as_str())
+        .collect();
+    assert_eq!(of_new.len(), 1, "{events}");
+    assert_eq!(
+        (
+            &of_new[0]["oltId"],
+            &of_new[0]["ponPort"],
+            &of_new[0]["severity"]
+        ),
+        (
+            &Value::from(2),
+            &Value::from(port.as_str()),
+            &Value::from("INFO")
+        )
+    );
 
     // The fleet-wide list: every OLT, in OLT order; filters narrow it.
     let (_, all) = service.get("/unconfigured-onus?size=100").await;

@@ -47,25 +47,34 @@ pub struct UnconfiguredList {
 
 impl UnconfiguredList {
     /// Takes one poll's sightings at `now`: new ONUs are first seen now, known ones keep
-    /// their first sighting, and ONUs no longer shown leave the list.
-    pub fn merge(&mut self, olt_id: OltId, sightings: Vec<Sighting>, now: DateTime<Utc>) {
+    /// their first sighting, and ONUs no longer shown leave the list. Returns the new
+    /// ones (each is an `ONU_DISCOVERED` event).
+    pub fn merge(
+        &mut self,
+        olt_id: OltId,
+        sightings: Vec<Sighting>,
+        now: DateTime<Utc>,
+    ) -> Vec<UnconfiguredOnu> {
         let mut next = BTreeMap::new();
+        let mut new = Vec::new();
         for sighting in sightings {
             let key = (sighting.pon_port.clone(), sighting.serial.clone());
-            let first_seen_at = self.onus.get(&key).map_or(now, |o| o.first_seen_at);
-            next.insert(
-                key,
-                UnconfiguredOnu {
-                    olt_id,
-                    pon_port: sighting.pon_port,
-                    serial: sighting.serial,
-                    equipment_id: sighting.equipment_id,
-                    first_seen_at,
-                    last_seen_at: now,
-                },
-            );
+            let known = self.onus.get(&key).map(|o| o.first_seen_at);
+            let onu = UnconfiguredOnu {
+                olt_id,
+                pon_port: sighting.pon_port,
+                serial: sighting.serial,
+                equipment_id: sighting.equipment_id,
+                first_seen_at: known.unwrap_or(now),
+                last_seen_at: now,
+            };
+            if known.is_none() {
+                new.push(onu.clone());
+            }
+            next.insert(key, onu);
         }
         self.onus = next;
+        new
     }
 
     /// In port, then serial order.
@@ -199,18 +208,30 @@ mod tests {
             .expect("time");
         let t1 = t0 + chrono::Duration::minutes(5);
         let mut list = UnconfiguredList::default();
-        list.merge(7, vec![seen("0/1/0", "HWTC00000001")], t0);
-        list.merge(
+        let new = list.merge(7, vec![seen("0/1/0", "HWTC00000001")], t0);
+        assert_eq!(
+            new.iter().map(|o| o.serial.as_str()).collect::<Vec<_>>(),
+            ["HWTC00000001"]
+        );
+        let new = list.merge(
             7,
             vec![seen("0/1/0", "HWTC00000001"), seen("0/1/1", "HWTC00000002")],
             t1,
         );
+        // Only the newly shown ONU is new (one ONU_DISCOVERED each, not one per poll).
+        assert_eq!(
+            new.iter().map(|o| o.serial.as_str()).collect::<Vec<_>>(),
+            ["HWTC00000002"]
+        );
+        assert_eq!(new[0].first_seen_at, t1);
         let all = list.all();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].first_seen_at, all[0].last_seen_at), (t0, t1));
         assert_eq!((all[1].first_seen_at, all[1].last_seen_at), (t1, t1));
         assert_eq!(all[0].olt_id, 7);
-        list.merge(7, vec![seen("0/1/1", "HWTC00000002")], t1);
+        assert!(list
+            .merge(7, vec![seen("0/1/1", "HWTC00000002")], t1)
+            .is_empty());
         assert!(!list.contains("0/1/0", "HWTC00000001"));
         assert!(list.contains("0/1/1", "HWTC00000002"));
     }

@@ -7,8 +7,8 @@
 //! the change was applied. Pure: no clock but the change's own times, no I/O.
 //!
 //! Left out on purpose: an OLT's first move from CONNECTING to ONLINE (every start of the
-//! service would report every OLT), an ONU seen for the first time (`ONU_DISCOVERED` is
-//! provisioning's), and optics moves to or from UNKNOWN (an ONU that goes offline loses
+//! service would report every OLT), an ONU row seen for the first time (an unconfigured ONU's first
+//! sighting is `ONU_DISCOVERED`, from [`FleetChange::Discovered`]), and optics moves to or from UNKNOWN (an ONU that goes offline loses
 //! its reading; its `ONU_DOWN` says so).
 
 use super::record::{Draft, Event, EventType, Severity};
@@ -37,6 +37,7 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
     match change {
         FleetChange::Olt(update) => derive_update(view, update, rules),
         FleetChange::Removed { .. } => Vec::new(),
+        FleetChange::Discovered { olt, onus, .. } => discovered(view, *olt, onus),
         FleetChange::ConfigStored {
             olt,
             backup_id,
@@ -59,6 +60,36 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
             )]
         }
     }
+}
+
+/// One `ONU_DISCOVERED` per ONU the OLT shows unconfigured for the first time.
+fn discovered(
+    view: &FleetAggregate,
+    olt: crate::domain::OltId,
+    onus: &[crate::provision::UnconfiguredOnu],
+) -> Vec<Draft> {
+    let node = view.olt_summary(olt).and_then(|s| s.node);
+    onus.iter()
+        .map(|onu| {
+            let mut d = draft(
+                Event {
+                    kind: EventType::OnuDiscovered,
+                    olt_id: Some(olt),
+                    node_id: node,
+                    pon_port: Some(onu.pon_port.clone()),
+                    message: format!(
+                        "OLT {olt}: unconfigured ONU {} on port {}",
+                        onu.serial, onu.pon_port
+                    ),
+                    data: json!({ "serial": onu.serial, "equipmentId": onu.equipment_id }),
+                    ..blank(onu.first_seen_at)
+                },
+                None,
+            );
+            d.serial = Some(onu.serial.clone());
+            d
+        })
+        .collect()
 }
 
 fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec<Draft> {

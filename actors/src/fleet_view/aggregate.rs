@@ -166,6 +166,9 @@ impl FleetAggregate {
             // Nothing of the view changes; the event log derives from it.
             FleetChange::ConfigStored {
                 olt, incarnation, ..
+            }
+            | FleetChange::Discovered {
+                olt, incarnation, ..
             } => self
                 .olts
                 .get(&olt)

@@ -67,6 +67,13 @@ pub enum FleetChange {
         backup_id: u64,
         taken_at: DateTime<Utc>,
     },
+    /// Unconfigured ONUs the OLT shows for the first time (the event log's
+    /// `ONU_DISCOVERED`); the view itself holds nothing of them.
+    Discovered {
+        olt: OltId,
+        incarnation: u64,
+        onus: Vec<crate::provision::UnconfiguredOnu>,
+    },
 }
 
 /// Whether `onu` was in the poll merged at `polled_at`.

@@ -367,7 +367,9 @@ fn run(seed: u64, steps: u32) {
                     FleetChange::Olt(u) => actors
                         .get(&u.olt)
                         .is_none_or(|s| s.incarnation != u.incarnation),
-                    FleetChange::Removed { .. } | FleetChange::ConfigStored { .. } => true,
+                    FleetChange::Removed { .. }
+                    | FleetChange::ConfigStored { .. }
+                    | FleetChange::Discovered { .. } => true,
                 };
                 if replaced {
                     assert!(!view.apply(change), "a late message was applied");

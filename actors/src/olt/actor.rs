@@ -165,7 +165,8 @@ impl Actor for OltActor {
             OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
             OltMsg::Shutdown(reply) => state.shutdown(reply),
             OltMsg::Discovered(sightings, at) => {
-                state.unconfigured.merge(state.spec.id, sightings, at);
+                let new = state.unconfigured.merge(state.spec.id, sightings, at);
+                state.publish_discovered(new);
             }
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
             #[cfg(test)]

@@ -55,6 +55,18 @@ impl OltState {
         });
     }
 
+    /// Tells the fleet view of unconfigured ONUs shown for the first time, if any.
+    pub(super) fn publish_discovered(&self, onus: Vec<crate::provision::UnconfiguredOnu>) {
+        if onus.is_empty() {
+            return;
+        }
+        self.publisher.view.publish(FleetChange::Discovered {
+            olt: self.spec.id,
+            incarnation: self.publisher.incarnation,
+            onus,
+        });
+    }
+
     /// Tells the fleet view what changed since the last publish; the first time, all of
     /// it. Cheap when nothing changed: the ONU table is compared by pointer first.
     /// Returns the summary it compared, for callers that answer with it.
