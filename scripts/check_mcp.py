@@ -29,7 +29,8 @@ READ_TOOLS = {"list_olts", "get_olt", "list_nodes", "list_onus", "find_onu", "ge
               "get_szo_outages", "szo_availability_report", "list_unconfigured_onus",
               "list_onu_profiles"}
 FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "set_onu_vlan",
-              "set_onu_description", "backup_olt_config", "authorize_onu", "deauthorize_onu"}
+              "set_onu_description", "backup_olt_config", "authorize_onu", "deauthorize_onu",
+              "bind_subscriber"}
 
 
 def check(name, ok, detail=""):

@@ -21,6 +21,7 @@ mod optics;
 mod path;
 mod provisioning;
 mod provisioning_actions;
+mod subscriber;
 mod szo;
 mod vlans;
 mod whoami;
@@ -419,6 +420,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(vlans::router())
         .merge(provisioning::router())
         .merge(provisioning_actions::router())
+        .merge(subscriber::router())
         .merge(szo::router())
         .merge(onu_actions::router())
         .merge(configs::router())

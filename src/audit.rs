@@ -68,6 +68,7 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
         ["onus", id, "description"] => ("onu.set_description", format!("onu:{id}")),
         ["olts", id, "onus", "authorize"] => ("onu.authorize", format!("olt:{id}")),
         ["onus", id, "deauthorize"] => ("onu.deauthorize", format!("onu:{id}")),
+        ["onus", id, "subscriber"] => ("onu.bind_subscriber", format!("onu:{id}")),
         ["inventory", "reload"] => ("inventory.reload", "inventory".to_string()),
         _ => return None,
     };

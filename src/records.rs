@@ -6,7 +6,8 @@
 //! [`Records`] is opened from the actors' [`Store`] ([`Store::open_tree`] gives it its
 //! trees, [`Store::next_id`] its audit ids) and is, with `ponkeeper_actors::store`, the
 //! only place the service names sled: key management, the key ring's loader and saver,
-//! the admin socket and the audit middleware call its named methods; handlers read the
+//! the admin socket, the audit middleware and the subscriber binding
+//! ([`subscribers`], tree `subscribers`) call its named methods; handlers read the
 //! audit log through [`crate::history`].
 
 use ponkeeper_actors::store::{Store, StoreError};
@@ -14,9 +15,11 @@ use ponkeeper_actors::store::{Store, StoreError};
 pub mod api_keys;
 pub mod audit;
 mod audit_time;
+pub mod subscribers;
 
 pub use api_keys::{AccessLevel, ApiKeyRecord};
 pub use audit::{AuditEntry, AuditFilter, AuditResult, Channel};
+pub use subscribers::Subscriber;
 
 /// Handle to the service's records; cheap to clone.
 #[derive(Clone)]
@@ -29,6 +32,8 @@ pub struct Records {
     audit: sled::Tree,
     /// Entry time + id → nothing: the audit log by time ([`audit_time`]).
     audit_by_time: sled::Tree,
+    /// ONU id → its subscriber binding ([`subscribers`]).
+    subscribers: sled::Tree,
 }
 
 impl Records {
@@ -39,6 +44,7 @@ impl Records {
             api_keys: store.open_tree(api_keys::API_KEYS)?,
             audit: store.open_tree(audit::AUDIT)?,
             audit_by_time: store.open_tree(audit_time::AUDIT_BY_TIME)?,
+            subscribers: store.open_tree(subscribers::SUBSCRIBERS)?,
             store: store.clone(),
         };
         let built = records.build_audit_index()?;

@@ -134,9 +134,10 @@ const READ_TOOLS: [&str; 22] = [
     "szo_availability_report",
 ];
 
-const FULL_TOOLS: [&str; 8] = [
+const FULL_TOOLS: [&str; 9] = [
     "authorize_onu",
     "backup_olt_config",
+    "bind_subscriber",
     "deauthorize_onu",
     "poll_olt",
     "reboot_onu",
@@ -484,6 +485,29 @@ async fn provisioning_tools_authorise_and_remove_an_onu() {
     assert_eq!(onu["serial"], serial.as_str(), "{authorised}");
     assert_eq!(onu["ponPort"], port.as_str());
     let id = onu["id"].as_u64().expect("the new ONU's id");
+
+    let bound = call(
+        &service,
+        &service.full,
+        "bind_subscriber",
+        json!({"onuId": id, "contract": "Д-100234", "name": "Иванова Мария"}),
+    )
+    .await;
+    assert_ne!(bound["isError"], true, "{bound}");
+    assert_eq!(
+        bound["structuredContent"]["data"]["subscriber"]["name"],
+        "Иванова Мария"
+    );
+    let found = call(
+        &service,
+        &service.read_only,
+        "find_onu",
+        json!({"q": "иванова"}),
+    )
+    .await;
+    let hits = found["structuredContent"]["data"].as_array().expect("hits");
+    assert_eq!(hits.len(), 1, "{found}");
+    assert_eq!(hits[0]["id"], id);
 
     let removed = call(
         &service,

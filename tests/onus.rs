@@ -89,7 +89,9 @@ async fn onus_of_an_olt_are_what_the_device_serves() {
                 .keys()
                 .map(|k| k.as_str())
                 .collect();
-            assert_eq!(fields.len(), 14, "{fields:?}");
+            // The seed's 14 fields, and `subscriber` (SPEC §10), unbound here.
+            assert_eq!(fields.len(), 15, "{fields:?}");
+            assert_eq!(onu["subscriber"], Value::Null);
         }
         let got_ids = ids(&body);
         let mut sorted = got_ids.clone();

@@ -34,6 +34,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /olts/{id}/onu-profiles",
     "POST /olts/{id}/onus/authorize",
     "POST /onus/{id}/deauthorize",
+    "POST /onus/{id}/subscriber",
     "GET /szo",
     "GET /szo/{id}",
     "GET /szo/{id}/outages",

@@ -3,13 +3,15 @@
 //! user checks: each OLT's unconfigured ONUs are listed with when they were first and
 //! last seen, a newly plugged-in ONU shows up at the next poll and keeps its first
 //! sighting, the fleet-wide list filters by OLT, node and port, and each vendor offers
-//! its profiles (none on BDCOM).
+//! its profiles (none on BDCOM); each vendor's ONU is authorised, bound to a subscriber
+//! (found by `q` and `contract=`), rebooted and removed, taking its binding with it; a
+//! binding is validated, survives a restart and can be removed.
 
 mod common;
 
 use common::{all_polled, eventually, TestService};
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::time::Duration;
 
 async fn mixed_sim() -> SimFleet {
@@ -105,6 +107,7 @@ async fn unconfigured_onus_are_discovered_on_every_poll() {
         (Some(2), Some(port.as_str()))
     );
     assert_eq!(event["data"]["serial"], serial.as_str());
+    assert_eq!(event["severity"], "INFO");
 
     // The fleet-wide list: every OLT, in OLT order; filters narrow it.
     let (_, all) = service.get("/unconfigured-onus?size=100").await;
@@ -301,6 +304,23 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
             .iter()
             .all(|(_, s, _)| *s != serial));
 
+        // Bound to a subscriber with a Cyrillic name: shown and found by `q`, `contract=`.
+        let contract = format!("Д-2024/{olt}17");
+        let bound = json!({"contract": contract, "name": format!("Иванов Олег {olt}"),
+            "address": "ул. Ленина, д. 1, кв. 5"});
+        let (status, body) = service
+            .post_json(&format!("/onus/{id}/subscriber"), &bound)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let mut shown = bound.clone();
+        shown["note"] = Value::Null;
+        assert_eq!(body["data"]["subscriber"], shown);
+        let (_, found) = service.get(&format!("/onus?q=ОЛЕГ {olt}")).await;
+        assert_eq!(ids(&found), vec![id], "{found}");
+        assert_eq!(found["data"][0]["subscriber"], shown);
+        let (_, found) = service.get(&format!("/onus?contract={contract}")).await;
+        assert_eq!(ids(&found), vec![id], "{found}");
+
         // Rebooted, then removed: unconfigured again, out of the lists.
         let (status, body) = service.post(&format!("/onus/{id}/reboot")).await;
         assert_eq!(status, 200, "{body}");
@@ -316,6 +336,21 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
         );
         let (_, onus) = service.get(&format!("/onus?q={serial}")).await;
         assert_eq!(onus["meta"]["totalCount"], 0, "{onus}");
+        // The binding went with it: the ONU authorised again starts without one.
+        let (status, body) = service
+            .post_json(
+                &format!("/olts/{olt}/onus/authorize"),
+                &authorization(olt, &port, &serial, 61),
+            )
+            .await;
+        assert_eq!(status, 200, "OLT {olt}: {body}");
+        // The same ONU keeps its stable id, but not its old binding.
+        assert_eq!(body["data"]["id"].as_u64(), Some(id));
+        assert_eq!(body["data"]["subscriber"], Value::Null, "{body}");
+        let (_, found) = service.get(&format!("/onus?contract={contract}")).await;
+        assert_eq!(found["meta"]["totalCount"], 0, "{found}");
+        let (_, found) = service.get(&format!("/onus?q=олег {olt}")).await;
+        assert_eq!(found["meta"]["totalCount"], 0, "{found}");
     }
 
     // An ONU serving a СЗО is not removed.
@@ -339,13 +374,17 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
     let (_, audit) = service
         .get("/audit-logs?action=onu.authorize&result=SUCCESS&size=50")
         .await;
+    assert_eq!(audit["meta"]["totalCount"], 6, "{audit}");
+    let (_, audit) = service
+        .get("/audit-logs?action=onu.bind_subscriber&result=SUCCESS&size=50")
+        .await;
     assert_eq!(audit["meta"]["totalCount"], 3, "{audit}");
     let (_, audit) = service
         .get("/audit-logs?action=onu.deauthorize&result=FAILURE&size=50")
         .await;
     assert_eq!(audit["meta"]["totalCount"], 2, "409 and 403: {audit}");
     // And each that the device took is an event, with the ONU's id.
-    for (kind, count) in [("ONU_AUTHORIZED", 3), ("ONU_DEAUTHORIZED", 3)] {
+    for (kind, count) in [("ONU_AUTHORIZED", 6), ("ONU_DEAUTHORIZED", 3)] {
         let events = eventually(kind, Duration::from_secs(5), || async {
             let (_, events) = service.get(&format!("/events?type={kind}&size=10")).await;
             (events["meta"]["totalCount"].as_u64()? >= count).then_some(events)
@@ -358,5 +397,94 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
             .iter()
             .all(|e| e["onuId"].is_u64() && e["data"]["serial"].is_string()));
     }
+    service.stop().await;
+}
+
+/// The ids of a page of ONUs.
+fn ids(page: &Value) -> Vec<u64> {
+    page["data"]
+        .as_array()
+        .expect("a page")
+        .iter()
+        .map(|o| o["id"].as_u64().expect("id"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_binding_is_validated_kept_and_removed() {
+    let sim = mixed_sim().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    let (_, first) = service.get("/onus?oltId=2&size=1").await;
+    let id = ids(&first)[0];
+    let path = format!("/onus/{id}/subscriber");
+    let sent = sim.command_log(2).len();
+
+    // Each bad field is named; nothing is stored.
+    for (body, field) in [
+        (json!({"name": "я".repeat(257)}), "`name`"),
+        (json!({"address": "ул.\u{7}Ленина"}), "`address`"),
+        (json!({"contract": "Д-1\n"}), "`contract`"),
+    ] {
+        let (status, answer) = service.post_json(&path, &body).await;
+        assert_eq!(
+            (status, answer["error"]["code"].as_str()),
+            (400, Some("INVALID_PARAMETER")),
+            "{answer}"
+        );
+        let message = answer["error"]["message"].as_str().expect("text");
+        assert!(message.contains(field), "{message}");
+    }
+    let (status, _) = service.post_json(&path, &json!({"phone": "1"})).await;
+    assert_eq!(status, 400);
+    let (status, _) = service
+        .post_json("/onus/999999/subscriber", &json!({"name": "Пётр"}))
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = service
+        .request(
+            reqwest::Method::POST,
+            &path,
+            Some(&service.read_only.clone()),
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (_, onu) = service.get(&format!("/onus/{id}")).await;
+    assert_eq!(onu["data"]["subscriber"], Value::Null);
+
+    // 256 Cyrillic characters are fine, stored and kept over a restart; never sent.
+    let note = "ж".repeat(256);
+    let bound =
+        json!({"contract": "ЛС 000417", "name": "Сидорова Анна", "address": null, "note": note});
+    let (status, body) = service.post_json(&path, &bound).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["subscriber"], bound);
+    assert_eq!(sim.command_log(2).len(), sent, "nothing sent to the OLT");
+    service.stop().await;
+    let service = TestService::start(&sim, dir.path().to_path_buf()).await;
+    all_polled(&service).await;
+    let (_, onu) = service.get(&format!("/onus/{id}")).await;
+    assert_eq!(onu["data"]["subscriber"], bound, "{onu}");
+    let (_, found) = service.get("/onus?contract=лс 000417").await;
+    assert_eq!(ids(&found), vec![id]);
+    let (_, found) = service.get("/onus?q=сидоров&oltId=2").await;
+    assert_eq!(ids(&found), vec![id]);
+
+    // An empty binding removes it.
+    let (status, body) = service
+        .post_json(&path, &json!({"name": "", "contract": null}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["subscriber"], Value::Null);
+    let (_, found) = service.get("/onus?contract=ЛС 000417").await;
+    assert_eq!(found["meta"]["totalCount"], 0, "{found}");
+    let (_, audit) = service
+        .get("/audit-logs?action=onu.bind_subscriber&result=SUCCESS&size=50")
+        .await;
+    assert_eq!(
+        audit["meta"]["totalCount"], 2,
+        "one binding per service: {audit}"
+    );
     service.stop().await;
 }

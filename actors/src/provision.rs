@@ -216,18 +216,30 @@ mod tests {
             .expect("time");
         let t1 = t0 + chrono::Duration::minutes(5);
         let mut list = UnconfiguredList::default();
-        list.merge(7, vec![seen("0/1/0", "HWTC00000001")], t0);
-        list.merge(
+        let new = list.merge(7, vec![seen("0/1/0", "HWTC00000001")], t0);
+        assert_eq!(
+            new.iter().map(|o| o.serial.as_str()).collect::<Vec<_>>(),
+            ["HWTC00000001"]
+        );
+        let new = list.merge(
             7,
             vec![seen("0/1/0", "HWTC00000001"), seen("0/1/1", "HWTC00000002")],
             t1,
         );
+        // Only the newly shown ONU is new (one ONU_DISCOVERED each, not one per poll).
+        assert_eq!(
+            new.iter().map(|o| o.serial.as_str()).collect::<Vec<_>>(),
+            ["HWTC00000002"]
+        );
+        assert_eq!(new[0].first_seen_at, t1);
         let all = list.all();
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].first_seen_at, all[0].last_seen_at), (t0, t1));
         assert_eq!((all[1].first_seen_at, all[1].last_seen_at), (t1, t1));
         assert_eq!(all[0].olt_id, 7);
-        list.merge(7, vec![seen("0/1/1", "HWTC00000002")], t1);
+        assert!(list
+            .merge(7, vec![seen("0/1/1", "HWTC00000002")], t1)
+            .is_empty());
         assert!(!list.contains("0/1/0", "HWTC00000001"));
         assert!(list.contains("0/1/1", "HWTC00000002"));
     }

@@ -1,4 +1,6 @@
 //! ONUs: `GET /olts/{id}/onus`, `GET /onus` with every filter of SPEC §4, `GET /onus/{id}`.
+//! Each ONU shows its subscriber binding ([`crate::records::subscribers`]); `q` also
+//! searches the bindings and `contract=` picks ONUs by theirs.
 //! `GET /onus` is one question to the fleet view, which answers from its indexes (by
 //! serial, text, OLT, status); `GET /olts/{id}/onus` and `GET /onus/{id}` ask the OLT's
 //! own actor.
@@ -6,6 +8,7 @@
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::{OltPath, OnuPath};
 use super::{one, page_of, ApiResult, Paged, Paging, Params, Single};
+use crate::records::Subscriber;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
@@ -47,9 +50,12 @@ struct OnuSearch {
     /// Serial (GPON SN or EPON MAC), exact, case-insensitive.
     #[param(required = false)]
     serial: String,
-    /// Text searched in the serial or the description.
+    /// Text searched in the serial, the description or the subscriber binding.
     #[param(required = false)]
     q: String,
+    /// The subscriber binding's contract, exact, any case.
+    #[param(required = false)]
+    contract: String,
 }
 
 /// An ONU (SPEC §4 "ONU").
@@ -70,9 +76,15 @@ pub struct OnuItem {
     pub olt_rx_power: Option<f64>,
     pub vlan: Option<u16>,
     pub last_update: String,
+    /// Who the ONU serves, as bound with `POST /onus/{id}/subscriber`; null when unbound.
+    pub subscriber: Option<Subscriber>,
 }
 
 pub fn item(app: &AppState, onu: Onu) -> OnuItem {
+    let subscriber = app.records.subscriber(onu.id).unwrap_or_else(|error| {
+        tracing::warn!(onu = onu.id, %error, "subscriber binding unreadable");
+        None
+    });
     OnuItem {
         id: onu.id,
         olt_id: onu.olt_id,
@@ -88,6 +100,7 @@ pub fn item(app: &AppState, onu: Onu) -> OnuItem {
         olt_rx_power: onu.olt_rx_power,
         vlan: onu.vlan,
         last_update: app.clock.format(onu.last_update),
+        subscriber,
     }
 }
 
@@ -144,11 +157,22 @@ async fn of_olt(
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let filter = filter(&params)?;
+    let text = params.text("q").map(str::to_string);
+    let text_also = match &text {
+        Some(q) => app.records.bound_mentioning(q)?,
+        None => Vec::new(),
+    };
+    let only = match params.text("contract") {
+        Some(contract) => Some(app.records.bound_to_contract(contract)?),
+        None => None,
+    };
     let search = FleetSearch {
         status: filter.status,
         pon_port: filter.pon_port,
         serial: params.text("serial").map(str::to_string),
-        text: params.text("q").map(str::to_string),
+        text,
+        text_also,
+        only,
         ..app.scope(&params)?
     };
     let paging = params.paging(&app.config.paging)?;

@@ -352,6 +352,10 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
         index: onu.onu_index,
     };
     owner.cli(CliAction::Provision(job)).await?;
+    // The ONU is gone from the device: its subscriber binding goes too.
+    app.records
+        .bind_subscriber(id, &crate::records::Subscriber::default())
+        .await?;
     record_event(
         &app,
         EventType::OnuDeauthorized,

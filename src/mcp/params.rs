@@ -157,8 +157,8 @@ pub struct FindOnu {
     /// a0:b1:c2:d3:e4:f5; exact match, case-insensitive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
-    /// Text to look for in the serial or the description (a subscriber's name, contract
-    /// number or address as the operator wrote it), case-insensitive.
+    /// Text to look for in the serial, the description or the subscriber binding (a name,
+    /// contract number or address as the operator wrote it), case-insensitive.
     #[serde(rename = "q", skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Matches per page; default 20.

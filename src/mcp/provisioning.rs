@@ -1,5 +1,6 @@
 //! The MCP tools of ONU provisioning (SPEC §10): `list_unconfigured_onus`,
-//! `list_onu_profiles` (read-only), `authorize_onu` and `deauthorize_onu` (FULL). Each is
+//! `list_onu_profiles` (read-only), `authorize_onu`, `bind_subscriber` and
+//! `deauthorize_onu` (FULL). Each is
 //! one REST call through the server's [`super::Backend`], like every other tool, so the
 //! REST validation, levels and audit log apply unchanged; their router is added to the
 //! main one in [`super::PonTools::new`]. The descriptions tell a model the order of work:
@@ -76,6 +77,28 @@ pub struct Authorize {
     pub description: Option<String>,
 }
 
+/// Arguments of `bind_subscriber`: the body of `POST /onus/{id}/subscriber`.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BindSubscriber {
+    /// ONU id (the service-wide `id` from list_onus or find_onu).
+    #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
+    pub onu_id: u64,
+    /// The billing contract, e.g. `100234` (at most 256 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
+    /// The subscriber's name; any language (Cyrillic is fine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The service address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// A note for the NOC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
 /// Arguments of `deauthorize_onu`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -137,6 +160,31 @@ onuIndex or a serial already registered; a device refusal carries the device's m
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let path = format!("/olts/{}/onus/authorize", p.olt_id);
+        let body = serde_json::to_value(&p).map_err(|e| {
+            ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
+        })?;
+        self.post(&ctx, path, Some(body)).await
+    }
+
+    #[tool(
+        description = "FULL key. Bind an ONU to a subscriber in ponkeeper (never sent to the \
+device): contract, name, address, note, each optional, any language, at most 256 characters. \
+Replaces the ONU's binding; with no field set it removes it. The binding shows as \
+`subscriber` on the ONU and is found by find_onu/list_onus `q` (and `contract`). Returns the \
+ONU.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn bind_subscriber(
+        &self,
+        Parameters(p): Parameters<BindSubscriber>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = format!("/onus/{}/subscriber", p.onu_id);
         let body = serde_json::to_value(&p).map_err(|e| {
             ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
         })?;

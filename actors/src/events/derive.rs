@@ -37,31 +37,7 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
     match change {
         FleetChange::Olt(update) => derive_update(view, update, rules),
         FleetChange::Removed { .. } => Vec::new(),
-        FleetChange::Discovered { olt, onus, .. } => {
-            let node = view.olt_summary(*olt).and_then(|s| s.node);
-            onus.iter()
-                .map(|onu| {
-                    draft(
-                        Event {
-                            kind: EventType::OnuDiscovered,
-                            olt_id: Some(*olt),
-                            node_id: node,
-                            pon_port: Some(onu.pon_port.clone()),
-                            message: format!(
-                                "OLT {olt} port {}: unconfigured ONU {} appeared",
-                                onu.pon_port, onu.serial
-                            ),
-                            data: json!({
-                                "serial": onu.serial,
-                                "equipmentId": onu.equipment_id,
-                            }),
-                            ..blank(onu.first_seen_at)
-                        },
-                        None,
-                    )
-                })
-                .collect()
-        }
+        FleetChange::Discovered { olt, onus, .. } => discovered(view, *olt, onus),
         FleetChange::ConfigStored {
             olt,
             backup_id,
@@ -84,6 +60,34 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
             )]
         }
     }
+}
+
+/// One `ONU_DISCOVERED` per ONU the OLT shows unconfigured for the first time.
+fn discovered(
+    view: &FleetAggregate,
+    olt: crate::domain::OltId,
+    onus: &[crate::provision::UnconfiguredOnu],
+) -> Vec<Draft> {
+    let node = view.olt_summary(olt).and_then(|s| s.node);
+    onus.iter()
+        .map(|onu| {
+            draft(
+                Event {
+                    kind: EventType::OnuDiscovered,
+                    olt_id: Some(olt),
+                    node_id: node,
+                    pon_port: Some(onu.pon_port.clone()),
+                    message: format!(
+                        "OLT {olt} port {}: unconfigured ONU {} appeared",
+                        onu.pon_port, onu.serial
+                    ),
+                    data: json!({ "serial": onu.serial, "equipmentId": onu.equipment_id }),
+                    ..blank(onu.first_seen_at)
+                },
+                None,
+            )
+        })
+        .collect()
 }
 
 fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec<Draft> {

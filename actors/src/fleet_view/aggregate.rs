@@ -54,6 +54,11 @@ pub struct OnuSearch {
     /// Substring of the serial or the description, any case.
     pub text: Option<String>,
     pub level: Option<OpticsLevel>,
+    /// ONUs that match `text` by something the fleet view does not hold (their
+    /// subscriber binding), sorted.
+    pub text_also: Vec<OnuId>,
+    /// Only these ONUs (those bound to a contract), sorted; `None`: no such limit.
+    pub only: Option<Vec<OnuId>>,
 }
 
 /// A node's counters (seed §2.2): its OLTs and their ONUs.
@@ -477,7 +482,14 @@ impl FleetAggregate {
                 .serial
                 .as_deref()
                 .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
-            && text.is_none_or(|t| self.text.key(entry.slot).is_some_and(|k| k.contains(t)))
+            && text.is_none_or(|t| {
+                self.text.key(entry.slot).is_some_and(|k| k.contains(t))
+                    || search.text_also.binary_search(&onu.id).is_ok()
+            })
+            && search
+                .only
+                .as_ref()
+                .is_none_or(|ids| ids.binary_search(&onu.id).is_ok())
             && search
                 .level
                 .is_none_or(|l| self.thresholds.level(onu.rx_power) == l)
@@ -570,6 +582,9 @@ impl FleetAggregate {
     /// The ONUs an index narrows `search` to, when one does (in no order, perhaps with
     /// rows the other filters reject); `None` when every row must be read.
     fn candidates(&self, search: &OnuSearch, text: Option<&str>) -> Option<Vec<OnuId>> {
+        if let Some(ids) = &search.only {
+            return Some(ids.clone());
+        }
         if let Some(serial) = &search.serial {
             return Some(
                 self.by_serial
@@ -587,7 +602,9 @@ impl FleetAggregate {
             );
         }
         if let Some(text) = text.filter(|t| t.chars().nth(2).is_some()) {
-            return Some(self.text.search(text));
+            let mut ids = self.text.search(text);
+            ids.extend_from_slice(&search.text_also);
+            return Some(ids);
         }
         let node = search.node_id?;
         Some(

@@ -233,6 +233,7 @@ fn random_search(rng: &mut ChaCha8Rng) -> OnuSearch {
         level: rng
             .random_bool(0.3)
             .then(|| levels[rng.random_range(0..levels.len())]),
+        ..OnuSearch::default()
     }
 }
 
