@@ -294,17 +294,38 @@ fn print_actions(addr: SocketAddr, full: &str, read_only: &str, example_onu: u64
     println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/{example_onu}/reboot'");
     println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/onus/{example_onu}'   # lastDownCause once it is down");
     println!("  curl -s -H 'X-API-Key: {full}' '{base}/audit-logs?size=5'");
-    println!("  # provisioning: unconfigured ONUs (new ones appear over time) and profiles");
-    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/unconfigured-onus?size=5'");
-    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onu-profiles'");
-    println!(
-        "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"ponPort\": \"PORT\", \"serial\": \"SERIAL\", \"lineProfile\": \"10\", \"serviceProfile\": \"10\", \"vlan\": 100}}' '{base}/olts/1/onus/authorize'   # PORT, SERIAL from unconfigured-onus"
-    );
-    println!("  curl -s -X POST -H 'X-API-Key: {full}' '{base}/onus/ID/deauthorize'   # ID from the answer");
+    print_provisioning(&base, full, read_only);
     println!(
         "  # MCP for LLM agents: Streamable HTTP at http://{addr}/mcp with the X-API-Key header,"
     );
     println!("  # or over stdio: ponkeeper mcp --url http://{addr} --api-key {read_only}");
+}
+
+/// The provisioning lines of the banner: an unconfigured ONU of OLT 1 (the simulator shows
+/// some on every few ports, and new ones appear over time), the OLT's profiles, then
+/// authorising it, binding it to a subscriber, finding it by the binding, and removing it.
+/// Runnable as printed: each line takes what it needs from the previous ones' answers.
+fn print_provisioning(base: &str, full: &str, read_only: &str) {
+    let json_field = |name: &str| format!("grep -o '\"{name}\":\"[^\"]*\"' | cut -d'\"' -f4");
+    println!("  # provisioning (SPEC §10): an unconfigured ONU of OLT 1, the OLT's profiles,");
+    println!("  # authorising it, binding it to a subscriber, finding it, removing it");
+    println!(
+        "  U=$(curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/unconfigured-onus?size=1'); PORT=$(echo \"$U\" | {}); SERIAL=$(echo \"$U\" | {})",
+        json_field("ponPort"),
+        json_field("serial")
+    );
+    println!("  curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/onu-profiles'");
+    println!(
+        "  NEW=$(curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d \"{{\\\"ponPort\\\": \\\"$PORT\\\", \\\"serial\\\": \\\"$SERIAL\\\", \\\"lineProfile\\\": \\\"10\\\", \\\"serviceProfile\\\": \\\"10\\\", \\\"vlan\\\": 100}}\" '{base}/olts/1/onus/authorize' | grep -o '\"id\":[0-9]*' | head -1 | cut -d: -f2); echo \"ONU $NEW\""
+    );
+    println!(
+        "  curl -s -X POST -H 'X-API-Key: {full}' -H 'Content-Type: application/json' -d '{{\"contract\": \"Д-100234\", \"name\": \"Иванова Мария Петровна\", \"address\": \"Казань, ул. Баумана 1, кв. 12\"}}' \"{base}/onus/$NEW/subscriber\""
+    );
+    println!("  curl -s -G -H 'X-API-Key: {read_only}' --data-urlencode 'q=иванова' '{base}/onus'");
+    println!(
+        "  curl -s -G -H 'X-API-Key: {read_only}' --data-urlencode 'contract=Д-100234' '{base}/onus'"
+    );
+    println!("  curl -s -X POST -H 'X-API-Key: {full}' \"{base}/onus/$NEW/deauthorize\"");
 }
 
 #[cfg(test)]
