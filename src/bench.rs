@@ -297,6 +297,30 @@ async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<
     Ok(started.elapsed().as_secs_f64())
 }
 
+/// The simulator started, and the inventories the benchmark polls it with: v2c, and with
+/// `--snmp-v3` the simulator's own v3 one beside it. Polling alone is measured: neither
+/// has SSH, so no scheduled config backups compete with the polls.
+async fn bench_inventories(
+    options: &PollBenchOptions,
+    inventory_path: &Path,
+    control_path: &Path,
+) -> anyhow::Result<(SimulatorProcess, Inventory, Option<Inventory>)> {
+    let (simulator, mut inventory) = start_simulator(options, inventory_path, control_path).await?;
+    let mut v3_inventory = options.snmp_v3.then(|| inventory.clone());
+    if options.snmp_v3 {
+        inventory = snmpv3::as_v2c(&inventory);
+        std::fs::write(inventory_path, inventory.to_toml())?;
+    }
+    for olt in inventory
+        .olts
+        .iter_mut()
+        .chain(v3_inventory.iter_mut().flat_map(|i| i.olts.iter_mut()))
+    {
+        olt.ssh = None;
+    }
+    Ok((simulator, inventory, v3_inventory))
+}
+
 pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> {
     let work = tempfile::Builder::new()
         .prefix("ponkeeper-bench-")
@@ -309,18 +333,8 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         "starting the simulator: {} OLTs × {} ONUs",
         options.olts, options.onus_per_olt
     ));
-    let (_simulator, mut inventory) =
-        start_simulator(&options, &inventory_path, &control_path).await?;
-    // With --snmp-v3 the simulator's inventory polls over v3; everything else uses v2c.
-    let v3_inventory = options.snmp_v3.then(|| inventory.clone());
-    if options.snmp_v3 {
-        inventory = snmpv3::as_v2c(&inventory);
-        std::fs::write(&inventory_path, inventory.to_toml())?;
-    }
-    // Polling alone is measured: no scheduled SSH config backups competing with it.
-    for olt in &mut inventory.olts {
-        olt.ssh = None;
-    }
+    let (_simulator, inventory, v3_inventory) =
+        bench_inventories(&options, &inventory_path, &control_path).await?;
     progress.step(format!(
         "{} OLTs started; warm-up cycle (sessions, ONU ids)",
         inventory.olts.len()
@@ -353,14 +367,9 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     };
     progress.inc();
     let snmp_v3 = match v3_inventory {
-        Some(mut v3_inventory) => {
+        Some(v3_inventory) => {
             progress.step("SNMPv3 authPriv cycles beside v2c ones");
-            for olt in &mut v3_inventory.olts {
-                olt.ssh = None;
-            }
-            let settings = bench_settings().0;
-            let cycles = options.cycles;
-            Some(snmpv3::measure(work.path(), v3_inventory, settings, &handles, cycles).await?)
+            Some(v3_cycles(work.path(), v3_inventory, &handles, options.cycles).await?)
         }
         None => None,
     };
@@ -392,6 +401,16 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     );
     result.snmp_v3 = snmp_v3;
     Ok(result)
+}
+
+/// P1 over SNMPv3 authPriv beside the v2c fleet's `handles` (`--snmp-v3`), polling only.
+async fn v3_cycles(
+    work: &Path,
+    v3_inventory: Inventory,
+    handles: &[OltHandle],
+    cycles: usize,
+) -> anyhow::Result<snmpv3::SnmpV3Figures> {
+    snmpv3::measure(work, v3_inventory, bench_settings().0, handles, cycles).await
 }
 
 /// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.

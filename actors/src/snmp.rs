@@ -241,33 +241,8 @@ impl SnmpClient {
                 }
                 Err(e) => return Err(e),
             };
-            let answer = tokio::time::timeout(timeout, async {
-                let pdu = match &request {
-                    Request::Get(oids) => {
-                        let refs: Vec<&Oid> = oids.iter().collect();
-                        session.get_many(&refs).await
-                    }
-                    Request::GetNext(oid) => session.getnext(oid).await,
-                    Request::GetBulk(oids, repetitions) => {
-                        let refs: Vec<&Oid> = oids.iter().collect();
-                        session.getbulk(&refs, 0, *repetitions).await
-                    }
-                }?;
-                if pdu.error_status != 0 {
-                    return Ok::<_, snmp2::Error>(Err(DeviceError::AgentError {
-                        status: pdu.error_status,
-                        index: pdu.error_index,
-                    }));
-                }
-                let mut count = 0u64;
-                for (oid, value) in pdu.varbinds {
-                    decode_arcs(oid.as_bytes(), &mut arcs);
-                    visit(&arcs, &value);
-                    count += 1;
-                }
-                Ok(Ok(count))
-            })
-            .await;
+            let answer =
+                tokio::time::timeout(timeout, ask(session, &request, &mut arcs, visit)).await;
             match answer {
                 Ok(Ok(Ok(count))) => {
                     self.varbinds_received += count;
@@ -636,6 +611,40 @@ fn copy_value(value: &Value<'_>) -> SnmpValue {
         Value::Null => SnmpValue::Null,
         _ => SnmpValue::Missing,
     }
+}
+
+/// One request on `session` and its answer's varbinds to `visit` (with their OIDs decoded
+/// into `arcs`): the count, or the agent's error status; the outer error is snmp2's.
+async fn ask(
+    session: &mut AsyncSession,
+    request: &Request<'_>,
+    arcs: &mut Vec<u32>,
+    visit: &mut (dyn FnMut(&[u32], &Value<'_>) + Send),
+) -> Result<Result<u64, DeviceError>, snmp2::Error> {
+    let pdu = match request {
+        Request::Get(oids) => {
+            let refs: Vec<&Oid> = oids.iter().collect();
+            session.get_many(&refs).await
+        }
+        Request::GetNext(oid) => session.getnext(oid).await,
+        Request::GetBulk(oids, repetitions) => {
+            let refs: Vec<&Oid> = oids.iter().collect();
+            session.getbulk(&refs, 0, *repetitions).await
+        }
+    }?;
+    if pdu.error_status != 0 {
+        return Ok(Err(DeviceError::AgentError {
+            status: pdu.error_status,
+            index: pdu.error_index,
+        }));
+    }
+    let mut count = 0u64;
+    for (oid, value) in pdu.varbinds {
+        decode_arcs(oid.as_bytes(), arcs);
+        visit(arcs, &value);
+        count += 1;
+    }
+    Ok(Ok(count))
 }
 
 #[cfg(test)]
