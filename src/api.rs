@@ -14,6 +14,7 @@ mod library_errors;
 mod nodes;
 mod olts;
 mod onu_actions;
+pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
 pub mod onus;
 mod optics;
@@ -424,6 +425,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(audit::router())
         .merge(events::router())
         .merge(event_stream::router())
+        .merge(webhooks::router())
         .merge(whoami::router());
     let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)

@@ -67,6 +67,9 @@ impl App {
             (rate_limits, events),
             inventory,
         );
+        let webhooks = crate::webhooks::resolve(&state.config.webhooks)
+            .with_context(|| format!("config {}", config_name(&state.config)))?;
+        state.webhooks.apply(&state, webhooks)?;
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
             format!(
@@ -137,6 +140,7 @@ impl App {
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
+        state.webhooks.stop();
         state.events.stop().await;
         state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
@@ -166,6 +170,14 @@ fn load_keys(config: &Config, records: &Records) -> anyhow::Result<KeyRing> {
         );
     }
     Ok(keys)
+}
+
+/// The config file's name for messages, or `(built in)`.
+fn config_name(config: &Config) -> String {
+    config
+        .source
+        .as_ref()
+        .map_or_else(|| "(built in)".into(), |p| p.display().to_string())
 }
 
 /// What every OLT actor polls with, from `[polling]`, `[optics]` and `[backup]`.

@@ -42,6 +42,11 @@ pub struct Config {
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
     pub events: crate::events::EventsConfig,
+    /// `[[webhooks]]` (SPEC §9): where events are POSTed, signed.
+    pub webhooks: Vec<crate::webhooks::WebhookConfig>,
+    /// The file this was loaded from (SIGHUP reads it again); not a key.
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
 }
 
 /// How long HTTP clients may hold a connection without using it, and how many may be
@@ -186,6 +191,8 @@ impl Default for Config {
             audit: Audit::default(),
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
+            webhooks: Vec::new(),
+            source: None,
         }
     }
 }
@@ -273,7 +280,7 @@ impl Config {
         if !path.is_file() {
             bail!("config {}: no such file", path.display());
         }
-        let config: Config = Figment::from(Serialized::defaults(Config::default()))
+        let mut config: Config = Figment::from(Serialized::defaults(Config::default()))
             .merge(Toml::file_exact(path))
             .merge(Env::prefixed("PONKEEPER_").split("__"))
             .extract()
@@ -281,6 +288,7 @@ impl Config {
         config
             .validate()
             .with_context(|| format!("config {}", path.display()))?;
+        config.source = Some(path.to_path_buf());
         Ok(config)
     }
 
@@ -331,6 +339,7 @@ impl Config {
             }
         }
         self.events.validate()?;
+        crate::webhooks::resolve(&self.webhooks)?;
         let mut names = std::collections::HashSet::new();
         for key in &self.api_keys {
             let at = format!("api_keys entry `{}`", key.name);

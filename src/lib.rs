@@ -35,3 +35,4 @@ pub mod rate_limit;
 pub mod records;
 pub mod state;
 pub mod ui;
+pub mod webhooks;
