@@ -96,6 +96,7 @@ impl App {
         let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
         let housekeeping_task = tokio::spawn(housekeeping(state.clone()));
         let key_use_task = tokio::spawn(save_key_use(state.clone()));
+        let trap_task = crate::traps::start(&state).await?;
 
         let router = crate::api::router(state.clone());
         let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -134,6 +135,9 @@ impl App {
 
         // Abort, then await, so each task's state (a store handle among it) is gone
         // before the store is flushed and the caller may open it again.
+        if let Some(task) = trap_task {
+            task.abort();
+        }
         for task in [admin_task, reload_task, housekeeping_task, key_use_task] {
             task.abort();
             let _ = task.await;

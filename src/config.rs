@@ -44,6 +44,8 @@ pub struct Config {
     pub events: crate::events::EventsConfig,
     /// `[[webhooks]]` (SPEC §9): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
+    /// `[traps]` (SPEC §9): SNMP traps that trigger a poll.
+    pub traps: crate::traps::TrapsConfig,
     /// The file this was loaded from (SIGHUP reads it again); not a key.
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -192,6 +194,7 @@ impl Default for Config {
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
             webhooks: Vec::new(),
+            traps: crate::traps::TrapsConfig::default(),
             source: None,
         }
     }
@@ -340,6 +343,9 @@ impl Config {
         }
         self.events.validate()?;
         crate::webhooks::resolve(&self.webhooks)?;
+        if self.traps.min_interval.is_zero() {
+            bail!("key `traps.min_interval`: must be above zero");
+        }
         let mut names = std::collections::HashSet::new();
         for key in &self.api_keys {
             let at = format!("api_keys entry `{}`", key.name);

@@ -124,6 +124,10 @@ struct SimOptions {
     /// `clear [TARGETS]`, `show`), one reply a line (`ok ...` or `error: ...`).
     #[arg(long, value_name = "PATH")]
     control: Option<PathBuf>,
+    /// Send an SNMPv2c trap to this address (ponkeeper's `traps.listen`) whenever an
+    /// OLT's ONUs go down or come back.
+    #[arg(long, value_name = "HOST:PORT")]
+    trap_target: Option<std::net::SocketAddr>,
 }
 
 fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
@@ -291,6 +295,9 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     })
     .await
     .map_err(|e| sim_start_error(e, &options))?;
+    if let Some(target) = options.trap_target {
+        fleet.send_traps_to(target);
+    }
     if let Some(spec) = &options.faults {
         fleet.apply_faults(spec)?;
         eprintln!("faults injected: {}", fleet.fault_spec());
