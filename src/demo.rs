@@ -1,8 +1,9 @@
 //! `ponkeeper demo`: the newcomer's first command. It starts a simulated, mixed fleet on
 //! loopback (real SNMP agents over UDP and SSH servers over TCP, ONUs that flap and
 //! drift, and a trap to the service on each change), writes the fleet's inventory,
-//! starts the service on it (traps on), creates one FULL and one READ_ONLY key, and prints the keys and curl lines to paste. Its data lives in a
-//! fresh temporary directory unless `--data-dir` names one. The simulated OLTs' SSH
+//! starts the service on it (traps on), creates one FULL and one READ_ONLY key, and
+//! prints the keys and curl lines to paste. Its data lives in a fresh temporary
+//! directory unless `--data-dir` names one. The simulated OLTs' SSH
 //! password is put in this process's environment (the variable the inventory names)
 //! before the service starts, so the actions work with nothing to set up.
 
