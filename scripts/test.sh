@@ -38,7 +38,7 @@ fi
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis, selenium' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis, selenium, standardwebhooks' >/dev/null 2>&1; then
     say "installing snmpsim, the MCP client and schemathesis into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt
@@ -54,6 +54,9 @@ say "cargo test"
 # actors/tests/fixtures.rs serves the .snmprec fixtures with this snmpsim.
 SNMPSIM_COMMAND="$(cd "$VENV/bin" && pwd)/snmpsim-command-responder"
 export SNMPSIM_COMMAND
+# tests/webhooks.rs runs scripts/webhook_receiver.py (PyPI standardwebhooks) with it.
+WEBHOOK_PYTHON="$(cd "$VENV/bin" && pwd)/python"
+export WEBHOOK_PYTHON
 # A plain `cargo test` skips (loudly) the tests whose outside tools are missing; here
 # everything was just installed, so a missing tool is a failure, never a silent skip.
 REQUIRE_TEST_TOOLS=1

@@ -15,6 +15,7 @@ mod library_errors;
 mod nodes;
 mod olts;
 mod onu_actions;
+pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
 pub mod onus;
 mod optics;
@@ -427,6 +428,7 @@ fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(audit::router())
         .merge(events::router())
         .merge(event_stream::router())
+        .merge(webhooks::router())
         .merge(whoami::router())
         .merge(host_keys::router());
     let (api, mut openapi) = OpenApiRouter::with_openapi(doc::ApiDoc::openapi())

@@ -68,6 +68,9 @@ impl App {
             (rate_limits, events),
             inventory,
         );
+        let webhooks = crate::webhooks::resolve(&state.config.webhooks)
+            .with_context(|| format!("config {}", config_name(&state.config)))?;
+        state.webhooks.apply(&state, webhooks)?;
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
             format!(
@@ -94,6 +97,7 @@ impl App {
         let reload_task = tokio::spawn(reload_on_sighup(state.clone()));
         let housekeeping_task = tokio::spawn(housekeeping(state.clone()));
         let key_use_task = tokio::spawn(save_key_use(state.clone()));
+        let trap_task = crate::traps::start(&state).await?;
 
         let router = crate::api::router(state.clone());
         let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -132,12 +136,16 @@ impl App {
 
         // Abort, then await, so each task's state (a store handle among it) is gone
         // before the store is flushed and the caller may open it again.
+        if let Some(task) = trap_task {
+            task.abort();
+        }
         for task in [admin_task, reload_task, housekeeping_task, key_use_task] {
             task.abort();
             let _ = task.await;
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.fleet.shutdown().await;
+        state.webhooks.stop();
         state.events.stop().await;
         state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;
@@ -195,6 +203,14 @@ fn load_keys(config: &Config, records: &Records) -> anyhow::Result<KeyRing> {
         );
     }
     Ok(keys)
+}
+
+/// The config file's name for messages, or `(built in)`.
+fn config_name(config: &Config) -> String {
+    config
+        .source
+        .as_ref()
+        .map_or_else(|| "(built in)".into(), |p| p.display().to_string())
 }
 
 /// What every OLT actor polls with, from `[polling]`, `[optics]` and `[backup]`.

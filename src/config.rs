@@ -42,6 +42,13 @@ pub struct Config {
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
     pub events: crate::events::EventsConfig,
+    /// `[[webhooks]]` (SPEC §9): where events are POSTed, signed.
+    pub webhooks: Vec<crate::webhooks::WebhookConfig>,
+    /// `[traps]` (SPEC §9): SNMP traps that trigger a poll.
+    pub traps: crate::traps::TrapsConfig,
+    /// The file this was loaded from (SIGHUP reads it again); not a key.
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
 }
 
 /// How long HTTP clients may hold a connection without using it, and how many may be
@@ -186,6 +193,9 @@ impl Default for Config {
             audit: Audit::default(),
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
+            webhooks: Vec::new(),
+            traps: crate::traps::TrapsConfig::default(),
+            source: None,
         }
     }
 }
@@ -273,7 +283,7 @@ impl Config {
         if !path.is_file() {
             bail!("config {}: no such file", path.display());
         }
-        let config: Config = Figment::from(Serialized::defaults(Config::default()))
+        let mut config: Config = Figment::from(Serialized::defaults(Config::default()))
             .merge(Toml::file_exact(path))
             .merge(Env::prefixed("PONKEEPER_").split("__"))
             .extract()
@@ -281,6 +291,7 @@ impl Config {
         config
             .validate()
             .with_context(|| format!("config {}", path.display()))?;
+        config.source = Some(path.to_path_buf());
         Ok(config)
     }
 
@@ -331,6 +342,10 @@ impl Config {
             }
         }
         self.events.validate()?;
+        crate::webhooks::resolve(&self.webhooks)?;
+        if self.traps.min_interval.is_zero() {
+            bail!("key `traps.min_interval`: must be above zero");
+        }
         let mut names = std::collections::HashSet::new();
         for key in &self.api_keys {
             let at = format!("api_keys entry `{}`", key.name);

@@ -1,8 +1,9 @@
 //! `ponkeeper demo`: the newcomer's first command. It starts a simulated, mixed fleet on
 //! loopback (real SNMP agents over UDP and SSH servers over TCP, ONUs that flap and
-//! drift), writes the fleet's inventory, starts the service on it, creates one FULL and
-//! one READ_ONLY key, and prints the keys and curl lines to paste. Its data lives in a
-//! fresh temporary directory unless `--data-dir` names one. The simulated OLTs' SSH
+//! drift, and a trap to the service on each change), writes the fleet's inventory,
+//! starts the service on it (traps on), creates one FULL and one READ_ONLY key, and
+//! prints the keys and curl lines to paste. Its data lives in a fresh temporary
+//! directory unless `--data-dir` names one. The simulated OLTs' SSH
 //! password is put in this process's environment (the variable the inventory names)
 //! before the service starts, so the actions work with nothing to set up.
 
@@ -99,7 +100,7 @@ fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
 }
 
 pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
-    let fleet = start_fleet(&options).await?;
+    let mut fleet = start_fleet(&options).await?;
 
     let temp_dir;
     let data_dir = match options.data_dir {
@@ -121,6 +122,13 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         ..Config::default()
     };
     config.polling.interval = options.poll_interval;
+    // The simulator traps each ONU change to the service, which polls at once: the demo's
+    // events arrive within seconds, not a poll interval.
+    let traps = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|probe| probe.local_addr())
+        .context("cannot pick a UDP port for the demo's traps")?;
+    config.traps.listen = Some(traps);
+    fleet.send_traps_to(traps);
     config.validate()?;
 
     let listener = TcpListener::bind(options.listen).await.with_context(|| {

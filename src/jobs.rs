@@ -2,7 +2,7 @@
 //! shutdown: saving when each key was last used ([`save_key_use`]), pruning stored
 //! history, audit entries and config versions past their retention and keeping the data files private ([`housekeeping`],
 //! [`prune_history`]), and reloading the
-//! inventory on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
+//! inventory and the webhooks on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
 use crate::state::{AppState, ReloadError};
 
@@ -116,7 +116,8 @@ async fn prune_records(
     Ok(())
 }
 
-/// Reloads the inventory on SIGHUP (SPEC §2); a bad file is logged and the old one stays.
+/// Reloads the inventory and the webhooks on SIGHUP (SPEC §2, §9); a bad file is logged and
+/// the old one stays.
 pub async fn reload_on_sighup(state: AppState) {
     use tokio::signal::unix::{signal, SignalKind};
     let Ok(mut hangups) = signal(SignalKind::hangup()) else {
@@ -130,6 +131,13 @@ pub async fn reload_on_sighup(state: AppState) {
             Err(ReloadError::Invalid(e) | ReloadError::Fleet(e)) => {
                 tracing::error!(error = %e, "SIGHUP: inventory refused, the old one stays")
             }
+        }
+        match crate::webhooks::reload(&state) {
+            Ok(count) => tracing::info!(webhooks = count, "SIGHUP: webhooks reloaded"),
+            Err(e) => tracing::error!(
+                error = format!("{e:#}"),
+                "SIGHUP: config refused, the webhooks stay as they were"
+            ),
         }
     }
 }

@@ -34,4 +34,6 @@ pub mod metrics;
 pub mod rate_limit;
 pub mod records;
 pub mod state;
+pub mod traps;
 pub mod ui;
+pub mod webhooks;

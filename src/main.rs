@@ -128,6 +128,10 @@ struct SimOptions {
     /// that polls over v3 with the passwords in $SIM_SNMP_AUTH and $SIM_SNMP_PRIV.
     #[arg(long, value_name = "USER:AUTHPASS:PRIVPASS")]
     snmp_v3: Option<ponkeeper_actors::sim::usm::SimUsmUser>,
+    /// Send an SNMPv2c trap to this address (ponkeeper's `traps.listen`) whenever an
+    /// OLT's ONUs go down or come back.
+    #[arg(long, value_name = "HOST:PORT")]
+    trap_target: Option<std::net::SocketAddr>,
 }
 
 fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
@@ -299,6 +303,9 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     )
     .await
     .map_err(|e| sim_start_error(e, &options))?;
+    if let Some(target) = options.trap_target {
+        fleet.send_traps_to(target);
+    }
     if let Some(spec) = &options.faults {
         fleet.apply_faults(spec)?;
         eprintln!("faults injected: {}", fleet.fault_spec());

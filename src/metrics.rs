@@ -24,6 +24,9 @@
 //! | `ponkeeper_runtime_alive_tasks` | gauge | |
 //! | `ponkeeper_poll_failures_total` | counter | `kind` = timeout, deadline, unreachable, agent_error, protocol |
 //! | `ponkeeper_snmp_timeouts_total` | counter | (each SNMP request attempt without an answer) |
+//! | `ponkeeper_webhook_deliveries_total` | counter | `webhook`, `outcome` = delivered, failed (each attempt) |
+//! | `ponkeeper_webhook_lag` | gauge | `webhook` (events logged after its cursor) |
+//! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, malformed |
 //!
 //! The node and worst-signal series are in [`fleet_series`]. The failure counters are
 //! registered at 0 when the recorder is installed, so a dashboard finds them before the

@@ -38,6 +38,8 @@ pub struct Shared {
     pub rate_limits: RateLimits,
     /// The event log (SPEC §9).
     pub events: ponkeeper_actors::events::EventLog,
+    /// The running webhooks (SPEC §9), started by `App::start`, replaced on SIGHUP.
+    pub webhooks: crate::webhooks::Webhooks,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -76,6 +78,7 @@ impl AppState {
                 keys,
                 rate_limits,
                 events,
+                webhooks: crate::webhooks::Webhooks::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }

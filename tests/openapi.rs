@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 const SPEC_ENDPOINTS: &[&str] = &[
     "GET /events",
     "GET /events/stream",
+    "GET /webhooks",
     "GET /olts",
     "GET /olts/{id}",
     "GET /olts/{id}/onus",

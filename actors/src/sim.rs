@@ -43,6 +43,7 @@ mod mib;
 mod model;
 mod provisioning;
 mod ssh;
+mod traps;
 pub mod usm;
 mod vendor;
 
@@ -386,6 +387,13 @@ impl SimFleet {
         self.olt(olt_id)
             .map(|olt| lock(&olt.shared).expected_onus(olt.vendor))
             .unwrap_or_default()
+    }
+
+    /// Sends an SNMPv2c trap to `target` whenever one OLT's online ONUs change
+    /// (`sim --trap-target`; see `sim/traps.rs`).
+    pub fn send_traps_to(&mut self, target: SocketAddr) {
+        let olts = self.olts.iter().map(|olt| olt.shared.clone()).collect();
+        self.tasks.spawn(traps::send_traps(olts, self.bind, target));
     }
 
     /// Takes the ONU with `serial` offline (loss of signal) or brings it back, as a cut
