@@ -255,4 +255,37 @@ mod tests {
         assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300]);
         assert_eq!(backoff(u32::MAX), BACKOFF_CAP);
     }
+
+    /// An `https://` receiver gets a TLS handshake (rustls, the system's CA roots): a
+    /// plain-HTTP listener behind an https URL fails the handshake, where a client built
+    /// without TLS would refuse the scheme outright.
+    #[tokio::test]
+    async fn https_receivers_are_spoken_to_over_tls() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let first_bytes = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.expect("accept");
+            let mut hello = [0u8; 3];
+            socket.read_exact(&mut hello).await.expect("read");
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\n\r\n").await;
+            hello
+        });
+        let error = client()
+            .expect("client")
+            .post(format!("https://{addr}/hook"))
+            .body("{}")
+            .send()
+            .await
+            .expect_err("no TLS behind it");
+        // A TLS ClientHello: handshake record (22), version 3.x.
+        let hello = tokio::time::timeout(Duration::from_secs(5), first_bytes)
+            .await
+            .expect("the client connected")
+            .expect("task");
+        assert_eq!(hello[..2], [22, 3]);
+        assert!(error.is_connect() || error.is_request(), "{error:?}");
+    }
 }
