@@ -141,17 +141,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let app = App::start(config).await?;
 
     let state = &app.state;
-    let full = keys::replace(&state.records, &state.keys, "demo-full", AccessLevel::Full)
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let read_only = keys::replace(
-        &state.records,
-        &state.keys,
-        "demo-read-only",
-        AccessLevel::ReadOnly,
-    )
-    .await
-    .map_err(|e| anyhow::anyhow!(e))?;
+    let (full, read_only) = demo_keys(state).await?;
 
     // Give the first polls a moment so the curl lines show real data at once.
     first_polls(state, options.poll_interval).await;
@@ -183,6 +173,18 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     app.serve(listener, shutdown_signal()).await?;
     fleet.shutdown().await;
     Ok(())
+}
+
+/// The demo's FULL and READ_ONLY keys, made afresh at each start.
+async fn demo_keys(state: &crate::state::AppState) -> anyhow::Result<(String, String)> {
+    let make = |name: &'static str, level| async move {
+        keys::replace(&state.records, &state.keys, name, level)
+            .await
+            .map_err(|e| anyhow::anyhow!(e))
+    };
+    let full = make("demo-full", AccessLevel::Full).await?;
+    let read_only = make("demo-read-only", AccessLevel::ReadOnly).await?;
+    Ok((full, read_only))
 }
 
 /// Writes the fleet's inventory, with the demo's СЗО objects, into `data_dir`, readable
