@@ -14,11 +14,9 @@ use ponkeeper_actors::olt::PollSettings;
 use ponkeeper_actors::poller::PolledOnu;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A fixture's `.expected.json`.
 #[derive(Debug, serde::Deserialize)]
@@ -34,10 +32,6 @@ struct Expected {
     warnings: Vec<String>,
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn our_fixtures() -> PathBuf {
     repo().join("tests/fixtures")
 }
@@ -46,81 +40,9 @@ fn our_fixtures() -> PathBuf {
 #[allow(dead_code)]
 mod tools;
 
-/// snmpsim's responder: `SNMPSIM_COMMAND`, else the one `scripts/test.sh` puts in `.venv`.
-fn snmpsim_binary() -> PathBuf {
-    match std::env::var_os("SNMPSIM_COMMAND") {
-        Some(path) => PathBuf::from(path),
-        None => repo().join(".venv/bin/snmpsim-command-responder"),
-    }
-}
-
-/// A running snmpsim serving one fixture as community `public`; killed on drop.
-struct Snmpsim {
-    child: Child,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Snmpsim {
-    fn start(fixture: &Path) -> Snmpsim {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let data = dir.path().join("data");
-        std::fs::create_dir_all(&data).expect("data dir");
-        std::fs::copy(fixture, data.join("public.snmprec"))
-            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", fixture.display()));
-        let probe = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
-        let addr = probe.local_addr().expect("its address");
-        drop(probe);
-        let child = Command::new(snmpsim_binary())
-            .env("SNMPSIM_ALLOW_ROOT", "true")
-            .arg(format!("--data-dir={}", data.display()))
-            .arg(format!("--agent-udpv4-endpoint={addr}"))
-            .arg(format!(
-                "--cache-dir={}",
-                dir.path().join("cache").display()
-            ))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("snmpsim starts");
-        Snmpsim {
-            child,
-            addr,
-            _dir: dir,
-        }
-    }
-
-    /// Waits until the agent answers a GET of sysName.0.
-    async fn ready(&mut self) {
-        let started = Instant::now();
-        let sys_name = snmp2::Oid::from(&[1u64, 3, 6, 1, 2, 1, 1, 5, 0]).expect("oid");
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("snmpsim exited with {status} before answering");
-            }
-            if let Ok(mut session) = snmp2::AsyncSession::new_v2c(self.addr, b"public", 0).await {
-                let answer =
-                    tokio::time::timeout(Duration::from_millis(300), session.get(&sys_name)).await;
-                if matches!(answer, Ok(Ok(_))) {
-                    return;
-                }
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "snmpsim did not answer on {} within a minute",
-                self.addr
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-}
-
-impl Drop for Snmpsim {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+#[path = "common/snmpsim.rs"]
+mod snmpsim;
+use snmpsim::{repo, snmpsim_binary, Snmpsim};
 
 fn settings() -> PollSettings {
     PollSettings {
@@ -154,7 +76,7 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
     let expected: Expected = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not valid: {e}", expected_path.display()));
 
-    let mut agent = Snmpsim::start(&snmprec);
+    let mut agent = Snmpsim::start(&snmprec, &[]);
     agent.ready().await;
 
     let inventory = Inventory {

@@ -14,101 +14,41 @@ use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::inventory::{AuthProtocol, PrivProtocol, SnmpSpec, SnmpVersion};
 use ponkeeper_actors::profile::{std_oids, Profile};
 use ponkeeper_actors::snmp::{ClientSettings, DeviceError, SnmpClient};
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 #[path = "../../tests/common/tools.rs"]
 #[allow(dead_code)]
 mod tools;
 
+#[path = "common/snmpsim.rs"]
+mod snmpsim;
+use snmpsim::{repo, snmpsim_binary, Snmpsim};
+
 const USER: &str = "pk";
 const AUTH: &str = "pk-auth-pass";
 const PRIV: &str = "pk-priv-pass";
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn snmpsim_binary() -> PathBuf {
-    match std::env::var_os("SNMPSIM_COMMAND") {
-        Some(path) => PathBuf::from(path),
-        None => repo().join(".venv/bin/snmpsim-command-responder"),
-    }
-}
-
-/// snmpsim serving `fixture` to community `public` and to the v3 user; killed on drop.
-struct Snmpsim {
-    child: Child,
-    addr: SocketAddr,
-    _dir: tempfile::TempDir,
-}
-
-impl Snmpsim {
-    fn start(fixture: &str) -> Snmpsim {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let data = dir.path().join("data");
-        std::fs::create_dir_all(&data).expect("data dir");
-        std::fs::copy(
-            repo()
-                .join("tests/fixtures")
-                .join(format!("{fixture}.snmprec")),
-            data.join("public.snmprec"),
-        )
-        .expect("fixture copied");
-        let probe = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
-        let addr = probe.local_addr().expect("its address");
-        drop(probe);
-        // Each engine's options follow its --v3-engine-id.
-        let child = Command::new(snmpsim_binary())
-            .env("SNMPSIM_ALLOW_ROOT", "true")
-            .arg(format!(
-                "--cache-dir={}",
-                dir.path().join("cache").display()
-            ))
-            .arg("--v3-engine-id=auto")
-            .arg(format!("--data-dir={}", data.display()))
-            .arg(format!("--agent-udpv4-endpoint={addr}"))
-            .args(["--v3-user", USER, "--v3-auth-key", AUTH])
-            .args(["--v3-auth-proto", "SHA256", "--v3-priv-key", PRIV])
-            .args(["--v3-priv-proto", "AES"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("snmpsim starts");
-        Snmpsim {
-            child,
-            addr,
-            _dir: dir,
-        }
-    }
-
-    async fn ready(&mut self) {
-        let started = Instant::now();
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("snmpsim exited with {status} before answering");
-            }
-            let mut client = SnmpClient::new(self.addr, "public", SnmpVersion::V2c, settings());
-            if client.get(&[std_oids::SYS_NAME]).await.is_ok() {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "snmpsim did not answer on {} within a minute",
-                self.addr
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    }
-}
-
-impl Drop for Snmpsim {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// snmpsim serving `fixture` to community `public` and to the v3 user (SHA-256 + AES).
+fn v3_snmpsim(fixture: &str) -> Snmpsim {
+    let file = repo()
+        .join("tests/fixtures")
+        .join(format!("{fixture}.snmprec"));
+    Snmpsim::start(
+        &file,
+        &[
+            "--v3-user",
+            USER,
+            "--v3-auth-key",
+            AUTH,
+            "--v3-auth-proto",
+            "SHA256",
+            "--v3-priv-key",
+            PRIV,
+            "--v3-priv-proto",
+            "AES",
+        ],
+    )
 }
 
 fn settings() -> ClientSettings {
@@ -149,7 +89,7 @@ async fn v3_auth_priv_reads_what_v2c_reads() {
     if !snmpsim_present("v3_auth_priv_reads_what_v2c_reads") {
         return;
     }
-    let mut agent = Snmpsim::start("huawei-ma5800");
+    let mut agent = v3_snmpsim("huawei-ma5800");
     agent.ready().await;
     // ifName and Huawei's whole GPON subtree as one column: several GETBULKs.
     let huawei_gpon: &[u32] = &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2];
@@ -199,7 +139,7 @@ async fn wrong_credentials_fail_promptly_and_say_so() {
     if !snmpsim_present("wrong_credentials_fail_promptly_and_say_so") {
         return;
     }
-    let mut agent = Snmpsim::start("zte-c320");
+    let mut agent = v3_snmpsim("zte-c320");
     agent.ready().await;
     for (tag, user, auth, privacy) in [
         ("BADAUTH", USER, "wrong-password", PRIV),
