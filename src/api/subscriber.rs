@@ -30,14 +30,26 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct SubscriberBody {
     /// The billing contract.
-    #[schema(example = "Д-2024/117", max_length = 256)]
+    #[schema(
+        example = "Д-2024/117",
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     contract: Option<String>,
     /// The subscriber's name.
-    #[schema(example = "Иванов Иван Иванович", max_length = 256)]
+    #[schema(
+        example = "Иванов Иван Иванович",
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     name: Option<String>,
-    #[schema(example = "ул. Ленина, 1, кв. 5", max_length = 256)]
+    #[schema(
+        example = "ул. Ленина, 1, кв. 5",
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     address: Option<String>,
-    #[schema(max_length = 256)]
+    #[schema(max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")]
     note: Option<String>,
 }
 
@@ -136,6 +148,31 @@ mod tests {
             "{error:?}"
         );
         assert!(body(&"я".repeat(FIELD_MAX)).checked().is_ok());
+    }
+
+    /// The document's pattern for each field admits exactly the characters the service
+    /// takes, so a client (or schemathesis) that follows the document is never refused.
+    #[test]
+    fn the_documented_pattern_is_what_the_service_takes() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(SubscriberBody::schema()).expect("schema");
+        for name in ["contract", "name", "address", "note"] {
+            let pattern = schema["properties"][name]["pattern"]
+                .as_str()
+                .expect("a pattern");
+            let pattern = regex::Regex::new(pattern).expect("a regex");
+            let samples = (0..0x3000).chain([0xFEFF, 0x1F600, 0x10FFFF]);
+            for c in samples.filter_map(char::from_u32) {
+                let text = c.to_string();
+                let taken = field(name, Some(text.clone())).is_ok();
+                assert_eq!(
+                    pattern.is_match(&text),
+                    taken,
+                    "{name}: U+{:04X}",
+                    u32::from(c)
+                );
+            }
+        }
     }
 
     #[test]
