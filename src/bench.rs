@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub mod baseline_http;
+pub mod events;
 pub mod isolation;
 pub mod progress;
 pub mod restart;

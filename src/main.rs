@@ -80,6 +80,9 @@ enum Command {
 enum BenchKind {
     /// Full poll cycles of a simulated fleet through the real actors, with baselines.
     Poll(ponkeeper::bench::PollBenchOptions),
+    /// Events end to end through the real `serve`: E1 trap to stream, E2 fan-out to
+    /// stream subscribers, E3 `kill -9` under webhook delivery.
+    Events(ponkeeper::bench::events::EventBenchOptions),
     /// The A1 baseline for benches/api_load.sh: a bare axum handler, constant JSON.
     #[command(hide = true)]
     BaselineHttp {
@@ -226,6 +229,25 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Bench {
             kind: BenchKind::BaselineHttp { listen },
         } => ponkeeper::bench::baseline_http::serve(listen).await,
+        Command::Bench {
+            kind: BenchKind::Events(options),
+        } => {
+            let json = options.json;
+            let result = ponkeeper::bench::events::run(options).await?;
+            if !json {
+                println!(
+                    "E1 {:.0} ms (median), E2 {:.0} ms for {} subscribers, E3 {} events: {} lost, in order: {}",
+                    result.e1_ms_median,
+                    result.e2_ms,
+                    result.e2_subscribers,
+                    result.e3.events,
+                    result.e3.lost,
+                    result.e3.in_order
+                );
+            }
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
         Command::Bench {
             kind: BenchKind::Poll(options),
         } => {

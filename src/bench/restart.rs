@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 pub const RESTARTS: usize = 3;
 
 /// The service child; killed when dropped (after a graceful stop, nothing is left).
-struct ServeProcess(tokio::process::Child);
+pub(super) struct ServeProcess(pub(super) tokio::process::Child);
 
 impl Drop for ServeProcess {
     fn drop(&mut self) {
@@ -62,7 +62,7 @@ pub async fn measure(
             max = olts.max(500),
         ),
     )?;
-    let key = create_key(&exe, &config).await?;
+    let key = create_key(&exe, &config, &[]).await?;
     let client = reqwest::Client::new();
     let url = format!(
         "http://127.0.0.1:{port}{}/olts?size={}",
@@ -116,12 +116,18 @@ pub async fn measure(
     })
 }
 
-/// A FULL key for the benchmark, made with `ponkeeper keys create` on `config`'s store.
-async fn create_key(exe: &Path, config: &Path) -> anyhow::Result<String> {
+/// A FULL key for the benchmark, made with `ponkeeper keys create` on `config`'s store
+/// (`env` holds what the configuration needs, such as webhook secrets).
+pub(super) async fn create_key(
+    exe: &Path,
+    config: &Path,
+    env: &[(&str, &str)],
+) -> anyhow::Result<String> {
     let key = tokio::process::Command::new(exe)
         .args(["keys", "create", "--name", "bench", "--level", "FULL"])
         .arg("--config")
         .arg(config)
+        .envs(env.iter().copied())
         .stderr(Stdio::null())
         .output()
         .await
@@ -134,11 +140,25 @@ async fn create_key(exe: &Path, config: &Path) -> anyhow::Result<String> {
 
 /// Starts `serve`; its log goes to `serve.log` beside the configuration.
 fn spawn(exe: &Path, config: &Path) -> anyhow::Result<ServeProcess> {
-    let log = std::fs::File::create(config.with_file_name("serve.log"))?;
+    spawn_with(exe, config, &[])
+}
+
+/// Starts `serve` with `env` added to its environment; its log is appended to
+/// `serve.log` beside the configuration.
+pub(super) fn spawn_with(
+    exe: &Path,
+    config: &Path,
+    env: &[(&str, &str)],
+) -> anyhow::Result<ServeProcess> {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(config.with_file_name("serve.log"))?;
     let child = tokio::process::Command::new(exe)
         .arg("serve")
         .arg("--config")
         .arg(config)
+        .envs(env.iter().copied())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(log)
@@ -164,7 +184,7 @@ where
 }
 
 /// SIGTERM, then wait for the exit (the store is flushed on the way out).
-async fn stop(serve: &mut ServeProcess) -> anyhow::Result<()> {
+pub(super) async fn stop(serve: &mut ServeProcess) -> anyhow::Result<()> {
     if let Some(pid) = serve.0.id() {
         tokio::process::Command::new("kill")
             .args(["-TERM", &pid.to_string()])
@@ -180,7 +200,7 @@ async fn stop(serve: &mut ServeProcess) -> anyhow::Result<()> {
     }
 }
 
-fn free_port() -> anyhow::Result<u16> {
+pub(super) fn free_port() -> anyhow::Result<u16> {
     let socket = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(socket.local_addr()?.port())
 }
