@@ -226,50 +226,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
         }
         Command::Demo(options) => demo::run(options).await,
         Command::Sim(options) => simulate(options).await,
-        Command::Bench {
-            kind: BenchKind::BaselineHttp { listen },
-        } => ponkeeper::bench::baseline_http::serve(listen).await,
-        Command::Bench {
-            kind: BenchKind::Events(options),
-        } => {
-            let json = options.json;
-            let result = ponkeeper::bench::events::run(options).await?;
-            if !json {
-                println!(
-                    "E1 {:.0} ms (median), E2 {:.0} ms for {} subscribers, E3 {} events: {} lost, in order: {}",
-                    result.e1_ms_median,
-                    result.e2_ms,
-                    result.e2_subscribers,
-                    result.e3.events,
-                    result.e3.lost,
-                    result.e3.in_order
-                );
-            }
-            println!("{}", serde_json::to_string(&result)?);
-            Ok(())
-        }
-        Command::Bench {
-            kind: BenchKind::Poll(options),
-        } => {
-            let json = options.json;
-            let result = ponkeeper::bench::poll(options).await?;
-            if json {
-                println!("{}", serde_json::to_string(&result)?);
-            } else {
-                println!(
-                    "{} OLTs, {} ONUs: median cycle {:.2} s over {} cycles, {:.2} s CPU a cycle, {:.0} varbinds/s, RSS {} MB",
-                    result.olts,
-                    result.onus,
-                    result.cycle_seconds_median,
-                    result.cycles,
-                    result.poller_cpu_seconds,
-                    result.varbinds_per_second,
-                    result.rss_bytes / 1_000_000
-                );
-                println!("{}", serde_json::to_string_pretty(&result)?);
-            }
-            Ok(())
-        }
+        Command::Bench { kind } => bench(kind).await,
         Command::Mcp { url, api_key } => ponkeeper::mcp::serve_stdio(&url, &api_key).await,
         Command::Backup { config, out } => {
             let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out).await?;
@@ -294,6 +251,50 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
+    }
+}
+
+/// `ponkeeper bench …`: runs one benchmark and prints its figures on stdout.
+async fn bench(kind: BenchKind) -> anyhow::Result<()> {
+    match kind {
+        BenchKind::BaselineHttp { listen } => ponkeeper::bench::baseline_http::serve(listen).await,
+        BenchKind::Events(options) => {
+            let json = options.json;
+            let result = ponkeeper::bench::events::run(options).await?;
+            if !json {
+                println!(
+                    "E1 {:.0} ms (median), E2 {:.0} ms for {} subscribers, E3 {} events: {} lost, in order: {}",
+                    result.e1_ms_median,
+                    result.e2_ms,
+                    result.e2_subscribers,
+                    result.e3.events,
+                    result.e3.lost,
+                    result.e3.in_order
+                );
+            }
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
+        BenchKind::Poll(options) => {
+            let json = options.json;
+            let result = ponkeeper::bench::poll(options).await?;
+            if json {
+                println!("{}", serde_json::to_string(&result)?);
+            } else {
+                println!(
+                    "{} OLTs, {} ONUs: median cycle {:.2} s over {} cycles, {:.2} s CPU a cycle, {:.0} varbinds/s, RSS {} MB",
+                    result.olts,
+                    result.onus,
+                    result.cycle_seconds_median,
+                    result.cycles,
+                    result.poller_cpu_seconds,
+                    result.varbinds_per_second,
+                    result.rss_bytes / 1_000_000
+                );
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            }
+            Ok(())
+        }
     }
 }
 
