@@ -20,7 +20,7 @@ fn disabled_olts(count: u32) -> Inventory {
             .map(|id| OltSpec {
                 id,
                 ip: [127, 0, 0, 1].into(),
-                vendor: Vendor::Huawei,
+                vendor: Vendor::Huawei.into(),
                 model: "MA5800-X7".into(),
                 city: "Kazan".into(),
                 node: None,

@@ -52,7 +52,7 @@ fn summary(olt: u32, onus: &[Onu], at: chrono::DateTime<Utc>) -> OltSummary {
     OltSummary {
         id: olt,
         ip: [127, 0, 0, 1].into(),
-        vendor: Vendor::ALL[olt as usize % 3],
+        vendor: Some(Vendor::ALL[olt as usize % 3]),
         model: "MA5800-X7".into(),
         city: "Kazan".into(),
         node: Some(1 + olt % 50),

@@ -224,7 +224,7 @@ fn endpoint(olt: &OltSpec) -> SocketAddr {
 async fn netsnmp(olts: &[OltSpec]) -> anyhow::Result<f64> {
     let mut jobs = Vec::new();
     for olt in olts {
-        let profile = Profile::for_vendor(olt.vendor);
+        let profile = Profile::for_vendor(olt.vendor.fixed().context("a bench OLT's vendor")?);
         for column in columns(profile) {
             jobs.push((endpoint(olt), olt.snmp.community.clone(), oid_text(column)));
         }
@@ -268,7 +268,8 @@ async fn bare_loop(olts: &[OltSpec], settings: &PollSettings) -> anyhow::Result<
         .map(|olt| {
             let client_settings = client_settings.clone();
             async move {
-                let profile = Profile::for_vendor(olt.vendor);
+                let profile =
+                    Profile::for_vendor(olt.vendor.fixed().context("a bench OLT's vendor")?);
                 let mut client =
                     SnmpClient::for_olt(endpoint(&olt), olt.id, &olt.snmp, client_settings);
                 client

@@ -183,11 +183,11 @@ async fn answers_with_another_request_id_are_ignored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_answers_are_refused_without_taking_their_varbinds() {
-    // The first request of a poll is a GET of the system group (4 objects); the answer
+    // The first request of a poll is a GET of the system group (5 objects); the answer
     // brings some sixty 1 KB varbinds more. None of them reaches the ONU table (checked
     // in the course: totalOnu and the rest stay as they were).
     let offline =
-        failing_poll_course(Fault::Oversized, "GET of 4 objects answered with", |_| {}).await;
+        failing_poll_course(Fault::Oversized, "GET of 5 objects answered with", |_| {}).await;
     let last_error = offline["session"]["lastError"].as_str().expect("lastError");
     let count: u32 = last_error
         .rsplit("answered with ")

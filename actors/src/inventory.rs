@@ -128,7 +128,7 @@ pub struct NodeSpec {
 pub struct OltSpec {
     pub id: OltId,
     pub ip: IpAddr,
-    pub vendor: Vendor,
+    pub vendor: VendorSetting,
     pub model: String,
     pub city: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,6 +139,41 @@ pub struct OltSpec {
     pub snmp: SnmpSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssh: Option<SshSpec>,
+}
+
+/// `vendor` in the inventory: one of the vendors, or `auto` — read from the device's
+/// sysObjectID and sysDescr on the first good poll and kept in the store (SPEC §7,
+/// [`crate::profile::detection`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum VendorSetting {
+    Huawei,
+    Zte,
+    Bdcom,
+    Auto,
+}
+
+impl VendorSetting {
+    /// The vendor the inventory names; `None` for `auto`.
+    pub fn fixed(self) -> Option<Vendor> {
+        match self {
+            VendorSetting::Huawei => Some(Vendor::Huawei),
+            VendorSetting::Zte => Some(Vendor::Zte),
+            VendorSetting::Bdcom => Some(Vendor::Bdcom),
+            VendorSetting::Auto => None,
+        }
+    }
+}
+
+impl From<Vendor> for VendorSetting {
+    fn from(vendor: Vendor) -> VendorSetting {
+        match vendor {
+            Vendor::Huawei => VendorSetting::Huawei,
+            Vendor::Zte => VendorSetting::Zte,
+            Vendor::Bdcom => VendorSetting::Bdcom,
+        }
+    }
 }
 
 fn enabled_by_default() -> bool {

@@ -3,7 +3,8 @@
 //! values. It runs inside a poll task owned by the OLT actor, never inside a message
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
-use crate::domain::{DownCause, OnuStatus};
+use crate::domain::{DownCause, OnuStatus, Vendor};
+use crate::profile::detection::detect;
 use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -24,6 +25,8 @@ pub struct PollOutcome {
     /// What the poll could not place, counted and named (SPEC §7: nothing silent), e.g.
     /// `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`.
     pub warnings: Vec<String>,
+    /// The vendor whose profile read the device (for `vendor = "auto"`, the detected one).
+    pub vendor: Vendor,
 }
 
 /// One ONU as the device reported it (in the API's field names, so fixtures' expected
@@ -87,14 +90,41 @@ pub async fn read_system(client: &mut SnmpClient) -> Result<SystemGroup, DeviceE
             std_oids::SYS_DESCR,
             std_oids::SYS_UPTIME,
             std_oids::FIRMWARE,
+            std_oids::SYS_OBJECT_ID,
         ])
         .await?;
     Ok(SystemGroup(values))
 }
 
-/// The answer of [`read_system`]: sysName, sysDescr, sysUpTime and the firmware, in order.
+/// The answer of [`read_system`]: sysName, sysDescr, sysUpTime, the firmware and
+/// sysObjectID, in order.
 #[derive(Debug)]
 pub struct SystemGroup(Vec<SnmpValue>);
+
+impl SystemGroup {
+    /// The profile to poll with: `vendor`'s, or (`vendor = "auto"`, `None`) the one the
+    /// detection table picks from sysObjectID and sysDescr.
+    pub fn profile(&self, vendor: Option<Vendor>) -> Result<&'static Profile, DeviceError> {
+        if let Some(vendor) = vendor {
+            return Ok(Profile::for_vendor(vendor));
+        }
+        let sys_object_id = match self.0.get(4) {
+            Some(SnmpValue::ObjectIdentifier(oid)) => Some(oid.as_slice()),
+            _ => None,
+        };
+        let sys_descr = self.0.get(1).and_then(SnmpValue::as_text);
+        match detect(sys_object_id, sys_descr.as_deref()) {
+            Some(vendor) => Ok(Profile::for_vendor(vendor)),
+            None => Err(DeviceError::UnknownVendor {
+                sys_object_id: sys_object_id.map_or_else(
+                    || "(none)".to_string(),
+                    |oid| oid.iter().map(u32::to_string).collect::<Vec<_>>().join("."),
+                ),
+                sys_descr: sys_descr.unwrap_or_default(),
+            }),
+        }
+    }
+}
 
 /// The rest of a poll after [`read_system`]: IF-MIB, the VLANs and the ONU table.
 pub async fn poll_tables(
@@ -143,6 +173,7 @@ pub async fn poll_tables(
         onus: decoded.onus,
         vlans,
         warnings: decoded.warnings,
+        vendor: profile.vendor,
     })
 }
 

@@ -288,7 +288,7 @@ impl SimFleet {
                 OltSpec {
                     id: olt.id,
                     ip: self.bind,
-                    vendor: olt.vendor.profile.vendor,
+                    vendor: olt.vendor.profile.vendor.into(),
                     model: olt.vendor.model.to_string(),
                     city: city.to_string(),
                     node,

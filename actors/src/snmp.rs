@@ -29,17 +29,25 @@ pub enum DeviceError {
     /// SNMPv3: the agent refused the user or its keys (a USM report after discovery).
     #[error("authentication failed: wrong password or user")]
     AuthenticationFailed,
+    /// `vendor = "auto"`: no rule of the detection table matches what the device says
+    /// it is. It answers, so the OLT stays DEGRADED rather than going OFFLINE.
+    #[error("vendor not detected: sysObjectID {sys_object_id} and sysDescr {sys_descr:?} match no profile; set `vendor` in the inventory")]
+    UnknownVendor {
+        sys_object_id: String,
+        sys_descr: String,
+    },
 }
 
 impl DeviceError {
     /// Every [`DeviceError::kind`], for metrics registered before the first failure.
-    pub const KINDS: [&'static str; 6] = [
+    pub const KINDS: [&'static str; 7] = [
         "timeout",
         "deadline",
         "unreachable",
         "agent_error",
         "protocol",
         "authentication",
+        "unknown_vendor",
     ];
 
     /// The failure's kind as the `kind` label of `ponkeeper_poll_failures_total` says it.
@@ -51,6 +59,7 @@ impl DeviceError {
             DeviceError::AgentError { .. } => "agent_error",
             DeviceError::Protocol(_) => "protocol",
             DeviceError::AuthenticationFailed => "authentication",
+            DeviceError::UnknownVendor { .. } => "unknown_vendor",
         }
     }
 }

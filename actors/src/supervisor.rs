@@ -429,7 +429,7 @@ mod tests {
             olts: vec![OltSpec {
                 id: 7,
                 ip: [127, 0, 0, 1].into(),
-                vendor: Vendor::Huawei,
+                vendor: Vendor::Huawei.into(),
                 model: "MA5800-X7".into(),
                 city: "Kazan".into(),
                 node: None,

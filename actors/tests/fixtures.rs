@@ -9,7 +9,7 @@
 //! at it. Without it each test is skipped loudly (a failure under `REQUIRE_TEST_TOOLS`).
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
-use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec, SnmpVersion};
+use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec, SnmpVersion, VendorSetting};
 use ponkeeper_actors::olt::PollSettings;
 use ponkeeper_actors::poller::PolledOnu;
 use ponkeeper_actors::store::Store;
@@ -63,7 +63,9 @@ fn sorted(mut onus: Vec<PolledOnu>) -> Vec<PolledOnu> {
 }
 
 /// Serves `<dir>/<name>.snmprec` with snmpsim, polls it as one OLT through the real fleet
-/// and compares with `<dir>/<name>.expected.json`.
+/// and compares with `<dir>/<name>.expected.json` — once with the fixture's vendor in the
+/// inventory and once with `vendor = "auto"`, which must detect that vendor from the
+/// capture's own sysObjectID and sysDescr and poll exactly the same.
 async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
     let test = format!("{name} fixture polls as expected");
     if !tools::file(&test, "snmpsim", &snmpsim_binary()) {
@@ -78,26 +80,37 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
 
     let mut agent = Snmpsim::start(&snmprec, &[]);
     agent.ready().await;
+    for vendor in [expected.vendor.into(), VendorSetting::Auto] {
+        let olt = olt_spec(agent.addr, vendor, model);
+        polls_once(name, olt, &expected).await;
+    }
+}
 
+fn olt_spec(agent: std::net::SocketAddr, vendor: VendorSetting, model: &str) -> OltSpec {
+    OltSpec {
+        id: 1,
+        ip: agent.ip(),
+        vendor,
+        model: model.to_string(),
+        city: "Kazan".into(),
+        node: None,
+        enabled: true,
+        snmp: SnmpSpec {
+            port: agent.port(),
+            community: "public".into(),
+            version: SnmpVersion::V2c,
+            ..SnmpSpec::default()
+        },
+        ssh: None,
+    }
+}
+
+async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
+    let name = format!("{name} (vendor {:?})", olt.vendor);
     let inventory = Inventory {
         nodes: vec![],
         szo: vec![],
-        olts: vec![OltSpec {
-            id: 1,
-            ip: agent.addr.ip(),
-            vendor: expected.vendor,
-            model: model.to_string(),
-            city: "Kazan".into(),
-            node: None,
-            enabled: true,
-            snmp: SnmpSpec {
-                port: agent.addr.port(),
-                community: "public".into(),
-                version: SnmpVersion::V2c,
-                ..SnmpSpec::default()
-            },
-            ssh: None,
-        }],
+        olts: vec![olt],
     };
     let data = tempfile::tempdir().expect("tempdir");
     let store = Store::open(data.path()).expect("store");
@@ -113,6 +126,7 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
         "{name}: {:?}",
         detail.session
     );
+    assert_eq!(summary.vendor, Some(expected.vendor), "{name}: vendor");
 
     let polled: Vec<PolledOnu> = handle
         .onus()
@@ -121,7 +135,7 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
         .iter()
         .map(PolledOnu::from)
         .collect();
-    let (polled, wanted) = (sorted(polled), sorted(expected.onus));
+    let (polled, wanted) = (sorted(polled), sorted(expected.onus.clone()));
     assert_eq!(polled.len(), wanted.len(), "{name}: ONU count");
     for (got, want) in polled.iter().zip(&wanted) {
         assert_eq!(
@@ -169,4 +183,54 @@ async fn zte_c320_fixture_polls_as_expected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bdcom_p3310_fixture_polls_as_expected() {
     polls_as_expected(&our_fixtures(), "bdcom-p3310", "P3310").await;
+}
+
+/// `vendor = "auto"` against a device no detection rule knows (a Cisco router's system
+/// group, served by snmpsim): the OLT answers, so it is DEGRADED, never OFFLINE, with a
+/// `lastError` naming what it said, and nothing is polled with a guessed profile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_vendor_is_degraded_and_named() {
+    let test = "an unknown vendor is degraded and named";
+    if !tools::file(test, "snmpsim", &snmpsim_binary()) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snmprec = dir.path().join("cisco.snmprec");
+    std::fs::write(
+        &snmprec,
+        "1.3.6.1.2.1.1.1.0|4|Cisco IOS Software, C2960 Software\n\
+         1.3.6.1.2.1.1.2.0|6|1.3.6.1.4.1.9.1.716\n\
+         1.3.6.1.2.1.1.3.0|67|123456\n\
+         1.3.6.1.2.1.1.5.0|4|edge-1\n",
+    )
+    .expect("snmprec");
+    let mut agent = Snmpsim::start(&snmprec, &[]);
+    agent.ready().await;
+    let inventory = Inventory {
+        nodes: vec![],
+        szo: vec![],
+        olts: vec![olt_spec(agent.addr, VendorSetting::Auto, "unknown")],
+    };
+    let data = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(data.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), inventory)
+        .await
+        .expect("fleet");
+    let handle = fleet.olt(1).expect("the OLT actor runs");
+    for _ in 0..4 {
+        // More failures than `offline_after` (3): still DEGRADED.
+        let _ = handle.poll_now().await;
+    }
+    let detail = handle.detail().await.expect("detail");
+    assert_eq!(detail.summary.status, SessionStatus::Degraded);
+    assert_eq!(detail.summary.vendor, None);
+    assert_eq!(detail.summary.total_onu, 0);
+    assert_eq!(
+        detail.session.last_error.as_deref(),
+        Some(
+            "vendor not detected: sysObjectID 1.3.6.1.4.1.9.1.716 and sysDescr \
+             \"Cisco IOS Software, C2960 Software\" match no profile; set `vendor` in the inventory"
+        )
+    );
+    fleet.shutdown().await;
 }

@@ -66,7 +66,7 @@ async fn polled_onus_equal_what_the_fleet_serves(vendors: FleetVendors, olts: u3
     let store = Store::open(dir.path()).expect("store");
     let inventory = sim.inventory();
     for (i, spec) in inventory.olts.iter().enumerate() {
-        assert_eq!(spec.vendor, vendors.of_olt(i), "OLT {}", spec.id);
+        assert_eq!(spec.vendor, vendors.of_olt(i).into(), "OLT {}", spec.id);
     }
     let fleet = Fleet::start(store, settings(), inventory)
         .await

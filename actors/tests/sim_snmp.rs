@@ -360,7 +360,7 @@ async fn inventory_describes_the_fleet() {
             Some(SocketAddr::new(olt.ip, olt.snmp.port))
         );
         assert_eq!(olt.snmp.community, "public");
-        assert_eq!(olt.vendor, Vendor::Huawei);
+        assert_eq!(olt.vendor, Vendor::Huawei.into());
         assert_eq!(olt.model, "MA5800-X7");
         assert_eq!(olt.node.is_none(), olt.id % 5 == 0, "OLT {}", olt.id);
         if let Some(node) = olt.node {
@@ -389,7 +389,12 @@ async fn a_mixed_fleet_cycles_the_vendors() {
         .inventory()
         .olts
         .iter()
-        .map(|olt| (olt.vendor, olt.model.clone()))
+        .map(|olt| {
+            (
+                olt.vendor.fixed().expect("a fixed vendor"),
+                olt.model.clone(),
+            )
+        })
         .collect();
     let cycle = [
         (Vendor::Huawei, "MA5800-X7"),

@@ -61,7 +61,9 @@ pub struct NodeRef {
 pub struct OltItem {
     pub id: u32,
     pub ip: String,
-    #[schema(value_type = ponkeeper_actors::domain::Vendor)]
+    /// The vendor; `auto` while an OLT with `vendor = "auto"` in the inventory has not
+    /// been detected yet (the first good poll detects it).
+    #[schema(value_type = ponkeeper_actors::inventory::VendorSetting)]
     pub vendor: String,
     pub model: String,
     pub status: SessionStatus,
@@ -127,7 +129,7 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
     OltItem {
         id: olt.id,
         ip: olt.ip.to_string(),
-        vendor: olt.vendor.to_string(),
+        vendor: olt.vendor_name().to_string(),
         model: olt.model.clone(),
         status: olt.status,
         city: olt.city.clone(),

@@ -293,13 +293,12 @@ async fn authorize(
     JsonBody(body): JsonBody<AuthorizeBody>,
 ) -> ApiResult {
     let owner = app.olt(id)?;
-    let vendor = app
-        .inventory()
-        .olts
-        .iter()
-        .find(|o| o.id == id)
-        .map(|o| o.vendor)
-        .ok_or_else(|| ApiError::NotFound(format!("no OLT with id {id}")))?;
+    // The inventory's vendor, or the one `vendor = "auto"` detected.
+    let vendor = owner.detail().await?.summary.vendor.ok_or_else(|| {
+        ApiError::DeviceUnavailable(
+            "the OLT's vendor is not known yet: `vendor = \"auto\"` is detected by the first good poll".into(),
+        )
+    })?;
     let table = Provisioning::for_vendor(vendor);
     let mut job = checked_job(table, &body)?;
     check_on_olt(&owner, table, &body.serial, &mut job).await?;

@@ -42,7 +42,7 @@ fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
     OltSummary {
         id: 7,
         ip: std::net::IpAddr::from([127, 0, 0, 7]),
-        vendor: Vendor::Huawei,
+        vendor: Some(Vendor::Huawei),
         model: "MA5800".into(),
         city: "Kazan".into(),
         node: Some(3),

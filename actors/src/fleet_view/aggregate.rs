@@ -360,7 +360,7 @@ impl FleetAggregate {
                 && filter
                     .vendor
                     .as_deref()
-                    .is_none_or(|v| o.vendor.as_str().eq_ignore_ascii_case(v))
+                    .is_none_or(|v| o.vendor_name().eq_ignore_ascii_case(v))
                 && filter
                     .city
                     .as_deref()

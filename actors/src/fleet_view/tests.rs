@@ -76,7 +76,7 @@ fn summary_of(olt: OltId, node: Option<NodeId>, status: SessionStatus, onus: &[O
     OltSummary {
         id: olt,
         ip: std::net::IpAddr::from([127, 0, 0, olt as u8]),
-        vendor: Vendor::ALL[olt as usize % 3],
+        vendor: Some(Vendor::ALL[olt as usize % 3]),
         model: "MA5800".into(),
         city: if olt % 2 == 0 { "Kazan" } else { "Пермь" }.into(),
         node,

@@ -279,12 +279,16 @@ impl OltState {
 
     /// The CLI lines of an action, rendered for its ONU.
     fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
-        let profile = Profile::for_vendor(self.spec.vendor).cli;
+        let vendor = self.vendor().ok_or_else(|| {
+            ActionError::Unavailable(
+                "the OLT's vendor is not known yet: `vendor = \"auto\"` is detected by the first good poll".into(),
+            )
+        })?;
+        let profile = Profile::for_vendor(vendor).cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
             CliAction::Provision(job) => {
-                let table =
-                    crate::profile::provisioning::Provisioning::for_vendor(self.spec.vendor);
+                let table = crate::profile::provisioning::Provisioning::for_vendor(vendor);
                 return Ok(Script::Provision(profile, table, job.clone()));
             }
             CliAction::Reboot(onu) => (onu, profile.reboot),

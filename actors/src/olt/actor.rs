@@ -9,7 +9,7 @@ use super::handle::ActionError;
 use super::msg::OltMsg;
 use super::poll::{PollCycle, PollSettings};
 use super::publish::Publisher;
-use crate::domain::{OltId, SessionStatus};
+use crate::domain::{OltId, SessionStatus, Vendor};
 use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
 use crate::onu_table::OnuTable;
@@ -93,7 +93,8 @@ impl Actor for OltActor {
             .unwrap_or_else(|| new_record(spec.id));
         let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
         let latest = store.latest_config(spec.id)?;
-        let vlan_map = stored_vlans(&store, &spec, latest.as_ref())?;
+        let vendor = spec.vendor.fixed().or(record.detected_vendor);
+        let vlan_map = stored_vlans(&store, spec.id, vendor, latest.as_ref())?;
         if !vlan_map.is_empty() {
             onus.set_vlans(&vlan_map);
         }
@@ -200,21 +201,23 @@ fn new_record(id: OltId) -> OltRecord {
         transitions: Vec::new(),
         vlans: Vec::new(),
         warnings: Vec::new(),
+        detected_vendor: None,
     }
 }
 
 /// Each ONU's service VLAN as the latest stored running configuration names it.
 fn stored_vlans(
     store: &Store,
-    spec: &OltSpec,
+    olt: OltId,
+    vendor: Option<Vendor>,
     latest: Option<&ConfigBackup>,
 ) -> Result<HashMap<(String, u32), u16>, StoreError> {
-    let Some(latest) = latest else {
+    let (Some(latest), Some(vendor)) = (latest, vendor) else {
         return Ok(HashMap::new());
     };
-    let commands = Profile::for_vendor(spec.vendor).cli;
+    let commands = Profile::for_vendor(vendor).cli;
     Ok(store
-        .config(spec.id, latest.id)?
+        .config(olt, latest.id)?
         .map(|(_, content)| service_vlans(commands, &content))
         .unwrap_or_default())
 }

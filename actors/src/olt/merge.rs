@@ -11,7 +11,7 @@
 //! the VLANs of a new backup) is noted as a [`TableEdit`] and replayed onto the merged
 //! table, so neither the poll nor the action loses the other's change.
 
-use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats};
+use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
 use crate::onu_table::OnuTable;
 use crate::poller::PollOutcome;
 use crate::snmp::DeviceError;
@@ -40,6 +40,8 @@ pub(super) struct MergedPoll {
     pub(super) system: SystemInfo,
     pub(super) vlans: Vec<(u16, String)>,
     pub(super) warnings: Vec<String>,
+    /// The vendor whose profile read the device.
+    pub(super) vendor: Vendor,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -111,6 +113,7 @@ impl PollBase {
             },
             vlans: outcome.vlans,
             warnings: outcome.warnings,
+            vendor: outcome.vendor,
             table: self.table,
         })
     }

@@ -13,7 +13,6 @@ use super::msg::{OltMsg, PollReply, PollReport};
 use super::probe::{self, ProbePlan};
 use super::view::OltSummary;
 use crate::domain::{OpticsThresholds, SessionStatus};
-use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
 use ractor::ActorRef;
@@ -213,7 +212,7 @@ impl OltState {
         self.poll.generation += 1;
         let generation = self.poll.generation;
         let settings = self.settings.clone();
-        let profile = Profile::for_vendor(self.spec.vendor);
+        let vendor = self.vendor();
         let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
         let mut client = self.poll.client.take().unwrap_or_else(|| {
             SnmpClient::for_olt(
@@ -234,7 +233,6 @@ impl OltState {
         };
         self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
-        let vendor = self.spec.vendor;
         let plan = ProbePlan {
             suspect: self.record.failures_in_row > 0,
             round_trip: self.poll.round_trip,
@@ -242,12 +240,13 @@ impl OltState {
         let task = tokio::spawn(async move {
             let started_at = Utc::now();
             let varbinds_before = client.varbinds_received;
-            let probed = probe::poll(&mut client, profile, &settings, plan).await;
+            let probed = probe::poll(&mut client, vendor, &settings, plan).await;
             let result = probed.result;
-            if result.is_err() {
-                client.reset();
-            } else {
-                discover(&mut client, vendor, settings.deadline, &myself).await;
+            match &result {
+                Ok(outcome) => {
+                    discover(&mut client, outcome.vendor, settings.deadline, &myself).await
+                }
+                Err(_) => client.reset(),
             }
             // The device is done with: its poll permit goes to the next OLT.
             drop(probed.permit);
@@ -331,7 +330,9 @@ impl OltState {
         let last_error = Some(error.to_string());
         self.record_dirty |= self.record.last_error != last_error;
         self.record.last_error = last_error;
-        if failures >= self.settings.offline_after {
+        // A device that answers but matches no profile is not unreachable.
+        let answers = matches!(error, DeviceError::UnknownVendor { .. });
+        if failures >= self.settings.offline_after && !answers {
             self.move_to(
                 SessionStatus::Offline,
                 format!("{failures} failed polls in a row, last: {error}"),
@@ -350,6 +351,7 @@ impl OltState {
             system,
             vlans,
             warnings,
+            vendor,
         } = merged;
         self.onus = table;
         if !edits.is_empty() {
@@ -367,6 +369,10 @@ impl OltState {
         self.record.vlans = vlans;
         self.record.warnings = warnings;
         self.record.system = system;
+        // `vendor = "auto"`: what this poll detected is kept (SPEC §7).
+        let detected = self.spec.vendor.fixed().is_none().then_some(vendor);
+        self.record_dirty |= self.record.detected_vendor != detected;
+        self.record.detected_vendor = detected;
     }
 }
 

@@ -14,8 +14,8 @@
 //! time spent talking to the device, not the time spent waiting for a permit.
 
 use super::poll::PollSettings;
+use crate::domain::Vendor;
 use crate::poller::{self, PollOutcome};
-use crate::profile::Profile;
 use crate::snmp::{DeviceError, SnmpClient};
 use std::future::Future;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ impl Budget {
 /// Polls with `client` as the module's header says.
 pub(super) async fn poll(
     client: &mut SnmpClient,
-    profile: &Profile,
+    vendor: Option<Vendor>,
     settings: &PollSettings,
     plan: ProbePlan,
 ) -> Probed {
@@ -111,7 +111,7 @@ pub(super) async fn poll(
             match answer {
                 Ok(system) => {
                     round_trip = Some(sent.elapsed());
-                    let walk = poller::poll_tables(client, profile, system);
+                    let walk = poller::poll_tables(client, system.profile(vendor)?, system);
                     return Ok((budget.run(walk, deadline).await?, permit));
                 }
                 // No quick answer: the permit goes back, the probe goes on below.
@@ -125,6 +125,7 @@ pub(super) async fn poll(
         let system = budget.run(poller::read_system(client), deadline).await?;
         round_trip = Some(sent.elapsed());
         drop(probing);
+        let profile = system.profile(vendor)?;
         let walking = acquire(&settings.concurrency).await?;
         let walk = poller::poll_tables(client, profile, system);
         Ok((budget.run(walk, deadline).await?, Some(walking)))

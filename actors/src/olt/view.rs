@@ -14,7 +14,8 @@ use std::net::IpAddr;
 pub struct OltSummary {
     pub id: OltId,
     pub ip: IpAddr,
-    pub vendor: Vendor,
+    /// `None` while an OLT with `vendor = "auto"` has not been detected yet.
+    pub vendor: Option<Vendor>,
     pub model: String,
     pub city: String,
     pub node: Option<NodeId>,
@@ -25,6 +26,13 @@ pub struct OltSummary {
     pub total_onu: u32,
     pub onu_online: u32,
     pub last_update: DateTime<Utc>,
+}
+
+impl OltSummary {
+    /// The vendor as the API names it: `auto` while `vendor = "auto"` is undetected.
+    pub fn vendor_name(&self) -> &'static str {
+        self.vendor.map_or("auto", Vendor::as_str)
+    }
 }
 
 /// The session block of the OLT detail.
@@ -61,12 +69,18 @@ pub struct VlanInfo {
 }
 
 impl OltState {
+    /// The OLT's vendor: the inventory's, or with `vendor = "auto"` the detected one
+    /// (`None` until the first good poll).
+    pub(super) fn vendor(&self) -> Option<Vendor> {
+        self.spec.vendor.fixed().or(self.record.detected_vendor)
+    }
+
     pub(super) fn summary(&self) -> OltSummary {
         let online = self.onus.online();
         OltSummary {
             id: self.spec.id,
             ip: self.spec.ip,
-            vendor: self.spec.vendor,
+            vendor: self.vendor(),
             model: self.spec.model.clone(),
             city: self.spec.city.clone(),
             node: self.spec.node,

@@ -6,7 +6,7 @@
 //! actors) to answer before the first poll.
 
 use super::{get_json, Store, StoreError};
-use crate::domain::{OltId, PonPortStats, SessionStatus};
+use crate::domain::{OltId, PonPortStats, SessionStatus, Vendor};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +55,10 @@ pub struct OltRecord {
     /// What the last good poll could not place as IF-MIB says (SPEC §7).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// `vendor = "auto"`: the vendor the first good poll detected (SPEC §7), kept so a
+    /// restart knows it before the device answers.
+    #[serde(default)]
+    pub detected_vendor: Option<Vendor>,
 }
 
 /// The fields of an [`OltRecord`] that every poll changes.
@@ -216,6 +220,7 @@ mod tests {
             last_poll_ms: Some(30),
             last_poll_varbinds: 700,
             last_success_at: Some(at),
+            detected_vendor: None,
             last_error: None,
             failures_in_row: 0,
             system: SystemInfo {

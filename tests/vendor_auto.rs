@@ -1,0 +1,102 @@
+//! `vendor = "auto"` through the real service (SPEC §7): OLTs of every simulated vendor,
+//! each named `auto` in the inventory, are detected from the sysObjectID and sysDescr their
+//! agents answer, polled with the right profile and shown with their vendor; the detection
+//! is kept in the store, so after a restart an OLT that no longer answers still shows it;
+//! and an OLT not detected yet shows `auto` and refuses CLI actions with a clear error.
+//! (A device no rule knows: `actors/tests/fixtures.rs`, against snmpsim.)
+
+mod common;
+
+use common::{all_polled, eventually, test_config, TestService};
+use ponkeeper_actors::domain::Vendor;
+use ponkeeper_actors::inventory::VendorSetting;
+use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_actors::sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use std::path::Path;
+use std::time::Duration;
+
+/// Four OLTs (Huawei, ZTE, BDCOM, Huawei) of 8 ONUs, every one `auto` in the inventory.
+async fn start(sim: &SimFleet, data_dir: &Path) -> TestService {
+    std::env::set_var(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD);
+    let mut inventory = sim.inventory();
+    for olt in &mut inventory.olts {
+        olt.vendor = VendorSetting::Auto;
+    }
+    std::fs::create_dir_all(data_dir).expect("data dir");
+    let path = data_dir.join("inventory.toml");
+    std::fs::write(&path, inventory.to_toml()).expect("inventory");
+    assert!(inventory.to_toml().contains("vendor = \"auto\""));
+    let config = test_config(data_dir.join("data"), path);
+    TestService::start_with(config, true).await
+}
+
+async fn vendors(service: &TestService) -> Vec<(String, u64)> {
+    let (status, body) = service.get("/olts?size=10").await;
+    assert_eq!(status, 200, "{body}");
+    body["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|o| {
+            let vendor = o["vendor"].as_str().expect("vendor").to_string();
+            (vendor, o["totalOnu"].as_u64().expect("totalOnu"))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_detects_every_simulated_vendor_and_keeps_it() {
+    let sim = SimFleet::start(FleetSpec {
+        vendors: FleetVendors::Mixed,
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(4, 8)
+    })
+    .await
+    .expect("simulator");
+    // OLT 4 does not answer at first: it stays undetected.
+    sim.set_silent(4, true);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = start(&sim, dir.path()).await;
+    all_polled(&service).await;
+    let expected: Vec<String> = (0..3)
+        .map(|i| FleetVendors::Mixed.of_olt(i).to_string())
+        .collect();
+    assert_eq!(expected, ["huawei", "zte", "bdcom"]);
+    let mut want: Vec<(String, u64)> = expected.iter().map(|v| (v.clone(), 8)).collect();
+    want.push(("auto".into(), 0));
+    assert_eq!(vendors(&service).await, want);
+
+    // The list filters by the detected vendor, and by `auto` for the undetected one.
+    let (_, body) = service.get("/olts?vendor=zte").await;
+    assert_eq!(body["meta"]["totalCount"], 1, "{body}");
+    let (_, body) = service.get("/olts?vendor=auto").await;
+    assert_eq!(body["data"][0]["id"], 4, "{body}");
+
+    // A CLI action on the undetected OLT is refused, naming why.
+    let (status, body) = service.post("/olts/4/configs/backup").await;
+    assert_eq!(status, 503, "{body}");
+    let message = body["error"]["message"].as_str().expect("message");
+    assert!(message.contains("vendor is not known yet"), "{message}");
+
+    // OLT 4 answers: detected as Huawei on its next poll.
+    sim.set_silent(4, false);
+    let (status, _) = service.post("/olts/4/poll").await;
+    assert_eq!(status, 200);
+    want[3] = (Vendor::Huawei.to_string(), 8);
+    assert_eq!(vendors(&service).await, want);
+
+    // Restarted with every agent silent: the detected vendors come from the store.
+    service.stop().await;
+    for olt in 1..=4 {
+        sim.set_silent(olt, true);
+    }
+    let service = start(&sim, dir.path()).await;
+    let shown = eventually("the stored vendors", Duration::from_secs(10), || async {
+        let shown = vendors(&service).await;
+        (shown == want).then_some(shown)
+    })
+    .await;
+    assert_eq!(shown, want);
+    service.stop().await;
+    sim.shutdown().await;
+}
