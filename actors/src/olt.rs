@@ -53,4 +53,4 @@ pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};
 pub use msg::{CliReport, OltMsg, PollReport};
 pub use poll::{default_merges, PollSettings};
-pub use view::{OltDetail, OltSummary, SessionInfo, VlanInfo};
+pub use view::{OltDetail, OltSummary, SessionInfo, VlanInfo, VENDOR_NOT_DETECTED};

@@ -15,7 +15,9 @@ use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::domain::Onu;
 use ponkeeper_actors::events::{Draft, Event, EventType, Severity};
-use ponkeeper_actors::olt::{ActionError, ActionOutcome, CliAction, OltHandle};
+use ponkeeper_actors::olt::{
+    ActionError, ActionOutcome, CliAction, OltHandle, VENDOR_NOT_DETECTED,
+};
 use ponkeeper_actors::profile::provisioning::{ProfileKind, Provisioning};
 use ponkeeper_actors::provision::cli::{AuthorizeJob, ProvisionDone, ProvisionJob};
 use serde::{Deserialize, Serialize};
@@ -294,11 +296,12 @@ async fn authorize(
 ) -> ApiResult {
     let owner = app.olt(id)?;
     // The inventory's vendor, or the one `vendor = "auto"` detected.
-    let vendor = owner.detail().await?.summary.vendor.ok_or_else(|| {
-        ApiError::DeviceUnavailable(
-            "the OLT's vendor is not known yet: `vendor = \"auto\"` is detected by the first good poll".into(),
-        )
-    })?;
+    let vendor = owner
+        .detail()
+        .await?
+        .summary
+        .vendor
+        .ok_or_else(|| ApiError::DeviceUnavailable(VENDOR_NOT_DETECTED.into()))?;
     let table = Provisioning::for_vendor(vendor);
     let mut job = checked_job(table, &body)?;
     check_on_olt(&owner, table, &body.serial, &mut job).await?;

@@ -279,11 +279,9 @@ impl OltState {
 
     /// The CLI lines of an action, rendered for its ONU.
     fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
-        let vendor = self.vendor().ok_or_else(|| {
-            ActionError::Unavailable(
-                "the OLT's vendor is not known yet: `vendor = \"auto\"` is detected by the first good poll".into(),
-            )
-        })?;
+        let vendor = self
+            .vendor()
+            .ok_or_else(|| ActionError::Unavailable(super::VENDOR_NOT_DETECTED.into()))?;
         let profile = Profile::for_vendor(vendor).cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),

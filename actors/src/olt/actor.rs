@@ -93,7 +93,7 @@ impl Actor for OltActor {
             .unwrap_or_else(|| new_record(spec.id));
         let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
         let latest = store.latest_config(spec.id)?;
-        let vendor = spec.vendor.fixed().or(record.detected_vendor);
+        let vendor = super::view::vendor_of(&spec, &record);
         let vlan_map = stored_vlans(&store, spec.id, vendor, latest.as_ref())?;
         if !vlan_map.is_empty() {
             onus.set_vlans(&vlan_map);

@@ -5,7 +5,8 @@
 
 use super::actor::OltState;
 use crate::domain::{NodeId, OltId, PonPortStats, SessionStatus, Vendor};
-use crate::store::{SystemInfo, Transition};
+use crate::inventory::OltSpec;
+use crate::store::{OltRecord, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
 use std::net::IpAddr;
 
@@ -68,11 +69,20 @@ pub struct VlanInfo {
     pub onu_count: u32,
 }
 
+/// Why a CLI action or provisioning cannot run on an OLT whose vendor is `None`.
+pub const VENDOR_NOT_DETECTED: &str =
+    "the OLT's vendor is not known yet: `vendor = \"auto\"` is detected by the first good poll";
+
+/// The OLT's vendor: the inventory's, or with `vendor = "auto"` the one a poll detected
+/// and the record keeps (`None` until then).
+pub(super) fn vendor_of(spec: &OltSpec, record: &OltRecord) -> Option<Vendor> {
+    spec.vendor.fixed().or(record.detected_vendor)
+}
+
 impl OltState {
-    /// The OLT's vendor: the inventory's, or with `vendor = "auto"` the detected one
-    /// (`None` until the first good poll).
+    /// See [`vendor_of`].
     pub(super) fn vendor(&self) -> Option<Vendor> {
-        self.spec.vendor.fixed().or(self.record.detected_vendor)
+        vendor_of(&self.spec, &self.record)
     }
 
     pub(super) fn summary(&self) -> OltSummary {
