@@ -63,6 +63,10 @@ pub struct PollBenchOptions {
     /// with v2c ones: the v3 cycle over the v2c cycle.
     #[arg(long)]
     pub snmp_v3: bool,
+    /// OLTs per simulated UDP socket (`sim --olts-per-socket`); the simulator's default
+    /// (one each up to 5,000 OLTs, else 100) when not given.
+    #[arg(long, value_name = "N")]
+    pub olts_per_socket: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -163,6 +167,13 @@ async fn start_simulator(
         .arg(inventory_path)
         .arg("--control")
         .arg(control_path)
+        .args(
+            options
+                .olts_per_socket
+                .map(|n| ["--olts-per-socket".to_string(), n.to_string()])
+                .into_iter()
+                .flatten(),
+        )
         .args(if options.snmp_v3 {
             vec!["--snmp-v3".to_string(), snmpv3::simulator_user()]
         } else {
@@ -175,9 +186,15 @@ async fn start_simulator(
         .context("cannot start `ponkeeper sim`")?;
     let child = SimulatorProcess(child);
     let started = Instant::now();
+    // A minute, and 10 s more per 1,000 OLTs (a national fleet's 1.28 M ONUs take a while
+    // to generate, minutes in a debug build).
+    let limit = Duration::from_secs(60 + 10 * options.olts as u64 / 1000);
     while !inventory_path.exists() {
-        if started.elapsed() > Duration::from_secs(60) {
-            bail!("the simulator did not write its inventory within a minute");
+        if started.elapsed() > limit {
+            bail!(
+                "the simulator did not write its inventory within {} s",
+                limit.as_secs()
+            );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -221,6 +221,7 @@ async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
         },
         ssh_password: password,
         reboot_time: Duration::from_secs(options.reboot_seconds),
+        olts_per_socket: 1,
     })
     .await
     .context("cannot start the simulated fleet")

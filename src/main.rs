@@ -131,6 +131,11 @@ struct SimOptions {
     /// that polls over v3 with the passwords in $SIM_SNMP_AUTH and $SIM_SNMP_PRIV.
     #[arg(long, value_name = "USER:AUTHPASS:PRIVPASS")]
     snmp_v3: Option<ponkeeper_actors::sim::usm::SimUsmUser>,
+    /// OLTs per UDP socket, told apart by community `public-<id>` and without SSH (socket
+    /// n listens on base-port + n - 1). Default: 1 up to 5,000 OLTs, else 100, so that a
+    /// national fleet fits the file-descriptor limit.
+    #[arg(long, value_name = "N")]
+    olts_per_socket: Option<usize>,
     /// Send an SNMPv2c trap to this address (ponkeeper's `traps.listen`) whenever an
     /// OLT's ONUs go down or come back.
     #[arg(long, value_name = "HOST:PORT")]
@@ -321,6 +326,7 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
             ssh_password: std::env::var(ponkeeper_actors::sim::SSH_PASSWORD_ENV)
                 .unwrap_or_else(|_| ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD.to_string()),
             reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
+            olts_per_socket: sim_olts_per_socket(&options),
         },
         snmp_v3,
     )
@@ -378,13 +384,24 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// OLTs per simulated UDP socket: as asked, else one each up to 5,000 OLTs and 100
+/// beyond (10,000 OLTs with a socket and an SSH port each pass a 20,000-descriptor limit).
+fn sim_olts_per_socket(options: &SimOptions) -> usize {
+    match options.olts_per_socket {
+        Some(n) => n.max(1),
+        None if options.olts > 5_000 => 100,
+        None => 1,
+    }
+}
+
 /// Why the simulator did not start; a port in use gets the range it needs and the option
 /// that moves it.
 fn sim_start_error(error: std::io::Error, options: &SimOptions) -> anyhow::Error {
     if error.kind() != std::io::ErrorKind::AddrInUse {
         return anyhow::anyhow!("cannot start the simulated fleet: {error}");
     }
-    let last = usize::from(options.base_port).saturating_add(options.olts.saturating_sub(1));
+    let sockets = options.olts.div_ceil(sim_olts_per_socket(options));
+    let last = usize::from(options.base_port).saturating_add(sockets.saturating_sub(1));
     anyhow::anyhow!(
         "cannot start the simulated fleet: {error}. The fleet needs UDP and TCP ports {}-{last} \
          on {} (is another `ponkeeper sim` running?); choose a free range with --base-port PORT",

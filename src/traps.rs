@@ -89,6 +89,33 @@ pub fn senders(inventory: &Inventory, sender: SocketAddr) -> Vec<OltId> {
     }
 }
 
+/// Of the OLTs `olts` a trap may be about, those whose community the trap carries (OLTs
+/// that share an address, as the simulator's do, have a community each); all of them
+/// when none has it (a device's trap community often differs from its read community).
+pub fn named_by_community(inventory: &Inventory, olts: Vec<OltId>, datagram: &[u8]) -> Vec<OltId> {
+    if olts.len() < 2 {
+        return olts;
+    }
+    let Ok(pdu) = snmp2::Pdu::from_bytes(datagram) else {
+        return olts;
+    };
+    let named: Vec<OltId> = olts
+        .iter()
+        .copied()
+        .filter(|id| {
+            inventory
+                .olts
+                .iter()
+                .any(|o| o.id == *id && o.snmp.community.as_bytes() == pdu.community)
+        })
+        .collect();
+    if named.is_empty() {
+        olts
+    } else {
+        named
+    }
+}
+
 /// When each OLT was (or will be) polled for a trap: at most one poll per
 /// `min_interval`, and a trap inside that time is not lost but answered by one poll at
 /// its end (so a second ONU going down a second after the first is seen seconds later,
@@ -147,7 +174,8 @@ fn take(app: &AppState, debounce: &mut Debounce, datagram: &[u8], sender: Socket
         tracing::debug!(%sender, "dropped a datagram that is no SNMP v1/v2c trap");
         return Outcome::Malformed;
     }
-    let olts = senders(&app.inventory(), sender);
+    let inventory = app.inventory();
+    let olts = named_by_community(&inventory, senders(&inventory, sender), datagram);
     if olts.is_empty() {
         tracing::debug!(%sender, "dropped a trap from an address the inventory does not hold");
         return Outcome::UnknownSender;

@@ -42,6 +42,7 @@ mod fault;
 mod mib;
 mod model;
 mod provisioning;
+mod socket_groups;
 mod ssh;
 mod traps;
 pub mod usm;
@@ -106,6 +107,10 @@ pub struct FleetSpec {
     pub ssh_password: String,
     /// How long an ONU rebooted from the CLI stays offline.
     pub reboot_time: Duration,
+    /// How many OLTs share one UDP socket (1: a socket and an SSH server each). Above 1,
+    /// socket `g` (from 0) listens on `base_port + g` and OLT id `n` answers community
+    /// `public-n` there, without SSH ([`socket_groups`]).
+    pub olts_per_socket: usize,
 }
 
 impl FleetSpec {
@@ -122,6 +127,7 @@ impl FleetSpec {
             dynamics: Dynamics::default(),
             ssh_password: DEFAULT_SSH_PASSWORD.to_string(),
             reboot_time: Duration::from_secs(5),
+            olts_per_socket: 1,
         }
     }
 }
@@ -173,10 +179,13 @@ pub type ExpectedOnu = crate::poller::PolledOnu;
 struct RunningOlt {
     id: OltId,
     addr: SocketAddr,
-    ssh_addr: SocketAddr,
+    /// `None` for an OLT that shares its SNMP socket: such OLTs have no SSH server.
+    ssh_addr: Option<SocketAddr>,
     vendor: &'static SimVendor,
     shared: Arc<OltShared>,
     host_key: Arc<ssh::HostKeySlot>,
+    /// The community its agent answers to.
+    community: Vec<u8>,
 }
 
 /// A running fleet. Dropping it stops every agent; [`SimFleet::shutdown`] also waits.
@@ -240,8 +249,12 @@ impl SimFleet {
         };
         let mut tasks = JoinSet::new();
         let mut olts = Vec::with_capacity(spec.olts);
-        for i in 0..spec.olts {
-            olts.push(launch.start_olt(i, &mut tasks).await?);
+        if spec.olts_per_socket > 1 {
+            olts = launch.start_socket_groups(&mut tasks).await?;
+        } else {
+            for i in 0..spec.olts {
+                olts.push(launch.start_olt(i, &mut tasks).await?);
+            }
         }
         if let Some(period) = spec.dynamics.tick.filter(|p| !p.is_zero()) {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
@@ -295,12 +308,12 @@ impl SimFleet {
                     enabled: true,
                     snmp: SnmpSpec {
                         port: olt.addr.port(),
-                        community: String::from_utf8_lossy(agent::COMMUNITY).into_owned(),
+                        community: String::from_utf8_lossy(&olt.community).into_owned(),
                         version: SnmpVersion::V2c,
                         ..SnmpSpec::default()
                     },
-                    ssh: Some(SshSpec {
-                        port: olt.ssh_addr.port(),
+                    ssh: olt.ssh_addr.map(|ssh| SshSpec {
+                        port: ssh.port(),
                         username: SSH_USERNAME.to_string(),
                         password_env: SSH_PASSWORD_ENV.to_string(),
                         host_key: None,
@@ -392,7 +405,11 @@ impl SimFleet {
     /// Sends an SNMPv2c trap to `target` whenever one OLT's online ONUs change
     /// (`sim --trap-target`; see `sim/traps.rs`).
     pub fn send_traps_to(&mut self, target: SocketAddr) {
-        let olts = self.olts.iter().map(|olt| olt.shared.clone()).collect();
+        let olts = self
+            .olts
+            .iter()
+            .map(|olt| (olt.shared.clone(), olt.community.clone()))
+            .collect();
         self.tasks.spawn(traps::send_traps(olts, self.bind, target));
     }
 
@@ -450,7 +467,7 @@ impl SimFleet {
 
     /// Where OLT `olt_id`'s SSH server listens.
     pub fn ssh_addr(&self, olt_id: OltId) -> Option<SocketAddr> {
-        self.olt(olt_id).map(|olt| olt.ssh_addr)
+        self.olt(olt_id).and_then(|olt| olt.ssh_addr)
     }
 
     /// Gives OLT `olt_id`'s SSH server the Ed25519 host key made from `seed`, for the
@@ -558,15 +575,6 @@ impl Launch<'_> {
     /// SNMP agent and SSH server on `tasks`.
     async fn start_olt(&self, i: usize, tasks: &mut JoinSet<()>) -> std::io::Result<RunningOlt> {
         let spec = self.spec;
-        let vendor_id = spec.vendors.of_olt(i);
-        let vendor = SimVendor::for_vendor(vendor_id);
-        let view = self
-            .views
-            .iter()
-            .find(|(v, _)| *v == vendor_id)
-            .map(|(_, view)| view.clone())
-            .ok_or_else(|| invalid("no MIB view for the vendor"))?;
-        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
         let port = if spec.base_port == 0 {
             0
         } else {
@@ -575,22 +583,13 @@ impl Launch<'_> {
                 .and_then(|i| spec.base_port.checked_add(i))
                 .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
         };
+        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
         let at = SocketAddr::new(spec.bind, port);
         let socket = UdpSocket::bind(at)
             .await
             .map_err(|e| bind_error(e, "UDP (SNMP)", at, id))?;
         let addr = socket.local_addr()?;
-        let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
-        let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
-        let shared = Arc::new(OltShared::new(state));
-        let mut responder = Responder::new(shared.clone(), view, vendor, self.started);
-        if let Some(keys) = &self.usm {
-            responder = responder.with_usm(usm::UsmEngine::new(keys, id, self.started));
-        }
-        // Faults that act at random follow the seed, one stream per OLT.
-        let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
-            spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
+        let (id, vendor, shared, responder, rng) = self.olt_parts(i)?;
         tasks.spawn(agent::serve(socket, responder, rng));
         // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
         let listener = TcpListener::bind(at)
@@ -608,13 +607,49 @@ impl Launch<'_> {
         Ok(RunningOlt {
             id,
             addr,
-            ssh_addr,
+            ssh_addr: Some(ssh_addr),
             vendor,
             shared,
             host_key,
+            community: agent::COMMUNITY.to_vec(),
         })
     }
+
+    /// OLT number `i` (id `i + 1`) generated, with the responder that answers for it and
+    /// the random source of its faults (one stream per OLT, following the seed).
+    fn olt_parts(&self, i: usize) -> std::io::Result<OltParts> {
+        let spec = self.spec;
+        let vendor_id = spec.vendors.of_olt(i);
+        let vendor = SimVendor::for_vendor(vendor_id);
+        let view = self
+            .views
+            .iter()
+            .find(|(v, _)| *v == vendor_id)
+            .map(|(_, view)| view.clone())
+            .ok_or_else(|| invalid("no MIB view for the vendor"))?;
+        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
+        let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
+        let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
+        let shared = Arc::new(OltShared::new(state));
+        let mut responder = Responder::new(shared.clone(), view, vendor, self.started);
+        if let Some(keys) = &self.usm {
+            responder = responder.with_usm(usm::UsmEngine::new(keys, id, self.started));
+        }
+        let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+            spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        Ok((id, vendor, shared, responder, rng))
+    }
 }
+
+/// What [`Launch::olt_parts`] makes of one OLT.
+type OltParts = (
+    OltId,
+    &'static SimVendor,
+    Arc<OltShared>,
+    Responder,
+    rand_chacha::ChaCha8Rng,
+);
 
 fn invalid(message: &str) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, message.to_string())

@@ -147,6 +147,28 @@ fn a_sender_is_its_olt_by_address_and_port_then_by_ip() {
 }
 
 #[test]
+fn a_trap_names_its_olt_by_community_when_olts_share_an_address() {
+    let mut inventory = inventory();
+    inventory.olts[2].snmp.community = "public-3".to_string();
+    let at = |s: &str| s.parse::<SocketAddr>().expect("addr");
+    let from_ip = senders(&inventory, at("127.0.0.1:50000"));
+    let trap = |community: &[u8]| {
+        let pdu = tlv(0xA7, &[int(7), int(0), int(0), v2c_varbinds()].concat());
+        tlv(0x30, &[int(1), tlv(0x04, community), pdu].concat())
+    };
+    let named =
+        |community: &[u8]| named_by_community(&inventory, from_ip.clone(), &trap(community));
+    assert_eq!(named(b"public-3"), [3]);
+    assert_eq!(named(b"public"), [2], "OLT 2 has the default community");
+    assert_eq!(
+        named(b"trapcomm"),
+        [2, 3],
+        "no OLT has it: all at the address"
+    );
+    assert_eq!(named_by_community(&inventory, vec![1], &trap(b"x")), [1]);
+}
+
+#[test]
 fn an_olt_is_polled_at_most_once_per_min_interval_and_no_trap_is_lost() {
     let mut debounce = Debounce::default();
     let start = Instant::now();

@@ -10,6 +10,9 @@
 //! the next request is not held up), send random bytes (`garbage`), or bend the answer
 //! (`wrong-id`, `oversized`, `malformed`). For `gone` it closes its socket and binds the
 //! same address again once the fault is cleared.
+//!
+//! A large fleet may put many OLTs on one socket ([`shared`]): each answers only its own
+//! community, and the socket's task hands every request to the OLT it names.
 
 use super::ber::{Name, ResponseWriter, Value};
 use super::fault::{self, Fault, FaultSet};
@@ -25,6 +28,9 @@ use std::time::{Duration, Instant};
 use tokio::net::UdpSocket;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+
+mod shared;
+pub(crate) use shared::serve_shared;
 
 /// The community every simulated OLT answers to.
 pub(crate) const COMMUNITY: &[u8] = b"public";
@@ -95,6 +101,8 @@ pub(crate) struct Responder {
     /// The SNMPv3 engine when the fleet answers v3 ([`super::usm`]), and its last answer.
     usm: Option<super::usm::UsmEngine>,
     v3_answer: Vec<u8>,
+    /// The community this OLT answers to: [`COMMUNITY`] unless it shares its socket.
+    community: Vec<u8>,
 }
 
 impl Responder {
@@ -112,7 +120,14 @@ impl Responder {
             writer: ResponseWriter::default(),
             usm: None,
             v3_answer: Vec::new(),
+            community: COMMUNITY.to_vec(),
         }
+    }
+
+    /// Answers to `community` instead of [`COMMUNITY`].
+    pub fn with_community(mut self, community: &[u8]) -> Self {
+        self.community = community.to_vec();
+        self
     }
 
     /// Answers SNMPv3 too, through `engine`.
@@ -143,7 +158,7 @@ impl Responder {
             return self.answer_v3(request, bend);
         }
         let pdu = Pdu::from_bytes(request).ok()?;
-        if pdu.community != COMMUNITY {
+        if pdu.community != self.community.as_slice() {
             return None;
         }
         let version = pdu.version().ok()?;

@@ -42,6 +42,7 @@ pub(crate) fn trap(
     request_id: i32,
     uptime: u32,
     down: bool,
+    community: &[u8],
 ) -> Vec<u8> {
     writer.clear();
     writer.push(
@@ -52,12 +53,18 @@ pub(crate) fn trap(
     let kind = if down { LINK_DOWN } else { LINK_UP };
     writer.push(Name::Arcs(SNMP_TRAP_OID), Value::Oid(kind), usize::MAX);
     writer
-        .finish_pdu(TRAP_V2, V2C, b"public", request_id, 0, 0)
+        .finish_pdu(TRAP_V2, V2C, community, request_id, 0, 0)
         .to_vec()
 }
 
 /// Sends a trap to `target` whenever an OLT's online ONUs change, until aborted.
-pub(crate) async fn send_traps(olts: Vec<Arc<OltShared>>, bind: IpAddr, target: SocketAddr) {
+/// Each trap carries its OLT's community (`olts` pairs them), which is what names the OLT
+/// when several share an address.
+pub(crate) async fn send_traps(
+    olts: Vec<(Arc<OltShared>, Vec<u8>)>,
+    bind: IpAddr,
+    target: SocketAddr,
+) {
     let from = SocketAddr::new(bind, 0);
     let socket = match UdpSocket::bind(from).await {
         Ok(socket) => socket,
@@ -67,13 +74,13 @@ pub(crate) async fn send_traps(olts: Vec<Arc<OltShared>>, bind: IpAddr, target: 
         }
     };
     let started = Instant::now();
-    let mut seen: Vec<(u64, usize)> = olts.iter().map(|olt| look(olt)).collect();
+    let mut seen: Vec<(u64, usize)> = olts.iter().map(|(olt, _)| look(olt)).collect();
     let mut writer = ResponseWriter::default();
     let mut request_id: i32 = 0;
     let mut every = tokio::time::interval(LOOK_EVERY);
     loop {
         every.tick().await;
-        for (olt, before) in olts.iter().zip(seen.iter_mut()) {
+        for ((olt, community), before) in olts.iter().zip(seen.iter_mut()) {
             let now = look(olt);
             if now.0 == before.0 {
                 continue;
@@ -82,7 +89,7 @@ pub(crate) async fn send_traps(olts: Vec<Arc<OltShared>>, bind: IpAddr, target: 
             *before = now;
             request_id = request_id.wrapping_add(1);
             let uptime = (started.elapsed().as_millis() / 10) as u32;
-            let datagram = trap(&mut writer, request_id, uptime, down);
+            let datagram = trap(&mut writer, request_id, uptime, down, community);
             if let Err(error) = socket.send_to(&datagram, target).await {
                 tracing::debug!(%target, %error, "trap not sent");
             }
@@ -97,7 +104,7 @@ mod tests {
     #[test]
     fn a_trap_is_a_v2c_trap_with_uptime_and_trap_oid() {
         let mut writer = ResponseWriter::default();
-        let bytes = trap(&mut writer, 5, 4200, true);
+        let bytes = trap(&mut writer, 5, 4200, true, b"public");
         let pdu = snmp2::Pdu::from_bytes(&bytes).expect("parses");
         assert_eq!(pdu.message_type, snmp2::MessageType::Trap);
         assert!(matches!(pdu.version(), Ok(snmp2::Version::V2C)));
