@@ -52,7 +52,7 @@ async fn olts_on_one_socket_answer_their_own_onus() {
     assert_eq!(communities, ["public-1", "public-2", "public-3"]);
     assert!(inventory.olts.iter().all(|o| o.ssh.is_none()));
     assert_eq!(sim.ssh_addr(1), None);
-    assert_eq!(inventory.olts[1].vendor, Vendor::Zte);
+    assert_eq!(inventory.olts[1].vendor, Vendor::Zte.into());
 
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("store");
