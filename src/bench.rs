@@ -435,8 +435,12 @@ async fn v3_cycles(
 /// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.
 /// Polls happen only when the benchmark asks: the interval is far away.
 fn bench_settings() -> (PollSettings, PollSettings) {
+    // The deadline counts device time only; it also bounds how long `poll_now` waits,
+    // and a cycle of 10,000 OLTs queued on the poll permits at once (the first one
+    // storing every ONU) takes longer than the service's default allows.
     let settings = PollSettings {
         interval: Duration::from_secs(24 * 3600),
+        deadline: Duration::from_secs(300),
         ..PollSettings::default()
     };
     let bare_settings = PollSettings {
