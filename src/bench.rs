@@ -360,12 +360,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     ));
 
     let (settings, bare_settings) = bench_settings();
-    let store = Store::open(work.path())?;
-    let fleet = Fleet::start(store, settings, inventory.clone())
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let handles = fleet.olts();
-    cycle(&handles).await?; // warm-up: sessions opened, ONU ids allocated
+    let (fleet, handles) = warmed_up_fleet(work.path(), settings, &inventory).await?;
     progress.inc();
 
     let measured = measure_cycles(
@@ -420,6 +415,22 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
     );
     result.snmp_v3 = snmp_v3;
     Ok(result)
+}
+
+/// The bench's fleet of OLT actors over a store in `work`, after one warm-up cycle
+/// (sessions opened, ONU ids allocated).
+async fn warmed_up_fleet(
+    work: &Path,
+    settings: PollSettings,
+    inventory: &Inventory,
+) -> anyhow::Result<(Fleet, Vec<OltHandle>)> {
+    let store = Store::open(work)?;
+    let fleet = Fleet::start(store, settings, inventory.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let handles = fleet.olts();
+    cycle(&handles).await?;
+    Ok((fleet, handles))
 }
 
 /// P1 over SNMPv3 authPriv beside the v2c fleet's `handles` (`--snmp-v3`), polling only.
