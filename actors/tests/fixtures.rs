@@ -86,6 +86,17 @@ async fn polls_as_expected(dir: &Path, name: &str, model: &str) {
     }
 }
 
+/// The real fleet over `inventory`, with its store in a fresh directory (kept alive by
+/// the returned guard).
+async fn fleet_of(inventory: Inventory) -> (tempfile::TempDir, Fleet) {
+    let data = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(data.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), inventory)
+        .await
+        .expect("fleet");
+    (data, fleet)
+}
+
 fn olt_spec(agent: std::net::SocketAddr, vendor: VendorSetting, model: &str) -> OltSpec {
     OltSpec {
         id: 1,
@@ -112,11 +123,7 @@ async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
         szo: vec![],
         olts: vec![olt],
     };
-    let data = tempfile::tempdir().expect("tempdir");
-    let store = Store::open(data.path()).expect("store");
-    let fleet = Fleet::start(store, settings(), inventory)
-        .await
-        .expect("fleet");
+    let (_data, fleet) = fleet_of(inventory).await;
     let handle = fleet.olt(1).expect("the OLT actor runs");
     let summary = handle.poll_now().await.expect("poll");
     let detail = handle.detail().await.expect("detail");
@@ -211,11 +218,7 @@ async fn an_unknown_vendor_is_degraded_and_named() {
         szo: vec![],
         olts: vec![olt_spec(agent.addr, VendorSetting::Auto, "unknown")],
     };
-    let data = tempfile::tempdir().expect("tempdir");
-    let store = Store::open(data.path()).expect("store");
-    let fleet = Fleet::start(store, settings(), inventory)
-        .await
-        .expect("fleet");
+    let (_data, fleet) = fleet_of(inventory).await;
     let handle = fleet.olt(1).expect("the OLT actor runs");
     for _ in 0..4 {
         // More failures than `offline_after` (3): still DEGRADED.
