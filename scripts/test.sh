@@ -70,7 +70,7 @@ cargo build --locked --bin ponkeeper
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
-    --fixture huawei-ma5800-no-port
+    --fixture huawei-ma5800-no-port --fixture zte-c620 --fixture bdcom-gp3600
 
 say "SNMPv3 check: the same fixtures over v3 authPriv (snmpsim's USM), polled by serve; a wrong password"
 "$VENV/bin/python" scripts/check_snmpv3.py \
@@ -78,7 +78,7 @@ say "SNMPv3 check: the same fixtures over v3 authPriv (snmpsim's USM), polled by
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
-    --fixture huawei-ma5800-no-port
+    --fixture huawei-ma5800-no-port --fixture zte-c620 --fixture bdcom-gp3600
 
 say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper mcp)"
 "$VENV/bin/python" scripts/check_mcp.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper"

@@ -209,7 +209,7 @@ async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
     SimFleet::start(FleetSpec {
         olts: options.olts,
         onus_per_olt: options.onus_per_olt,
-        vendors: FleetVendors::Mixed,
+        vendors: FleetVendors::EveryFamily,
         base_port: 0,
         seed: options.seed,
         bind: [127, 0, 0, 1].into(),

@@ -97,7 +97,8 @@ struct SimOptions {
     olts: usize,
     #[arg(long, default_value_t = 64)]
     onus_per_olt: usize,
-    /// Vendor of every OLT, or `mixed`: Huawei, ZTE and BDCOM in turn.
+    /// Vendor of every OLT; `mixed`: Huawei, ZTE and BDCOM in turn; `every-family`: every
+    /// table layout in turn (MA5800, C320, P3310, C620, GP3600).
     #[arg(long, value_enum, default_value_t = SimVendor::Huawei)]
     vendor: SimVendor,
     /// OLT n listens on base-port + n - 1.
@@ -153,6 +154,7 @@ enum SimVendor {
     Zte,
     Bdcom,
     Mixed,
+    EveryFamily,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -314,6 +316,7 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
                 SimVendor::Zte => FleetVendors::One(Vendor::Zte),
                 SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
                 SimVendor::Mixed => FleetVendors::Mixed,
+                SimVendor::EveryFamily => FleetVendors::EveryFamily,
             },
             base_port: options.base_port,
             seed: options.seed,

@@ -100,3 +100,53 @@ async fn auto_detects_every_simulated_vendor_and_keeps_it() {
     service.stop().await;
     sim.shutdown().await;
 }
+
+/// Every table layout, each `auto` in the inventory: the C620 and the GP3600 are told
+/// from the C320 and the P3310 by their system group and show every port and ONU.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_reads_every_family_with_its_own_layout() {
+    let sim = SimFleet::start(FleetSpec {
+        vendors: FleetVendors::EveryFamily,
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(5, 8)
+    })
+    .await
+    .expect("simulator");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = start(&sim, dir.path()).await;
+    all_polled(&service).await;
+    let shown = vendors(&service).await;
+    let want: Vec<(String, u64)> = ["huawei", "zte", "bdcom", "zte", "bdcom"]
+        .iter()
+        .map(|v| (v.to_string(), 8))
+        .collect();
+    assert_eq!(shown, want);
+    for olt in 1..=5u32 {
+        let (_, body) = service.get(&format!("/olts/{olt}")).await;
+        let ports = sim.expected_ports(olt).len() as u64;
+        assert!(ports > 0, "OLT {olt}");
+        assert_eq!(body["data"]["totalPorts"], ports, "OLT {olt}: {body}");
+        let (_, onus) = service.get(&format!("/olts/{olt}/onus?size=100")).await;
+        let mut serials: Vec<String> = onus["data"]
+            .as_array()
+            .expect("onus")
+            .iter()
+            .map(|o| o["serial"].as_str().expect("serial").to_string())
+            .collect();
+        let mut expected: Vec<String> = sim
+            .expected_onus(olt)
+            .into_iter()
+            .map(|o| o.serial)
+            .collect();
+        serials.sort();
+        expected.sort();
+        assert_eq!(
+            serials,
+            expected,
+            "OLT {olt} ({})",
+            FleetVendors::EveryFamily.family_of_olt(olt as usize - 1)
+        );
+    }
+    service.stop().await;
+    sim.shutdown().await;
+}

@@ -4,7 +4,6 @@
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
-use crate::profile::detection::detect;
 use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -102,27 +101,24 @@ pub async fn read_system(client: &mut SnmpClient) -> Result<SystemGroup, DeviceE
 pub struct SystemGroup(Vec<SnmpValue>);
 
 impl SystemGroup {
-    /// The profile to poll with: `vendor`'s, or (`vendor = "auto"`, `None`) the one the
+    /// The profile to poll with: the layout of `vendor` this system group announces
+    /// (its default if it announces none), or (`vendor = "auto"`, `None`) the layout the
     /// detection table picks from sysObjectID and sysDescr.
     pub fn profile(&self, vendor: Option<Vendor>) -> Result<&'static Profile, DeviceError> {
-        if let Some(vendor) = vendor {
-            return Ok(Profile::for_vendor(vendor));
-        }
         let sys_object_id = match self.0.get(4) {
             Some(SnmpValue::ObjectIdentifier(oid)) => Some(oid.as_slice()),
             _ => None,
         };
         let sys_descr = self.0.get(1).and_then(SnmpValue::as_text);
-        match detect(sys_object_id, sys_descr.as_deref()) {
-            Some(vendor) => Ok(Profile::for_vendor(vendor)),
-            None => Err(DeviceError::UnknownVendor {
+        Profile::for_device(vendor, sys_object_id, sys_descr.as_deref()).ok_or_else(|| {
+            DeviceError::UnknownVendor {
                 sys_object_id: sys_object_id.map_or_else(
                     || "(none)".to_string(),
                     |oid| oid.iter().map(u32::to_string).collect::<Vec<_>>().join("."),
                 ),
                 sys_descr: sys_descr.unwrap_or_default(),
-            }),
-        }
+            }
+        })
     }
 }
 
@@ -378,6 +374,11 @@ pub fn decode_onus(
         .or_default()
         .extend(odd_indexes);
     for (_, index, row) in rows {
+        if row.get(OnuField::Serial).is_none() && only_interface_columns(profile, &row) {
+            // An IF-MIB column the profile reads for ONUs (BDCOM GPON's ifAlias) has a
+            // row for every interface: one without an ONU column is not an ONU row.
+            continue;
+        }
         let (place, decoded_port) = match locate_onu(profile, interfaces, index) {
             Ok(place) => (place, None),
             Err(Unplaced::PortDecoded(if_index, port)) => {
@@ -407,6 +408,15 @@ pub fn decode_onus(
         .map(|(why, indexes)| why.describe(indexes))
         .collect();
     Ok(decoded)
+}
+
+/// Whether every cell of `row` comes from an IF-MIB column (`1.3.6.1.2.1`).
+fn only_interface_columns(profile: &Profile, row: &RowBuilder) -> bool {
+    profile
+        .onu_columns
+        .iter()
+        .filter(|column| row.get(column.field).is_some())
+        .all(|column| column.oid.starts_with(&[1, 3, 6, 1, 2, 1]))
 }
 
 /// One row of the walked table: its packed key, its index and its cells.
@@ -489,7 +499,9 @@ fn decode_row(profile: &Profile, place: (String, u32), row: &RowBuilder) -> Opti
             .unwrap_or_default(),
         status,
         last_down_cause,
-        distance: integer(OnuField::Distance).and_then(|d| u32::try_from(d).ok()),
+        distance: profile
+            .column(OnuField::Distance)
+            .and_then(|column| column.decode_metres(row.get(OnuField::Distance)?.as_i64()?)),
         rx_power: dbm(OnuField::RxPower),
         tx_power: dbm(OnuField::TxPower),
         olt_rx_power: dbm(OnuField::OltRxPower),

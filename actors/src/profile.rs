@@ -8,13 +8,14 @@
 pub mod commands;
 pub mod detection;
 mod if_index;
+mod later_families;
 pub mod provisioning;
 mod vendors;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
 use commands::CliProfile;
-pub use if_index::{IfIndexLayout, HUAWEI_GPON};
-pub use vendors::{huawei_gpon_if_index, BDCOM, HUAWEI, ZTE};
+pub use if_index::{IfIndexLayout, HUAWEI_GPON, ZTE_C600_GPON};
+pub use vendors::{huawei_gpon_if_index, BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
 pub mod std_oids {
@@ -58,6 +59,9 @@ pub enum OnuField {
 pub enum Encoding {
     /// 8-byte GPON serial: 4 ASCII vendor letters + 4 bytes shown as upper-case hex.
     GponSerial,
+    /// A GPON serial as text, `VEND:XXXXXXXX` (BDCOM GPON), shown without the colon as
+    /// [`Encoding::GponSerial`] shows the bytes: `HWTC:1a2b3c4d` is `HWTC1A2B3C4D`.
+    GponSerialText,
     /// 6-byte EPON MAC address shown as lower-case `a0:b1:c2:d3:e4:f5`.
     MacAddress,
     /// OCTET STRING shown as text.
@@ -66,6 +70,8 @@ pub enum Encoding {
     Enum,
     /// INTEGER metres.
     Metres,
+    /// INTEGER tenths of a metre (BDCOM GPON's onuDistance), shown in whole metres.
+    Decimetres,
     /// dBm = (raw - offset) / divisor.
     ScaledDbm { offset: i64, divisor: f64 },
     /// A transceiver reading in the API's unit (°C, V, mA) = raw / divisor: Huawei's
@@ -174,6 +180,9 @@ pub enum DownCauseSource {
 #[derive(Debug)]
 pub struct Profile {
     pub vendor: Vendor,
+    /// The device family whose table layout this is (`C600 / C620`): a vendor has one
+    /// profile per layout, and detection picks among them.
+    pub family: &'static str,
     pub sys_object_id: &'static [u32],
     pub sys_descr: &'static str,
     /// The IF-MIB column holding interface names.
@@ -200,12 +209,36 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The profile of a vendor: every [`Vendor`] has one.
+    /// Every layout ponkeeper reads, each vendor's default first.
+    pub const ALL: [&'static Profile; 5] = [&HUAWEI, &ZTE, &BDCOM, &ZTE_C600, &BDCOM_GPON];
+
+    /// The default profile of a vendor (the layout an OLT that does not say otherwise
+    /// in its system group is read with): every [`Vendor`] has one.
     pub fn for_vendor(vendor: Vendor) -> &'static Profile {
         match vendor {
             Vendor::Huawei => &HUAWEI,
             Vendor::Zte => &ZTE,
             Vendor::Bdcom => &BDCOM,
+        }
+    }
+
+    /// The profile of a device that answered `sys_object_id` and `sys_descr`: for a
+    /// configured vendor, the layout of that vendor the detection table picks, else the
+    /// vendor's default; for `vendor = "auto"` (`None`), whatever the table picks, or
+    /// `None` when nothing matches.
+    pub fn for_device(
+        vendor: Option<Vendor>,
+        sys_object_id: Option<&[u32]>,
+        sys_descr: Option<&str>,
+    ) -> Option<&'static Profile> {
+        let detected = detection::detect(sys_object_id, sys_descr);
+        match vendor {
+            Some(vendor) => Some(
+                detected
+                    .filter(|profile| profile.vendor == vendor)
+                    .unwrap_or_else(|| Profile::for_vendor(vendor)),
+            ),
+            None => detected,
         }
     }
 
@@ -342,10 +375,30 @@ impl OnuColumn {
         (!self.absent.contains(&raw)).then_some(raw)
     }
 
+    /// Decodes a distance to whole metres ([`Encoding::Metres`] or
+    /// [`Encoding::Decimetres`]), `None` when absent or negative.
+    pub fn decode_metres(&self, raw: i64) -> Option<u32> {
+        let raw = self.decode_integer(raw)?;
+        let metres = match self.encoding {
+            Encoding::Decimetres => raw.checked_add(5)?.div_euclid(10),
+            _ => raw,
+        };
+        u32::try_from(metres).ok()
+    }
+
+    /// Encodes a distance in metres as the device reports it (the simulator's side).
+    pub fn encode_metres(&self, metres: u32) -> i64 {
+        match self.encoding {
+            Encoding::Decimetres => i64::from(metres) * 10,
+            _ => i64::from(metres),
+        }
+    }
+
     /// Shows an OCTET STRING value as the API does (serial, MAC or text).
     pub fn decode_octets(&self, bytes: &[u8]) -> String {
         match self.encoding {
             Encoding::GponSerial => format_gpon_serial(bytes),
+            Encoding::GponSerialText => format_gpon_serial_text(bytes),
             Encoding::MacAddress => format_mac(bytes),
             _ => String::from_utf8_lossy(bytes)
                 .trim_end_matches('\0')
@@ -353,10 +406,12 @@ impl OnuColumn {
         }
     }
 
-    /// How many bytes a serial of this column has (8 GPON, 6 MAC), for the simulator.
+    /// How many bytes a serial of this column has (8 GPON, 6 MAC, 13 `VEND:XXXXXXXX`),
+    /// for the simulator.
     pub fn serial_len(&self) -> usize {
         match self.encoding {
             Encoding::MacAddress => 6,
+            Encoding::GponSerialText => 13,
             _ => 8,
         }
     }
@@ -379,6 +434,24 @@ pub fn format_gpon_serial(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Formats a GPON serial sent as text, `VEND:XXXXXXXX`, as [`format_gpon_serial`] does
+/// the 8 bytes (`HWTC:1a2b3c4d` → `HWTC1A2B3C4D`); any other text is shown as sent.
+pub fn format_gpon_serial_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches('\0');
+    match text.split_once(':') {
+        Some((vendor, number))
+            if vendor.len() == 4
+                && vendor.bytes().all(|b| b.is_ascii_alphanumeric())
+                && number.len() == 8
+                && number.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            format!("{vendor}{}", number.to_ascii_uppercase())
+        }
+        _ => text.to_string(),
+    }
 }
 
 /// Formats a MAC address as lower-case hex pairs joined by colons (`a0:b1:c2:d3:e4:f5`).

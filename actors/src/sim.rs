@@ -2,8 +2,8 @@
 //! UDP socket and serving its vendor's CLI over SSH on its own TCP listener ([`ssh`],
 //! [`console`]), so the service and its tests poll and drive them exactly as they do devices.
 //! OLTs
-//! are Huawei, ZTE or BDCOM, one vendor for the whole fleet or all three in turn
-//! ([`FleetVendors`]). The
+//! are Huawei, ZTE or BDCOM, one vendor for the whole fleet, all three in turn, or every
+//! table layout in turn, ZTE C620 and BDCOM GP3600 included ([`FleetVendors`]). The
 //! fleet is generated deterministically from a seed ([`model`]), encodes every value with
 //! the same driver profile the pollers decode with ([`vendor`], [`crate::profile`]), serves
 //! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
@@ -79,14 +79,27 @@ pub enum FleetVendors {
     One(Vendor),
     /// OLT `i` (from 0) is Huawei, ZTE, BDCOM, Huawei, ... in turn.
     Mixed,
+    /// OLT `i` (from 0) takes every layout ponkeeper reads in turn: Huawei MA5800, ZTE
+    /// C320, BDCOM P3310, ZTE C620, BDCOM GP3600, Huawei, ...
+    EveryFamily,
 }
 
 impl FleetVendors {
     /// The vendor of OLT `i` (from 0).
     pub fn of_olt(self, i: usize) -> Vendor {
+        self.sim_vendor(i).profile.vendor
+    }
+
+    /// The table layout ([`crate::profile::Profile::family`]) of OLT `i` (from 0).
+    pub fn family_of_olt(self, i: usize) -> &'static str {
+        self.sim_vendor(i).profile.family
+    }
+
+    fn sim_vendor(self, i: usize) -> &'static SimVendor {
         match self {
-            FleetVendors::One(vendor) => vendor,
-            FleetVendors::Mixed => Vendor::ALL[i % Vendor::ALL.len()],
+            FleetVendors::One(vendor) => SimVendor::for_vendor(vendor),
+            FleetVendors::Mixed => SimVendor::for_vendor(Vendor::ALL[i % Vendor::ALL.len()]),
+            FleetVendors::EveryFamily => SimVendor::ALL[i % SimVendor::ALL.len()],
         }
     }
 }
@@ -232,10 +245,10 @@ impl SimFleet {
             usm: snmp_v3.as_ref().map(usm::UserKeys::new),
             spec: &spec,
             started: Instant::now(),
-            // One MIB view per vendor, shared by its OLTs.
-            views: Vendor::ALL
+            // One MIB view per layout, shared by its OLTs.
+            views: SimVendor::ALL
                 .iter()
-                .map(|&v| (v, Arc::new(MibView::for_vendor(SimVendor::for_vendor(v)))))
+                .map(|&v| (v.profile.family, Arc::new(MibView::for_vendor(v))))
                 .collect(),
             // One host key for the fleet, new each start.
             host_key: russh::keys::PrivateKey::from(
@@ -551,7 +564,7 @@ impl SimFleet {
 struct Launch<'a> {
     spec: &'a FleetSpec,
     started: Instant,
-    views: Vec<(Vendor, Arc<MibView>)>,
+    views: Vec<(&'static str, Arc<MibView>)>,
     host_key: russh::keys::PrivateKey,
     ssh_settings: Arc<ssh::SshSettings>,
     usm: Option<usm::UserKeys>,
@@ -619,12 +632,11 @@ impl Launch<'_> {
     /// the random source of its faults (one stream per OLT, following the seed).
     fn olt_parts(&self, i: usize) -> std::io::Result<OltParts> {
         let spec = self.spec;
-        let vendor_id = spec.vendors.of_olt(i);
-        let vendor = SimVendor::for_vendor(vendor_id);
+        let vendor = spec.vendors.sim_vendor(i);
         let view = self
             .views
             .iter()
-            .find(|(v, _)| *v == vendor_id)
+            .find(|(family, _)| *family == vendor.profile.family)
             .map(|(_, view)| view.clone())
             .ok_or_else(|| invalid("no MIB view for the vendor"))?;
         let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;

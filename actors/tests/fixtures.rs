@@ -1,5 +1,6 @@
 //! The pollers against an independent SNMP agent: snmpsim serves real vendor layouts from
-//! `.snmprec` fixtures in `tests/fixtures` (Huawei MA5800, ZTE C320 and BDCOM P3310; see
+//! `.snmprec` fixtures in `tests/fixtures` (Huawei MA5800, ZTE C320 and C620, BDCOM P3310
+//! and GP3600; see
 //! that folder's README for where each came from), the real `Fleet` polls each one over
 //! UDP, and every ONU, the port count and the totals must equal the fixture's
 //! `.expected.json` exactly. Our simulator encodes with the same profiles the pollers
@@ -190,6 +191,21 @@ async fn zte_c320_fixture_polls_as_expected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bdcom_p3310_fixture_polls_as_expected() {
     polls_as_expected(&our_fixtures(), "bdcom-p3310", "P3310").await;
+}
+
+/// A ZTE C620: IF-MIB as the LibreNMS capture has it (`gpon_olt-1/1/1` … `1/1/16`,
+/// uplinks numbered alike), ONU rows in the `3902.1082.500` tables on the port ifIndex.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zte_c620_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "zte-c620", "C620").await;
+}
+
+/// A BDCOM GP3600-16B: IF-MIB as the LibreNMS capture has it (`GPON0/1` … `/16` and
+/// ONU interfaces, all ifType 1), NMS-GPON-MIB rows on the ONU's ifIndex, text serials,
+/// decimetres, and ifAlias rows of uplinks that are no ONU's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bdcom_gp3600_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "bdcom-gp3600", "GP3600-16B").await;
 }
 
 /// `vendor = "auto"` against a device no detection rule knows (a Cisco router's system

@@ -1,6 +1,6 @@
 //! The supervisor and OLT actors polling the simulator over real UDP SNMP: every ONU's
-//! fields must equal what the simulated device serves, for Huawei, ZTE, BDCOM and mixed
-//! fleets, and state must survive a restart of the actors from sled.
+//! fields must equal what the simulated device serves, for Huawei, ZTE, BDCOM, mixed
+//! fleets and a fleet of every table layout (ZTE C620, BDCOM GP3600), and state must survive a restart of the actors from sled.
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::olt::PollSettings;
@@ -56,6 +56,20 @@ async fn polled_bdcom_onus_equal_what_the_device_serves() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn polled_mixed_fleet_equals_what_each_device_serves() {
     polled_onus_equal_what_the_fleet_serves(FleetVendors::Mixed, 6).await;
+}
+
+/// ZTE C620 (`gpon_olt-1/1/1`, ONU rows on the port ifIndex) and BDCOM GP3600
+/// (`GPON0/1`, text serials, distance in decimetres, ifAlias descriptions) beside the
+/// first layouts: each read with the layout its system group announces, though the
+/// inventory names only the vendor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn polled_fleet_of_every_family_equals_what_each_device_serves() {
+    let families: Vec<&str> = (0..5)
+        .map(|i| FleetVendors::EveryFamily.family_of_olt(i))
+        .collect();
+    assert_eq!(families[3], "C600 / C620");
+    assert_eq!(families[4], "GP3600 (GPON)");
+    polled_onus_equal_what_the_fleet_serves(FleetVendors::EveryFamily, 5).await;
 }
 
 /// Polls every OLT of a frozen fleet of `olts` × 40 ONUs through the real actors and

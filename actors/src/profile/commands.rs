@@ -205,6 +205,91 @@ pub static BDCOM: CliProfile = CliProfile {
     vlan_line: "epon onu port {_} ctc vlan mode tag {vlan}",
 };
 
+/// ZTE C600 / C620 (docs/devices.md, "ZTE C6xx"): the C300's dialogue with the TITAN
+/// interface names `gpon_onu-1/1/1:1` and their own prompts.
+pub static ZTE_C600: CliProfile = CliProfile {
+    modes: &[
+        CliMode {
+            enter: "enable",
+            prompt: "{host}#",
+            depth: 1,
+        },
+        CliMode {
+            enter: "configure terminal",
+            prompt: "{host}(config)#",
+            depth: 2,
+        },
+        CliMode {
+            enter: "interface gpon_onu-{pon}:{onu}",
+            prompt: "{host}(config-if-gpon_onu-{pon}:{onu})#",
+            depth: 3,
+        },
+        CliMode {
+            enter: "pon-onu-mng gpon_onu-{pon}:{onu}",
+            prompt: "{host}(config-gpon-onu-mng)#",
+            depth: 3,
+        },
+    ],
+    reboot: &[
+        "configure terminal",
+        "pon-onu-mng gpon_onu-{pon}:{onu}",
+        "reboot",
+        "end",
+    ],
+    set_vlan: &[
+        "configure terminal",
+        "interface gpon_onu-{pon}:{onu}",
+        "no service-port 1",
+        "service-port 1 vport 1 user-vlan {vlan} vlan {vlan}",
+        "end",
+    ],
+    set_description: &[
+        "configure terminal",
+        "interface gpon_onu-{pon}:{onu}",
+        "description {description}",
+        "end",
+    ],
+    onu_section: Some("interface gpon_onu-{pon}:{onu}"),
+    ..ZTE
+};
+
+/// BDCOM GP3600 (GPON): the EPON dialogue on `GPON0/1:1` interfaces.
+pub static BDCOM_GPON: CliProfile = CliProfile {
+    modes: &[
+        CliMode {
+            enter: "enable",
+            prompt: "{host}#",
+            depth: 1,
+        },
+        CliMode {
+            enter: "config",
+            prompt: "{host}_config#",
+            depth: 2,
+        },
+        CliMode {
+            enter: "interface GPON{pon}:{onu}",
+            prompt: "{host}_config_gpon{pon}:{onu}#",
+            depth: 3,
+        },
+    ],
+    reboot: &["gpon reboot onu interface GPON{pon}:{onu}"],
+    set_vlan: &[
+        "config",
+        "interface GPON{pon}:{onu}",
+        "gpon onu port 1 vlan mode tag {vlan}",
+        "end",
+    ],
+    set_description: &[
+        "config",
+        "interface GPON{pon}:{onu}",
+        "description {description}",
+        "end",
+    ],
+    onu_section: Some("interface GPON{pon}:{onu}"),
+    vlan_line: "gpon onu port {_} vlan mode tag {vlan}",
+    ..BDCOM
+};
+
 /// Values that may contain spaces when captured (everything else is one word).
 const TEXT_VALUES: [&str; 2] = ["description", "*"];
 

@@ -1,24 +1,29 @@
-//! Vendor detection for `vendor = "auto"` (SPEC §7): which profile an OLT needs, from the
-//! sysObjectID and sysDescr it answers. The table is data ([`DETECTION`]): a rule matches
-//! when the sysObjectID starts with one of its prefixes or the sysDescr contains one of
-//! its phrases. The OLT actor asks [`detect`] on the first poll of an `auto` OLT.
+//! Layout detection (SPEC §7): which profile an OLT needs, from the sysObjectID and
+//! sysDescr it answers. The table is data ([`DETECTION`]): a rule matches when the
+//! sysObjectID starts with one of its prefixes or the sysDescr contains one of its
+//! phrases, and the first rule that matches wins, so a vendor's later families (ZTE
+//! C600, BDCOM GPON) come before its catch-all. Every poll reads the system group and
+//! asks [`super::Profile::for_device`]: for `vendor = "auto"` this is vendor detection,
+//! for a configured vendor it picks among that vendor's layouts.
 
+use super::{Profile, BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
+#[cfg(test)]
 use crate::domain::Vendor;
 
-/// How one vendor's OLTs introduce themselves.
+/// How one layout's OLTs introduce themselves.
 #[derive(Debug)]
 pub struct DetectionRule {
-    pub vendor: Vendor,
+    pub profile: &'static Profile,
     /// sysObjectID prefixes (whole arcs).
     pub sys_object_ids: &'static [&'static [u32]],
     /// Phrases one of which the sysDescr contains (case-sensitive, as devices send them).
     pub sys_descr: &'static [&'static str],
 }
 
-/// DEVICES.md's detection table.
+/// docs/devices.md's detection table, most specific rule first.
 pub static DETECTION: &[DetectionRule] = &[
     DetectionRule {
-        vendor: Vendor::Huawei,
+        profile: &HUAWEI,
         sys_object_ids: &[
             &[1, 3, 6, 1, 4, 1, 2011, 2, 80, 8],
             &[1, 3, 6, 1, 4, 1, 2011, 2, 115],
@@ -28,20 +33,36 @@ pub static DETECTION: &[DetectionRule] = &[
         ],
         sys_descr: &["Huawei Integrated Access Software"],
     },
+    // ZTE's TITAN generation: C600, C620 (.620 in the LibreNMS captures), C650.
     DetectionRule {
-        vendor: Vendor::Zte,
+        profile: &ZTE_C600,
+        sys_object_ids: &[
+            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 600],
+            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 620],
+            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 650],
+        ],
+        sys_descr: &["ZXA10 C600", "ZXA10 C620", "ZXA10 C650"],
+    },
+    DetectionRule {
+        profile: &ZTE,
         sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3902, 1082]],
         sys_descr: &["by ZTE Corporation", "ZTE ZXA10"],
     },
+    // BDCOM's GPON OLTs are the GP models (GP3600-16B is 3320.1.390).
     DetectionRule {
-        vendor: Vendor::Bdcom,
+        profile: &BDCOM_GPON,
+        sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1, 390]],
+        sys_descr: &["BDCOM(tm) GP"],
+    },
+    DetectionRule {
+        profile: &BDCOM,
         sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1]],
         sys_descr: &["BDCOM(tm)"],
     },
 ];
 
-/// The vendor whose rule matches, sysObjectID first; `None` when no rule does.
-pub fn detect(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Option<Vendor> {
+/// The profile whose rule matches, sysObjectID first; `None` when no rule does.
+pub fn detect(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Option<&'static Profile> {
     let by_oid = sys_object_id.and_then(|oid| {
         DETECTION
             .iter()
@@ -54,7 +75,13 @@ pub fn detect(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Option<
                 .find(|rule| rule.sys_descr.iter().any(|p| descr.contains(p)))
         })
     };
-    by_oid.or_else(by_descr).map(|rule| rule.vendor)
+    by_oid.or_else(by_descr).map(|rule| rule.profile)
+}
+
+/// The vendor [`detect`] names (tests read the table by vendor).
+#[cfg(test)]
+fn detect_vendor(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Option<Vendor> {
+    detect(sys_object_id, sys_descr).map(|profile| profile.vendor)
 }
 
 #[cfg(test)]
@@ -65,7 +92,7 @@ mod tests {
         text.split('.').map(|a| a.parse().expect("arc")).collect()
     }
 
-    /// The system group of each capture, as the device answered it.
+    /// The system group of each capture, as the device answered it, and the layout it is.
     #[test]
     fn every_capture_is_detected() {
         let captures = [
@@ -73,48 +100,52 @@ mod tests {
             (
                 "1.3.6.1.4.1.2011.2.248",
                 "Huawei Integrated Access Software",
-                Vendor::Huawei,
+                &HUAWEI,
             ),
             // LibreNMS tests/snmpsim/smartax.snmprec (sysDescr only).
-            ("", "Huawei Integrated Access Software", Vendor::Huawei),
+            ("", "Huawei Integrated Access Software", &HUAWEI),
             // tests/fixtures/zte-c320.snmprec
             (
                 "1.3.6.1.4.1.3902.1082.1001.320.2.1",
                 "C320 Version V2.1.0 Software, Copyright (c) by ZTE Corporation Compiled",
-                Vendor::Zte,
+                &ZTE,
             ),
-            // LibreNMS tests/snmpsim/zxa10_c600.snmprec (a C620).
+            // LibreNMS tests/snmpsim/zxa10_c600.snmprec and zxa10_c620.snmprec (C620s).
             (
                 "1.3.6.1.4.1.3902.1082.1001.620.1.1",
                 "ZXA10 C620, ZTE ZXA10 Software Version: V1.2.2",
-                Vendor::Zte,
+                &ZTE_C600,
+            ),
+            (
+                "",
+                "ZXA10 C620, ZTE ZXA10 Software Version: V2.0.30",
+                &ZTE_C600,
             ),
             // tests/fixtures/bdcom-p3310.snmprec
             (
                 "1.3.6.1.4.1.3320.1.164.0",
                 "BDCOM(tm) P3310 Software, Version 10.1.0E Build 41588",
-                Vendor::Bdcom,
+                &BDCOM,
             ),
             // LibreNMS tests/snmpsim/bdcom.snmprec (a GP3600-16B).
             (
                 "1.3.6.1.4.1.3320.1.390.0",
                 "BDCOM(tm) GP3600-16B Software, Version 74104\nhardware version: A",
-                Vendor::Bdcom,
+                &BDCOM_GPON,
             ),
+            ("", "BDCOM(tm) GP3600-08 Software", &BDCOM_GPON),
         ];
-        for (object_id, descr, vendor) in captures {
+        for (object_id, descr, profile) in captures {
             let object_id = (!object_id.is_empty()).then(|| oid(object_id));
-            assert_eq!(
-                detect(object_id.as_deref(), Some(descr)),
-                Some(vendor),
-                "{descr}"
-            );
+            let found = detect(object_id.as_deref(), Some(descr)).map(|p| p.family);
+            assert_eq!(found, Some(profile.family), "{descr}");
         }
     }
 
-    /// Every fixture in `tests/fixtures`: its system group picks its `expected.json` vendor.
+    /// Every fixture in `tests/fixtures`: its system group picks its `expected.json`
+    /// vendor and family.
     #[test]
-    fn every_fixture_is_detected_as_its_vendor() {
+    fn every_fixture_is_detected_as_its_layout() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
         let mut checked = 0;
         for entry in std::fs::read_dir(&dir).expect("tests/fixtures") {
@@ -135,42 +166,65 @@ mod tests {
             let expected: serde_json::Value = serde_json::from_str(&expected).expect("json");
             let vendor: Vendor =
                 serde_json::from_value(expected["vendor"].clone()).expect("vendor");
+            let found = detect(object_id.as_deref(), descr.as_deref());
+            let shown = path.display();
+            assert_eq!(found.map(|p| p.vendor), Some(vendor), "{shown}");
             assert_eq!(
-                detect(object_id.as_deref(), descr.as_deref()),
-                Some(vendor),
-                "{}",
-                path.display()
+                found.map(|p| p.family),
+                expected["family"].as_str(),
+                "{shown}"
             );
             checked += 1;
         }
-        assert!(checked >= 4, "only {checked} fixtures");
+        assert!(checked >= 6, "only {checked} fixtures");
     }
 
     #[test]
     fn either_answer_alone_decides_and_strangers_match_nothing() {
         assert_eq!(
-            detect(Some(&oid("1.3.6.1.4.1.2011.2.133.1")), None),
+            detect_vendor(Some(&oid("1.3.6.1.4.1.2011.2.133.1")), None),
             Some(Vendor::Huawei)
         );
-        assert_eq!(detect(None, Some("BDCOM(tm) P3600")), Some(Vendor::Bdcom));
-        // A Huawei router is not an access OLT; a prefix matches whole arcs only.
-        assert_eq!(detect(Some(&oid("1.3.6.1.4.1.2011.2.62")), None), None);
-        assert_eq!(detect(Some(&oid("1.3.6.1.4.1.33201.1")), None), None);
         assert_eq!(
-            detect(Some(&oid("1.3.6.1.4.1.9.1.1")), Some("Cisco IOS Software")),
+            detect_vendor(None, Some("BDCOM(tm) P3600")),
+            Some(Vendor::Bdcom)
+        );
+        // A Huawei router is not an access OLT; a prefix matches whole arcs only.
+        assert_eq!(
+            detect_vendor(Some(&oid("1.3.6.1.4.1.2011.2.62")), None),
             None
         );
-        assert_eq!(detect(None, None), None);
+        assert_eq!(detect_vendor(Some(&oid("1.3.6.1.4.1.33201.1")), None), None);
+        assert_eq!(
+            detect_vendor(Some(&oid("1.3.6.1.4.1.9.1.1")), Some("Cisco IOS Software")),
+            None
+        );
+        assert_eq!(detect_vendor(None, None), None);
     }
 
     #[test]
-    fn every_profile_announces_itself_as_its_own_vendor() {
-        for vendor in Vendor::ALL {
-            let profile = super::super::Profile::for_vendor(vendor);
-            assert_eq!(
-                detect(Some(profile.sys_object_id), Some(profile.sys_descr)),
-                Some(vendor)
-            );
+    fn every_profile_announces_itself_as_its_own_layout() {
+        for profile in Profile::ALL {
+            let found = detect(Some(profile.sys_object_id), Some(profile.sys_descr));
+            assert_eq!(found.map(|p| p.family), Some(profile.family));
         }
+    }
+
+    #[test]
+    fn a_configured_vendor_picks_among_its_own_layouts_only() {
+        let c620 = oid("1.3.6.1.4.1.3902.1082.1001.620.1.1");
+        let family = |vendor, oid: Option<&[u32]>| {
+            Profile::for_device(vendor, oid, None).map(|profile| profile.family)
+        };
+        assert_eq!(
+            family(Some(Vendor::Zte), Some(&c620)),
+            Some(ZTE_C600.family)
+        );
+        assert_eq!(family(Some(Vendor::Zte), None), Some(ZTE.family));
+        // A Huawei named ZTE in the inventory is read as ZTE said, not as detected.
+        let huawei = oid("1.3.6.1.4.1.2011.2.248");
+        assert_eq!(family(Some(Vendor::Zte), Some(&huawei)), Some(ZTE.family));
+        assert_eq!(family(None, Some(&huawei)), Some(HUAWEI.family));
+        assert_eq!(family(None, None), None);
     }
 }

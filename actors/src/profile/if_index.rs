@@ -60,9 +60,36 @@ pub const HUAWEI_GPON: IfIndexLayout = IfIndexLayout {
     port_shift: 8,
 };
 
+/// ZTE C600 / C620 GPON port (`gpon_olt-1/1/1` = 285278465):
+/// `(1 << 28) | (1 << 24) | (shelf << 16) | (slot << 8) | port`, as the LibreNMS C620
+/// captures number them.
+pub const ZTE_C600_GPON: IfIndexLayout = IfIndexLayout {
+    kind: 0x11,
+    kind_shift: 24,
+    frame_shift: 16,
+    slot_shift: 8,
+    port_shift: 0,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zte_c600_ports_match_the_c620_capture() {
+        assert_eq!(ZTE_C600_GPON.if_index(1, 1, 1), Some(285_278_465));
+        assert_eq!(ZTE_C600_GPON.if_index(1, 1, 16), Some(285_278_480));
+        assert_eq!(
+            ZTE_C600_GPON.port_name(285_278_480).as_deref(),
+            Some("1/1/16")
+        );
+        // xgei-1/4/1 is numbered alike: a port name, but IF-MIB's ifType tells it apart.
+        assert_eq!(
+            ZTE_C600_GPON.port_name(285_279_233).as_deref(),
+            Some("1/4/1")
+        );
+        assert_eq!(ZTE_C600_GPON.port_name(721_420_289), None, "not kind 0x11");
+    }
 
     #[test]
     fn huawei_gpon_ports_round_trip() {

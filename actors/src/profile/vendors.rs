@@ -1,10 +1,12 @@
-//! The three vendors' driver profiles as data: Huawei MA5600T / MA5800 (HUAWEI-XPON-MIB),
-//! ZTE C300 / C320 (ZXGPON) and BDCOM P3310 / P3600 (NMS-EPON) — their OIDs, scales,
-//! sentinels and status / down-cause values, and Huawei's ifIndex layout. The types they
+//! The three vendors' first driver profiles as data: Huawei MA5600T / MA5800
+//! (HUAWEI-XPON-MIB), ZTE C300 / C320 (ZXGPON) and BDCOM P3310 / P3600 (NMS-EPON) — their
+//! OIDs, scales, sentinels and status / down-cause values, and Huawei's ifIndex layout.
+//! The ZTE C600 and BDCOM GPON layouts are in `later_families.rs`. The types they
 //! fill are in [`crate::profile`], which re-exports these tables; the poller and the
 //! simulator reach them through [`Profile::for_vendor`] and `profile::HUAWEI` etc.
 
 use super::commands;
+pub use super::later_families::{BDCOM_GPON, ZTE_C600};
 use super::{
     DownCauseSource, Encoding, InterfaceNames, OnuColumn, OnuField, OnuIndexing, PonIdLayout,
     Profile,
@@ -31,6 +33,7 @@ const HUAWEI_ABSENT: &[i64] = &[2_147_483_647];
 /// Huawei MA5600T / MA5800 GPON (HUAWEI-XPON-MIB).
 pub static HUAWEI: Profile = Profile {
     vendor: Vendor::Huawei,
+    family: "MA5600T / MA5800",
     sys_object_id: &[1, 3, 6, 1, 4, 1, 2011, 2, 248],
     sys_descr: "Huawei Integrated Access Software",
     interface_names: InterfaceNames::IfName,
@@ -141,7 +144,7 @@ pub static HUAWEI: Profile = Profile {
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
-const ZTE_ONU_DBM: Encoding = Encoding::WrappingDbm {
+pub(super) const ZTE_ONU_DBM: Encoding = Encoding::WrappingDbm {
     offset: 15_000,
     divisor: 500.0,
     wrap_above: 30_000,
@@ -151,6 +154,7 @@ const ZTE_ONU_DBM: Encoding = Encoding::WrappingDbm {
 /// ZTE C300 / C320 GPON (ZXGPON 1012 MIB).
 pub static ZTE: Profile = Profile {
     vendor: Vendor::Zte,
+    family: "C300 / C320",
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 320, 2, 1],
     sys_descr: "C320 Version V2.1.0 Software, Copyright (c) by ZTE Corporation Compiled",
     interface_names: InterfaceNames::IfName,
@@ -227,11 +231,12 @@ pub static ZTE: Profile = Profile {
 
 /// Unconfirmed: docs/devices.md names no BDCOM sentinel: the common "no value" integers, so that
 /// none can ever show up as 214748364.7 or 6553.5 dBm.
-const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
+pub(super) const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
 
 /// BDCOM P3310 / P3600 EPON (NMS-EPON MIB).
 pub static BDCOM: Profile = Profile {
     vendor: Vendor::Bdcom,
+    family: "P3310 / P3600 (EPON)",
     // Unconfirmed: docs/devices.md gives the prefix 1.3.6.1.4.1.3320.1 only.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3320, 1, 164, 0],
     sys_descr: "BDCOM(tm) P3310 Software, Version 10.1.0E Build 41588",

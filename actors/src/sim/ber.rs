@@ -22,6 +22,8 @@ pub(crate) mod tag {
 pub(crate) enum Value<'a> {
     Integer(i64),
     Octets(&'a [u8]),
+    /// A short OCTET STRING made at answer time (a serial as text), bytes and length.
+    Inline([u8; 16], u8),
     Oid(&'static [u32]),
     TimeTicks(u32),
     Null,
@@ -199,6 +201,9 @@ fn push_value(out: &mut Vec<u8>, value: Value<'_>) {
     match value {
         Value::Integer(n) => push_integer(out, tag::INTEGER, n),
         Value::Octets(bytes) => push_tlv(out, tag::OCTET_STRING, bytes),
+        Value::Inline(bytes, len) => {
+            push_tlv(out, tag::OCTET_STRING, &bytes[..usize::from(len).min(16)]);
+        }
         Value::Oid(arcs) => {
             let arcs: Vec<u64> = arcs.iter().map(|&a| u64::from(a)).collect();
             push_oid(out, &arcs);

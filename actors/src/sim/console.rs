@@ -436,7 +436,7 @@ fn serial_text(olt_vendor: &SimVendor, onu: &SimOnu) -> String {
     olt_vendor
         .profile
         .column(OnuField::Serial)
-        .map(|c| c.decode_octets(&onu.serial[..olt_vendor.serial_len()]))
+        .and_then(|c| Some(c.decode_octets(olt_vendor.wire_serial(&onu.serial).octets()?)))
         .unwrap_or_default()
 }
 
@@ -504,11 +504,23 @@ fn config_head(olt: &SimOlt, indent: &str) -> String {
     out
 }
 
-/// ZTE `show running-config`.
+/// ZTE C300 / C320 `show running-config`.
 pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    zte_family_config(olt, vendor, ["gpon-olt_", "gpon-onu_"])
+}
+
+/// ZTE C600 / C620 `show running-config`: the C300's, with TITAN interface names.
+pub(crate) fn zte_c600_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    zte_family_config(olt, vendor, ["gpon_olt-", "gpon_onu-"])
+}
+
+/// A ZTE configuration whose port and ONU interfaces are named `names[0]1/1/1` and
+/// `names[1]1/1/1:1`.
+fn zte_family_config(olt: &SimOlt, vendor: &SimVendor, names: [&str; 2]) -> String {
+    let [port_if, onu_if] = names;
     let mut out = config_head(olt, "  ");
     for (p, port) in olt.ports.iter().enumerate() {
-        let _ = writeln!(out, "interface gpon-olt_{}", port.name);
+        let _ = writeln!(out, "interface {port_if}{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
             let _ = writeln!(
                 out,
@@ -522,7 +534,7 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
     for onu in &olt.onus {
         let _ = writeln!(
             out,
-            "interface gpon-onu_{}:{}\n  name onu-{}",
+            "interface {onu_if}{}:{}\n  name onu-{}",
             olt.ports[onu.port].name, onu.ont_id, onu.ont_id
         );
         if !onu.description.is_empty() {
@@ -538,34 +550,64 @@ pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
     out
 }
 
-/// BDCOM `show running-config`.
+/// BDCOM P3310 (EPON) `show running-config`.
 pub(crate) fn bdcom_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    bdcom_family_config(olt, vendor, false)
+}
+
+/// BDCOM GP3600 (GPON) `show running-config`.
+pub(crate) fn bdcom_gpon_config(olt: &SimOlt, vendor: &SimVendor) -> String {
+    bdcom_family_config(olt, vendor, true)
+}
+
+/// A BDCOM configuration: EPON ports bind ONUs by MAC (`fcfa.f710.2030`), GPON ports by
+/// serial (`HWTC:1A2B3C4D`).
+fn bdcom_family_config(olt: &SimOlt, vendor: &SimVendor, gpon: bool) -> String {
+    let (kind, tech) = if gpon {
+        ("GPON", "gpon")
+    } else {
+        ("EPON", "epon")
+    };
     let mut out = config_head(olt, " ");
     for (p, port) in olt.ports.iter().enumerate() {
-        let _ = writeln!(out, "interface EPON{}", port.name);
+        let _ = writeln!(out, "interface {kind}{}", port.name);
         for onu in olt.onus.iter().filter(|o| o.port == p) {
-            let mac: String = serial_text(vendor, onu).replace(':', "");
-            let dotted = mac
-                .as_bytes()
-                .chunks(4)
-                .map(|c| String::from_utf8_lossy(c).into_owned())
-                .collect::<Vec<_>>()
-                .join(".");
-            let _ = writeln!(out, " epon bind-onu mac {dotted} {}", onu.ont_id);
+            let serial = serial_text(vendor, onu);
+            let bound = if gpon {
+                format!(
+                    "sn {}:{}",
+                    &serial[..4.min(serial.len())],
+                    serial.get(4..).unwrap_or("")
+                )
+            } else {
+                let mac = serial.replace(':', "");
+                let dotted: Vec<String> = mac
+                    .as_bytes()
+                    .chunks(4)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect();
+                format!("mac {}", dotted.join("."))
+            };
+            let _ = writeln!(out, " {tech} bind-onu {bound} {}", onu.ont_id);
         }
         let _ = writeln!(out, "!");
     }
     for onu in &olt.onus {
         let _ = writeln!(
             out,
-            "interface EPON{}:{}",
+            "interface {kind}{}:{}",
             olt.ports[onu.port].name, onu.ont_id
         );
         if !onu.description.is_empty() {
             let _ = writeln!(out, " description {}", onu.description);
         }
         if let Some(vlan) = onu.vlan {
-            let _ = writeln!(out, " epon onu port 1 ctc vlan mode tag {vlan}");
+            let vlan_mode = if gpon {
+                "vlan mode tag"
+            } else {
+                "ctc vlan mode tag"
+            };
+            let _ = writeln!(out, " {tech} onu port 1 {vlan_mode} {vlan}");
         }
         let _ = writeln!(out, "!");
     }

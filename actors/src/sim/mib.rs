@@ -306,6 +306,7 @@ impl MibView {
                 match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
                     Raw::Integer(n) => Value::Integer(n),
                     Raw::Octets(bytes) => Value::Octets(bytes),
+                    Raw::Inline(bytes, len) => Value::Inline(bytes, len),
                 }
             }
         })

@@ -84,6 +84,19 @@ pub(crate) struct SimOnu {
 pub(crate) enum Raw<'a> {
     Integer(i64),
     Octets(&'a [u8]),
+    /// A short value made at answer time (BDCOM GPON's `HWTC:1A2B3C4D`).
+    Inline([u8; 16], u8),
+}
+
+impl Raw<'_> {
+    /// The bytes of an OCTET STRING value.
+    pub fn octets(&self) -> Option<&[u8]> {
+        match self {
+            Raw::Integer(_) => None,
+            Raw::Octets(bytes) => Some(bytes),
+            Raw::Inline(bytes, len) => bytes.get(..usize::from(*len)),
+        }
+    }
 }
 
 /// One simulated OLT.
@@ -247,12 +260,14 @@ impl SimOlt {
             None => absent.map(Raw::Integer),
         };
         match column.field {
-            OnuField::Serial => Some(Raw::Octets(&onu.serial[..vendor.serial_len()])),
+            OnuField::Serial => Some(vendor.wire_serial(&onu.serial)),
             OnuField::Description => Some(Raw::Octets(onu.description.as_bytes())),
             OnuField::Status => Some(Raw::Integer(
                 vendor.status_value(onu.online, onu.last_down_cause),
             )),
-            OnuField::Distance if onu.online => Some(Raw::Integer(i64::from(onu.distance_m))),
+            OnuField::Distance if onu.online => {
+                Some(Raw::Integer(column.encode_metres(onu.distance_m)))
+            }
             OnuField::Distance => absent.map(Raw::Integer),
             OnuField::DownCause => Some(Raw::Integer(
                 onu.last_down_cause
@@ -285,8 +300,11 @@ impl SimOlt {
                     _ => None,
                 };
                 let text = |field: OnuField| match raw(field) {
-                    Some((column, Raw::Octets(bytes))) => column.decode_octets(bytes),
-                    _ => String::new(),
+                    Some((column, raw)) => raw
+                        .octets()
+                        .map(|bytes| column.decode_octets(bytes))
+                        .unwrap_or_default(),
+                    None => String::new(),
                 };
                 let dbm = |field: OnuField| {
                     integer(field).and_then(|(column, value)| column.decode_dbm(value))
@@ -309,8 +327,8 @@ impl SimOlt {
                     description: text(OnuField::Description),
                     status,
                     last_down_cause,
-                    distance: decoded(OnuField::Distance)
-                        .and_then(|value| u32::try_from(value).ok()),
+                    distance: integer(OnuField::Distance)
+                        .and_then(|(column, value)| column.decode_metres(value)),
                     rx_power: dbm(OnuField::RxPower).map(round_dbm),
                     tx_power: dbm(OnuField::TxPower).map(round_dbm),
                     olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm),

@@ -7,9 +7,10 @@
 //! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
 
 use super::console;
+use super::model::Raw;
 use super::model::SimOlt;
 use crate::domain::{DownCause, Vendor};
-use crate::profile::{self, DownCauseSource, OnuField, OnuIndexing, Profile};
+use crate::profile::{self, DownCauseSource, Encoding, OnuField, OnuIndexing, Profile};
 
 /// Where a PON port sits in the chassis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +168,57 @@ static BDCOM: SimVendor = SimVendor {
     error_no_vlan: "% Invalid input: VLAN not configured.",
 };
 
+/// ZTE C600 / C620: the port ifIndex spells `1/slot/port` (`gpon_olt-1/1/1` = 285278465).
+fn zte_c600_port_if_index(at: PortPosition) -> u32 {
+    profile::ZTE_C600_GPON
+        .if_index(at.frame, at.slot, at.port)
+        .unwrap_or(u32::MAX)
+}
+
+/// BDCOM GP3600: ports after 13 uplinks from ifIndex 110 (`GPON0/1`), as the LibreNMS
+/// capture numbers them.
+fn bdcom_gpon_port_if_index(at: PortPosition) -> u32 {
+    110 + at.ordinal
+}
+
+/// (?) BDCOM GP3600: ONU interfaces from 1179 on; the capture's are irregular, so a block
+/// of 128 per port stands in.
+fn bdcom_gpon_onu_if_index(at: PortPosition, onu_id: u32) -> u32 {
+    1179 + at.ordinal * 128 + onu_id - 1
+}
+
+static ZTE_C600: SimVendor = SimVendor {
+    profile: &profile::ZTE_C600,
+    model: "C620",
+    firmware: &["V2.0.30", "V1.2.2"],
+    serial_prefixes: &[(b"ZTEG", 80), (b"HWTC", 10), (b"ALCL", 10)],
+    // Phase "offline"; LOS and dying gasp have phases of their own.
+    offline_status: 7,
+    port_if_index: zte_c600_port_if_index,
+    if_descr_is_name: true,
+    running_config: console::zte_c600_config,
+    ..ZTE
+};
+
+static BDCOM_GPON: SimVendor = SimVendor {
+    profile: &profile::BDCOM_GPON,
+    model: "GP3600-16B",
+    firmware: &["74104", "74201"],
+    serial_prefixes: &[(b"HWTC", 50), (b"ZTEG", 30), (b"BDCM", 20)],
+    ports_per_slot: 16,
+    max_onus_per_port: 128,
+    onu_ids_per_port: 128,
+    port_if_index: bdcom_gpon_port_if_index,
+    onu_if_index: Some(bdcom_gpon_onu_if_index),
+    running_config: console::bdcom_gpon_config,
+    ..BDCOM
+};
+
 impl SimVendor {
+    /// Every simulated layout, in the order a fleet of [`super::FleetVendors::EveryFamily`]
+    /// takes them: the three vendors' defaults first.
+    pub const ALL: [&'static SimVendor; 5] = [&HUAWEI, &ZTE, &BDCOM, &ZTE_C600, &BDCOM_GPON];
+
     /// The simulator table of a vendor.
     pub fn for_vendor(vendor: Vendor) -> &'static SimVendor {
         match vendor {
@@ -200,11 +251,30 @@ impl SimVendor {
         }
     }
 
-    /// Bytes in a serial: 8 for GPON, 6 for an EPON MAC.
+    /// Bytes a serial is kept in: 8 for GPON, 6 for an EPON MAC.
     pub fn serial_len(&self) -> usize {
         self.profile
             .column(OnuField::Serial)
-            .map_or(8, |column| column.serial_len())
+            .map_or(8, |column| column.serial_len().min(8))
+    }
+
+    /// A serial as the agent sends it: its bytes, or for a vendor that sends serials as
+    /// text (`Encoding::GponSerialText`) `HWTC:1A2B3C4D`.
+    pub fn wire_serial<'a>(&self, serial: &'a [u8; 8]) -> Raw<'a> {
+        let encoding = self.profile.column(OnuField::Serial).map(|c| c.encoding);
+        if encoding != Some(Encoding::GponSerialText) {
+            return Raw::Octets(&serial[..self.serial_len()]);
+        }
+        let shown = profile::format_gpon_serial(serial);
+        let mut bytes = [0u8; 16];
+        let text = format!(
+            "{}:{}",
+            shown.get(..4).unwrap_or(""),
+            shown.get(4..).unwrap_or("")
+        );
+        let len = text.len().min(16);
+        bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
+        Raw::Inline(bytes, len as u8)
     }
 
     /// The ONU table row index of ONU `onu_id` on the port at `at`, and the ifIndex of
