@@ -157,6 +157,18 @@ enum SimVendor {
     EveryFamily,
 }
 
+impl From<SimVendor> for FleetVendors {
+    fn from(vendor: SimVendor) -> FleetVendors {
+        match vendor {
+            SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
+            SimVendor::Zte => FleetVendors::One(Vendor::Zte),
+            SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
+            SimVendor::Mixed => FleetVendors::Mixed,
+            SimVendor::EveryFamily => FleetVendors::EveryFamily,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 #[allow(clippy::upper_case_acronyms)]
 enum Level {
@@ -311,13 +323,7 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
         FleetSpec {
             olts: options.olts,
             onus_per_olt: options.onus_per_olt,
-            vendors: match options.vendor {
-                SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
-                SimVendor::Zte => FleetVendors::One(Vendor::Zte),
-                SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
-                SimVendor::Mixed => FleetVendors::Mixed,
-                SimVendor::EveryFamily => FleetVendors::EveryFamily,
-            },
+            vendors: options.vendor.into(),
             base_port: options.base_port,
             seed: options.seed,
             bind: options.bind,

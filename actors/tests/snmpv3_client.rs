@@ -31,25 +31,33 @@ const PRIV: &str = "pk-priv-pass";
 
 /// snmpsim serving `fixture` to community `public` and to the v3 user (SHA-256 + AES).
 fn v3_snmpsim(fixture: &str) -> Snmpsim {
-    let file = repo()
-        .join("tests/fixtures")
-        .join(format!("{fixture}.snmprec"));
-    Snmpsim::start(
-        &file,
-        &[
-            "--v3-user",
-            USER,
-            "--v3-auth-key",
-            AUTH,
-            "--v3-auth-proto",
-            "SHA256",
-            "--v3-priv-key",
-            PRIV,
-            "--v3-priv-proto",
-            "AES",
-        ],
-    )
+    Snmpsim::start(&fixture_file(fixture), &V3_USER)
 }
+
+/// [`v3_snmpsim`] on `addr`.
+fn v3_snmpsim_at(fixture: &str, addr: SocketAddr) -> Snmpsim {
+    Snmpsim::start_at(&fixture_file(fixture), &V3_USER, addr)
+}
+
+fn fixture_file(fixture: &str) -> std::path::PathBuf {
+    repo()
+        .join("tests/fixtures")
+        .join(format!("{fixture}.snmprec"))
+}
+
+/// snmpsim's options for the v3 user.
+const V3_USER: [&str; 10] = [
+    "--v3-user",
+    USER,
+    "--v3-auth-key",
+    AUTH,
+    "--v3-auth-proto",
+    "SHA256",
+    "--v3-priv-key",
+    PRIV,
+    "--v3-priv-proto",
+    "AES",
+];
 
 fn settings() -> ClientSettings {
     ClientSettings {
@@ -132,6 +140,30 @@ async fn v3_auth_priv_reads_what_v2c_reads() {
             expected_scalars[..1]
         );
     }
+}
+
+/// The agent restarts on the same port (a rebooted OLT: a new engine, its boots and time
+/// started again): the client's next request is refused with a report, and the client
+/// discovers the engine again and is answered, without a new session.
+#[tokio::test]
+async fn a_restarted_engine_is_discovered_again() {
+    if !snmpsim_present("a_restarted_engine_is_discovered_again") {
+        return;
+    }
+    let mut agent = v3_snmpsim("zte-c620");
+    agent.ready().await;
+    let addr = agent.addr;
+    let mut v3 = v3_client(addr, "REBOOT", USER, AUTH, PRIV);
+    let before = v3.get(&[std_oids::SYS_NAME]).await.expect("v3 get");
+    assert_eq!(before[0].as_text().as_deref(), Some("OLT-ZTE-C620"));
+    drop(agent);
+    let mut agent = v3_snmpsim_at("zte-c620", addr);
+    agent.ready().await;
+    let after = v3
+        .get(&[std_oids::SYS_NAME])
+        .await
+        .expect("v3 get after the restart");
+    assert_eq!(after, before);
 }
 
 #[tokio::test]

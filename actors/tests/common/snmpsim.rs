@@ -34,14 +34,20 @@ impl Snmpsim {
     /// `v3_users` (its `--v3-user …` options) it serves them from an engine of its own:
     /// snmpsim reads an engine's options after its `--v3-engine-id`, so that goes first.
     pub fn start(fixture: &Path, v3_users: &[&str]) -> Snmpsim {
+        let probe = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
+        let addr = probe.local_addr().expect("its address");
+        drop(probe);
+        Snmpsim::start_at(fixture, v3_users, addr)
+    }
+
+    /// [`Snmpsim::start`] on `addr`: a restarted agent on the port of one stopped.
+    #[allow(dead_code)] // only the crates that restart an agent call it
+    pub fn start_at(fixture: &Path, v3_users: &[&str], addr: SocketAddr) -> Snmpsim {
         let dir = tempfile::tempdir().expect("tempdir");
         let data = dir.path().join("data");
         std::fs::create_dir_all(&data).expect("data dir");
         std::fs::copy(fixture, data.join("public.snmprec"))
             .unwrap_or_else(|e| panic!("cannot copy {}: {e}", fixture.display()));
-        let probe = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
-        let addr = probe.local_addr().expect("its address");
-        drop(probe);
         let engine: &[&str] = if v3_users.is_empty() {
             &[]
         } else {
