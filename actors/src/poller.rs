@@ -26,6 +26,8 @@ pub struct PollOutcome {
     pub warnings: Vec<String>,
     /// The vendor whose profile read the device (for `vendor = "auto"`, the detected one).
     pub vendor: Vendor,
+    /// The layout that read it ([`Profile::family`]): the CLI of a C620 is not a C320's.
+    pub family: &'static str,
 }
 
 /// One ONU as the device reported it (in the API's field names, so fixtures' expected
@@ -170,6 +172,7 @@ pub async fn poll_tables(
         vlans,
         warnings: decoded.warnings,
         vendor: profile.vendor,
+        family: profile.family,
     })
 }
 

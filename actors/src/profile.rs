@@ -222,6 +222,15 @@ impl Profile {
         }
     }
 
+    /// The profile of `vendor` whose [`Profile::family`] is `family`, else the vendor's
+    /// default (a family no longer known, or none recorded yet).
+    pub fn for_family(vendor: Vendor, family: Option<&str>) -> &'static Profile {
+        Profile::ALL
+            .into_iter()
+            .find(|profile| profile.vendor == vendor && Some(profile.family) == family)
+            .unwrap_or_else(|| Profile::for_vendor(vendor))
+    }
+
     /// The profile of a device that answered `sys_object_id` and `sys_descr`: for a
     /// configured vendor, the layout of that vendor the detection table picks, else the
     /// vendor's default; for `vendor = "auto"` (`None`), whatever the table picks, or

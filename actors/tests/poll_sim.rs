@@ -3,11 +3,15 @@
 //! fleets and a fleet of every table layout (ZTE C620, BDCOM GP3600), and state must survive a restart of the actors from sled.
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
-use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::olt::{CliAction, PollSettings};
 use ponkeeper_actors::poller::PolledOnu;
+use ponkeeper_actors::profile::commands::{port_values, render};
+use ponkeeper_actors::profile::Profile;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_actors::sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -179,6 +183,54 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
         .map(|o| (o.serial.clone(), o.id))
         .collect();
     assert_eq!(reloaded, first);
+    fleet.shutdown().await;
+    sim.shutdown().await;
+}
+
+/// CLI actions speak the dialect of the layout the poll read: a C620 named `zte` gets
+/// `pon-onu-mng gpon_onu-1/1/1:1`, a GP3600 named `bdcom` gets `gpon reboot onu interface
+/// GPON0/1:1`, not the C320's or the P3310's lines, and the simulated ONU reboots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_actions_speak_the_dialect_of_the_polled_family() {
+    std::env::set_var(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD);
+    let sim = steady_sim_of(FleetVendors::EveryFamily, 5, 8).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), sim.inventory())
+        .await
+        .expect("fleet");
+    for olt in [4u32, 5] {
+        let handle = fleet.olt(olt).expect("actor runs");
+        handle.poll_now().await.expect("poll");
+        let onus = handle.onus().await.expect("onus");
+        let onu = onus
+            .iter()
+            .find(|o| o.status == OnuStatus::Online)
+            .expect("an online ONU")
+            .clone();
+        handle.cli(CliAction::Reboot(onu.id)).await.expect("reboot");
+        let family = FleetVendors::EveryFamily.family_of_olt(olt as usize - 1);
+        let layout = Profile::ALL
+            .into_iter()
+            .find(|p| p.family == family)
+            .expect("a profile");
+        let mut values: HashMap<&str, String> = port_values(&onu.pon_port).into_iter().collect();
+        values.insert("onu", onu.onu_index.to_string());
+        let log = sim.command_log(olt);
+        for line in layout.cli.reboot {
+            let line = render(line, &values);
+            assert!(
+                log.contains(&line),
+                "OLT {olt} ({family}): {line} in {log:?}"
+            );
+        }
+        let now = sim
+            .expected_onus(olt)
+            .into_iter()
+            .find(|o| o.serial == onu.serial)
+            .expect("still there");
+        assert_eq!(now.status, OnuStatus::Offline, "OLT {olt}: rebooting");
+    }
     fleet.shutdown().await;
     sim.shutdown().await;
 }

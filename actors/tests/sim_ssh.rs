@@ -4,7 +4,7 @@
 //! serves.
 
 use ponkeeper_actors::domain::{OnuStatus, Vendor};
-use ponkeeper_actors::profile::commands::{port_values, render, service_vlans};
+use ponkeeper_actors::profile::commands::{port_values, render, service_vlans, CliProfile};
 use ponkeeper_actors::profile::Profile;
 use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
 use ponkeeper_actors::ssh::{CliError, CliSession, CliTarget};
@@ -15,10 +15,10 @@ const STEP: Duration = Duration::from_secs(5);
 
 async fn fleet() -> SimFleet {
     SimFleet::start(FleetSpec {
-        vendors: FleetVendors::Mixed,
+        vendors: FleetVendors::EveryFamily,
         dynamics: Dynamics::none(),
         reboot_time: Duration::from_millis(700),
-        ..FleetSpec::new(3, 20)
+        ..FleetSpec::new(5, 20)
     })
     .await
     .expect("fleet starts")
@@ -33,15 +33,24 @@ fn target(fleet: &SimFleet, olt: u32, password: &str) -> CliTarget {
     }
 }
 
-fn profile(vendor: Vendor) -> &'static ponkeeper_actors::profile::commands::CliProfile {
-    Profile::for_vendor(vendor).cli
+/// Every OLT of [`fleet`] (one of each layout) with the CLI of its layout.
+fn olts() -> Vec<(u32, &'static str, &'static CliProfile)> {
+    (1..=5u32)
+        .map(|olt| {
+            let family = FleetVendors::EveryFamily.family_of_olt(olt as usize - 1);
+            let layout = Profile::ALL
+                .into_iter()
+                .find(|p| p.family == family)
+                .expect("a profile");
+            (olt, family, layout.cli)
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_vendor_logs_in_and_prints_a_config_with_each_onu() {
     let fleet = fleet().await;
-    for (olt, vendor) in [(1, Vendor::Huawei), (2, Vendor::Zte), (3, Vendor::Bdcom)] {
-        let cli = profile(vendor);
+    for (olt, vendor, cli) in olts() {
         let mut session = CliSession::open(&target(&fleet, olt, DEFAULT_SSH_PASSWORD), cli, STEP)
             .await
             .expect("login");
@@ -75,7 +84,7 @@ async fn every_vendor_logs_in_and_prints_a_config_with_each_onu() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pager_is_answered_when_it_was_not_turned_off() {
     let fleet = fleet().await;
-    let cli = profile(Vendor::Huawei);
+    let cli = Profile::for_vendor(Vendor::Huawei).cli;
     let mut session = CliSession::login(&target(&fleet, 1, DEFAULT_SSH_PASSWORD), cli, STEP)
         .await
         .expect("login");
@@ -92,7 +101,7 @@ async fn the_pager_is_answered_when_it_was_not_turned_off() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_password_is_refused_and_unknown_commands_are_rejected() {
     let fleet = fleet().await;
-    let cli = profile(Vendor::Zte);
+    let cli = Profile::for_vendor(Vendor::Zte).cli;
     let refused = CliSession::open(&target(&fleet, 2, "wrong"), cli, STEP).await;
     assert!(matches!(refused, Err(CliError::Login(_))));
     let mut session = CliSession::open(&target(&fleet, 2, DEFAULT_SSH_PASSWORD), cli, STEP)
@@ -109,8 +118,7 @@ async fn a_wrong_password_is_refused_and_unknown_commands_are_rejected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_change_vlan_description_and_reboot_the_onu() {
     let fleet = fleet().await;
-    for (olt, vendor) in [(1, Vendor::Huawei), (2, Vendor::Zte), (3, Vendor::Bdcom)] {
-        let cli = profile(vendor);
+    for (olt, vendor, cli) in olts() {
         let onu = fleet
             .expected_onus(olt)
             .into_iter()
@@ -143,7 +151,7 @@ async fn scripts_change_vlan_description_and_reboot_the_onu() {
         session.run(cli.running_config, STEP).await.expect("config");
     }
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    for olt in 1..=3 {
+    for olt in 1..=5 {
         let back = fleet
             .expected_onus(olt)
             .into_iter()

@@ -11,7 +11,6 @@ use super::merge::TableEdit;
 use super::msg::{ActionReply, CliDone, CliReport, OltMsg};
 use crate::domain::{OltId, Onu, OnuId, SessionStatus};
 use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
-use crate::profile::Profile;
 use crate::ssh::{CliError, CliSession, CliTarget};
 use crate::store::{ConfigBackup, Store};
 use chrono::Utc;
@@ -279,10 +278,11 @@ impl OltState {
 
     /// The CLI lines of an action, rendered for its ONU.
     fn script(&self, action: &CliAction) -> Result<Script, ActionError> {
-        let vendor = self
-            .vendor()
+        let layout = self
+            .profile()
             .ok_or_else(|| ActionError::Unavailable(super::VENDOR_NOT_DETECTED.into()))?;
-        let profile = Profile::for_vendor(vendor).cli;
+        let vendor = layout.vendor;
+        let profile = layout.cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
             CliAction::Provision(job) => {

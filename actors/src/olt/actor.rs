@@ -9,7 +9,7 @@ use super::handle::ActionError;
 use super::msg::OltMsg;
 use super::poll::{PollCycle, PollSettings};
 use super::publish::Publisher;
-use crate::domain::{OltId, SessionStatus, Vendor};
+use crate::domain::{OltId, SessionStatus};
 use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
 use crate::onu_table::OnuTable;
@@ -93,8 +93,8 @@ impl Actor for OltActor {
             .unwrap_or_else(|| new_record(spec.id));
         let mut onus = OnuTable::new(store.load_onus(spec.id, record.last_success_at)?);
         let latest = store.latest_config(spec.id)?;
-        let vendor = super::view::vendor_of(&spec, &record);
-        let vlan_map = stored_vlans(&store, spec.id, vendor, latest.as_ref())?;
+        let profile = super::view::profile_of(&spec, &record);
+        let vlan_map = stored_vlans(&store, spec.id, profile, latest.as_ref())?;
         if !vlan_map.is_empty() {
             onus.set_vlans(&vlan_map);
         }
@@ -202,6 +202,7 @@ fn new_record(id: OltId) -> OltRecord {
         vlans: Vec::new(),
         warnings: Vec::new(),
         detected_vendor: None,
+        detected_family: None,
     }
 }
 
@@ -209,13 +210,13 @@ fn new_record(id: OltId) -> OltRecord {
 fn stored_vlans(
     store: &Store,
     olt: OltId,
-    vendor: Option<Vendor>,
+    profile: Option<&'static Profile>,
     latest: Option<&ConfigBackup>,
 ) -> Result<HashMap<(String, u32), u16>, StoreError> {
-    let (Some(latest), Some(vendor)) = (latest, vendor) else {
+    let (Some(latest), Some(profile)) = (latest, profile) else {
         return Ok(HashMap::new());
     };
-    let commands = Profile::for_vendor(vendor).cli;
+    let commands = profile.cli;
     Ok(store
         .config(olt, latest.id)?
         .map(|(_, content)| service_vlans(commands, &content))

@@ -42,6 +42,8 @@ pub(super) struct MergedPoll {
     pub(super) warnings: Vec<String>,
     /// The vendor whose profile read the device.
     pub(super) vendor: Vendor,
+    /// The layout that read the device ([`crate::profile::Profile::family`]).
+    pub(super) family: &'static str,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -114,6 +116,7 @@ impl PollBase {
             vlans: outcome.vlans,
             warnings: outcome.warnings,
             vendor: outcome.vendor,
+            family: outcome.family,
             table: self.table,
         })
     }

@@ -352,6 +352,7 @@ impl OltState {
             vlans,
             warnings,
             vendor,
+            family,
         } = merged;
         self.onus = table;
         if !edits.is_empty() {
@@ -373,6 +374,11 @@ impl OltState {
         let detected = self.spec.vendor.fixed().is_none().then_some(vendor);
         self.record_dirty |= self.record.detected_vendor != detected;
         self.record.detected_vendor = detected;
+        // The layout is kept for every OLT: CLI actions speak the family's dialect.
+        if self.record.detected_family.as_deref() != Some(family) {
+            self.record.detected_family = Some(family.to_string());
+            self.record_dirty = true;
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 use super::actor::OltState;
 use crate::domain::{NodeId, OltId, PonPortStats, SessionStatus, Vendor};
 use crate::inventory::OltSpec;
+use crate::profile::Profile;
 use crate::store::{OltRecord, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
 use std::net::IpAddr;
@@ -79,10 +80,25 @@ pub(super) fn vendor_of(spec: &OltSpec, record: &OltRecord) -> Option<Vendor> {
     spec.vendor.fixed().or(record.detected_vendor)
 }
 
+/// The OLT's layout: its vendor's family the last good poll read it with, else the
+/// vendor's default; `None` while the vendor is not known.
+pub(super) fn profile_of(spec: &OltSpec, record: &OltRecord) -> Option<&'static Profile> {
+    let vendor = vendor_of(spec, record)?;
+    Some(Profile::for_family(
+        vendor,
+        record.detected_family.as_deref(),
+    ))
+}
+
 impl OltState {
     /// See [`vendor_of`].
     pub(super) fn vendor(&self) -> Option<Vendor> {
         vendor_of(&self.spec, &self.record)
+    }
+
+    /// See [`profile_of`].
+    pub(super) fn profile(&self) -> Option<&'static Profile> {
+        profile_of(&self.spec, &self.record)
     }
 
     pub(super) fn summary(&self) -> OltSummary {

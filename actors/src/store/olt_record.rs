@@ -59,6 +59,10 @@ pub struct OltRecord {
     /// restart knows it before the device answers.
     #[serde(default)]
     pub detected_vendor: Option<Vendor>,
+    /// The table layout the last good poll read the device with (`C600 / C620`), kept so
+    /// CLI actions after a restart speak its dialect; `None` before any good poll.
+    #[serde(default)]
+    pub detected_family: Option<String>,
 }
 
 /// The fields of an [`OltRecord`] that every poll changes.
@@ -221,6 +225,7 @@ mod tests {
             last_poll_varbinds: 700,
             last_success_at: Some(at),
             detected_vendor: None,
+            detected_family: None,
             last_error: None,
             failures_in_row: 0,
             system: SystemInfo {
