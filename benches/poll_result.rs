@@ -75,6 +75,7 @@ fn record(onus: &[Onu]) -> OltRecord {
         last_poll_varbinds: 1100,
         last_success_at: Some(at(60)),
         detected_vendor: None,
+        detected_family: None,
         last_error: None,
         failures_in_row: 0,
         system: SystemInfo {
