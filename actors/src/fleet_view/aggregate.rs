@@ -96,6 +96,9 @@ struct OltEntry {
     onus: BTreeSet<OnuId>,
 }
 
+/// The slot of a row whose key the text index has not taken yet (no slot's number).
+const NOT_INDEXED: Slot = Slot::MAX;
+
 struct OnuEntry {
     onu: Onu,
     /// In the OLT's latest poll: `last_update` is the OLT's `polled_at`.
@@ -134,7 +137,7 @@ pub struct FleetAggregate {
     /// The incarnation whose removal was last published per OLT: older messages are late.
     removed: HashMap<OltId, u64>,
     onus: BTreeMap<OnuId, OnuEntry>,
-    by_serial: HashMap<Box<str>, Vec<OnuId>>,
+    by_serial: HashMap<Box<str>, Vec<OnuId>, foldhash::fast::RandomState>,
     offline: BTreeSet<OnuId>,
     optics: BTreeSet<OpticsKey>,
     per_level: [usize; 4],
@@ -149,7 +152,7 @@ impl FleetAggregate {
             olts: BTreeMap::new(),
             removed: HashMap::new(),
             onus: BTreeMap::new(),
-            by_serial: HashMap::new(),
+            by_serial: HashMap::default(),
             offline: BTreeSet::new(),
             optics: BTreeSet::new(),
             per_level: [0; 4],
@@ -238,10 +241,16 @@ impl FleetAggregate {
         entry.polled_at = polled_at;
         self.count_node(&old_summary, -1);
         self.count_node(&summary, 1);
+        let mut keys = Vec::new();
         for change in onus {
             match change {
-                OnuChange::Upsert { onu, fresh } => self.upsert_onu(onu, fresh),
+                OnuChange::Upsert { onu, fresh } => keys.extend(self.upsert_onu(onu, fresh)),
                 OnuChange::Remove(id) => self.remove_onu(id),
+            }
+        }
+        for (id, slot) in self.text.insert_many(keys) {
+            if let Some(entry) = self.onus.get_mut(&id) {
+                entry.slot = slot;
             }
         }
         true
@@ -275,12 +284,12 @@ impl FleetAggregate {
         }
     }
 
-    fn upsert_onu(&mut self, onu: Onu, fresh: bool) {
+    /// Puts a row and its indexes in, but for the text index: returns the search key to
+    /// index, which the caller does for all of an update's rows at once.
+    fn upsert_onu(&mut self, onu: Onu, fresh: bool) -> Option<(OnuId, String)> {
         self.remove_onu(onu.id);
         let id = onu.id;
-        let Some(olt) = self.olts.get_mut(&onu.olt_id) else {
-            return;
-        };
+        let olt = self.olts.get_mut(&onu.olt_id)?;
         olt.onus.insert(id);
         if let Some(vlan) = onu.vlan {
             *olt.vlan_use.entry(vlan).or_default() += 1;
@@ -294,10 +303,10 @@ impl FleetAggregate {
         }
         self.optics.insert(optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
-        let slot = self
-            .text
-            .insert(id, search_key(&onu.serial, &onu.description));
+        let key = search_key(&onu.serial, &onu.description);
+        let slot = NOT_INDEXED;
         self.onus.insert(id, OnuEntry { onu, fresh, slot });
+        Some((id, key))
     }
 
     fn remove_onu(&mut self, id: OnuId) {
