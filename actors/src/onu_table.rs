@@ -1,12 +1,15 @@
-//! An OLT's ONU table, owned by its OLT actor: the ONUs in id order, an index by serial,
-//! lower-cased search keys for `q`, and the last stored optics point of each ONU. Merging
-//! a poll yields the state changes and optics points to persist; queries filter and order
-//! in place so the actor answers `GET /onus` across 100,000+ ONUs from memory.
+//! An OLT's ONU table, owned by its OLT actor: the ONUs in id order, an index by serial
+//! and the last stored optics point of each ONU. Merging a poll yields the state changes
+//! and optics points to persist; queries of one OLT's ONUs (`GET /olts/{id}/onus`) filter
+//! and order in place. Fleet-wide questions go to the fleet view, whose indexes are built
+//! for them, so this table keeps no search keys: an OLT holds at most a few thousand
+//! ONUs, and lower-casing each one's text for a `q` costs less than holding it.
 
 use crate::domain::{
     DownCause, OltId, Onu, OnuId, OnuStateChange, OnuStatus, OpticsLevel, OpticsPoint,
     OpticsThresholds,
 };
+use crate::fleet_view::text_index::search_key;
 use crate::poller::PolledOnu;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
@@ -78,9 +81,9 @@ pub struct MergeReport {
 #[derive(Clone, Default)]
 pub struct OnuTable {
     onus: Arc<Vec<Onu>>,
-    by_serial: HashMap<String, usize>,
-    /// `serial \0 description`, lower-cased, parallel to `onus`.
-    search_keys: Vec<String>,
+    /// Positions in `onus`, sorted by serial ignoring ASCII case (4 bytes an ONU, where a
+    /// map of lower-cased serials took about 70).
+    by_serial: Vec<u32>,
     last_point: HashMap<OnuId, (DateTime<Utc>, OpticsLevel)>,
     /// Time of the last merged poll: ONUs with this `last_update` were in it.
     polled_at: Option<DateTime<Utc>>,
@@ -107,17 +110,25 @@ impl OnuTable {
     }
 
     fn reindex(&mut self) {
-        self.by_serial = self
-            .onus
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.serial.to_ascii_lowercase(), i))
-            .collect();
-        self.search_keys = self
-            .onus
-            .iter()
-            .map(|o| format!("{}\0{}", o.serial, o.description).to_lowercase())
-            .collect();
+        let onus = &self.onus;
+        let mut by_serial: Vec<u32> = (0..onus.len() as u32).collect();
+        // Stable: of two rows with one serial the later stays last, and is the one found.
+        by_serial.sort_by(|&a, &b| {
+            cmp_ignoring_case(&onus[a as usize].serial, &onus[b as usize].serial)
+        });
+        self.by_serial = by_serial;
+    }
+
+    /// The position in `onus` of the ONU with `serial` (any ASCII case).
+    fn position_of(&self, serial: &str) -> Option<usize> {
+        let after = self.by_serial.partition_point(|&i| {
+            cmp_ignoring_case(&self.onus[i as usize].serial, serial) != Ordering::Greater
+        });
+        let last = *self.by_serial.get(after.checked_sub(1)?)? as usize;
+        self.onus[last]
+            .serial
+            .eq_ignore_ascii_case(serial)
+            .then_some(last)
     }
 
     pub fn all(&self) -> Arc<Vec<Onu>> {
@@ -216,12 +227,8 @@ impl OnuTable {
     ) -> (Vec<Onu>, Vec<bool>) {
         let mut seen = vec![false; self.onus.len()];
         let mut table = Vec::with_capacity(polled.len().max(self.onus.len()));
-        let mut key = String::new();
         for reading in polled {
-            key.clear();
-            key.push_str(&reading.serial);
-            key.make_ascii_lowercase();
-            let known = self.by_serial.get(key.as_str()).copied();
+            let known = self.position_of(&reading.serial);
             let previous = known.map(|i| &self.onus[i]);
             let Some(id) = previous.map(|o| o.id).or_else(|| allocate(&reading.serial)) else {
                 continue;
@@ -337,7 +344,7 @@ impl OnuTable {
     pub fn query(&self, query: &OnuQuery) -> OnuPage {
         let filter = &query.filter;
         let text = filter.text.as_deref().map(str::to_lowercase);
-        let matches = |i: usize, onu: &Onu| {
+        let matches = |onu: &Onu| {
             filter.status.is_none_or(|s| onu.status == s)
                 && filter
                     .pon_port
@@ -345,25 +352,19 @@ impl OnuTable {
                     .is_none_or(|p| onu.pon_port.eq_ignore_ascii_case(p))
                 && text
                     .as_deref()
-                    .is_none_or(|t| self.search_keys[i].contains(t))
+                    .is_none_or(|t| search_key(&onu.serial, &onu.description).contains(t))
                 && filter
                     .level
                     .is_none_or(|l| query.thresholds.level(onu.rx_power) == l)
         };
         let candidates: Vec<usize> = match &filter.serial {
-            Some(serial) => self
-                .by_serial
-                .get(&serial.to_ascii_lowercase())
-                .copied()
-                .into_iter()
-                .collect(),
+            Some(serial) => self.position_of(serial).into_iter().collect(),
             None => (0..self.onus.len()).collect(),
         };
         let mut hits: Vec<&Onu> = candidates
             .into_iter()
-            .map(|i| (i, &self.onus[i]))
-            .filter(|(i, onu)| matches(*i, onu))
-            .map(|(_, onu)| onu)
+            .map(|i| &self.onus[i])
+            .filter(|onu| matches(onu))
             .collect();
         let total = hits.len();
         if query.order != OnuOrder::Id {
@@ -374,6 +375,13 @@ impl OnuTable {
             onus: hits.into_iter().take(query.limit).cloned().collect(),
         }
     }
+}
+
+/// `a` against `b` with ASCII letters compared as lower case.
+fn cmp_ignoring_case(a: &str, b: &str) -> Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_lowercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
 }
 
 /// Whether a polled ONU's row differs from its row in the table in anything stored, or the
@@ -589,6 +597,14 @@ mod tests {
             ..OnuFilter::default()
         };
         assert_eq!(query(serial, OnuOrder::Id, 10), (1, vec![3]));
+        // A prefix of a serial, a serial with more after it, one before every serial.
+        for absent in ["ZTEG0000000", "ZTEG0000000CC", "A"] {
+            let absent = OnuFilter {
+                serial: Some(absent.into()),
+                ..OnuFilter::default()
+            };
+            assert_eq!(query(absent, OnuOrder::Id, 10), (0, vec![]));
+        }
         let text = OnuFilter {
             text: Some("SCHOOL".into()),
             ..OnuFilter::default()
