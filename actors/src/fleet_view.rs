@@ -30,7 +30,7 @@ pub mod change;
 mod live_tests;
 #[cfg(test)]
 mod tests;
-mod text_index;
+pub mod text_index;
 
 pub use aggregate::{
     FleetAggregate, FleetVlan, NodeCounters, OltFilter, OltGauges, OnuSearch, Page, Window,

@@ -1,0 +1,235 @@
+//! Where `serve`'s memory per ONU goes (issue: national scale, N3), and what folding a
+//! start's snapshots into the fleet view costs (N4). Builds the national workload's rows
+//! (10,000 OLTs × 128 ONUs unless an OLT count is given: `cargo bench --bench
+//! fleet_memory -- 1000`) and holds them as `serve` does: each OLT actor's `OnuTable`
+//! after a merged poll, and the fleet view's `FleetAggregate` with every OLT's snapshot
+//! folded in. stats_alloc's counting allocator measures the heap each part keeps as
+//! requested, and the process's resident set how much memory it took with glibc's
+//! chunk headers, rounding and free lists, which is what `serve`'s `VmRSS` counts.
+
+use chrono::Utc;
+use ponkeeper_actors::domain::{Onu, OnuStatus, OpticsThresholds, SessionStatus, Vendor};
+use ponkeeper_actors::fleet_view::text_index::{search_key, TextIndex};
+use ponkeeper_actors::fleet_view::{diff_onus, FleetAggregate, FleetChange, OltUpdate};
+use ponkeeper_actors::olt::OltSummary;
+use ponkeeper_actors::onu_table::OnuTable;
+use ponkeeper_actors::poller::PolledOnu;
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static HEAP: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const ONUS_PER_OLT: u64 = 128;
+
+/// What a phase added: heap bytes as requested, and resident memory as the process
+/// (glibc's malloc, its chunk headers and rounding included) holds it.
+#[derive(Clone, Copy)]
+struct Held {
+    heap: isize,
+    resident: isize,
+}
+
+/// Measures what the code between `start` and `Phase::end` keeps.
+struct Phase {
+    region: Region<'static, System>,
+    resident: isize,
+}
+
+impl Phase {
+    fn start() -> Phase {
+        Phase {
+            region: Region::new(HEAP),
+            resident: resident_bytes(),
+        }
+    }
+
+    fn end(self) -> Held {
+        let change = self.region.change();
+        Held {
+            // stats_alloc counts a realloc's growth and shrinking in these two as well.
+            heap: change.bytes_allocated as isize - change.bytes_deallocated as isize,
+            resident: resident_bytes() - self.resident,
+        }
+    }
+}
+
+/// The process's resident set, from /proc/self/statm (pages of 4 KiB).
+fn resident_bytes() -> isize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<isize>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+/// One OLT's rows, shaped as the simulator's: GPON serials, descriptions of 20–30
+/// characters, eight ports, every reading present.
+fn rows_of(olt: u32, at: chrono::DateTime<Utc>) -> Vec<Onu> {
+    (0..ONUS_PER_OLT)
+        .map(|n| {
+            let id = u64::from(olt) * 1000 + n;
+            Onu {
+                id,
+                olt_id: olt,
+                pon_port: format!("0/1/{}", n / 16),
+                onu_index: n as u32,
+                serial: format!("HWTC{id:08X}"),
+                description: format!("Lenina {} kv {}, subscriber", olt % 97, n + 1),
+                status: if n % 17 == 0 {
+                    OnuStatus::Offline
+                } else {
+                    OnuStatus::Online
+                },
+                last_down_cause: None,
+                distance: Some(1200 + n as u32),
+                rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0),
+                tx_power: Some(2.1),
+                olt_rx_power: Some(-24.3),
+                temperature: Some(41.0),
+                voltage: Some(3.22),
+                bias_current: Some(19.0),
+                vlan: Some(100),
+                last_update: at,
+            }
+        })
+        .collect()
+}
+
+fn summary(olt: u32, rows: &[Onu], at: chrono::DateTime<Utc>) -> OltSummary {
+    OltSummary {
+        id: olt,
+        ip: [127, 0, 0, 1].into(),
+        vendor: Some(Vendor::ALL[olt as usize % 3]),
+        model: "MA5800-X7".into(),
+        city: "Kazan".into(),
+        node: Some(1 + olt % 50),
+        status: SessionStatus::Online,
+        status_since: at,
+        total_ports: 8,
+        total_onu: rows.len() as u32,
+        onu_online: rows
+            .iter()
+            .filter(|o| o.status == OnuStatus::Online)
+            .count() as u32,
+        last_update: at,
+    }
+}
+
+/// An OLT actor's table as it is after its first poll: loaded, then merged.
+fn actor_table(olt: u32, rows: Vec<Onu>, thresholds: &OpticsThresholds) -> OnuTable {
+    let polled: Vec<PolledOnu> = rows.iter().map(PolledOnu::from).collect();
+    let mut table = OnuTable::new(rows);
+    table.merge(
+        olt,
+        polled,
+        Utc::now(),
+        thresholds,
+        Duration::from_secs(300),
+        |_| None,
+    );
+    table
+}
+
+fn per_onu(held: Held, onus: u64) -> String {
+    format!(
+        "{:>5.0} B heap, {:>5.0} B resident",
+        held.heap as f64 / onus as f64,
+        held.resident as f64 / onus as f64
+    )
+}
+
+fn minus(a: Held, b: Held) -> Held {
+    Held {
+        heap: a.heap - b.heap,
+        resident: a.resident - b.resident,
+    }
+}
+
+fn main() {
+    let olts: u32 = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let onus = u64::from(olts) * ONUS_PER_OLT;
+    let thresholds = OpticsThresholds {
+        warning_dbm: -25.0,
+        critical_dbm: -27.0,
+    };
+    let at = Utc::now();
+    println!("fleet_memory: {olts} OLTs × {ONUS_PER_OLT} ONUs = {onus} ONUs; bytes per ONU");
+
+    let phase = Phase::start();
+    let rows: Vec<Vec<Onu>> = (1..=olts).map(|olt| rows_of(olt, at)).collect();
+    let rows_bytes = phase.end();
+    println!(
+        "  ONU rows alone (Vec<Onu>)           {}",
+        per_onu(rows_bytes, onus)
+    );
+
+    let phase = Phase::start();
+    let tables: Vec<OnuTable> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| actor_table(i as u32 + 1, r.clone(), &thresholds))
+        .collect();
+    let tables_bytes = phase.end();
+    println!(
+        "  OLT actors' tables (rows + indexes)  {}",
+        per_onu(tables_bytes, onus)
+    );
+    let indexes = minus(tables_bytes, rows_bytes);
+    println!(
+        "    of which indexes and last points    {}",
+        per_onu(indexes, onus)
+    );
+
+    let phase = Phase::start();
+    let mut view = FleetAggregate::new(thresholds);
+    let folding = Instant::now();
+    for (i, table) in tables.iter().enumerate() {
+        let olt = i as u32 + 1;
+        let all = table.all();
+        view.apply(FleetChange::Olt(Box::new(OltUpdate {
+            olt,
+            incarnation: 1,
+            snapshot: true,
+            summary: summary(olt, &all, at),
+            ports: Some(Vec::new()),
+            vlans: Some(vec![(100, "internet".into())]),
+            polled_at: table.polled_at(),
+            onus: diff_onus(&[], None, &all, table.polled_at()),
+        })));
+    }
+    let fold = folding.elapsed();
+    let view_bytes = phase.end();
+    println!(
+        "  fleet view (rows + indexes)          {}",
+        per_onu(view_bytes, onus)
+    );
+    let total = Held {
+        heap: tables_bytes.heap + view_bytes.heap,
+        resident: tables_bytes.resident + view_bytes.resident,
+    };
+    let phase = Phase::start();
+    let mut text = TextIndex::default();
+    for onu in rows.iter().flatten() {
+        text.insert(onu.id, search_key(&onu.serial, &onu.description));
+    }
+    println!(
+        "    of which its text index (q=)        {}",
+        per_onu(phase.end(), onus)
+    );
+    drop(text);
+    println!(
+        "  held by serve's ONU state            {}",
+        per_onu(total, onus)
+    );
+    println!(
+        "fleet view start: {onus} ONUs folded in {:.2} s = {:.2} µs per ONU",
+        fold.as_secs_f64(),
+        fold.as_secs_f64() * 1e6 / onus as f64
+    );
+    drop(rows);
+    drop((view, tables));
+}
