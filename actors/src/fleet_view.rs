@@ -28,6 +28,7 @@ pub mod aggregate;
 pub mod change;
 #[cfg(test)]
 mod live_tests;
+mod rows;
 #[cfg(test)]
 mod tests;
 pub mod text_index;
@@ -43,7 +44,7 @@ use crate::olt::OltSummary;
 use crate::onu_table::OnuOrder;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Time allowed to a question; the view answers from memory.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -61,14 +62,48 @@ pub enum FleetViewMsg {
     Vlans(Box<OnuSearch>, Option<u16>, RpcReplyPort<Vec<FleetVlan>>),
     /// From now on, derive events and send them to this log.
     FeedEvents(EventLog),
+    /// Post a batch of the search keys snapshots left for later (see `post_text`).
+    PostText,
 }
 
+/// Snapshots keep the text index's posting for later until none came for this long (a
+/// start sends 10,000 of them back to back)...
+const POST_QUIET: Duration = Duration::from_millis(100);
+/// Snapshots that never stop (actors restarting in a loop) delay it no longer than this.
+const POST_AT_LATEST: Duration = Duration::from_secs(10);
+/// ...and then it posts this many keys a message (~50 ms), so questions queued meanwhile
+/// are answered between batches.
+const POST_BATCH: usize = 16_384;
+
 struct FleetViewActor;
+
+impl FleetViewState {
+    /// `PostText`: once snapshots stopped coming (or after `POST_AT_LATEST` of them),
+    /// posts a batch of search keys and sends itself the next, behind whatever is queued
+    /// by then.
+    fn post_text(&mut self, myself: &ActorRef<FleetViewMsg>) {
+        let quiet_for = self.last_snapshot.elapsed();
+        if quiet_for < POST_QUIET && self.behind_since.elapsed() < POST_AT_LATEST {
+            myself.send_after(POST_QUIET - quiet_for, || FleetViewMsg::PostText);
+            return;
+        }
+        if self.view.post_text(POST_BATCH) {
+            let _ = myself.send_message(FleetViewMsg::PostText);
+        } else {
+            self.posting = false;
+        }
+    }
+}
 
 /// The aggregate and, once fed, the event log.
 struct FleetViewState {
     view: FleetAggregate,
     events: Option<(EventLog, Rules)>,
+    /// When the last snapshot came, and since when search keys wait to be posted.
+    last_snapshot: Instant,
+    behind_since: Instant,
+    /// A `PostText` is on its way.
+    posting: bool,
 }
 
 impl Actor for FleetViewActor {
@@ -84,18 +119,22 @@ impl Actor for FleetViewActor {
         Ok(FleetViewState {
             view: FleetAggregate::new(thresholds),
             events: None,
+            last_snapshot: Instant::now(),
+            behind_since: Instant::now(),
+            posting: false,
         })
     }
 
     async fn handle(
         &self,
-        _myself: ActorRef<FleetViewMsg>,
+        myself: ActorRef<FleetViewMsg>,
         message: FleetViewMsg,
         state: &mut FleetViewState,
     ) -> Result<(), ActorProcessingErr> {
         let view = &mut state.view;
         match message {
             FleetViewMsg::Publish(change) => {
+                let snapshot = matches!(&change, FleetChange::Olt(update) if update.snapshot);
                 let drafts = state
                     .events
                     .as_ref()
@@ -105,7 +144,16 @@ impl Actor for FleetViewActor {
                         log.send(drafts);
                     }
                 }
+                if snapshot && view.text_behind() {
+                    state.last_snapshot = Instant::now();
+                    if !state.posting {
+                        state.posting = true;
+                        state.behind_since = state.last_snapshot;
+                        myself.send_after(POST_QUIET, || FleetViewMsg::PostText);
+                    }
+                }
             }
+            FleetViewMsg::PostText => state.post_text(&myself),
             FleetViewMsg::FeedEvents(log) => {
                 let rules = log.settings().rules;
                 state.events = Some((log, rules));

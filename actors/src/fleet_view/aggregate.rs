@@ -6,6 +6,7 @@
 //! `fleet_view.rs` owns one and nothing else touches it.
 
 use super::change::{FleetChange, OltUpdate, OnuChange};
+use super::rows::Rows;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
@@ -136,7 +137,7 @@ pub struct FleetAggregate {
     olts: BTreeMap<OltId, OltEntry>,
     /// The incarnation whose removal was last published per OLT: older messages are late.
     removed: HashMap<OltId, u64>,
-    onus: BTreeMap<OnuId, OnuEntry>,
+    onus: Rows<OnuEntry>,
     by_serial: HashMap<Box<str>, Vec<OnuId>, foldhash::fast::RandomState>,
     offline: BTreeSet<OnuId>,
     optics: BTreeSet<OpticsKey>,
@@ -151,7 +152,7 @@ impl FleetAggregate {
             thresholds,
             olts: BTreeMap::new(),
             removed: HashMap::new(),
-            onus: BTreeMap::new(),
+            onus: Rows::default(),
             by_serial: HashMap::default(),
             offline: BTreeSet::new(),
             optics: BTreeSet::new(),
@@ -248,7 +249,14 @@ impl FleetAggregate {
                 OnuChange::Remove(id) => self.remove_onu(id),
             }
         }
-        for (id, slot) in self.text.insert_many(keys) {
+        // A snapshot (a start folds in one per OLT) is searchable at once but posted in
+        // the trigram lists later, by `post_text`; a poll's few changed rows now.
+        let slots = if snapshot {
+            self.text.insert_many_later(keys)
+        } else {
+            self.text.insert_many(keys)
+        };
+        for (id, slot) in slots {
             if let Some(entry) = self.onus.get_mut(&id) {
                 entry.slot = slot;
             }
@@ -335,6 +343,17 @@ impl FleetAggregate {
         self.optics.remove(&optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
         self.text.remove(slot);
+    }
+
+    /// Posts up to `max` ONUs' search keys held since snapshots into the text index's
+    /// trigram lists. Returns whether some are left.
+    pub fn post_text(&mut self, max: usize) -> bool {
+        self.text.post_some(max)
+    }
+
+    /// Whether search keys wait for [`Self::post_text`].
+    pub fn text_behind(&self) -> bool {
+        self.text.has_unposted()
     }
 
     /// The summary the view holds of `olt` (for event derivation).

@@ -6,9 +6,15 @@
 //! intersecting its trigrams' slot lists, smallest first, and each candidate is then
 //! checked with a plain `contains`, so the answer is exact; a shorter needle reads every
 //! key.
+//!
+//! Keys can also be added *unposted* ([`TextIndex::insert_many_later`]): held at once
+//! but put in the trigram lists later, a batch at a time ([`TextIndex::post_some`]). A
+//! start of the service folds in every OLT's snapshot this way, so the counters and lists
+//! are there before the ~40 trigram lists of each of a million keys are; until then a
+//! search also reads the unposted keys, so it stays exact.
 
 use crate::domain::OnuId;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// Trigram → slots. foldhash hashes a trigram in a few instructions where the standard
 /// SipHash took a fifth of the fleet view's start (1.28 M keys, ~40 trigrams each); its
@@ -18,13 +24,25 @@ type Postings = HashMap<u64, Vec<Slot>, foldhash::fast::RandomState>;
 /// A slot of the index.
 pub type Slot = u32;
 
+/// One ONU's key in a slot.
+#[derive(Debug)]
+struct Entry {
+    id: OnuId,
+    /// Lower-cased `serial \0 description`.
+    key: Box<str>,
+    /// Whether the key's trigrams are in the posting lists.
+    posted: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct TextIndex {
-    /// Slot → the ONU and its lower-cased key; `None` for a free slot.
-    keys: Vec<Option<(OnuId, Box<str>)>>,
+    /// Slot → its ONU's key; `None` for a free slot.
+    keys: Vec<Option<Entry>>,
     free: Vec<Slot>,
     /// Trigram → sorted slots whose key contains it.
     postings: Postings,
+    /// Slots added unposted, oldest first; a slot freed or posted since is passed over.
+    unposted: VecDeque<Slot>,
 }
 
 /// The lower-cased search key of an ONU, as the OLT actor's table matches `q`.
@@ -66,13 +84,59 @@ impl TextIndex {
     /// are sorted first, so a trigram the keys share (a serial's vendor prefix, a street
     /// name) costs one lookup for all of them. Returns each ONU's slot.
     pub fn insert_many(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
-        let mut grams: Vec<(u64, Slot)> = Vec::new();
+        let slots = self.hold(entries);
+        self.post(slots.iter().map(|&(_, slot)| slot));
+        slots
+    }
+
+    /// Holds the keys at once but posts their trigrams only when [`Self::post_some`]
+    /// gets to them. Returns each ONU's slot.
+    pub fn insert_many_later(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
+        let slots = self.hold(entries);
+        self.unposted.extend(slots.iter().map(|&(_, slot)| slot));
+        slots
+    }
+
+    /// Posts the trigrams of up to `max` keys added unposted, oldest first. Returns
+    /// whether some are left.
+    pub fn post_some(&mut self, max: usize) -> bool {
+        let take = self.unposted.len().min(max);
+        let batch: Vec<Slot> = self.unposted.drain(..take).collect();
+        self.post(batch.into_iter());
+        !self.unposted.is_empty()
+    }
+
+    /// Whether keys added unposted wait for [`Self::post_some`].
+    pub fn has_unposted(&self) -> bool {
+        !self.unposted.is_empty()
+    }
+
+    /// Puts the keys in slots, not posted yet.
+    fn hold(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
         let mut slots = Vec::with_capacity(entries.len());
         for (id, key) in entries {
             let slot = self.take_slot();
-            grams.extend(trigrams(&key).into_iter().map(|gram| (gram, slot)));
-            self.keys[slot as usize] = Some((id, key.into_boxed_str()));
+            let key = key.into_boxed_str();
+            let posted = false;
+            self.keys[slot as usize] = Some(Entry { id, key, posted });
             slots.push((id, slot));
+        }
+        slots
+    }
+
+    /// Puts the trigrams of the keys in `slots` into the posting lists (those held and
+    /// not posted yet; others are passed over).
+    fn post(&mut self, slots: impl Iterator<Item = Slot>) {
+        let mut grams: Vec<(u64, Slot)> = Vec::new();
+        for slot in slots {
+            let Some(entry) = self.keys.get_mut(slot as usize).and_then(Option::as_mut) else {
+                continue;
+            };
+            if entry.posted {
+                continue;
+            }
+            entry.posted = true;
+            grams.extend(trigrams(&entry.key).into_iter().map(|gram| (gram, slot)));
         }
         grams.sort_unstable();
         for run in grams.chunk_by(|a, b| a.0 == b.0) {
@@ -81,7 +145,6 @@ impl TextIndex {
                 add_sorted(list, slot);
             }
         }
-        slots
     }
 
     fn take_slot(&mut self) -> Slot {
@@ -93,10 +156,14 @@ impl TextIndex {
 
     /// Frees `slot` and takes its key out of the index.
     pub fn remove(&mut self, slot: Slot) {
-        let Some((_, key)) = self.keys.get_mut(slot as usize).and_then(Option::take) else {
+        let Some(entry) = self.keys.get_mut(slot as usize).and_then(Option::take) else {
             return;
         };
-        for gram in trigrams(&key) {
+        self.free.push(slot);
+        if !entry.posted {
+            return;
+        }
+        for gram in trigrams(&entry.key) {
             if let Some(slots) = self.postings.get_mut(&gram) {
                 if let Ok(at) = slots.binary_search(&slot) {
                     slots.remove(at);
@@ -106,7 +173,6 @@ impl TextIndex {
                 }
             }
         }
-        self.free.push(slot);
     }
 
     /// The key held in `slot`.
@@ -114,37 +180,56 @@ impl TextIndex {
         self.keys
             .get(slot as usize)
             .and_then(|k| k.as_ref())
-            .map(|(_, key)| &**key)
+            .map(|entry| &*entry.key)
     }
 
     /// ONUs whose key contains `needle` (lower-cased), in no particular order.
     pub fn search(&self, needle: &str) -> Vec<OnuId> {
+        let matching = |entry: &&Entry| entry.key.contains(needle);
         let grams = trigrams(needle);
         if grams.is_empty() {
             return self
                 .keys
                 .iter()
                 .flatten()
-                .filter(|(_, key)| key.contains(needle))
-                .map(|(id, _)| *id)
+                .filter(matching)
+                .map(|e| e.id)
                 .collect();
         }
+        let mut found = self.unposted_matches(needle);
         let mut lists = Vec::with_capacity(grams.len());
         for gram in &grams {
             match self.postings.get(gram) {
                 Some(slots) => lists.push(slots.as_slice()),
-                None => return Vec::new(),
+                None => return found,
             }
         }
         lists.sort_by_key(|slots| slots.len());
         let (smallest, rest) = lists.split_at(1);
-        smallest[0]
+        found.extend(
+            smallest[0]
+                .iter()
+                .filter(|slot| rest.iter().all(|other| other.binary_search(slot).is_ok()))
+                .filter_map(|&slot| self.keys[slot as usize].as_ref())
+                .filter(matching)
+                .map(|e| e.id),
+        );
+        found
+    }
+
+    /// ONUs whose key, not posted yet, contains `needle`: read one by one.
+    fn unposted_matches(&self, needle: &str) -> Vec<OnuId> {
+        let mut found: Vec<OnuId> = self
+            .unposted
             .iter()
-            .filter(|slot| rest.iter().all(|other| other.binary_search(slot).is_ok()))
             .filter_map(|&slot| self.keys[slot as usize].as_ref())
-            .filter(|(_, key)| key.contains(needle))
-            .map(|(id, _)| *id)
-            .collect()
+            .filter(|e| !e.posted && e.key.contains(needle))
+            .map(|e| e.id)
+            .collect();
+        // A slot freed and taken again while unposted is listed twice.
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 }
 
@@ -181,6 +266,31 @@ mod tests {
         // Short needles read every key.
         assert_eq!(sorted(index.search("в")), vec![1, 3]);
         assert_eq!(sorted(index.search("")), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn unposted_keys_are_found_before_and_after_they_are_posted() {
+        let mut index = index(&[(1, "HWTC00000001", "Lenina 5")]);
+        let later = index.insert_many_later(vec![
+            (2, search_key("HWTC00000002", "Lenina 7")),
+            (3, search_key("ZTEG00000003", "Mira 1")),
+            (4, search_key("ZTEG00000004", "Lenina 9")),
+        ]);
+        assert!(index.has_unposted());
+        assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
+        assert_eq!(sorted(index.search("zteg")), vec![3, 4]);
+        // Freed while unposted, its slot taken again by a key added unposted too.
+        index.remove(later[1].1);
+        index.insert_many_later(vec![(5, search_key("ZTEG00000005", "Mira 3"))]);
+        assert_eq!(sorted(index.search("mira")), vec![5]);
+        assert!(index.post_some(2), "one of four slots left");
+        assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
+        assert!(!index.post_some(10));
+        assert!(!index.has_unposted());
+        assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
+        assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
+        index.remove(later[0].1);
+        assert_eq!(sorted(index.search("lenina")), vec![1, 4]);
     }
 
     #[test]
