@@ -8,20 +8,21 @@
 //! chunk headers, rounding and free lists, which is what `serve`'s `VmRSS` counts.
 
 use chrono::Utc;
-use ponkeeper_actors::domain::{Onu, OnuStatus, OpticsThresholds, SessionStatus, Vendor};
+use ponkeeper_actors::domain::{Onu, OpticsThresholds};
 use ponkeeper_actors::fleet_view::text_index::{search_key, TextIndex};
 use ponkeeper_actors::fleet_view::{diff_onus, FleetAggregate, FleetChange, OltUpdate};
-use ponkeeper_actors::olt::OltSummary;
 use ponkeeper_actors::onu_table::OnuTable;
 use ponkeeper_actors::poller::PolledOnu;
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use std::time::{Duration, Instant};
 
+#[path = "common/fleet_rows.rs"]
+mod fleet_rows;
+use fleet_rows::{onus_of, summary, ONUS};
+
 #[global_allocator]
 static HEAP: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-const ONUS_PER_OLT: u64 = 128;
 
 /// What a phase added: heap bytes as requested, and resident memory as the process
 /// (glibc's malloc, its chunk headers and rounding included) holds it.
@@ -63,59 +64,6 @@ fn resident_bytes() -> isize {
         .map_or(0, |pages| pages * 4096)
 }
 
-/// One OLT's rows, shaped as the simulator's: GPON serials, descriptions of 20–30
-/// characters, eight ports, every reading present.
-fn rows_of(olt: u32, at: chrono::DateTime<Utc>) -> Vec<Onu> {
-    (0..ONUS_PER_OLT)
-        .map(|n| {
-            let id = u64::from(olt) * 1000 + n;
-            Onu {
-                id,
-                olt_id: olt,
-                pon_port: format!("0/1/{}", n / 16),
-                onu_index: n as u32,
-                serial: format!("HWTC{id:08X}"),
-                description: format!("Lenina {} kv {}, subscriber", olt % 97, n + 1),
-                status: if n % 17 == 0 {
-                    OnuStatus::Offline
-                } else {
-                    OnuStatus::Online
-                },
-                last_down_cause: None,
-                distance: Some(1200 + n as u32),
-                rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0),
-                tx_power: Some(2.1),
-                olt_rx_power: Some(-24.3),
-                temperature: Some(41.0),
-                voltage: Some(3.22),
-                bias_current: Some(19.0),
-                vlan: Some(100),
-                last_update: at,
-            }
-        })
-        .collect()
-}
-
-fn summary(olt: u32, rows: &[Onu], at: chrono::DateTime<Utc>) -> OltSummary {
-    OltSummary {
-        id: olt,
-        ip: [127, 0, 0, 1].into(),
-        vendor: Some(Vendor::ALL[olt as usize % 3]),
-        model: "MA5800-X7".into(),
-        city: "Kazan".into(),
-        node: Some(1 + olt % 50),
-        status: SessionStatus::Online,
-        status_since: at,
-        total_ports: 8,
-        total_onu: rows.len() as u32,
-        onu_online: rows
-            .iter()
-            .filter(|o| o.status == OnuStatus::Online)
-            .count() as u32,
-        last_update: at,
-    }
-}
-
 /// An OLT actor's table as it is after its first poll: loaded, then merged.
 fn actor_table(olt: u32, rows: Vec<Onu>, thresholds: &OpticsThresholds) -> OnuTable {
     let polled: Vec<PolledOnu> = rows.iter().map(PolledOnu::from).collect();
@@ -151,16 +99,16 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(10_000);
-    let onus = u64::from(olts) * ONUS_PER_OLT;
+    let onus = u64::from(olts) * ONUS;
     let thresholds = OpticsThresholds {
         warning_dbm: -25.0,
         critical_dbm: -27.0,
     };
     let at = Utc::now();
-    println!("fleet_memory: {olts} OLTs × {ONUS_PER_OLT} ONUs = {onus} ONUs; bytes per ONU");
+    println!("fleet_memory: {olts} OLTs × {ONUS} ONUs = {onus} ONUs; bytes per ONU");
 
     let phase = Phase::start();
-    let rows: Vec<Vec<Onu>> = (1..=olts).map(|olt| rows_of(olt, at)).collect();
+    let rows: Vec<Vec<Onu>> = (1..=olts).map(|olt| onus_of(olt, at)).collect();
     let rows_bytes = phase.end();
     println!(
         "  ONU rows alone (Vec<Onu>)           {}",

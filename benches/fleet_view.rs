@@ -7,66 +7,17 @@
 
 use chrono::{Duration as Age, Utc};
 use criterion::{criterion_group, criterion_main, Criterion};
-use ponkeeper_actors::domain::{Onu, OnuStatus, OpticsThresholds, SessionStatus, Vendor};
+use ponkeeper_actors::domain::{Onu, OnuStatus, OpticsThresholds};
 use ponkeeper_actors::fleet_view::{
     diff_onus, FleetAggregate, FleetChange, OltFilter, OltUpdate, OnuSearch, Window,
 };
-use ponkeeper_actors::olt::OltSummary;
 use ponkeeper_actors::onu_table::OnuOrder;
 
+#[path = "common/fleet_rows.rs"]
+mod fleet_rows;
+use fleet_rows::{onus_of, summary};
+
 const OLTS: u32 = 1000;
-const ONUS: u64 = 128;
-
-fn onus_of(olt: u32, at: chrono::DateTime<Utc>) -> Vec<Onu> {
-    (0..ONUS)
-        .map(|n| {
-            let id = u64::from(olt) * 1000 + n;
-            Onu {
-                id,
-                olt_id: olt,
-                pon_port: format!("0/1/{}", n / 16),
-                onu_index: n as u32,
-                serial: format!("HWTC{id:08X}"),
-                description: format!("subscriber {id}, Lenina {}", n % 40),
-                status: if n % 17 == 0 {
-                    OnuStatus::Offline
-                } else {
-                    OnuStatus::Online
-                },
-                last_down_cause: None,
-                distance: Some(1200),
-                rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0),
-                tx_power: Some(2.0),
-                olt_rx_power: Some(-24.0),
-                temperature: None,
-                voltage: None,
-                bias_current: None,
-                vlan: Some(100),
-                last_update: at,
-            }
-        })
-        .collect()
-}
-
-fn summary(olt: u32, onus: &[Onu], at: chrono::DateTime<Utc>) -> OltSummary {
-    OltSummary {
-        id: olt,
-        ip: [127, 0, 0, 1].into(),
-        vendor: Some(Vendor::ALL[olt as usize % 3]),
-        model: "MA5800-X7".into(),
-        city: "Kazan".into(),
-        node: Some(1 + olt % 50),
-        status: SessionStatus::Online,
-        status_since: at,
-        total_ports: 8,
-        total_onu: onus.len() as u32,
-        onu_online: onus
-            .iter()
-            .filter(|o| o.status == OnuStatus::Online)
-            .count() as u32,
-        last_update: at,
-    }
-}
 
 fn update(olt: u32, at: chrono::DateTime<Utc>, old: &[Onu], snapshot: bool) -> FleetChange {
     let onus = onus_of(olt, at);

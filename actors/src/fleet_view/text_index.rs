@@ -17,8 +17,8 @@ use crate::domain::OnuId;
 use std::collections::{HashMap, VecDeque};
 
 /// Trigram → slots. foldhash hashes a trigram in a few instructions where the standard
-/// SipHash took a fifth of the fleet view's start (1.28 M keys, ~40 trigrams each); its
-/// seed is random per process, so crafted descriptions cannot aim at one bucket.
+/// SipHash took dozens, ~40 times per key; its seed is random per process, so crafted
+/// descriptions cannot aim at one bucket.
 type Postings = HashMap<u64, Vec<Slot>, foldhash::fast::RandomState>;
 
 /// A slot of the index.
