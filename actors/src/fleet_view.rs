@@ -69,11 +69,11 @@ pub enum FleetViewMsg {
 /// Snapshots keep the text index's posting for later until none came for this long (a
 /// start sends 10,000 of them back to back)...
 const POST_QUIET: Duration = Duration::from_millis(100);
-/// Snapshots that never stop (actors restarting in a loop) delay it no longer than this.
-const POST_AT_LATEST: Duration = Duration::from_secs(10);
 /// ...and then it posts this many keys a message (~50 ms), so questions queued meanwhile
 /// are answered between batches.
 const POST_BATCH: usize = 16_384;
+/// Snapshots that never stop (actors restarting in a loop) delay it no longer than this.
+const POST_AT_LATEST: Duration = Duration::from_secs(10);
 
 struct FleetViewActor;
 

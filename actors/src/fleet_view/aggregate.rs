@@ -97,9 +97,6 @@ struct OltEntry {
     onus: BTreeSet<OnuId>,
 }
 
-/// The slot of a row whose key the text index has not taken yet (no slot's number).
-const NOT_INDEXED: Slot = Slot::MAX;
-
 struct OnuEntry {
     onu: Onu,
     /// In the OLT's latest poll: `last_update` is the OLT's `polled_at`.
@@ -242,24 +239,19 @@ impl FleetAggregate {
         entry.polled_at = polled_at;
         self.count_node(&old_summary, -1);
         self.count_node(&summary, 1);
-        let mut keys = Vec::new();
+        let mut slots = Vec::new();
         for change in onus {
             match change {
-                OnuChange::Upsert { onu, fresh } => keys.extend(self.upsert_onu(onu, fresh)),
+                OnuChange::Upsert { onu, fresh } => slots.extend(self.upsert_onu(onu, fresh)),
                 OnuChange::Remove(id) => self.remove_onu(id),
             }
         }
         // A snapshot (a start folds in one per OLT) is searchable at once but posted in
         // the trigram lists later, by `post_text`; a poll's few changed rows now.
-        let slots = if snapshot {
-            self.text.insert_many_later(keys)
+        if snapshot {
+            self.text.post_later(&slots);
         } else {
-            self.text.insert_many(keys)
-        };
-        for (id, slot) in slots {
-            if let Some(entry) = self.onus.get_mut(&id) {
-                entry.slot = slot;
-            }
+            self.text.post(&slots);
         }
         true
     }
@@ -292,9 +284,10 @@ impl FleetAggregate {
         }
     }
 
-    /// Puts a row and its indexes in, but for the text index: returns the search key to
-    /// index, which the caller does for all of an update's rows at once.
-    fn upsert_onu(&mut self, onu: Onu, fresh: bool) -> Option<(OnuId, String)> {
+    /// Puts a row and its indexes in; its search key is held by the text index, whose
+    /// trigram lists the caller posts for all of an update's rows at once. Returns the
+    /// key's slot.
+    fn upsert_onu(&mut self, onu: Onu, fresh: bool) -> Option<Slot> {
         self.remove_onu(onu.id);
         let id = onu.id;
         let olt = self.olts.get_mut(&onu.olt_id)?;
@@ -311,10 +304,11 @@ impl FleetAggregate {
         }
         self.optics.insert(optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
-        let key = search_key(&onu.serial, &onu.description);
-        let slot = NOT_INDEXED;
+        let slot = self
+            .text
+            .hold(id, search_key(&onu.serial, &onu.description));
         self.onus.insert(id, OnuEntry { onu, fresh, slot });
-        Some((id, key))
+        Some(slot)
     }
 
     fn remove_onu(&mut self, id: OnuId) {

@@ -34,11 +34,6 @@ impl<T> Rows<T> {
         self.slab[place as usize].as_ref()
     }
 
-    pub(super) fn get_mut(&mut self, id: &OnuId) -> Option<&mut T> {
-        let place = *self.by_id.get(id)?;
-        self.slab[place as usize].as_mut()
-    }
-
     /// Puts `row` in as ONU `id`'s, replacing the one it had.
     pub(super) fn insert(&mut self, id: OnuId, row: T) {
         if let Some(&place) = self.by_id.get(&id) {
@@ -92,10 +87,9 @@ mod tests {
         assert_eq!(rows.remove(&10), None);
         rows.insert(5, "row 5".to_string());
         assert_eq!(rows.slab.len(), 3, "the freed place was taken");
-        if let Some(row) = rows.get_mut(&30) {
-            row.push('!');
-        }
+        rows.insert(30, "row 30!".to_string());
         assert_eq!(rows.get(&30).map(String::as_str), Some("row 30!"));
+        assert_eq!(rows.slab.len(), 3, "a replaced row keeps its place");
         assert_eq!(
             rows.values().collect::<Vec<_>>(),
             ["row 5", "row 20, changed", "row 30!"]

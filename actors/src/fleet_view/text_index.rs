@@ -7,8 +7,8 @@
 //! checked with a plain `contains`, so the answer is exact; a shorter needle reads every
 //! key.
 //!
-//! Keys can also be added *unposted* ([`TextIndex::insert_many_later`]): held at once
-//! but put in the trigram lists later, a batch at a time ([`TextIndex::post_some`]). A
+//! Keys can also be posted later ([`TextIndex::post_later`]): held at once but put in
+//! the trigram lists a batch at a time ([`TextIndex::post_some`]). A
 //! start of the service folds in every OLT's snapshot this way, so the counters and lists
 //! are there before the ~40 trigram lists of each of a million keys are; until then a
 //! search also reads the unposted keys, so it stays exact.
@@ -77,24 +77,24 @@ fn add_sorted(list: &mut Vec<Slot>, slot: Slot) {
 impl TextIndex {
     /// Indexes `key` (already lower-cased) for ONU `id`; returns its slot.
     pub fn insert(&mut self, id: OnuId, key: String) -> Slot {
-        self.insert_many(vec![(id, key)])[0].1
+        let slot = self.hold(id, key);
+        self.post(&[slot]);
+        slot
     }
 
-    /// Indexes several ONUs' keys at once (one OLT's snapshot or poll): their trigrams
-    /// are sorted first, so a trigram the keys share (a serial's vendor prefix, a street
-    /// name) costs one lookup for all of them. Returns each ONU's slot.
-    pub fn insert_many(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
-        let slots = self.hold(entries);
-        self.post(slots.iter().map(|&(_, slot)| slot));
-        slots
+    /// Holds `key` for ONU `id` in a slot, searchable at once (read one by one) until
+    /// [`Self::post`] or [`Self::post_later`] puts its trigrams in the lists.
+    pub fn hold(&mut self, id: OnuId, key: String) -> Slot {
+        let slot = self.take_slot();
+        let key = key.into_boxed_str();
+        let posted = false;
+        self.keys[slot as usize] = Some(Entry { id, key, posted });
+        slot
     }
 
-    /// Holds the keys at once but posts their trigrams only when [`Self::post_some`]
-    /// gets to them. Returns each ONU's slot.
-    pub fn insert_many_later(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
-        let slots = self.hold(entries);
-        self.unposted.extend(slots.iter().map(|&(_, slot)| slot));
-        slots
+    /// Posts the held keys of `slots` when [`Self::post_some`] gets to them.
+    pub fn post_later(&mut self, slots: &[Slot]) {
+        self.unposted.extend(slots);
     }
 
     /// Posts the trigrams of up to `max` keys added unposted, oldest first. Returns
@@ -102,7 +102,7 @@ impl TextIndex {
     pub fn post_some(&mut self, max: usize) -> bool {
         let take = self.unposted.len().min(max);
         let batch: Vec<Slot> = self.unposted.drain(..take).collect();
-        self.post(batch.into_iter());
+        self.post(&batch);
         !self.unposted.is_empty()
     }
 
@@ -111,24 +111,13 @@ impl TextIndex {
         !self.unposted.is_empty()
     }
 
-    /// Puts the keys in slots, not posted yet.
-    fn hold(&mut self, entries: Vec<(OnuId, String)>) -> Vec<(OnuId, Slot)> {
-        let mut slots = Vec::with_capacity(entries.len());
-        for (id, key) in entries {
-            let slot = self.take_slot();
-            let key = key.into_boxed_str();
-            let posted = false;
-            self.keys[slot as usize] = Some(Entry { id, key, posted });
-            slots.push((id, slot));
-        }
-        slots
-    }
-
-    /// Puts the trigrams of the keys in `slots` into the posting lists (those held and
-    /// not posted yet; others are passed over).
-    fn post(&mut self, slots: impl Iterator<Item = Slot>) {
+    /// Puts the trigrams of the keys held in `slots` into the posting lists (one OLT's
+    /// snapshot or poll at once: the trigrams are sorted first, so one the keys share, a
+    /// serial's vendor prefix or a street name, costs one lookup for all of them). Slots
+    /// freed or posted already are passed over.
+    pub fn post(&mut self, slots: &[Slot]) {
         let mut grams: Vec<(u64, Slot)> = Vec::new();
-        for slot in slots {
+        for &slot in slots {
             let Some(entry) = self.keys.get_mut(slot as usize).and_then(Option::as_mut) else {
                 continue;
             };
@@ -271,17 +260,19 @@ mod tests {
     #[test]
     fn unposted_keys_are_found_before_and_after_they_are_posted() {
         let mut index = index(&[(1, "HWTC00000001", "Lenina 5")]);
-        let later = index.insert_many_later(vec![
-            (2, search_key("HWTC00000002", "Lenina 7")),
-            (3, search_key("ZTEG00000003", "Mira 1")),
-            (4, search_key("ZTEG00000004", "Lenina 9")),
-        ]);
+        let later = [
+            index.hold(2, search_key("HWTC00000002", "Lenina 7")),
+            index.hold(3, search_key("ZTEG00000003", "Mira 1")),
+            index.hold(4, search_key("ZTEG00000004", "Lenina 9")),
+        ];
+        index.post_later(&later);
         assert!(index.has_unposted());
         assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
         assert_eq!(sorted(index.search("zteg")), vec![3, 4]);
         // Freed while unposted, its slot taken again by a key added unposted too.
-        index.remove(later[1].1);
-        index.insert_many_later(vec![(5, search_key("ZTEG00000005", "Mira 3"))]);
+        index.remove(later[1]);
+        let again = index.hold(5, search_key("ZTEG00000005", "Mira 3"));
+        index.post_later(&[again]);
         assert_eq!(sorted(index.search("mira")), vec![5]);
         assert!(index.post_some(2), "one of four slots left");
         assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
@@ -289,7 +280,7 @@ mod tests {
         assert!(!index.has_unposted());
         assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
         assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
-        index.remove(later[0].1);
+        index.remove(later[0]);
         assert_eq!(sorted(index.search("lenina")), vec![1, 4]);
     }
 
