@@ -3,6 +3,8 @@
 //! with a v3 user, and must read exactly what v2c reads from the same agents; wrong
 //! passwords and an unknown user are refused with the USM reports net-snmp names. The
 //! net-snmp half skips loudly without net-snmp (a failure under `REQUIRE_TEST_TOOLS`).
+//! Between polls a v2c client gives its socket and buffers back, a v3 client keeps its
+//! session (and the engine it discovered).
 
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::inventory::SnmpVersion;
@@ -176,5 +178,79 @@ async fn net_snmp_bulkwalks_the_simulator_over_v3_auth_priv() {
         String::from_utf8_lossy(&refused.stderr).contains("Decryption error"),
         "{}",
         String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
+/// A UDP relay in front of `agent`, one request at a time, that records the source port
+/// of every request it forwards: which socket the client asked from.
+async fn port_recording_relay(
+    agent: std::net::SocketAddr,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::Mutex<Vec<u16>>>,
+) {
+    let front = tokio::net::UdpSocket::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let back = tokio::net::UdpSocket::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = front.local_addr().expect("addr");
+    let ports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = ports.clone();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65_535];
+        loop {
+            let Ok((n, client)) = front.recv_from(&mut buf).await else {
+                return;
+            };
+            seen.lock().expect("ports").push(client.port());
+            let _ = back.send_to(&buf[..n], agent).await;
+            let answer = tokio::time::timeout(Duration::from_secs(2), back.recv(&mut buf)).await;
+            if let Ok(Ok(n)) = answer {
+                let _ = front.send_to(&buf[..n], client).await;
+            }
+        }
+    });
+    (addr, ports)
+}
+
+#[tokio::test]
+async fn idle_v2c_sessions_are_released_and_v3_sessions_kept() {
+    let fleet = v3_fleet(FleetVendors::Mixed).await;
+    let inventory = fleet.inventory();
+    let olt = &inventory.olts[0];
+    let agent = fleet.olt_addr(olt.id).expect("addr");
+    let scalars = [std_oids::SYS_NAME];
+    let distinct = |ports: &std::sync::Mutex<Vec<u16>>| {
+        let mut ports = ports.lock().expect("ports").clone();
+        ports.dedup();
+        ports.len()
+    };
+
+    // v2c: a released session's socket is closed, the next poll opens another.
+    let (relay, ports) = port_recording_relay(agent).await;
+    let mut v2c = SnmpClient::new(relay, "public", SnmpVersion::V2c, settings());
+    let first = v2c.get(&scalars).await.expect("v2c get");
+    v2c.get(&scalars)
+        .await
+        .expect("v2c get on the same session");
+    assert_eq!(distinct(&ports), 1, "one session, one socket");
+    v2c.release_idle();
+    assert_eq!(v2c.get(&scalars).await.expect("v2c after release"), first);
+    assert_eq!(distinct(&ports), 2, "released: a new socket");
+
+    // v3: the session (and its discovered engine) outlives the poll.
+    let (relay, ports) = port_recording_relay(agent).await;
+    let mut v3 = SnmpClient::for_olt(relay, olt.id, &olt.snmp, settings());
+    v3.get(&scalars).await.expect("v3 get");
+    let asked = ports.lock().expect("ports").len();
+    v3.release_idle();
+    assert_eq!(v3.get(&scalars).await.expect("v3 after release"), first);
+    assert_eq!(distinct(&ports), 1, "kept: the same socket");
+    assert_eq!(
+        ports.lock().expect("ports").len(),
+        asked + 1,
+        "no engine discovery again"
     );
 }

@@ -248,6 +248,7 @@ impl OltState {
                 }
                 Err(_) => client.reset(),
             }
+            client.release_idle();
             // The device is done with: its poll permit goes to the next OLT.
             drop(probed.permit);
             let varbinds = client.varbinds_received - varbinds_before;
