@@ -29,6 +29,7 @@ pub mod change;
 #[cfg(test)]
 mod live_tests;
 mod rows;
+mod serials;
 #[cfg(test)]
 mod tests;
 pub mod text_index;

@@ -62,7 +62,7 @@ const DEVICE_TREES: [&str; 11] = [
 /// write until it holds most of what was ever written; the service reads its trees at
 /// start-up and then mostly writes, so a small cache costs nothing measurable and keeps
 /// the resident size of `serve` close to what the actors hold (docs/benchmarks.md P5).
-const CACHE_BYTES: u64 = 32 * 1024 * 1024;
+const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

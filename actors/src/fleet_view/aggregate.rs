@@ -7,6 +7,7 @@
 
 use super::change::{FleetChange, OltUpdate, OnuChange};
 use super::rows::Rows;
+use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
@@ -135,7 +136,7 @@ pub struct FleetAggregate {
     /// The incarnation whose removal was last published per OLT: older messages are late.
     removed: HashMap<OltId, u64>,
     onus: Rows<OnuEntry>,
-    by_serial: HashMap<Box<str>, Vec<OnuId>, foldhash::fast::RandomState>,
+    by_serial: SerialIndex,
     offline: BTreeSet<OnuId>,
     optics: BTreeSet<OpticsKey>,
     per_level: [usize; 4],
@@ -150,7 +151,7 @@ impl FleetAggregate {
             olts: BTreeMap::new(),
             removed: HashMap::new(),
             onus: Rows::default(),
-            by_serial: HashMap::default(),
+            by_serial: SerialIndex::default(),
             offline: BTreeSet::new(),
             optics: BTreeSet::new(),
             per_level: [0; 4],
@@ -295,10 +296,7 @@ impl FleetAggregate {
         if let Some(vlan) = onu.vlan {
             *olt.vlan_use.entry(vlan).or_default() += 1;
         }
-        self.by_serial
-            .entry(onu.serial.to_ascii_lowercase().into_boxed_str())
-            .or_default()
-            .push(id);
+        self.by_serial.insert(&onu.serial, id);
         if onu.status == OnuStatus::Offline {
             self.offline.insert(id);
         }
@@ -326,13 +324,7 @@ impl FleetAggregate {
                 }
             }
         }
-        let serial = onu.serial.to_ascii_lowercase();
-        if let Some(ids) = self.by_serial.get_mut(serial.as_str()) {
-            ids.retain(|&other| other != id);
-            if ids.is_empty() {
-                self.by_serial.remove(serial.as_str());
-            }
-        }
+        self.by_serial.remove(&onu.serial, id);
         self.offline.remove(&id);
         self.optics.remove(&optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
@@ -468,9 +460,10 @@ impl FleetAggregate {
             .iter()
             .map(|serial| {
                 self.by_serial
-                    .get(serial.to_ascii_lowercase().as_str())?
+                    .candidates(serial)
                     .iter()
                     .filter_map(|id| self.onus.get(id))
+                    .filter(|e| e.onu.serial.eq_ignore_ascii_case(serial))
                     .max_by_key(|e| (e.onu.olt_id, e.onu.id))
                     .map(|e| self.row(e))
             })
@@ -608,12 +601,7 @@ impl FleetAggregate {
             return Some(ids.clone());
         }
         if let Some(serial) = &search.serial {
-            return Some(
-                self.by_serial
-                    .get(serial.to_ascii_lowercase().as_str())
-                    .cloned()
-                    .unwrap_or_default(),
-            );
+            return Some(self.by_serial.candidates(serial).to_vec());
         }
         if let Some(olt) = search.olt_id {
             return Some(
