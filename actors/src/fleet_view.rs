@@ -67,6 +67,10 @@ pub enum FleetViewMsg {
     PostText,
 }
 
+// Local only: ractor's `cluster` feature (ponkeeper's members, src/cluster.rs) asks
+// every message type to say whether it crosses the network; this one does not.
+impl ractor::Message for FleetViewMsg {}
+
 /// Snapshots keep the text index's posting for later until none came for this long (a
 /// start sends 10,000 of them back to back)...
 const POST_QUIET: Duration = Duration::from_millis(100);

@@ -65,6 +65,10 @@ pub enum SupervisorMsg {
     Reconcile(Inventory, RpcReplyPort<Result<ReconcileReport, String>>),
 }
 
+// Local only: ractor's `cluster` feature (ponkeeper's members, src/cluster.rs) asks
+// every message type to say whether it crosses the network; this one does not.
+impl ractor::Message for SupervisorMsg {}
+
 struct SupervisorActor;
 
 struct SupervisorArgs {

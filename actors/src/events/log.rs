@@ -51,6 +51,10 @@ pub enum EventLogMsg {
     Prune,
 }
 
+// Local only: ractor's `cluster` feature (ponkeeper's members, src/cluster.rs) asks
+// every message type to say whether it crosses the network; this one does not.
+impl ractor::Message for EventLogMsg {}
+
 struct EventLogActor;
 
 struct EventLogState {

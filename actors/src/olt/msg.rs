@@ -60,6 +60,10 @@ pub enum OltMsg {
     Crash,
 }
 
+// Local only: ractor's `cluster` feature (ponkeeper's members, src/cluster.rs) asks
+// every message type to say whether it crosses the network; this one does not.
+impl ractor::Message for OltMsg {}
+
 /// What a poll task sends back.
 pub struct PollReport {
     /// The poll it reports on; a report of a poll that a restart abandoned is ignored.
