@@ -71,6 +71,10 @@ impl App {
         let webhooks = crate::webhooks::resolve(&state.config.webhooks)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.webhooks.apply(&state, webhooks)?;
+        state
+            .cluster
+            .start(state.config.cluster.as_ref(), state.fleet.view().clone())
+            .await?;
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
             format!(
@@ -144,6 +148,7 @@ impl App {
             let _ = task.await;
         }
         crate::admin::AdminSocket::remove(&state.config.data_dir);
+        state.cluster.stop();
         state.fleet.shutdown().await;
         state.webhooks.stop();
         state.events.stop().await;

@@ -46,6 +46,9 @@ pub struct Config {
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
     /// `[traps]` (SPEC §9): SNMP traps that trigger a poll.
     pub traps: crate::traps::TrapsConfig,
+    /// `[cluster]` (docs/scale-out.md): other `serve` processes whose OLTs the node
+    /// counters include; `None` runs alone.
+    pub cluster: Option<crate::cluster::ClusterConfig>,
     /// The file this was loaded from (SIGHUP reads it again); not a key.
     #[serde(skip)]
     pub source: Option<PathBuf>,
@@ -195,6 +198,7 @@ impl Default for Config {
             events: crate::events::EventsConfig::default(),
             webhooks: Vec::new(),
             traps: crate::traps::TrapsConfig::default(),
+            cluster: None,
             source: None,
         }
     }

@@ -20,6 +20,7 @@ pub mod backup;
 pub mod bench;
 pub mod body;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod cors;
 pub mod data_dir;

@@ -40,6 +40,8 @@ pub struct Shared {
     pub events: ponkeeper_actors::events::EventLog,
     /// The running webhooks (SPEC §9), started by `App::start`, replaced on SIGHUP.
     pub webhooks: crate::webhooks::Webhooks,
+    /// The other `serve` processes of `[cluster]`, started by `App::start`.
+    pub cluster: crate::cluster::Cluster,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -79,6 +81,7 @@ impl AppState {
                 rate_limits,
                 events,
                 webhooks: crate::webhooks::Webhooks::default(),
+                cluster: crate::cluster::Cluster::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }

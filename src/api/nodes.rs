@@ -85,7 +85,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         .take(paging.size as usize)
         .collect();
     let ids = shown.iter().map(|n| n.id).collect();
-    let counters = app.fleet.view().node_counters(ids).await?;
+    let counters = app.cluster.node_counters(app.fleet.view(), ids).await?;
     page_of(
         shown
             .into_iter()
@@ -111,7 +111,10 @@ async fn detail(State(app): State<AppState>, NodePath(id): NodePath) -> ApiResul
     let node = inventory
         .node(id)
         .ok_or_else(|| ApiError::NotFound(format!("no node with id {id}")))?;
-    let counters = app.fleet.view().node_counters(vec![id]).await?;
+    let counters = app
+        .cluster
+        .node_counters(app.fleet.view(), vec![id])
+        .await?;
     one(node_item(
         node,
         counters.into_iter().next().unwrap_or_default(),
