@@ -5,8 +5,8 @@
 use chrono::DateTime;
 use criterion::{criterion_group, criterion_main, Criterion};
 use ponkeeper::api::onus::OnuItem;
-use ponkeeper::api::{Meta, Paged};
 use ponkeeper::clock::Clock;
+use ponkeeper::http::{Meta, Paged};
 use ponkeeper_actors::domain::{DownCause, OnuStatus};
 
 fn page(clock: &Clock) -> Paged<OnuItem> {

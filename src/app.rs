@@ -5,10 +5,10 @@
 //! shutdown path. Tests start the same `App` on `127.0.0.1:0`. The state handlers share
 //! lives in [`crate::state`]; the background jobs `serve` spawns, in [`crate::jobs`].
 
-use crate::auth::{ApiKey, KeyRing, KeySource};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::jobs::{housekeeping, reload_on_sighup, save_key_use};
+use crate::keys::{ApiKey, KeyRing, KeySource};
 use crate::records::Records;
 use crate::state::AppState;
 use anyhow::Context;
@@ -70,7 +70,7 @@ impl App {
         );
         let webhooks = crate::webhooks::resolve(&state.config.webhooks)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
-        state.webhooks.apply(&state, webhooks)?;
+        state.run_webhooks(webhooks)?;
         state
             .cluster
             .start(state.config.cluster.as_ref(), state.fleet.view().clone())
@@ -103,7 +103,7 @@ impl App {
         let key_use_task = tokio::spawn(save_key_use(state.clone()));
         let trap_task = crate::traps::start(&state).await?;
 
-        let router = crate::api::router(state.clone());
+        let router = crate::router::router(state.clone());
         let (stop_accepting, stopped) = tokio::sync::oneshot::channel::<()>();
         let mut server = tokio::spawn(connections::serve(
             listener,

@@ -21,9 +21,10 @@
 
 pub mod refusals;
 
-use crate::api::{ApiError, ErrorCode, BASE};
 use crate::auth::API_KEY_HEADER;
 use crate::body::BodyCapture;
+use crate::error::{ApiError, ErrorCode};
+use crate::http::BASE;
 use crate::records::{AuditEntry, AuditResult, Channel};
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};

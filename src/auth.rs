@@ -2,19 +2,17 @@
 //! key (401 `UNAUTHORIZED`), IP whitelist (403 `IP_NOT_ALLOWED`), rate (429
 //! `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request — and all
 //! of it before a byte of the request's body is read ([`crate::body`] reads it after).
-//! The keys are in the [`KeyRing`]: only a key's SHA-256 is kept, the ring is keyed by it
+//! The keys are in the [`KeyRing`](crate::keys::KeyRing): only a key's SHA-256 is kept, the ring is keyed by it
 //! and the final comparison is constant-time; they come from the store (created with
 //! `ponkeeper keys`) and from `[[api_keys]]` in the config, and the admin socket updates
 //! the ring of a running service. The client address is [`client_ip`]'s: the socket peer,
 //! or through a trusted proxy the address `X-Forwarded-For` names for the hop before it.
 
 mod client_ip;
-mod ring;
 
 pub use client_ip::client_ip;
-pub use ring::{canonical_net, generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource};
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use crate::rate_limit::Decision;
 use crate::records::AccessLevel;
 use crate::state::AppState;
@@ -103,7 +101,7 @@ pub async fn authenticate(
     );
     // MCP messages are all POSTs: the level is checked per tool call, by this same
     // middleware on the REST request each tool makes (see `crate::mcp`).
-    let mcp = crate::mcp::is_mcp_path(request.uri().path());
+    let mcp = crate::http::is_mcp_path(request.uri().path());
     let mut response = if !reads_only && !mcp && key.level != AccessLevel::Full {
         ApiError::Forbidden(format!(
             "key `{}` is READ_ONLY; {} needs a FULL key",

@@ -16,62 +16,6 @@ use ponkeeper_actors::store::{SnapshotSummary, Store};
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// The snapshot file a running service writes before streaming it (in its data dir).
-fn spool_path(data_dir: &Path) -> PathBuf {
-    data_dir.join(format!("backup-{}.spool", std::process::id()))
-}
-
-/// Serves one admin `backup` request: snapshot to the spool file, then the JSON line,
-/// then the file's bytes, then the spool file is removed.
-pub async fn serve(
-    store: &Store,
-    data_dir: &Path,
-    mut write: impl tokio::io::AsyncWrite + Unpin,
-) -> anyhow::Result<()> {
-    let spool = spool_path(data_dir);
-    let (snapshot_store, snapshot_path) = (store.clone(), spool.clone());
-    let written = tokio::task::spawn_blocking(move || -> anyhow::Result<SnapshotSummary> {
-        let file = std::fs::File::create(&snapshot_path)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        let summary = snapshot_store.write_snapshot(&mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        Ok(summary)
-    })
-    .await
-    .map_err(anyhow::Error::from)
-    .and_then(|result| result);
-    let header = match &written {
-        Ok(summary) => AdminResponse {
-            backup_entries: Some(summary.entries),
-            ..Default::default()
-        },
-        Err(error) => AdminResponse {
-            error: Some(format!("the snapshot failed: {error:#}")),
-            ..Default::default()
-        },
-    };
-    let mut line = serde_json::to_vec(&header)?;
-    line.push(b'\n');
-    let streamed = async {
-        write.write_all(&line).await?;
-        if written.is_ok() {
-            let mut file = tokio::fs::File::open(&spool).await?;
-            tokio::io::copy(&mut file, &mut write).await?;
-        }
-        write.shutdown().await
-    }
-    .await;
-    let _ = tokio::fs::remove_file(&spool).await;
-    if let Ok(summary) = &written {
-        tracing::info!(
-            entries = summary.entries,
-            trees = summary.trees,
-            "backup streamed"
-        );
-    }
-    streamed.context("cannot send the backup")
-}
-
 /// `ponkeeper backup --out FILE`.
 pub async fn backup(config: &Config, out: &Path) -> anyhow::Result<SnapshotSummary> {
     let partial = partial_path(out);

@@ -7,9 +7,10 @@
 //!
 //! The audit log ([`crate::audit`]) puts a [`BodyCapture`] in the request's extensions;
 //! what this layer read is left there for the log's entry, as [`crate::audit::params_of`]
-//! keeps it. The router ([`crate::api::router`]) mounts this layer inside the access check.
+//! keeps it. The router ([`crate::router`]) mounts this layer inside the access check.
 
-use crate::api::{ApiError, MAX_BODY_BYTES};
+use crate::error::ApiError;
+use crate::http::MAX_BODY_BYTES;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::header::CONTENT_LENGTH;

@@ -45,7 +45,7 @@ pub struct Config {
     /// `[[webhooks]]` (SPEC §9): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
     /// `[traps]` (SPEC §9): SNMP traps that trigger a poll.
-    pub traps: crate::traps::TrapsConfig,
+    pub traps: TrapsConfig,
     /// `[cluster]` (docs/scale-out.md): other `serve` processes whose OLTs the node
     /// counters include; `None` runs alone.
     pub cluster: Option<crate::cluster::ClusterConfig>,
@@ -197,7 +197,7 @@ impl Default for Config {
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
             webhooks: Vec::new(),
-            traps: crate::traps::TrapsConfig::default(),
+            traps: TrapsConfig::default(),
             cluster: None,
             source: None,
         }
@@ -386,6 +386,26 @@ impl Config {
 
     pub fn swagger(&self) -> bool {
         self.profiles.iter().any(|p| p == "swagger")
+    }
+}
+
+/// `[traps]`: SNMP traps that trigger a poll ([`crate::traps`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrapsConfig {
+    /// UDP address to take traps on (`0.0.0.0:162`); unset: no listener.
+    pub listen: Option<SocketAddr>,
+    /// At most one trap-triggered poll per OLT in this time.
+    #[serde(with = "humantime_serde")]
+    pub min_interval: Duration,
+}
+
+impl Default for TrapsConfig {
+    fn default() -> Self {
+        TrapsConfig {
+            listen: None,
+            min_interval: Duration::from_secs(2),
+        }
     }
 }
 

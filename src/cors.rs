@@ -4,7 +4,7 @@
 //! with `Access-Control-Request-Method`) itself, without a key, and adds the CORS headers
 //! to the real request's answer. Every other request — no `Origin`, or one not listed —
 //! reaches the surface untouched: no CORS headers, and its `OPTIONS` gets the usual 401.
-//! With no origins configured nothing is wrapped. [`crate::api::router`] applies it.
+//! With no origins configured nothing is wrapped. [`crate::router`] applies it.
 
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, Method};

@@ -1,15 +1,18 @@
 //! The service's side of events (SPEC §9): the `[events]` config section, starting the
 //! device side's [`EventLog`] and handing it to the fleet view, and keeping its СЗО
-//! bindings in step with the inventory. `GET /events` is [`crate::api`]'s `events`
+//! bindings in step with the inventory, and an event as the API, the stream and webhooks
+//! write it ([`EventItem`]). `GET /events` is [`crate::api`]'s `events`
 //! module; the MCP tool `list_events` calls it.
 
+use crate::clock::Clock;
 use anyhow::bail;
-use ponkeeper_actors::events::{EventLog, EventSettings, Rules};
+use ponkeeper_actors::events::{Event, EventLog, EventSettings, EventType, Rules, Severity};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+use utoipa::ToSchema;
 
 /// `[events]`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -75,4 +78,46 @@ pub fn bind_szo(log: &EventLog, inventory: &Inventory) {
             .iter()
             .map(|szo| (szo.onu_serial.clone(), szo.id)),
     );
+}
+
+/// An event as the API, the stream and webhooks show it (docs/events.md); unset ids are
+/// null.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventItem {
+    /// Increasing without gaps; the SSE `id:` and the webhook's `webhook-id`.
+    pub id: u64,
+    /// Local date-time.
+    pub at: String,
+    #[serde(rename = "type")]
+    #[schema(inline)]
+    pub kind: EventType,
+    #[schema(inline)]
+    pub severity: Severity,
+    pub olt_id: Option<u32>,
+    pub node_id: Option<u32>,
+    pub pon_port: Option<String>,
+    pub onu_id: Option<u64>,
+    pub szo_id: Option<u32>,
+    pub message: String,
+    /// Type-specific details, e.g. `{"cause": "LOS", "outageId": 41}` for `ONU_DOWN`.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// `event` as the API, the stream and webhooks show it, its time in `clock`'s zone.
+pub fn item(clock: &Clock, event: Event) -> EventItem {
+    EventItem {
+        id: event.id,
+        at: clock.format(event.at),
+        kind: event.kind,
+        severity: event.severity,
+        olt_id: event.olt_id,
+        node_id: event.node_id,
+        pon_port: event.pon_port,
+        onu_id: event.onu_id,
+        szo_id: event.szo_id,
+        message: event.message,
+        data: event.data,
+    }
 }

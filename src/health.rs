@@ -2,11 +2,11 @@
 //! process answers) and `GET /readyz` (the store answers a read, every OLT of the
 //! inventory in force has its actor, and the fleet view answers with a row for each;
 //! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready). Load
-//! balancers and orchestrators probe them; [`crate::api::router`] mounts them in front
+//! balancers and orchestrators probe them; [`crate::router`] mounts them in front
 //! of the key check and adds them to the OpenAPI document.
 
 use crate::api::doc::ErrorEnvelope;
-use crate::api::Single;
+use crate::http::Single;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;

@@ -11,7 +11,7 @@
 //! range to the year 9999 reads the same days as one to now. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use crate::records::{AuditEntry, AuditFilter};
 use crate::state::AppState;
 use chrono::{DateTime, Utc};

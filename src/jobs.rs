@@ -132,7 +132,7 @@ pub async fn reload_on_sighup(state: AppState) {
                 tracing::error!(error = %e, "SIGHUP: inventory refused, the old one stays")
             }
         }
-        match crate::webhooks::reload(&state) {
+        match reload_webhooks(&state) {
             Ok(count) => tracing::info!(webhooks = count, "SIGHUP: webhooks reloaded"),
             Err(e) => tracing::error!(
                 error = format!("{e:#}"),
@@ -140,4 +140,17 @@ pub async fn reload_on_sighup(state: AppState) {
             ),
         }
     }
+}
+
+/// Reads the config file again and, if it is good, runs its webhooks; a bad file leaves
+/// the running set as it was (SIGHUP, with the inventory).
+fn reload_webhooks(app: &AppState) -> anyhow::Result<usize> {
+    let Some(path) = app.config.source.as_deref() else {
+        anyhow::bail!("the service was not started from a config file");
+    };
+    let config = crate::config::Config::load(path)?;
+    let hooks = crate::webhooks::resolve(&config.webhooks)?;
+    let count = hooks.len();
+    app.run_webhooks(hooks)?;
+    Ok(count)
 }

@@ -1,9 +1,13 @@
-//! Key management (`ponkeeper keys create|list|revoke`). The same operations run in the
+//! API keys: the [`KeyRing`] the access check reads ([`ring`]), and key management
+//! (`ponkeeper keys create|list|revoke`). The same operations run in the
 //! service (reached through the admin socket, so they take effect at once) and directly on
 //! the store's records ([`crate::records`]) when no service is running. A key is shown
 //! once, at creation; only its SHA-256 is stored.
 
-use crate::auth::{generate_key, parse_net, sha256_hex, KeyRing};
+mod ring;
+
+pub use ring::{canonical_net, generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource};
+
 use crate::config::ConfiguredKey;
 use crate::records::{AccessLevel, ApiKeyRecord, Records};
 use chrono::Utc;

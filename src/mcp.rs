@@ -1,7 +1,7 @@
 //! The MCP server for LLM agents (SPEC §5): one tool per REST read endpoint and per
 //! action, named in snake_case, with schemars input schemas and structured JSON results.
-//! Two transports share this one implementation: Streamable HTTP at [`PATH`] on the
-//! service's own port ([`http_service`], mounted by [`crate::api::router`]) and stdio
+//! Two transports share this one implementation: Streamable HTTP at [`crate::http::MCP_PATH`] on the
+//! service's own port ([`http_service`], mounted by [`crate::router`]) and stdio
 //! through `ponkeeper mcp` ([`serve_stdio`]), which bridges to a running service.
 //!
 //! Every tool is one REST call made through a [`Backend`]: in process it goes through the
@@ -38,19 +38,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// Where the Streamable HTTP transport is mounted.
-pub const PATH: &str = "/mcp";
-
 /// The `/mcp` endpoint's tower service.
 pub type HttpService = StreamableHttpService<PonTools, NeverSessionManager>;
-
-/// Whether `path` is served by the MCP transport.
-pub fn is_mcp_path(path: &str) -> bool {
-    path == PATH
-        || path
-            .strip_prefix(PATH)
-            .is_some_and(|rest| rest.starts_with('/'))
-}
 
 const INSTRUCTIONS: &str = "ponkeeper manages an ISP's optical access network (GPON/EPON): \
 OLTs grouped in communication nodes, the ONUs (subscriber terminals) on their PON ports, \
@@ -632,7 +621,7 @@ pub fn http_service(rest: axum::Router) -> HttpService {
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .disable_allowed_hosts()
-        .with_max_request_body_bytes(crate::api::MAX_BODY_BYTES);
+        .with_max_request_body_bytes(crate::http::MAX_BODY_BYTES);
     StreamableHttpService::new(
         move || Ok(tools.clone()),
         Arc::new(NeverSessionManager::default()),
@@ -656,15 +645,15 @@ async fn refuse_batches(
     use axum::response::IntoResponse;
     let (parts, body) = request.into_parts();
     // The body was read already, within its limit (`crate::body`): this takes it again.
-    let bytes = match axum::body::to_bytes(body, crate::api::MAX_BODY_BYTES).await {
+    let bytes = match axum::body::to_bytes(body, crate::http::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(e) => {
-            return crate::api::ApiError::InvalidBody(format!("the body cannot be read: {e}"))
+            return crate::error::ApiError::InvalidBody(format!("the body cannot be read: {e}"))
                 .into_response()
         }
     };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return crate::api::ApiError::InvalidBody(
+        return crate::error::ApiError::InvalidBody(
             "JSON-RPC batches are not supported: send one message per request".into(),
         )
         .into_response();

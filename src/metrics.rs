@@ -32,7 +32,7 @@
 //! registered at 0 when the recorder is installed, so a dashboard finds them before the
 //! first failure.
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::header;

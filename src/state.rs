@@ -5,14 +5,14 @@
 //! questions go to that OLT's actor, found by its handle or the ONU's owner. [`crate::app::App::start`] builds it; handlers, the admin socket and the
 //! background jobs ([`crate::jobs`]) read it.
 
-use crate::api::ApiError;
-use crate::auth::KeyRing;
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::error::ApiError;
+use crate::keys::KeyRing;
 use crate::rate_limit::RateLimits;
 use crate::records::Records;
 use ponkeeper_actors::domain::{OltId, Onu, OnuId};
-use ponkeeper_actors::fleet_view::OnuSearch;
+use ponkeeper_actors::fleet_view::{OnuSearch, Window};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary};
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
@@ -107,32 +107,15 @@ impl AppState {
         Ok(self.fleet.view().summaries(None).await?)
     }
 
-    /// The scope a fleet-wide list takes from `oltId` and `nodeId` (unset: everything).
-    pub fn scope(&self, params: &crate::api::Params) -> Result<OnuSearch, ApiError> {
-        Ok(OnuSearch {
-            olt_id: params
-                .integer("oltId", 0, i64::from(u32::MAX))?
-                .map(|n| n as u32),
-            node_id: params
-                .integer("nodeId", 0, i64::from(u32::MAX))?
-                .map(|n| n as u32),
-            ..OnuSearch::default()
-        })
-    }
-
     /// ONUs across the fleet matching `search` in `order`: the total count and the items
-    /// of `paging`'s page, answered by the fleet view from its indexes.
+    /// of `window`, answered by the fleet view from its indexes.
     pub async fn find_onus(
         &self,
         search: OnuSearch,
         order: OnuOrder,
-        paging: crate::api::Paging,
+        window: Window,
     ) -> Result<(usize, Vec<Onu>), ApiError> {
-        let page = self
-            .fleet
-            .view()
-            .onus(search, order, paging.window())
-            .await?;
+        let page = self.fleet.view().onus(search, order, window).await?;
         Ok((page.total, page.items))
     }
 
@@ -141,20 +124,20 @@ impl AppState {
         &self,
         olt: &OltHandle,
         filter: OnuFilter,
-        paging: crate::api::Paging,
+        window: Window,
     ) -> Result<(usize, Vec<Onu>), ApiError> {
         let query = OnuQuery {
             filter,
             order: OnuOrder::Id,
-            limit: paging.offset() + paging.size as usize,
+            limit: window.offset + window.limit,
             thresholds: self.config.optics_thresholds(),
         };
         let page = olt.find_onus(query).await?;
         let items = page
             .onus
             .into_iter()
-            .skip(paging.offset())
-            .take(paging.size as usize)
+            .skip(window.offset)
+            .take(window.limit)
             .collect();
         Ok((page.total, items))
     }
@@ -173,6 +156,12 @@ impl AppState {
         let not_found = || ApiError::NotFound(format!("no ONU with id {id}"));
         let owner = self.store.onu_owner(id)?.ok_or_else(not_found)?;
         self.fleet.olt(owner).ok_or_else(not_found)
+    }
+
+    /// Replaces the running webhooks with `hooks`, each delivering from the event log.
+    pub fn run_webhooks(&self, hooks: Vec<crate::webhooks::Webhook>) -> anyhow::Result<()> {
+        self.webhooks
+            .apply((&self.store, &self.events, self.clock), hooks)
     }
 
     /// Re-reads the inventory file; on success the fleet is reconciled with it.

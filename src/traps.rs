@@ -7,36 +7,15 @@
 //! addresses the inventory does not hold, are counted (`ponkeeper_traps_total`) and
 //! dropped. The sender is matched by its address and port first (the simulator's OLTs
 //! share one IP), then by its IP alone (a real OLT sends from an ephemeral port; every
-//! OLT at that IP is polled). [`crate::app`] starts it; the simulator's side is
-//! `ponkeeper_actors::sim::traps`.
+//! OLT at that IP is polled). [`crate::app`] starts it with the `[traps]` section
+//! ([`crate::config::TrapsConfig`]).
 
 use crate::state::AppState;
 use ponkeeper_actors::domain::OltId;
 use ponkeeper_actors::inventory::Inventory;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-
-/// `[traps]`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TrapsConfig {
-    /// UDP address to take traps on (`0.0.0.0:162`); unset: no listener.
-    pub listen: Option<SocketAddr>,
-    /// At most one trap-triggered poll per OLT in this time.
-    #[serde(with = "humantime_serde")]
-    pub min_interval: Duration,
-}
-
-impl Default for TrapsConfig {
-    fn default() -> Self {
-        TrapsConfig {
-            listen: None,
-            min_interval: Duration::from_secs(2),
-        }
-    }
-}
 
 /// What became of one datagram (the `outcome` label of `ponkeeper_traps_total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! the views, `i18n.js` the words); its one library is uPlot (MIT, vendored in
 //! `src/ui/vendor/`) for the optics chart.
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;

@@ -2,13 +2,15 @@
 //! ([`WebhookConfig`]), checked when the config is loaded (a URL that does not parse, a
 //! `secret_env` that is unset or holds no `whsec_` secret stop start-up and reload, naming
 //! the file, the key and the reason), and the running set ([`Webhooks`]) that
-//! [`crate::app`] starts and [`crate::jobs::reload_on_sighup`] replaces. Each webhook has
+//! [`crate::app`] starts and [`crate::jobs`] replaces on SIGHUP. Each webhook has
 //! its own delivery task ([`delivery`]), its cursor in sled, and a [`DeliveryStatus`] that
 //! `GET /webhooks` ([`crate::api`]'s `webhooks` module) and `/metrics` read. Signing is
 //! [`signature`].
 
-use crate::state::AppState;
+use crate::clock::Clock;
+use ponkeeper_actors::events::EventLog;
 use ponkeeper_actors::events::EventType;
+use ponkeeper_actors::store::Store;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
@@ -100,15 +102,19 @@ impl Drop for Running {
 impl Webhooks {
     /// Replaces the running set with `hooks`: every old task stops (a delivery in flight is
     /// sent again by the new one: at least once) and each hook gets a task reading from its
-    /// cursor in the store.
-    pub fn apply(&self, app: &AppState, hooks: Vec<Webhook>) -> anyhow::Result<()> {
-        let cursors = delivery::Cursors::open(&app.store)?;
+    /// cursor in `store`, delivering from `events` with times in `clock`'s zone.
+    pub fn apply(
+        &self,
+        (store, events, clock): (&Store, &EventLog, Clock),
+        hooks: Vec<Webhook>,
+    ) -> anyhow::Result<()> {
+        let cursors = delivery::Cursors::open(store)?;
         let client = delivery::client()?;
         let mut fresh = Vec::with_capacity(hooks.len());
         for webhook in hooks {
             let status = Arc::new(Mutex::new(DeliveryStatus::default()));
             let task = tokio::spawn(delivery::run(
-                app.clone(),
+                (events.clone(), clock),
                 webhook.clone(),
                 cursors.clone(),
                 client.clone(),
@@ -144,19 +150,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Reads the config file again and, if it is good, runs its webhooks; a bad file leaves
-/// the running set as it was (SIGHUP, with the inventory).
-pub fn reload(app: &AppState) -> anyhow::Result<usize> {
-    let Some(path) = app.config.source.as_deref() else {
-        anyhow::bail!("the service was not started from a config file");
-    };
-    let config = crate::config::Config::load(path)?;
-    let hooks = resolve(&config.webhooks)?;
-    let count = hooks.len();
-    app.webhooks.apply(app, hooks)?;
-    Ok(count)
 }
 
 #[cfg(test)]

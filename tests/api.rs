@@ -378,7 +378,7 @@ async fn keys_declared_in_the_config_work() {
     let key = "pk_configured_key_for_automation_0123456789";
     config.api_keys = vec![ConfiguredKey {
         name: "automation".into(),
-        sha256: ponkeeper::auth::sha256_hex(key),
+        sha256: ponkeeper::keys::sha256_hex(key),
         level: "FULL".into(),
         rate: None,
         allow_ip: vec![],

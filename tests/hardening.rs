@@ -19,7 +19,7 @@ use tokio::net::TcpStream;
 fn root(service: &TestService) -> String {
     service
         .base
-        .strip_suffix(ponkeeper::api::BASE)
+        .strip_suffix(ponkeeper::http::BASE)
         .expect("base ends with the API path")
         .to_string()
 }

@@ -17,7 +17,7 @@ const PROTOCOL: &str = "2025-06-18";
 fn root(service: &TestService) -> String {
     service
         .base
-        .strip_suffix(ponkeeper::api::BASE)
+        .strip_suffix(ponkeeper::http::BASE)
         .expect("base ends with the API path")
         .to_string()
 }

@@ -190,7 +190,7 @@ async fn with_the_profile_the_docs_are_served_without_a_key() {
 /// The documented endpoints are exactly SPEC §4's and §9's.
 #[test]
 fn the_document_describes_exactly_the_spec_endpoints() {
-    let spec = serde_json::to_value(ponkeeper::api::openapi(
+    let spec = serde_json::to_value(ponkeeper::router::openapi(
         &ponkeeper::config::Config::default().paging,
     ))
     .expect("serializes");
@@ -217,8 +217,8 @@ fn the_document_describes_exactly_the_spec_endpoints() {
 #[tokio::test]
 async fn every_route_is_documented_and_every_documented_route_exists() {
     let (_sim, service) = start(false, "routes").await;
-    let spec =
-        serde_json::to_value(ponkeeper::api::openapi(&service.config.paging)).expect("serializes");
+    let spec = serde_json::to_value(ponkeeper::router::openapi(&service.config.paging))
+        .expect("serializes");
     // Over a hundred requests at once: more than the default rate allows.
     let key = service
         .create_key("routes", AccessLevel::Full, Some("10000/s"), &[])

@@ -13,7 +13,7 @@ use serde_json::Value;
 fn root(service: &TestService) -> String {
     service
         .base
-        .strip_suffix(ponkeeper::api::BASE)
+        .strip_suffix(ponkeeper::http::BASE)
         .expect("base ends with the API path")
         .to_string()
 }

@@ -3,7 +3,7 @@
 //! Entries are written by [`crate::audit`] and read through [`crate::history`].
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
-use super::{page_of, ApiResult, Paged, Params};
+use crate::http::{page_of, ApiResult, Paged, Params};
 use crate::records::{AuditEntry, AuditFilter, AuditResult, Channel};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};

@@ -12,8 +12,9 @@ use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
 use super::path::{ConfigPath, OltPath};
-use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::error::ApiError;
 use crate::history;
+use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};

@@ -1,14 +1,14 @@
 //! The OpenAPI 3.1 document of the REST API (SPEC §4 "OpenAPI") and the routes that
 //! publish it. Each handler carries its own `#[utoipa::path]`; this module holds what
 //! they share: the error envelope, the sets of error responses, the paging parameters,
-//! and the `X-API-Key` scheme. [`crate::api::router`] collects the handlers with
+//! and the `X-API-Key` scheme. [`crate::router`] collects the handlers with
 //! `utoipa_axum`, so a route is registered only together with its description.
 //!
 //! With the `swagger` profile, [`docs_router`] serves Swagger UI (assets compiled in, no
 //! CDN) at `/swagger-ui` and the JSON at `/v3/api-docs` and `/api-docs/openapi.json`, all
 //! without a key; without it the same paths answer 404 in the envelope.
 
-use super::{no_route, wrong_method};
+use crate::http::{no_route, wrong_method};
 use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde::Serialize;
@@ -98,7 +98,7 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
     }
 }
 
-/// States in the document what [`crate::api::Params`] enforces of every query parameter:
+/// States in the document what [`crate::http::Params`] enforces of every query parameter:
 /// a value that is given is not empty (`minLength: 1` on free-text parameters; the others
 /// are integers, enumerations or patterns, none of which admits an empty string).
 pub fn apply_query_rules(openapi: &mut OpenApi) {
@@ -298,7 +298,7 @@ pub fn docs_router(openapi: Option<OpenApi>) -> Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::ApiError;
+    use crate::error::ApiError;
     use utoipa::PartialSchema;
 
     /// The document's date-time pattern, without its anchors (proptest generates from it).

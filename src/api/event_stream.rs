@@ -14,8 +14,10 @@
 //! revoked key ends the stream.
 
 use super::doc::{BadParameter, Refusals};
-use super::events::{filter_of, item, split_types, EventFilters};
-use super::{ApiError, ApiResult};
+use super::events::{filter_of, split_types, EventFilters};
+use crate::error::ApiError;
+use crate::events::item;
+use crate::http::ApiResult;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -129,7 +131,7 @@ fn messages(cursor: Cursor) -> impl Stream<Item = Result<SseEvent, Infallible>> 
     stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
         let id = event.id;
-        let body = serde_json::to_string(&item(&cursor.app, event)).unwrap_or_default();
+        let body = serde_json::to_string(&item(&cursor.app.clock, event)).unwrap_or_default();
         let message = SseEvent::default().id(id.to_string()).data(body);
         Some((Ok(message), cursor))
     })

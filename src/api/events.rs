@@ -1,16 +1,17 @@
 //! `GET /events` (SPEC §9): the event log newest first, filtered by `from`/`to` (local
 //! date-times), `type` (repeatable), `severity`, `oltId`, `nodeId`, `onuId`, paged. The
 //! log is written by the device side's event log actor ([`ponkeeper_actors::events`]);
-//! this module reads it and writes each event as the API shows it ([`EventItem`]), which
-//! the stream and webhooks send too.
+//! this module reads it and writes each event as the API shows it ([`EventItem`]), as
+//! the stream and webhooks do.
 
 use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
-use super::{echo, page_of, ApiError, ApiResult, Paged, Params};
+use crate::error::ApiError;
+use crate::events::{item, EventItem};
+use crate::http::{echo, page_of, ApiResult, Paged, Params};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
-use ponkeeper_actors::events::{Event, EventFilter, EventType, Severity};
-use serde::Serialize;
-use utoipa::{IntoParams, ToSchema};
+use ponkeeper_actors::events::{EventFilter, EventType, Severity};
+use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -40,47 +41,6 @@ pub struct EventFilters {
     node_id: u64,
     #[param(required = false, minimum = 0, maximum = 9007199254740991_u64)]
     onu_id: u64,
-}
-
-/// An event (SPEC §9); unset ids are null.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct EventItem {
-    /// Increasing without gaps; the SSE `id:` and the webhook's `webhook-id`.
-    pub id: u64,
-    /// Local date-time.
-    pub at: String,
-    #[serde(rename = "type")]
-    #[schema(inline)]
-    pub kind: EventType,
-    #[schema(inline)]
-    pub severity: Severity,
-    pub olt_id: Option<u32>,
-    pub node_id: Option<u32>,
-    pub pon_port: Option<String>,
-    pub onu_id: Option<u64>,
-    pub szo_id: Option<u32>,
-    pub message: String,
-    /// Type-specific details, e.g. `{"cause": "LOS", "outageId": 41}` for `ONU_DOWN`.
-    #[schema(value_type = Object)]
-    pub data: serde_json::Value,
-}
-
-/// An event as the API, the stream and webhooks show it.
-pub fn item(app: &AppState, event: Event) -> EventItem {
-    EventItem {
-        id: event.id,
-        at: app.clock.format(event.at),
-        kind: event.kind,
-        severity: event.severity,
-        olt_id: event.olt_id,
-        node_id: event.node_id,
-        pon_port: event.pon_port,
-        onu_id: event.onu_id,
-        szo_id: event.szo_id,
-        message: event.message,
-        data: event.data,
-    }
 }
 
 /// Splits the repeatable `type` off a raw query; the rest goes to [`Params`].
@@ -144,7 +104,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let (total, events) =
         tokio::task::spawn_blocking(move || log.page(&filter, offset, size)).await??;
     page_of(
-        events.into_iter().map(|e| item(&app, e)).collect(),
+        events.into_iter().map(|e| item(&app.clock, e)).collect(),
         total,
         paging,
     )

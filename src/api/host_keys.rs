@@ -7,7 +7,8 @@
 
 use super::doc::{BadParameter, Missing, Refusals, TooLarge};
 use super::path::OltPath;
-use super::{one, ApiError, ApiResult, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::domain::OltId;

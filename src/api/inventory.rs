@@ -4,7 +4,8 @@
 //! has no body, so neither 400 `INVALID_BODY` nor 409 `CONFLICT` would say what failed).
 
 use super::doc::{Refusals, TooLarge};
-use super::{one, ApiError, ApiResult, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use serde::Serialize;

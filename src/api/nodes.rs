@@ -5,7 +5,8 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::NodePath;
-use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::error::ApiError;
+use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::NodeId;

@@ -7,7 +7,7 @@ use super::doc::{
     ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
 };
 use super::path::OltPath;
-use super::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::domain::{NodeId, SessionStatus};

@@ -19,7 +19,8 @@ use super::doc::{
 };
 use super::onus::OnuItem;
 use super::path::OnuPath;
-use super::{one, ApiError, ApiResult, JsonBody, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, JsonBody, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction, OltHandle};

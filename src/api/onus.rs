@@ -7,7 +7,7 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::{OltPath, OnuPath};
-use super::{one, page_of, ApiResult, Paged, Paging, Params, Single};
+use crate::http::{one, page_of, ApiResult, Paged, Paging, Params, Single};
 use crate::records::Subscriber;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
@@ -105,7 +105,7 @@ pub fn item(app: &AppState, onu: Onu) -> OnuItem {
 }
 
 /// The filters `status` and `ponPort` that every ONU list takes.
-fn filter(params: &Params) -> Result<OnuFilter, super::ApiError> {
+fn filter(params: &Params) -> Result<OnuFilter, crate::error::ApiError> {
     Ok(OnuFilter {
         status: params.enumeration::<OnuStatus>("status")?,
         pon_port: params.text("ponPort").map(str::to_string),
@@ -141,7 +141,11 @@ async fn of_olt(
     let params = Params::parse(query.as_deref())?;
     let filter = filter(&params)?;
     let paging = params.paging(&app.config.paging)?;
-    respond(&app, app.onus_of(&handle, filter, paging).await?, paging)
+    respond(
+        &app,
+        app.onus_of(&handle, filter, paging.window()).await?,
+        paging,
+    )
 }
 
 #[utoipa::path(
@@ -173,10 +177,10 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
         text,
         text_also,
         only,
-        ..app.scope(&params)?
+        ..params.scope()?
     };
     let paging = params.paging(&app.config.paging)?;
-    let found = app.find_onus(search, OnuOrder::Id, paging).await?;
+    let found = app.find_onus(search, OnuOrder::Id, paging.window()).await?;
     respond(&app, found, paging)
 }
 

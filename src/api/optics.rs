@@ -4,7 +4,8 @@
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::path::OnuPath;
-use super::{one, page_of, ApiError, ApiResult, Paged, Params, Single};
+use crate::error::ApiError;
+use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use chrono::{DateTime, Utc};
@@ -183,9 +184,11 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let paging = params.paging(&app.config.paging)?;
     let search = OnuSearch {
         level: params.enumeration::<OpticsLevel>("level")?,
-        ..app.scope(&params)?
+        ..params.scope()?
     };
-    let (total, onus) = app.find_onus(search, OnuOrder::WorstRx, paging).await?;
+    let (total, onus) = app
+        .find_onus(search, OnuOrder::WorstRx, paging.window())
+        .await?;
     page_of(
         onus.iter().map(|o| latest_of(&app, o)).collect(),
         total,

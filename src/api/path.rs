@@ -5,7 +5,8 @@
 //! percent-decoding is `INVALID_PARAMETER` too, in the envelope rather than axum's
 //! plain-text 400. The resource modules under `src/api/` use them as extractors.
 
-use super::{echo, ApiError};
+use crate::error::ApiError;
+use crate::http::echo;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use ponkeeper_actors::domain::{NodeId, OltId, OnuId};

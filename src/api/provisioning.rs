@@ -7,7 +7,8 @@
 
 use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals};
 use super::path::OltPath;
-use super::{page, ApiError, ApiResult, Paged, Params};
+use crate::error::ApiError;
+use crate::http::{page, ApiResult, Paged, Params};
 
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
@@ -103,7 +104,7 @@ async fn of_olt(
 async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
-    let scope = app.scope(&params)?;
+    let scope = params.scope()?;
     let pon_port = params.text("ponPort");
     let inventory = app.inventory();
     let mut items = Vec::new();

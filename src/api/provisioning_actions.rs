@@ -10,7 +10,8 @@ use super::doc::{ActorTimeout, BadInput, DeviceFailures, Missing, Refusals, TooL
 use super::onu_actions::{known_vlan, valid_description, valid_vlan};
 use super::onus::OnuItem;
 use super::path::{OltPath, OnuPath};
-use super::{one, ApiError, ApiResult, JsonBody, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, JsonBody, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::domain::Onu;

@@ -8,7 +8,8 @@
 use super::doc::{ActorTimeout, BadInput, Missing, Refusals, TooLarge};
 use super::onus::OnuItem;
 use super::path::OnuPath;
-use super::{one, ApiError, ApiResult, JsonBody, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, JsonBody, Single};
 use crate::records::Subscriber;
 use crate::state::AppState;
 use axum::extract::State;

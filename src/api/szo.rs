@@ -5,8 +5,9 @@
 
 use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
 use super::path::SzoPath;
-use super::{ApiError, ApiResult, Meta, Paged, Paging, Params, Single};
+use crate::error::ApiError;
 use crate::history;
+use crate::http::{ApiResult, Meta, Paged, Paging, Params, Single};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::response::IntoResponse;
@@ -263,7 +264,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
             items.push(item);
         }
     }
-    super::page(items, paging)
+    crate::http::page(items, paging)
 }
 
 fn object(
@@ -290,7 +291,7 @@ async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult 
     let inventory = app.inventory();
     let object = object(&inventory, id)?;
     let bindings = Bindings::gather(&app).await?;
-    super::one(item(&app, object, &bindings).await?)
+    crate::http::one(item(&app, object, &bindings).await?)
 }
 
 /// `from` and `to` of a report; with `required`, both must be given.
@@ -415,7 +416,7 @@ async fn outages(
             cause: o.cause,
         })
         .collect();
-    super::one(items)
+    crate::http::one(items)
 }
 
 #[derive(Debug, Serialize, ToSchema)]

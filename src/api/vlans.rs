@@ -5,7 +5,7 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
 use super::path::OltPath;
-use super::{page, ApiResult, Paged, Params};
+use crate::http::{page, ApiResult, Paged, Params};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::olt::VlanInfo;
@@ -90,7 +90,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     let params = Params::parse(query.as_deref())?;
     let paging = params.paging(&app.config.paging)?;
     let vlan_id = params.integer("vlanId", 1, 4094)?.map(|id| id as u16);
-    let scope = app.scope(&params)?;
+    let scope = params.scope()?;
     let vlans = app.fleet.view().vlans(scope, vlan_id).await?;
     let items = vlans
         .into_iter()

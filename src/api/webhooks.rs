@@ -4,7 +4,7 @@
 //! [`crate::webhooks`]; this module reads their status.
 
 use super::doc::{BadParameter, PageParams, Refusals};
-use super::{page, ApiResult, Paged, Params};
+use crate::http::{page, ApiResult, Paged, Params};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use ponkeeper_actors::events::EventType;

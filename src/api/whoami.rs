@@ -3,9 +3,10 @@
 //! READ_ONLY keys — ask it here; it is a read, so any valid key may.
 
 use super::doc::Refusals;
-use super::Single;
-use super::{one, ApiError, ApiResult};
 use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::http::Single;
+use crate::http::{one, ApiResult};
 use crate::records::AccessLevel;
 use crate::state::AppState;
 use axum::Extension;

@@ -7,7 +7,7 @@
 //! stops the walk: the request is the last trusted hop's, never that of an entry further
 //! left, which anyone could have written. The access check and the audit log ask here.
 
-use super::canonical_net;
+use crate::keys::canonical_net;
 use axum::http::HeaderMap;
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -56,7 +56,7 @@ fn address_of(entry: &str) -> Option<IpAddr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::parse_net;
+    use crate::keys::parse_net;
     use axum::http::HeaderValue;
 
     #[test]

@@ -103,7 +103,7 @@ impl Serve {
         Ok(Serve {
             exe,
             config,
-            base: format!("http://127.0.0.1:{port}{}", crate::api::BASE),
+            base: format!("http://127.0.0.1:{port}{}", crate::http::BASE),
             key,
             env,
             process: None,

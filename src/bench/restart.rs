@@ -66,7 +66,7 @@ pub async fn measure(
     let client = reqwest::Client::new();
     let url = format!(
         "http://127.0.0.1:{port}{}/olts?size={}",
-        crate::api::BASE,
+        crate::http::BASE,
         olts.max(1)
     );
     let ready = || async {

@@ -5,8 +5,8 @@
 //! log apply exactly as they do for REST; over stdio (`ponkeeper mcp`), it goes over HTTP
 //! to a running service with the key given on the command line.
 
-use crate::api::BASE;
 use crate::auth::{RateAlreadyCounted, API_KEY_HEADER};
+use crate::http::BASE;
 use crate::records::{AccessLevel, Channel};
 use axum::body::Body;
 use axum::extract::ConnectInfo;

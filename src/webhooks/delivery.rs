@@ -8,9 +8,9 @@
 //! [`DeliveryStatus`] is what `GET /webhooks` shows. [`super::Webhooks`] spawns it.
 
 use super::Webhook;
-use crate::state::AppState;
+use crate::clock::Clock;
 use chrono::{DateTime, Utc};
-use ponkeeper_actors::events::{Event, EventFilter};
+use ponkeeper_actors::events::{Event, EventFilter, EventLog};
 use ponkeeper_actors::store::Store;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,9 +87,10 @@ pub fn backoff(failures: u32) -> Duration {
     Duration::from_secs(1u64 << exponent).min(BACKOFF_CAP)
 }
 
-/// Delivers `webhook`'s events until the task is aborted.
+/// Delivers `webhook`'s events from `events`, their times in `clock`'s zone, until the
+/// task is aborted.
 pub async fn run(
-    app: AppState,
+    (events, clock): (EventLog, Clock),
     webhook: Webhook,
     cursors: Cursors,
     client: reqwest::Client,
@@ -100,19 +101,19 @@ pub async fn run(
         types: webhook.config.types.clone(),
         ..EventFilter::default()
     };
-    let mut cursor = match cursors.get_or_start(&name, app.events.last_id()) {
+    let mut cursor = match cursors.get_or_start(&name, events.last_id()) {
         Ok(cursor) => cursor,
         Err(error) => {
             tracing::error!(webhook = %name, %error, "cannot read the webhook's cursor; it delivers nothing");
             return;
         }
     };
-    let mut last = app.events.subscribe();
+    let mut last = events.subscribe();
     loop {
         super::lock(&status).delivered_up_to = cursor;
-        record_lag(&name, app.events.last_id(), cursor);
+        record_lag(&name, events.last_id(), cursor);
         last.borrow_and_update();
-        let (batch, seen) = match app.events.after(cursor, &filter, BATCH) {
+        let (batch, seen) = match events.after(cursor, &filter, BATCH) {
             Ok(read) => read,
             Err(error) => {
                 tracing::error!(webhook = %name, %error, "cannot read the event log");
@@ -121,7 +122,7 @@ pub async fn run(
             }
         };
         for event in &batch {
-            deliver(&app, &webhook, &client, &status, event).await;
+            deliver((&events, clock), &webhook, &client, &status, event).await;
             cursor = event.id;
             save(&cursors, &name, cursor);
             super::lock(&status).delivered_up_to = cursor;
@@ -150,14 +151,14 @@ fn record_lag(name: &str, newest: u64, cursor: u64) {
 
 /// POSTs `event` until the receiver takes it, backing off between attempts.
 async fn deliver(
-    app: &AppState,
+    (events, clock): (&EventLog, Clock),
     webhook: &Webhook,
     client: &reqwest::Client,
     status: &Mutex<DeliveryStatus>,
     event: &Event,
 ) {
     let name = webhook.config.name.as_str();
-    let body = match serde_json::to_vec(&crate::api::events::item(app, event.clone())) {
+    let body = match serde_json::to_vec(&crate::events::item(&clock, event.clone())) {
         Ok(body) => body,
         Err(error) => {
             tracing::error!(webhook = %name, event = event.id, %error, "cannot encode the event; skipped");
@@ -192,7 +193,7 @@ async fn deliver(
                 }
             }
         };
-        record_lag(name, app.events.last_id(), event.id.saturating_sub(1));
+        record_lag(name, events.last_id(), event.id.saturating_sub(1));
         tokio::time::sleep(wait).await;
     }
 }

@@ -3,7 +3,7 @@
 //! key is made ([`generate_key`], [`sha256_hex`]), and the address rules of a key's IP
 //! whitelist ([`parse_net`], [`canonical_net`]). The ring is filled at start from the
 //! store and the config ([`crate::app`]) and changed by the admin socket; the access check
-//! ([`super::authenticate`]) reads it.
+//! ([`crate::auth::authenticate`]) reads it.
 
 use crate::rate_limit::Rate;
 use crate::records::{AccessLevel, ApiKeyRecord};

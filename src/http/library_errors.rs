@@ -9,7 +9,8 @@
 //! passes through here; the README lists those. The router ([`super::router`]) mounts
 //! this layer just inside the audit log, which so records the envelope's code.
 
-use super::{echo, ApiError};
+use crate::error::ApiError;
+use crate::http::echo;
 use axum::extract::Request;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::StatusCode;
