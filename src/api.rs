@@ -27,6 +27,17 @@ mod szo;
 mod vlans;
 mod whoami;
 
+pub use audit::AuditQuery;
+pub use configs::DiffQuery;
+pub use events::EventsQuery;
+pub use nodes::NodesQuery;
+pub use olts::OltsQuery;
+pub use onus::{OnuFilterQuery, OnuSearchQuery};
+pub use optics::{HistoryQuery, OpticsQuery};
+pub use provisioning::UnconfiguredQuery;
+pub use szo::{PeriodQuery, RequiredPeriodQuery, SzoQuery, SzoStatusQuery};
+pub use vlans::VlansQuery;
+
 use crate::http::BASE;
 use crate::state::AppState;
 use axum::Router;

@@ -1,4 +1,4 @@
-//! The access check every request passes (seed §5, SPEC §4), in the order the spec fixes:
+//! The access check every request passes (docs/api.md, "Access control"), in the order the spec fixes:
 //! key (401 `UNAUTHORIZED`), IP whitelist (403 `IP_NOT_ALLOWED`), rate (429
 //! `RATE_LIMITED` with `Retry-After`), level (403 `FORBIDDEN`), then the request — and all
 //! of it before a byte of the request's body is read ([`crate::body`] reads it after).

@@ -1,4 +1,4 @@
-//! `ponkeeper backup --out FILE` and `ponkeeper restore --from FILE` (SPEC §2). A backup
+//! `ponkeeper backup --out FILE` and `ponkeeper restore --from FILE` (docs/operations.md). A backup
 //! is a snapshot of the whole store ([`ponkeeper_actors::store::Store::write_snapshot`]:
 //! every tree, the id sequence, a SHA-256 trailer). With `serve` running, the command
 //! asks it over the admin socket ([`crate::admin`]); the service writes the snapshot to a

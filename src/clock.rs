@@ -29,22 +29,17 @@ impl Clock {
     /// calendar date (what the OpenAPI document's pattern admits). A time a clock change
     /// skips is read as the first instant after the gap; a repeated one is its first.
     pub fn parse(&self, text: &str) -> Option<DateTime<Utc>> {
-        use chrono::{NaiveDate, NaiveDateTime};
-        if !has_date_time_shape(text) {
-            return None;
-        }
-        let naive = NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
-            .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
-            .ok()
-            .or_else(|| {
-                NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                    .ok()?
-                    .and_hms_opt(0, 0, 0)
-            })?;
+        read_local(text).map(|local| self.instant_at(local))
+    }
+
+    /// The instant `local` reads in this zone: a time a clock change skips is the first
+    /// instant after the gap, a repeated one its first.
+    pub fn instant_at(&self, local: chrono::NaiveDateTime) -> DateTime<Utc> {
         // Clock changes skip at most a few hours; step over the gap a minute at a time.
         (0..=240)
-            .map(|minutes| naive + chrono::Duration::minutes(minutes))
+            .map(|minutes| local + chrono::Duration::minutes(minutes))
             .find_map(|local| self.instant(local))
+            .unwrap_or_else(|| local.and_utc())
     }
 
     /// The earliest instant that reads `local` in this zone, if any does.
@@ -70,6 +65,23 @@ impl Clock {
             Clock::Zone(zone) => at.with_timezone(zone).format(FORMAT).to_string(),
         }
     }
+}
+
+/// A local date-time as a client writes it, in no zone yet: `2026-11-21T19:15:03`,
+/// `2026-11-21T19:15` or `2026-11-21` (midnight), exactly these shapes.
+pub fn read_local(text: &str) -> Option<chrono::NaiveDateTime> {
+    use chrono::{NaiveDate, NaiveDateTime};
+    if !has_date_time_shape(text) {
+        return None;
+    }
+    NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M"))
+        .ok()
+        .or_else(|| {
+            NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()?
+                .and_hms_opt(0, 0, 0)
+        })
 }
 
 /// `YYYY-MM-DD`, optionally `THH:MM` and then optionally `:SS` (seconds up to 59), all

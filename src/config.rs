@@ -1,4 +1,4 @@
-//! Service configuration (SPEC §2): `config/ponkeeper.toml`, every key overridable by a
+//! Service configuration (docs/operations.md): `config/ponkeeper.toml`, every key overridable by a
 //! `PONKEEPER_*` environment variable (`PONKEEPER_POLLING__INTERVAL=10s`); a `PONKEEPER_*`
 //! variable that names no key is refused like an unknown key in the file. Loading checks
 //! everything up front and fails naming the file, the key and what is wrong, so a bad
@@ -42,9 +42,9 @@ pub struct Config {
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
     pub events: crate::events::EventsConfig,
-    /// `[[webhooks]]` (SPEC §9): where events are POSTed, signed.
+    /// `[[webhooks]]` (docs/events.md): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
-    /// `[traps]` (SPEC §9): SNMP traps that trigger a poll.
+    /// `[traps]` (docs/events.md): SNMP traps that trigger a poll.
     pub traps: TrapsConfig,
     /// `[cluster]` (docs/scale-out.md): other `serve` processes whose OLTs the node
     /// counters include; `None` runs alone.

@@ -1,4 +1,4 @@
-//! Cross-origin access (SPEC §2 `cors_origins`): browsers on the configured origins may
+//! Cross-origin access (docs/operations.md `cors_origins`): browsers on the configured origins may
 //! call the API. [`allow`] wraps the whole HTTP surface; a request whose `Origin` is one
 //! of them goes through tower-http's `CorsLayer`, which answers its preflight (`OPTIONS`
 //! with `Access-Control-Request-Method`) itself, without a key, and adds the CORS headers

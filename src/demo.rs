@@ -318,7 +318,7 @@ fn print_actions(addr: SocketAddr, full: &str, read_only: &str, example_onu: u64
 /// Runnable as printed: each line takes what it needs from the previous ones' answers.
 fn print_provisioning(base: &str, full: &str, read_only: &str) {
     let json_field = |name: &str| format!("grep -o '\"{name}\":\"[^\"]*\"' | cut -d'\"' -f4");
-    println!("  # provisioning (SPEC §10): an unconfigured ONU of OLT 1, the OLT's profiles,");
+    println!("  # provisioning (docs/provisioning.md): an unconfigured ONU of OLT 1, the OLT's profiles,");
     println!("  # authorising it, binding it to a subscriber, finding it, removing it");
     println!(
         "  U=$(curl -s -H 'X-API-Key: {read_only}' '{base}/olts/1/unconfigured-onus?size=1'); PORT=$(echo \"$U\" | {}); SERIAL=$(echo \"$U\" | {})",

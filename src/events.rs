@@ -1,4 +1,4 @@
-//! The service's side of events (SPEC §9): the `[events]` config section, starting the
+//! The service's side of events (docs/events.md): the `[events]` config section, starting the
 //! device side's [`EventLog`] and handing it to the fleet view, and keeping its СЗО
 //! bindings in step with the inventory, and an event as the API, the stream and webhooks
 //! write it ([`EventItem`]). `GET /events` is [`crate::api`]'s `events`

@@ -1,4 +1,4 @@
-//! The operations endpoints (SPEC §2), answered without a key: `GET /healthz` (the
+//! The operations endpoints (docs/operations.md), answered without a key: `GET /healthz` (the
 //! process answers) and `GET /readyz` (the store answers a read, every OLT of the
 //! inventory in force has its actor, and the fleet view answers with a row for each;
 //! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready). Load

@@ -116,7 +116,7 @@ async fn prune_records(
     Ok(())
 }
 
-/// Reloads the inventory and the webhooks on SIGHUP (SPEC §2, §9); a bad file is logged and
+/// Reloads the inventory and the webhooks on SIGHUP (docs/operations.md, docs/events.md); a bad file is logged and
 /// the old one stays.
 pub async fn reload_on_sighup(state: AppState) {
     use tokio::signal::unix::{signal, SignalKind};

@@ -1,5 +1,5 @@
-//! The `ponkeeper` command line: `serve`, `demo`, `sim`, `keys` (SPEC §2) and `mcp` (SPEC
-//! §5). Logs go to stderr so that stdout carries only what a command promises (a new key,
+//! The `ponkeeper` command line: `serve`, `demo`, `sim`, `keys` (docs/operations.md) and `mcp` (docs/api.md,
+//! "MCP server"). Logs go to stderr so that stdout carries only what a command promises (a new key,
 //! an inventory, MCP messages).
 
 use anyhow::Context;

@@ -1,4 +1,4 @@
-//! The MCP server for LLM agents (SPEC §5): one tool per REST read endpoint and per
+//! The MCP server for LLM agents (docs/api.md, "MCP server"): one tool per REST read endpoint and per
 //! action, named in snake_case, with schemars input schemas and structured JSON results.
 //! Two transports share this one implementation: Streamable HTTP at [`crate::http::MCP_PATH`] on the
 //! service's own port ([`http_service`], mounted by [`crate::router`]) and stdio
@@ -57,17 +57,30 @@ pub struct PonTools {
     tool_router: ToolRouter<PonTools>,
 }
 
-/// `path?query` with `query` serialised as a URL query. An argument a model gave as an
-/// empty string is left out: to a tool it means "no filter", where REST refuses `name=`.
+/// `path?query` with `query` serialised as a URL query, a list as its parameter repeated
+/// (`type=ONU_DOWN&type=ONU_UP`). An argument a model gave as an empty string is left
+/// out: to a tool it means "no filter", where REST refuses `name=`.
 fn with_query<T: Serialize>(path: &str, query: &T) -> Result<String, ErrorData> {
-    let query = serde_urlencoded::to_string(query).map_err(|e| {
+    let cannot = |e: &dyn std::fmt::Display| {
         ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
-    })?;
-    let query = query
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !pair.ends_with('='))
-        .collect::<Vec<_>>()
-        .join("&");
+    };
+    let arguments = serde_json::to_value(query).map_err(|e| cannot(&e))?;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (name, value) in arguments.as_object().into_iter().flatten() {
+        let values = match value {
+            Value::Array(items) => items.clone(),
+            other => vec![other.clone()],
+        };
+        for value in values {
+            match value {
+                Value::Null => {}
+                Value::String(text) if text.is_empty() => {}
+                Value::String(text) => pairs.push((name.clone(), text)),
+                other => pairs.push((name.clone(), other.to_string())),
+            }
+        }
+    }
+    let query = serde_urlencoded::to_string(&pairs).map_err(|e| cannot(&e))?;
     Ok(if query.is_empty() {
         path.to_string()
     } else {
@@ -254,12 +267,12 @@ subscriber or a device; give at least one of serial or q.",
         Parameters(p): Parameters<FindOnu>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        if p.serial.as_deref().is_none_or(|s| s.trim().is_empty())
-            && p.text.as_deref().is_none_or(|s| s.trim().is_empty())
-        {
+        let given = |text: &Option<String>| text.as_deref().is_some_and(|s| !s.trim().is_empty());
+        let search = &p.query;
+        if !(given(&search.serial) || given(&search.q) || given(&search.contract)) {
             return Ok(CallToolResult::structured_error(json!({
                 "code": "INVALID_PARAMETER",
-                "message": "give `serial` or `q` (text to look for)",
+                "message": "give `serial`, `q` (text to look for) or `contract`",
             })));
         }
         self.get(&ctx, with_query("/onus", &p)?).await
@@ -321,7 +334,7 @@ or failing optical signal.",
         Parameters(p): Parameters<LowSignal>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        if p.level.is_some() {
+        if p.query.level.is_some() {
             return self.get(&ctx, with_query("/optics", &p)?).await;
         }
         match low_signal::needing_attention(&self.backend, &ctx, &p).await {
@@ -351,7 +364,7 @@ get_olt_config for that).",
     )]
     async fn list_olt_configs(
         &self,
-        Parameters(p): Parameters<ListConfigs>,
+        Parameters(p): Parameters<OfOlt<crate::http::PageQuery>>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let path = format!("/olts/{}/configs", p.olt_id);
@@ -381,7 +394,10 @@ the given one against the one before it). Use it to see what changed on the devi
         Parameters(p): Parameters<ConfigDiff>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let path = format!("/olts/{}/configs/{}/diff", p.olt_id, p.config_id);
+        let path = format!(
+            "/olts/{}/configs/{}/diff",
+            p.config.olt_id, p.config.config_id
+        );
         self.get(&ctx, with_query(&path, &p)?).await
     }
 
@@ -396,12 +412,7 @@ running-config versions. Use it to answer what happened, and when.",
         Parameters(p): Parameters<ListEvents>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut path = with_query("/events", &p)?;
-        for kind in p.types.iter().flatten() {
-            let pair = serde_urlencoded::to_string([("type", kind)]).unwrap_or_default();
-            path = format!("{path}{}{pair}", if path.contains('?') { '&' } else { '?' });
-        }
-        self.get(&ctx, path).await
+        self.get(&ctx, with_query("/events", &p)?).await
     }
 
     #[tool(
@@ -456,7 +467,7 @@ duration in seconds and cause (the ONU's or the OLT's), with availability over t
         Parameters(p): Parameters<SzoOutages>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let path = format!("/szo/{}/outages", p.szo_id);
+        let path = format!("/szo/{}/outages", p.szo.szo_id);
         self.get(&ctx, with_query(&path, &p)?).await
     }
 

@@ -1,4 +1,4 @@
-//! Per-key request rates (seed §5, SPEC §4): one keyed governor limiter per distinct
+//! Per-key request rates (docs/api.md, "Access control"): one keyed governor limiter per distinct
 //! quota, shared by every key with that quota and keyed by the key's name — not a limiter
 //! per request. A key's `rate` (`100/s`, `600/m`, `3600/h`) is a burst of that many
 //! requests refilled evenly over the window; keys without one use `rate_limit.default`.

@@ -36,9 +36,9 @@ pub struct Shared {
     pub fleet: Fleet,
     pub keys: KeyRing,
     pub rate_limits: RateLimits,
-    /// The event log (SPEC §9).
+    /// The event log (docs/events.md).
     pub events: ponkeeper_actors::events::EventLog,
-    /// The running webhooks (SPEC §9), started by `App::start`, replaced on SIGHUP.
+    /// The running webhooks (docs/events.md), started by `App::start`, replaced on SIGHUP.
     pub webhooks: crate::webhooks::Webhooks,
     /// The other `serve` processes of `[cluster]`, started by `App::start`.
     pub cluster: crate::cluster::Cluster,

@@ -1,4 +1,4 @@
-//! SNMP traps (SPEC §9): with `[traps] listen` set, a UDP listener takes v1 and v2c
+//! SNMP traps (docs/events.md): with `[traps] listen` set, a UDP listener takes v1 and v2c
 //! traps, and one from an inventory OLT's address asks that OLT's actor for an immediate
 //! poll — at most one per `traps.min_interval` per OLT; a trap inside that time gets one
 //! poll at its end, never none ([`Debounce`]) — so an ONU that goes down is an event

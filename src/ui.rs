@@ -1,4 +1,4 @@
-//! The operator page (SPEC §11): `/ui/` and its assets, compiled into the binary so the
+//! The operator page (README.md, "The operator page"): `/ui/` and its assets, compiled into the binary so the
 //! page works offline, with no CDN and no build step. `GET /` redirects to it. The page
 //! needs no key to load; it asks for one and reads everything through the REST API (its
 //! calls say `X-Ponkeeper-Channel: UI`, so the audit log tells them apart). The page's

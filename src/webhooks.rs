@@ -1,4 +1,4 @@
-//! Webhooks (SPEC §9), managed as code: the `[[webhooks]]` entries of the config
+//! Webhooks (docs/events.md), managed as code: the `[[webhooks]]` entries of the config
 //! ([`WebhookConfig`]), checked when the config is loaded (a URL that does not parse, a
 //! `secret_env` that is unset or holds no `whsec_` secret stop start-up and reload, naming
 //! the file, the key and the reason), and the running set ([`Webhooks`]) that

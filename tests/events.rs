@@ -1,7 +1,7 @@
 //! Events through the real service polling the simulator over real UDP SNMP: a
 //! port-wide LOS is one `PON_OUTAGE` whose `ONU_DOWN`s carry its id, a single down is a
 //! single `ONU_DOWN` followed by its СЗО's `SZO_DOWN`, a comeback is `ONU_UP` and
-//! `SZO_UP`, ids are gapless, and `GET /events` filters and refuses as SPEC §9 says.
+//! `SZO_UP`, ids are gapless, and `GET /events` filters and refuses as docs/events.md says.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! SSH host keys end to end (SPEC §7): the real service on 127.0.0.1:0 logs into the
+//! SSH host keys end to end (docs/devices.md): the real service on 127.0.0.1:0 logs into the
 //! simulator over real SSH. Without a pin the first login records the key (trust on
 //! first use) and `GET /olts/{id}` shows it; when the simulated OLT's key changes, the
 //! next login is refused before any command reaches the device, naming both

@@ -89,7 +89,7 @@ async fn onus_of_an_olt_are_what_the_device_serves() {
                 .keys()
                 .map(|k| k.as_str())
                 .collect();
-            // The seed's 14 fields, and `subscriber` (SPEC §10), unbound here.
+            // The seed's 14 fields, and `subscriber` (docs/provisioning.md), unbound here.
             assert_eq!(fields.len(), 15, "{fields:?}");
             assert_eq!(onu["subscriber"], Value::Null);
         }

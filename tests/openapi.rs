@@ -1,6 +1,6 @@
-//! The OpenAPI document and Swagger UI (SPEC §4 "OpenAPI"): served without a key under the
+//! The OpenAPI document and Swagger UI (docs/api.md, "OpenAPI"): served without a key under the
 //! `swagger` profile, 404 in the envelope without it; the document describes exactly the
-//! endpoints of SPEC §4, and every route the service answers is in it (and no other).
+//! endpoints of docs/api.md, and every route the service answers is in it (and no other).
 
 mod common;
 
@@ -10,7 +10,7 @@ use ponkeeper_actors::sim::SimFleet;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// SPEC §4's endpoints, as `METHOD path` under the API base.
+/// docs/api.md's endpoints, as `METHOD path` under the API base.
 const SPEC_ENDPOINTS: &[&str] = &[
     "GET /events",
     "GET /events/stream",
@@ -43,18 +43,18 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /audit-logs",
     "POST /olts/{id}/restart-session",
     "POST /olts/{id}/poll",
-    // SPEC §7: forget the SSH host key recorded on first use.
+    // docs/devices.md: forget the SSH host key recorded on first use.
     "POST /olts/{id}/ssh/trust-host-key",
     "POST /olts/{id}/configs/backup",
     "POST /onus/{id}/reboot",
     "POST /onus/{id}/vlan",
     "POST /onus/{id}/description",
     "POST /inventory/reload",
-    // Beyond SPEC §4: the presented key's level, which MCP over stdio needs.
+    // Beyond docs/api.md: the presented key's level, which MCP over stdio needs.
     "GET /whoami",
 ];
 
-/// SPEC §2's operations endpoints, at the root and without a key.
+/// docs/operations.md's operations endpoints, at the root and without a key.
 const OPERATIONS_ENDPOINTS: &[&str] = &["GET /healthz", "GET /readyz"];
 
 const BASE: &str = "/api/v1/external";
@@ -187,7 +187,7 @@ async fn with_the_profile_the_docs_are_served_without_a_key() {
     assert_eq!(body["error"]["code"], "UNAUTHORIZED");
 }
 
-/// The documented endpoints are exactly SPEC §4's and §9's.
+/// The documented endpoints are exactly those of docs/api.md and docs/events.md.
 #[test]
 fn the_document_describes_exactly_the_spec_endpoints() {
     let spec = serde_json::to_value(ponkeeper::router::openapi(

@@ -1,4 +1,4 @@
-//! ONU provisioning end to end (SPEC §10): the real service on 127.0.0.1:0 polls a mixed
+//! ONU provisioning end to end (docs/provisioning.md): the real service on 127.0.0.1:0 polls a mixed
 //! simulated fleet (Huawei, ZTE, BDCOM) over real SNMP and drives it over real SSH. What a
 //! user checks: each OLT's unconfigured ONUs are listed with when they were first and
 //! last seen, a newly plugged-in ONU shows up at the next poll and keeps its first

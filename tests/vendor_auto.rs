@@ -1,4 +1,4 @@
-//! `vendor = "auto"` through the real service (SPEC §7): OLTs of every simulated vendor,
+//! `vendor = "auto"` through the real service (docs/devices.md): OLTs of every simulated vendor,
 //! each named `auto` in the inventory, are detected from the sysObjectID and sysDescr their
 //! agents answer, polled with the right profile and shown with their vendor; the detection
 //! is kept in the store, so after a restart an OLT that no longer answers still shows it;

@@ -1,13 +1,14 @@
-//! `GET /audit-logs` (SPEC §4): the audit log newest first, filtered by `from`/`to`
+//! `GET /audit-logs` (docs/api.md): the audit log newest first, filtered by `from`/`to`
 //! (local date-times), `keyName`, `action` and `result` (`SUCCESS` | `FAILURE`), paged.
 //! Entries are written by [`crate::audit`] and read through [`crate::history`].
 
-use super::doc::{BadParameter, LocalDateTime, PageParams, Refusals};
-use crate::http::{page_of, ApiResult, Paged, Params};
+use super::doc::{BadParameter, Refusals};
+use crate::http::{page_of, ApiResult, LocalDateTime, PageQuery, Paged, Query};
 use crate::records::{AuditEntry, AuditFilter, AuditResult, Channel};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
-use serde::Serialize;
+use axum::extract::State;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -17,26 +18,26 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Filters of `GET /audit-logs`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct AuditFilters {
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditQuery {
     /// Local date-time, e.g. `2026-11-21T19:15:03`: entries at or after it.
-    #[param(required = false, inline)]
-    from: Option<LocalDateTime>,
+    #[param(inline)]
+    pub from: Option<LocalDateTime>,
     /// Local date-time: entries at or before it.
-    #[param(required = false, inline)]
-    to: Option<LocalDateTime>,
-    #[param(required = false)]
-    key_name: String,
-    /// Action name, e.g. `onu.reboot`.
-    #[param(required = false)]
-    action: String,
-    #[param(required = false, inline)]
-    result: AuditResult,
+    #[param(inline)]
+    pub to: Option<LocalDateTime>,
+    /// Only requests made with the key of this name.
+    pub key_name: Option<String>,
+    /// Action name, e.g. `onu.reboot`, `onu.set_vlan`, `olt.restart_session` or `read`.
+    pub action: Option<String>,
+    /// Only successes or only failures.
+    #[param(inline)]
+    pub result: Option<AuditResult>,
 }
 
-/// An audit entry (SPEC §4).
+/// An audit entry (docs/api.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditItem {
@@ -87,18 +88,21 @@ fn item(app: &AppState, entry: AuditEntry) -> AuditItem {
     tag = "audit",
     summary = "The audit log",
     description = "Entries newest first, filtered and paged.",
-    params(PageParams, AuditFilters),
+    params(PageQuery, AuditQuery),
     responses((status = 200, description = "one page of entries", body = Paged<AuditItem>), BadParameter, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(query): Query<AuditQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
     let filter = AuditFilter {
-        from: params.local_time("from", &app.clock)?,
-        to: params.local_time("to", &app.clock)?,
-        key_name: params.text("keyName").map(str::to_string),
-        action: params.text("action").map(str::to_string),
-        result: params.enumeration::<AuditResult>("result")?,
+        from: query.from.map(|at| at.instant(&app.clock)),
+        to: query.to.map(|at| at.instant(&app.clock)),
+        key_name: query.key_name,
+        action: query.action,
+        result: query.result,
     };
     let (total, entries) =
         crate::history::audit_entries(&app, filter, paging.offset(), paging.size as usize).await?;

@@ -1,4 +1,4 @@
-//! Running-config backups of an OLT (SPEC §4): `POST /olts/{id}/configs/backup` fetches
+//! Running-config backups of an OLT (docs/api.md): `POST /olts/{id}/configs/backup` fetches
 //! the configuration over SSH through the OLT's actor and stores it; `GET
 //! /olts/{id}/configs` lists the stored versions newest first; `GET .../{configId}`
 //! adds the text; `GET .../{configId}/diff?against=ID` is a unified diff from version
@@ -8,18 +8,17 @@
 //! finds the configuration unchanged answers with that latest version and `changed:
 //! false`; stored versions always have `changed: true`.
 
-use super::doc::{
-    ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
-};
+use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals, TooLarge};
 use super::path::{ConfigPath, OltPath};
 use crate::error::ApiError;
 use crate::history;
-use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::http::{one, page_of, ApiResult, Bounded, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::store::ConfigBackup;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -32,17 +31,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(diff))
 }
 
-/// `against` of a diff.
-#[derive(IntoParams)]
+/// `against` of a diff, of `GET .../diff` and of the MCP tool `diff_olt_config`.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct DiffParams {
+pub struct DiffQuery {
     /// The older version's id; default: the version before `configId`.
-    #[param(required = false, minimum = 1, maximum = 9223372036854775807_i64)]
-    against: u64,
+    #[param(inline)]
+    pub against: Option<Bounded<1, { i64::MAX }>>,
 }
 
-/// A config backup (SPEC §4); the detail adds `content`.
+/// A config backup (docs/api.md); the detail adds `content`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigItem {
@@ -107,17 +105,16 @@ async fn backup(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult 
     tag = "configs",
     summary = "Config backups of an OLT",
     description = "Stored versions, newest first, without their text; paged.",
-    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    params(("id" = u32, Path, description = "OLT id"), PageQuery),
     responses((status = 200, description = "one page of backups", body = Paged<ConfigItem>), BadParameter, Missing, Refusals)
 )]
 async fn list(
     State(app): State<AppState>,
     OltPath(id): OltPath,
-    RawQuery(query): RawQuery,
+    Query(page_query): Query<PageQuery>,
 ) -> ApiResult {
     let olt = app.olt(id)?.id;
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+    let paging = page_query.paging(&app.config.paging)?;
     let (total, versions) =
         history::configs(&app, olt, paging.offset(), paging.size as usize).await?;
     page_of(
@@ -158,20 +155,19 @@ async fn detail(
     operation_id = "diff_olt_config",
     tag = "configs",
     summary = "Unified diff between two config backups",
-    params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id"), DiffParams),
+    params(("id" = u32, Path, description = "OLT id"), ("configId" = u64, Path, description = "config backup id"), DiffQuery),
     responses((status = 200, description = "the diff from `against` to `configId`", body = Single<DiffItem>), BadParameter, Missing, Refusals)
 )]
 async fn diff(
     State(app): State<AppState>,
     OltPath(id): OltPath,
     ConfigPath(to): ConfigPath,
-    RawQuery(query): RawQuery,
+    Query(query): Query<DiffQuery>,
 ) -> ApiResult {
     let olt = app.olt(id)?.id;
-    let params = Params::parse(query.as_deref())?;
     let (_, new_text) = version(&app, olt, to).await?;
-    let against = match params.integer("against", 1, i64::MAX)? {
-        Some(against) => Some(against as u64),
+    let against = match query.against {
+        Some(against) => Some(against.get() as u64),
         None => history::config_before(&app, olt, to).await?,
     };
     let old_text = match against {

@@ -1,4 +1,4 @@
-//! The OpenAPI 3.1 document of the REST API (SPEC §4 "OpenAPI") and the routes that
+//! The OpenAPI 3.1 document of the REST API (docs/api.md, "OpenAPI") and the routes that
 //! publish it. Each handler carries its own `#[utoipa::path]`; this module holds what
 //! they share: the error envelope, the sets of error responses, the paging parameters,
 //! and the `X-API-Key` scheme. [`crate::router`] collects the handlers with
@@ -14,7 +14,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::{OpenApi, RefOr, Schema};
-use utoipa::{IntoParams, IntoResponses, Modify, ToSchema};
+use utoipa::{IntoResponses, Modify, ToSchema};
 
 /// Where the UI and the two copies of the document are served.
 pub const SWAGGER_UI: &str = "/swagger-ui";
@@ -71,7 +71,8 @@ impl Modify for KeyScheme {
 }
 
 /// Sets the bounds of every `size` parameter from the running configuration, which the
-/// handlers enforce: `1..=paging.max_size`, default `paging.default_size`.
+/// handlers enforce: `1..=paging.max_size`, default `paging.default_size`; and every
+/// `page` parameter's default, 0.
 pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
     for item in openapi.paths.paths.values_mut() {
         let operations = [
@@ -86,12 +87,16 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
                 let RefOr::T(parameter) = parameter else {
                     continue;
                 };
-                if parameter.name != "size" {
+                let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut() else {
                     continue;
-                }
-                if let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut() {
-                    schema.maximum = Some(paging.max_size.into());
-                    schema.default = Some(paging.default_size.into());
+                };
+                match parameter.name.as_str() {
+                    "page" => schema.default = Some(0.into()),
+                    "size" => {
+                        schema.maximum = Some(paging.max_size.into());
+                        schema.default = Some(paging.default_size.into());
+                    }
+                    _ => {}
                 }
             }
         }
@@ -174,7 +179,6 @@ pub struct ErrorEnvelope {
 
 /// Refusals any endpoint can answer, before or beside its own work.
 #[derive(IntoResponses)]
-#[allow(dead_code)] // describes responses; the answers themselves come from `ApiError`
 pub enum Refusals {
     /// `UNAUTHORIZED`: the key is missing, unknown or revoked.
     #[response(status = 401)]
@@ -195,15 +199,13 @@ pub enum Refusals {
 /// names it.
 #[derive(IntoResponses)]
 #[response(status = 400)]
-#[allow(dead_code)]
-pub struct BadParameter(ErrorEnvelope);
+pub struct BadParameter(pub ErrorEnvelope);
 
 /// `INVALID_PARAMETER` (a path value or body field out of range, named in the message)
 /// or `INVALID_BODY` (the body is not the JSON this endpoint takes).
 #[derive(IntoResponses)]
 #[response(status = 400)]
-#[allow(dead_code)]
-pub struct BadInput(ErrorEnvelope);
+pub struct BadInput(pub ErrorEnvelope);
 
 /// `PAYLOAD_TOO_LARGE`: the request body is over 64 KiB — declared so in
 /// `Content-Length` (answered before anything is read) or found so when read (every body
@@ -211,24 +213,20 @@ pub struct BadInput(ErrorEnvelope);
 /// audit log).
 #[derive(IntoResponses)]
 #[response(status = 413)]
-#[allow(dead_code)]
-pub struct TooLarge(ErrorEnvelope);
+pub struct TooLarge(pub ErrorEnvelope);
 
 /// `NOT_FOUND`: no such resource.
 #[derive(IntoResponses)]
 #[response(status = 404)]
-#[allow(dead_code)]
-pub struct Missing(ErrorEnvelope);
+pub struct Missing(pub ErrorEnvelope);
 
 /// `DEVICE_TIMEOUT`: an OLT's actor (or the device behind it) did not answer in time.
 #[derive(IntoResponses)]
 #[response(status = 504)]
-#[allow(dead_code)]
-pub struct ActorTimeout(ErrorEnvelope);
+pub struct ActorTimeout(pub ErrorEnvelope);
 
 /// What an action on a device can meet besides a timeout.
 #[derive(IntoResponses)]
-#[allow(dead_code)]
 pub enum DeviceFailures {
     /// `CONFLICT`: the OLT is DISABLED, or the same action is already running.
     #[response(status = 409)]
@@ -239,34 +237,6 @@ pub enum DeviceFailures {
     /// `DEVICE_UNAVAILABLE`: the OLT is OFFLINE or unreachable.
     #[response(status = 503)]
     Unavailable(ErrorEnvelope),
-}
-
-// The one place the date-time pattern is written: every date-time parameter is declared
-// with this type (utoipa's `pattern` takes only a literal, so a constant cannot serve).
-// It admits exactly what `Clock::parse` reads: real calendar dates (February 29th in leap
-// years only), then optionally `THH:MM` and `:SS`.
-/// A local date-time without offset, in the service's configured time zone; the time (or
-/// its seconds) may be left out for midnight (or :00).
-#[derive(ToSchema)]
-#[schema(
-    value_type = String,
-    pattern = r"^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?)?$",
-    example = "2026-11-21T19:15:03"
-)]
-#[allow(dead_code)] // documents the text that `Clock::parse` reads
-pub struct LocalDateTime(String);
-
-/// `page` and `size` of every list.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-pub struct PageParams {
-    /// Zero-based page number.
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64, default = 0)]
-    page: u64,
-    /// Items per page (the maximum is `paging.max_size` of the configuration).
-    #[param(required = false, minimum = 1)]
-    size: u32,
 }
 
 /// The routes of the documentation: served with the `swagger` profile, 404 in the
@@ -300,31 +270,6 @@ mod tests {
     use super::*;
     use crate::error::ApiError;
     use utoipa::PartialSchema;
-
-    /// The document's date-time pattern, without its anchors (proptest generates from it).
-    fn date_time_pattern() -> String {
-        let schema = serde_json::to_value(LocalDateTime::schema()).expect("schema serializes");
-        let pattern = schema["pattern"].as_str().expect("a pattern");
-        pattern
-            .strip_prefix('^')
-            .and_then(|p| p.strip_suffix('$'))
-            .expect("an anchored pattern")
-            .to_string()
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
-
-        /// Every date-time the document's pattern admits is one the service reads: no
-        /// February 30th, no 29th in a common year.
-        #[test]
-        fn every_date_time_the_pattern_admits_is_read(
-            text in proptest::string::string_regex(&date_time_pattern()).expect("a regex"),
-        ) {
-            let clock = crate::clock::Clock::from_config("UTC").expect("zone");
-            proptest::prop_assert!(clock.parse(&text).is_some(), "{text}");
-        }
-    }
 
     #[test]
     fn every_error_code_is_documented() {

@@ -1,4 +1,4 @@
-//! `GET /events/stream` (SPEC §9): the event log as Server-Sent Events, with the filters
+//! `GET /events/stream` (docs/events.md): the event log as Server-Sent Events, with the filters
 //! of `GET /events`. Each event is one SSE message whose `id:` is the event id and whose
 //! data is the event as `GET /events` shows it; a comment line every 15 s keeps proxies
 //! from closing the connection.
@@ -14,17 +14,18 @@
 //! revoked key ends the stream.
 
 use super::doc::{BadParameter, Refusals};
-use super::events::{filter_of, split_types, EventFilters};
+use super::events::EventsQuery;
 use crate::error::ApiError;
 use crate::events::item;
-use crate::http::ApiResult;
+use crate::http::{ApiResult, Id53, Query};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use futures::stream::{self, Stream};
 use ponkeeper_actors::events::{Event, EventFilter};
+use serde::Deserialize;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
@@ -45,13 +46,12 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Where the stream starts.
-#[derive(IntoParams)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `stream_events` parses
 struct Resume {
     /// Send events with a larger id than this (as the `Last-Event-ID` header does).
-    #[param(required = false, minimum = 0, maximum = 9007199254740991_u64)]
-    after: u64,
+    #[param(inline)]
+    after: Option<Id53>,
 }
 
 /// One subscriber's position in the log.
@@ -75,7 +75,7 @@ struct Cursor {
         `GET /events`. Resumes after `Last-Event-ID` or `after`, from the log, without a gap \
         or a duplicate; without either it starts with the next event. A comment line every \
         15 s keeps the connection open. Revoking the key ends the stream.",
-    params(Resume, EventFilters),
+    params(Resume, EventsQuery),
     responses(
         (status = 200, description = "the stream", content_type = "text/event-stream", body = String),
         BadParameter,
@@ -85,10 +85,10 @@ struct Cursor {
 async fn stream_events(
     State(app): State<AppState>,
     headers: HeaderMap,
-    RawQuery(query): RawQuery,
+    Query(resume): Query<Resume>,
+    Query(query): Query<EventsQuery>,
 ) -> ApiResult {
-    let (types, params) = split_types(query.as_deref())?;
-    let filter = filter_of(&app, types, &params)?;
+    let filter = query.filter(&app.clock);
     let from_header = match headers.get("last-event-id") {
         None => None,
         Some(value) => Some(
@@ -103,9 +103,7 @@ async fn stream_events(
                 })?,
         ),
     };
-    let from_query = params
-        .integer("after", 0, 9_007_199_254_740_991)?
-        .map(|n| n as u64);
+    let from_query = resume.after.map(Id53::u64);
     let last = app.events.subscribe();
     let after = from_header.or(from_query).unwrap_or_else(|| *last.borrow());
     let key = headers

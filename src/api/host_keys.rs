@@ -1,4 +1,4 @@
-//! SSH host keys over the API (SPEC §7): the `sshHostKey` block of `GET /olts/{id}`
+//! SSH host keys over the API (docs/devices.md): the `sshHostKey` block of `GET /olts/{id}`
 //! ([`in_force`]) and `POST /olts/{id}/ssh/trust-host-key`, which forgets the key
 //! recorded on first use so that the next login records the one the device shows then
 //! (FULL keys only, audited as `olt.trust_host_key`). Both read the inventory's pin and

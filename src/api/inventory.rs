@@ -1,5 +1,5 @@
 //! `POST /inventory/reload`: re-reads the inventory file and reconciles the OLT actors
-//! (SPEC §2). An invalid file leaves the running inventory in force and answers 422
+//! (docs/operations.md). An invalid file leaves the running inventory in force and answers 422
 //! `INVALID_INVENTORY` naming the file, line and field: the request itself was fine (it
 //! has no body, so neither 400 `INVALID_BODY` nor 409 `CONFLICT` would say what failed).
 

@@ -1,18 +1,19 @@
-//! `/nodes`: communication nodes with subscriber counters (seed §2.2). `oltCount` counts
+//! `/nodes`: communication nodes with subscriber counters (docs/api.md). `oltCount` counts
 //! the inventory OLTs bound to the node; `onuTotal` and `onuOnline` are sums over those
 //! OLTs' counters. The fleet view keeps the counters as the OLT actors publish their
 //! changes, so a page of nodes is one question to it.
 
-use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::NodePath;
 use crate::error::ApiError;
-use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::http::{one, page_of, ApiResult, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::fleet_view::NodeCounters;
 use ponkeeper_actors::inventory::NodeSpec;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -23,17 +24,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
 }
 
-/// Filters of `GET /nodes`.
-#[derive(IntoParams)]
+/// Filters of `GET /nodes` and of the MCP tool `list_nodes`.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct NodeFilters {
+pub struct NodesQuery {
     /// City, matched case-insensitively.
-    #[param(required = false)]
-    city: String,
+    pub city: Option<String>,
 }
 
-/// A node with its counters: exactly seed §2.2.
+/// A node with its counters: exactly the published contract's fields (docs/api.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeItem {
@@ -65,13 +64,16 @@ fn node_item(node: &NodeSpec, counters: NodeCounters) -> NodeItem {
     tag = "nodes",
     summary = "List communication nodes",
     description = "Nodes ordered by id with their OLT count and ONU counters, paged.",
-    params(PageParams, NodeFilters),
+    params(PageQuery, NodesQuery),
     responses((status = 200, description = "one page of nodes", body = Paged<NodeItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
-    let city = params.text("city");
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(query): Query<NodesQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
+    let city = query.city.as_deref();
     let inventory = app.inventory();
     let mut nodes: Vec<&NodeSpec> = inventory
         .nodes

@@ -1,20 +1,19 @@
-//! `/olts`: the OLT list of seed §4.1 with every filter, the OLT detail, and the two
-//! actions that need no CLI — `restart-session` (SPEC §3) and `poll`. Everything is asked
+//! `/olts`: the OLT list (docs/api.md) with every filter, the OLT detail, and the two
+//! actions that need no CLI — `restart-session` (README.md, "OLT session states") and `poll`. Everything is asked
 //! of actors by message: the list of the fleet view, one OLT of its own actor; nothing here
 //! touches a device.
 
-use super::doc::{
-    ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals, TooLarge,
-};
+use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals, TooLarge};
 use super::path::OltPath;
-use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::http::{one, page_of, ApiResult, Id32, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::domain::{NodeId, SessionStatus};
 use ponkeeper_actors::fleet_view::OltFilter;
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltDetail, OltSummary};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -27,24 +26,23 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(poll))
 }
 
-/// Filters of `GET /olts`; text filters match case-insensitively.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct OltFilters {
+/// Filters of `GET /olts` and of the MCP tool `list_olts`; text matches ignore case.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct OltsQuery {
     /// Vendor: `huawei`, `zte` or `bdcom`.
-    #[param(required = false)]
-    vendor: String,
-    #[param(required = false)]
-    city: String,
-    #[param(required = false, inline)]
-    status: SessionStatus,
-    /// Id of the communication node.
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u64,
-    /// Name of the communication node.
-    #[param(required = false)]
-    node: String,
+    pub vendor: Option<String>,
+    /// City name.
+    pub city: Option<String>,
+    /// Only OLTs whose session is in this state.
+    #[param(inline)]
+    pub status: Option<SessionStatus>,
+    /// Only OLTs of this communication node (its id, from `GET /nodes`).
+    #[param(inline)]
+    pub node_id: Option<Id32>,
+    /// Only OLTs of the communication node with this name.
+    pub node: Option<String>,
 }
 
 /// The `node` block of an OLT.
@@ -55,7 +53,7 @@ pub struct NodeRef {
     pub city: String,
 }
 
-/// An OLT list item: exactly seed §2.1.
+/// An OLT list item: exactly the published contract's fields (docs/api.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OltItem {
@@ -120,7 +118,7 @@ pub struct OltDetailItem {
     pub firmware: Option<String>,
     pub ports: Vec<PortItem>,
     pub session: SessionItem,
-    /// The SSH host key in force (SPEC §7): pinned in the inventory or recorded at the
+    /// The SSH host key in force (docs/devices.md): pinned in the inventory or recorded at the
     /// first login; null until the first login of an OLT without a pin.
     pub ssh_host_key: Option<super::host_keys::SshHostKeyItem>,
 }
@@ -196,31 +194,26 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
     tag = "olts",
     summary = "List OLTs",
     description = "OLTs ordered by id, filtered and paged.",
-    params(PageParams, OltFilters),
+    params(PageQuery, OltsQuery),
     responses((status = 200, description = "one page of OLTs", body = Paged<OltItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
-    let status = params.enumeration::<SessionStatus>("status")?;
-    let node_id = params
-        .integer("nodeId", 0, i64::from(u32::MAX))?
-        .map(|n| n as u32);
-    let vendor = params.text("vendor");
-    let city = params.text("city");
-    let node_name = params.text("node");
-
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(query): Query<OltsQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
     let inventory = app.inventory();
     let filter = OltFilter {
-        status,
-        vendor: vendor.map(str::to_string),
-        city: city.map(str::to_string),
-        node_id,
-        node_in: node_name.map(|name| {
+        status: query.status,
+        vendor: query.vendor,
+        city: query.city,
+        node_id: query.node_id.map(Id32::u32),
+        node_in: query.node.map(|name| {
             inventory
                 .nodes
                 .iter()
-                .filter(|node| node.name.eq_ignore_ascii_case(name))
+                .filter(|node| node.name.eq_ignore_ascii_case(&name))
                 .map(|node| node.id)
                 .collect()
         }),
@@ -260,7 +253,7 @@ async fn detail(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult 
     operation_id = "restart_olt_session",
     tag = "olts",
     summary = "Restart the OLT's management session",
-    description = "FULL keys only. Drops the session and reconnects (SPEC §3); answers the OLT item.",
+    description = "FULL keys only. Drops the session and reconnects (README.md, OLT session states); answers the OLT item.",
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the OLT after the restart", body = Single<OltItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
 )]

@@ -1,4 +1,4 @@
-//! ONU actions over the OLT's CLI (SPEC §4, FULL keys only): `POST /onus/{id}/reboot`,
+//! ONU actions over the OLT's CLI (docs/api.md, FULL keys only): `POST /onus/{id}/reboot`,
 //! `/vlan` and `/description`. Every value that reaches a CLI is checked here first, so a
 //! refused value never produces a command:
 //!

@@ -1,20 +1,21 @@
-//! ONUs: `GET /olts/{id}/onus`, `GET /onus` with every filter of SPEC §4, `GET /onus/{id}`.
+//! ONUs: `GET /olts/{id}/onus`, `GET /onus` with every filter of docs/api.md, `GET /onus/{id}`.
 //! Each ONU shows its subscriber binding ([`crate::records::subscribers`]); `q` also
 //! searches the bindings and `contract=` picks ONUs by theirs.
 //! `GET /onus` is one question to the fleet view, which answers from its indexes (by
 //! serial, text, OLT, status); `GET /olts/{id}/onus` and `GET /onus/{id}` ask the OLT's
 //! own actor.
 
-use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::{OltPath, OnuPath};
-use crate::http::{one, page_of, ApiResult, Paged, Paging, Params, Single};
+use crate::http::{one, page_of, ApiResult, PageQuery, Paged, Paging, Query, ScopeQuery, Single};
 use crate::records::Subscriber;
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::domain::{DownCause, Onu, OnuId, OnuStatus};
 use ponkeeper_actors::fleet_view::OnuSearch as FleetSearch;
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -26,39 +27,33 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(detail))
 }
 
-/// Filters every ONU list takes.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct OnuFilters {
-    #[param(required = false, inline)]
-    status: OnuStatus,
+/// Filters every ONU list takes (and the MCP tool `list_onus`).
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct OnuFilterQuery {
+    /// Only ONUs in this state.
+    #[param(inline)]
+    pub status: Option<OnuStatus>,
     /// PON port as frame/slot/port, e.g. `0/1/3`.
-    #[param(required = false)]
-    pon_port: String,
+    pub pon_port: Option<String>,
 }
 
-/// Filters only `GET /onus` takes.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct OnuSearch {
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u64,
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u64,
-    /// Serial (GPON SN or EPON MAC), exact, case-insensitive.
-    #[param(required = false)]
-    serial: String,
-    /// Text searched in the serial, the description or the subscriber binding.
-    #[param(required = false)]
-    q: String,
+/// What only `GET /onus` looks for (and the MCP tool `find_onu`).
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+pub struct OnuSearchQuery {
+    /// Serial (a GPON SN such as `HWTC1A2B3C4D` or an EPON MAC such as
+    /// `a0:b1:c2:d3:e4:f5`), exact, case-insensitive.
+    pub serial: Option<String>,
+    /// Text searched in the serial, the description or the subscriber binding (a name,
+    /// contract number or address as the operator wrote it), case-insensitive.
+    pub q: Option<String>,
     /// The subscriber binding's contract, exact, any case.
-    #[param(required = false)]
-    contract: String,
+    pub contract: Option<String>,
 }
 
-/// An ONU (SPEC §4 "ONU").
+/// An ONU (docs/api.md, "ONU").
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OnuItem {
@@ -104,15 +99,6 @@ pub fn item(app: &AppState, onu: Onu) -> OnuItem {
     }
 }
 
-/// The filters `status` and `ponPort` that every ONU list takes.
-fn filter(params: &Params) -> Result<OnuFilter, crate::error::ApiError> {
-    Ok(OnuFilter {
-        status: params.enumeration::<OnuStatus>("status")?,
-        pon_port: params.text("ponPort").map(str::to_string),
-        ..OnuFilter::default()
-    })
-}
-
 /// One page of ONUs as the API shows them.
 fn respond(app: &AppState, (total, onus): (usize, Vec<Onu>), paging: Paging) -> ApiResult {
     page_of(
@@ -129,18 +115,22 @@ fn respond(app: &AppState, (total, onus): (usize, Vec<Onu>), paging: Paging) -> 
     tag = "onus",
     summary = "ONUs of one OLT",
     description = "The OLT's ONUs ordered by id, filtered and paged.",
-    params(("id" = u32, Path, description = "OLT id"), PageParams, OnuFilters),
+    params(("id" = u32, Path, description = "OLT id"), PageQuery, OnuFilterQuery),
     responses((status = 200, description = "one page of ONUs", body = Paged<OnuItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn of_olt(
     State(app): State<AppState>,
     OltPath(id): OltPath,
-    RawQuery(query): RawQuery,
+    Query(page_query): Query<PageQuery>,
+    Query(query): Query<OnuFilterQuery>,
 ) -> ApiResult {
     let handle = app.olt(id)?;
-    let params = Params::parse(query.as_deref())?;
-    let filter = filter(&params)?;
-    let paging = params.paging(&app.config.paging)?;
+    let filter = OnuFilter {
+        status: query.status,
+        pon_port: query.pon_port,
+        ..OnuFilter::default()
+    };
+    let paging = page_query.paging(&app.config.paging)?;
     respond(
         &app,
         app.onus_of(&handle, filter, paging.window()).await?,
@@ -155,31 +145,34 @@ async fn of_olt(
     tag = "onus",
     summary = "Find ONUs across OLTs",
     description = "ONUs ordered by id, filtered and paged.",
-    params(PageParams, OnuFilters, OnuSearch),
+    params(PageQuery, OnuFilterQuery, ScopeQuery, OnuSearchQuery),
     responses((status = 200, description = "one page of ONUs", body = Paged<OnuItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let filter = filter(&params)?;
-    let text = params.text("q").map(str::to_string);
-    let text_also = match &text {
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(filter): Query<OnuFilterQuery>,
+    Query(scope): Query<ScopeQuery>,
+    Query(query): Query<OnuSearchQuery>,
+) -> ApiResult {
+    let text_also = match &query.q {
         Some(q) => app.records.bound_mentioning(q)?,
         None => Vec::new(),
     };
-    let only = match params.text("contract") {
+    let only = match &query.contract {
         Some(contract) => Some(app.records.bound_to_contract(contract)?),
         None => None,
     };
     let search = FleetSearch {
         status: filter.status,
         pon_port: filter.pon_port,
-        serial: params.text("serial").map(str::to_string),
-        text,
+        serial: query.serial,
+        text: query.q,
         text_also,
         only,
-        ..params.scope()?
+        ..scope.search()
     };
-    let paging = params.paging(&app.config.paging)?;
+    let paging = page_query.paging(&app.config.paging)?;
     let found = app.find_onus(search, OnuOrder::Id, paging.window()).await?;
     respond(&app, found, paging)
 }

@@ -2,17 +2,20 @@
 //! readings across the network, worst Rx first, with the level set by `[optics]`
 //! thresholds. History points are read from the store through [`crate::history`].
 
-use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::OnuPath;
 use crate::error::ApiError;
-use crate::http::{one, page_of, ApiResult, Paged, Params, Single};
+use crate::http::{
+    one, page_of, ApiResult, Bounded, LocalDateTime, PageQuery, Paged, Query, ScopeQuery, Single,
+};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{Onu, OnuId, OpticsLevel, OpticsPoint};
 use ponkeeper_actors::fleet_view::OnuSearch;
 use ponkeeper_actors::onu_table::OnuOrder;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -28,36 +31,43 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list))
 }
 
-/// The period and size of `GET /onus/{id}/optics/history`.
-#[derive(IntoParams)]
+/// The period and size of `GET /onus/{id}/optics/history` and of the MCP tool
+/// `get_onu_optics_history`.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct HistoryParams {
+pub struct HistoryQuery {
     /// Local date-time, e.g. `2026-11-21T19:15:03`; default: a day before `to`. Not after `to`.
-    #[param(required = false, inline)]
-    from: Option<LocalDateTime>,
+    #[param(inline)]
+    pub from: Option<LocalDateTime>,
     /// Local date-time; default: now.
-    #[param(required = false, inline)]
-    to: Option<LocalDateTime>,
+    #[param(inline)]
+    pub to: Option<LocalDateTime>,
     /// Most readings returned (the oldest of the period).
-    #[param(required = false, minimum = 1, maximum = 10000, default = 1000)]
-    limit: u32,
+    #[param(schema_with = history_limit)]
+    pub limit: Option<HistoryLimit>,
 }
 
-/// Filters of `GET /optics`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct OpticsFilters {
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u64,
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u64,
-    #[param(required = false, inline)]
-    level: OpticsLevel,
+/// How many readings one history answer holds at most.
+type HistoryLimit = Bounded<1, MAX_HISTORY_POINTS>;
+
+/// `limit`'s schema, with its default (a `schema_with` function, so the doc comment of
+/// the field does not reach the document: the schema carries it).
+fn history_limit() -> utoipa::openapi::schema::Object {
+    let mut schema = HistoryLimit::documented_with_default(DEFAULT_HISTORY_POINTS);
+    schema.description = Some("Most readings returned (the oldest of the period).".into());
+    schema
 }
 
-/// An optics reading (SPEC §4). Temperature, voltage and bias current come from the ONU
+/// Filters of `GET /optics` and of the MCP tool `list_low_signal_onus`.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+pub struct OpticsQuery {
+    /// Only readings of this level.
+    #[param(inline)]
+    pub level: Option<OpticsLevel>,
+}
+
+/// An optics reading (docs/api.md). Temperature, voltage and bias current come from the ONU
 /// transceiver where the vendor reports them (Huawei and BDCOM EPON); ZTE's tables have
 /// none of them, so they are `null` there (see docs/devices.md).
 #[derive(Debug, Serialize, ToSchema)]
@@ -139,29 +149,26 @@ async fn latest(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult 
     tag = "optics",
     summary = "Stored optics readings of an ONU",
     description = "Readings in `[from, to]`, oldest first.",
-    params(("id" = u64, Path, description = "ONU id"), HistoryParams),
+    params(("id" = u64, Path, description = "ONU id"), HistoryQuery),
     responses((status = 200, description = "the readings, oldest first", body = Single<Vec<OpticsItem>>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn history(
     State(app): State<AppState>,
     OnuPath(id): OnuPath,
-    RawQuery(query): RawQuery,
+    Query(query): Query<HistoryQuery>,
 ) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
     let onu = app.onu(id).await?;
     let now = Utc::now();
-    let to: DateTime<Utc> = params.local_time("to", &app.clock)?.unwrap_or(now);
-    let from = params
-        .local_time("from", &app.clock)?
-        .unwrap_or(to - chrono::Duration::days(1));
+    let to: DateTime<Utc> = query.to.map_or(now, |at| at.instant(&app.clock));
+    let from = query
+        .from
+        .map_or(to - chrono::Duration::days(1), |at| at.instant(&app.clock));
     if from > to {
         return Err(ApiError::InvalidParameter(
             "parameter `from` must not be after `to`".into(),
         ));
     }
-    let limit = params
-        .integer("limit", 1, MAX_HISTORY_POINTS)?
-        .unwrap_or(DEFAULT_HISTORY_POINTS) as usize;
+    let limit = query.limit.map_or(DEFAULT_HISTORY_POINTS, Bounded::get) as usize;
     let points = crate::history::optics(&app, onu.id, from, to, limit).await?;
     one(points
         .iter()
@@ -176,15 +183,19 @@ async fn history(
     tag = "optics",
     summary = "Latest optics readings across the network",
     description = "Latest readings, worst `rxPower` first, paged.",
-    params(PageParams, OpticsFilters),
+    params(PageQuery, ScopeQuery, OpticsQuery),
     responses((status = 200, description = "one page of readings", body = Paged<OpticsItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(scope): Query<ScopeQuery>,
+    Query(query): Query<OpticsQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
     let search = OnuSearch {
-        level: params.enumeration::<OpticsLevel>("level")?,
-        ..params.scope()?
+        level: query.level,
+        ..scope.search()
     };
     let (total, onus) = app
         .find_onus(search, OnuOrder::WorstRx, paging.window())

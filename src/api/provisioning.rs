@@ -1,21 +1,22 @@
-//! ONU provisioning, discovery side (SPEC §10): `GET /olts/{id}/unconfigured-onus` and
+//! ONU provisioning, discovery side (docs/provisioning.md): `GET /olts/{id}/unconfigured-onus` and
 //! `GET /unconfigured-onus` (filters `oltId`, `nodeId`, `ponPort`). Each OLT's actor keeps
 //! the ONUs its latest poll found in the vendor's autofind / uncfg table, with the time
 //! each was first and last seen ([`ponkeeper_actors::provision`]); the fleet-wide list
 //! asks every OLT in scope and orders by OLT, port and serial. `GET /olts/{id}/onu-profiles`
 //! reads the profiles an authorisation can name from the device, over its CLI queue.
 
-use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals};
 use super::path::OltPath;
 use crate::error::ApiError;
-use crate::http::{page, ApiResult, Paged, Params};
+use crate::http::{page, ApiResult, PageQuery, Paged, Query, ScopeQuery};
 
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::olt::{ActionOutcome, CliAction};
 use ponkeeper_actors::provision::cli::{ProvisionDone, ProvisionJob};
 use ponkeeper_actors::provision::UnconfiguredOnu;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -28,20 +29,15 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Filters of `GET /unconfigured-onus`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct UnconfiguredFilters {
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u64,
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u64,
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct UnconfiguredQuery {
     /// The port as the device names it, e.g. `0/1/0`.
-    #[param(required = false)]
-    pon_port: String,
+    pub pon_port: Option<String>,
 }
 
-/// An ONU an OLT sees on a port but has not registered (SPEC §10).
+/// An ONU an OLT sees on a port but has not registered (docs/provisioning.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UnconfiguredItem {
@@ -76,17 +72,16 @@ fn item(app: &AppState, onu: UnconfiguredOnu) -> UnconfiguredItem {
     tag = "provisioning",
     summary = "Unconfigured ONUs of one OLT",
     description = "ONUs the OLT showed in its autofind / uncfg table at its latest poll, by port and serial; paged.",
-    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    params(("id" = u32, Path, description = "OLT id"), PageQuery),
     responses((status = 200, description = "one page of unconfigured ONUs", body = Paged<UnconfiguredItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn of_olt(
     State(app): State<AppState>,
     OltPath(id): OltPath,
-    RawQuery(query): RawQuery,
+    Query(page_query): Query<PageQuery>,
 ) -> ApiResult {
     let handle = app.olt(id)?;
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+    let paging = page_query.paging(&app.config.paging)?;
     let onus = handle.unconfigured().await?;
     page(onus.into_iter().map(|o| item(&app, o)).collect(), paging)
 }
@@ -98,14 +93,18 @@ async fn of_olt(
     tag = "provisioning",
     summary = "Unconfigured ONUs across OLTs",
     description = "Ordered by OLT, port and serial; paged.",
-    params(PageParams, UnconfiguredFilters),
+    params(PageQuery, ScopeQuery, UnconfiguredQuery),
     responses((status = 200, description = "one page of unconfigured ONUs", body = Paged<UnconfiguredItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
-    let scope = params.scope()?;
-    let pon_port = params.text("ponPort");
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(scope): Query<ScopeQuery>,
+    Query(query): Query<UnconfiguredQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
+    let scope = scope.search();
+    let pon_port = query.pon_port.as_deref();
     let inventory = app.inventory();
     let mut items = Vec::new();
     for spec in &inventory.olts {
@@ -127,7 +126,7 @@ async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResu
     page(items, paging)
 }
 
-/// A profile an authorisation can name (SPEC §10).
+/// A profile an authorisation can name (docs/provisioning.md).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OnuProfileItem {
@@ -147,17 +146,16 @@ pub struct OnuProfileItem {
     tag = "provisioning",
     summary = "Profiles an authorisation can name on one OLT",
     description = "Read from the device over SSH: Huawei line and service profiles, ZTE ONU types; BDCOM has none (an empty list). Paged.",
-    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    params(("id" = u32, Path, description = "OLT id"), PageQuery),
     responses((status = 200, description = "one page of profiles", body = Paged<OnuProfileItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, Refusals)
 )]
 async fn profiles(
     State(app): State<AppState>,
     OltPath(id): OltPath,
-    RawQuery(query): RawQuery,
+    Query(page_query): Query<PageQuery>,
 ) -> ApiResult {
     let handle = app.olt(id)?;
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+    let paging = page_query.paging(&app.config.paging)?;
     match handle
         .cli(CliAction::Provision(ProvisionJob::ListProfiles))
         .await?

@@ -1,4 +1,4 @@
-//! ONU provisioning, action side (SPEC §10): `POST /olts/{id}/onus/authorize` and
+//! ONU provisioning, action side (docs/provisioning.md): `POST /olts/{id}/onus/authorize` and
 //! `POST /onus/{id}/deauthorize`, FULL keys only (POSTs), audited like every request.
 //! Every value is validated before anything is sent — its format here, then the port, the
 //! index, the serial, the VLAN and the profiles against what the OLT has — so nothing can
@@ -32,7 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(deauthorize))
 }
 
-/// What to authorise (SPEC §10); profiles are named by their `id` from `onu-profiles`.
+/// What to authorise (docs/provisioning.md); profiles are named by their `id` from `onu-profiles`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct AuthorizeBody {
@@ -373,7 +373,7 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
     })
 }
 
-/// Queues the event of a provisioning action the device took (SPEC §9: `ONU_AUTHORIZED`,
+/// Queues the event of a provisioning action the device took (docs/events.md: `ONU_AUTHORIZED`,
 /// `ONU_DEAUTHORIZED`).
 fn record_event(app: &AppState, kind: EventType, olt: u32, onu: &Onu, done: &str) {
     let node = app

@@ -1,4 +1,4 @@
-//! Subscriber binding (SPEC §10): `POST /onus/{id}/subscriber`, FULL keys only (a POST),
+//! Subscriber binding (docs/provisioning.md): `POST /onus/{id}/subscriber`, FULL keys only (a POST),
 //! audited like every request. The body `{contract, name, address, note}` is stored by
 //! ponkeeper in [`crate::records::subscribers`] and never sent to a device, so any Unicode
 //! (Cyrillic too) is welcome; each field is at most 256 characters without control

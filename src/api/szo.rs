@@ -1,15 +1,15 @@
-//! СЗО — socially significant objects (SZO.md): the registry from the inventory, each
+//! СЗО — socially significant objects (docs/api.md, "СЗО"): the registry from the inventory, each
 //! object's live status from its ONU and OLT, its outages, and availability reports
 //! against the SLA. Objects are bound to ONUs by serial at request time, so a binding
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
-use super::doc::{ActorTimeout, BadParameter, LocalDateTime, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::SzoPath;
 use crate::error::ApiError;
 use crate::history;
-use crate::http::{ApiResult, Meta, Paged, Paging, Params, Single};
+use crate::http::{ApiResult, Id32, LocalDateTime, Meta, PageQuery, Paged, Paging, Query, Single};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
 use chrono::{DateTime, Utc};
@@ -17,7 +17,8 @@ use ponkeeper_actors::domain::{NodeId, OltId, Onu, OnuId, OnuStatus, SessionStat
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};
 use ponkeeper_actors::olt::OltSummary;
 use ponkeeper_actors::szo::{self, Availability, OutageCause};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
 use utoipa::{IntoParams, ToSchema};
@@ -32,58 +33,57 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(outages))
 }
 
-/// Filters of the registry (`GET /szo`, `GET /szo/availability`).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct SzoFilters {
-    #[param(required = false, inline, rename = "type")]
-    kind: SzoType,
+/// Filters of the registry (`GET /szo`, `GET /szo/availability` and their MCP tools).
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct SzoQuery {
+    /// Only objects of this kind.
+    #[serde(rename = "type")]
+    #[param(inline)]
+    pub kind: Option<SzoType>,
     /// City, matched case-insensitively.
-    #[param(required = false)]
-    city: String,
+    pub city: Option<String>,
     /// Communication node of the object's OLT.
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    node_id: u64,
+    #[param(inline)]
+    pub node_id: Option<Id32>,
 }
 
 /// `status` of `GET /szo`.
-#[derive(IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct SzoStatusFilter {
-    #[param(required = false, inline)]
-    status: SzoStatus,
+pub struct SzoStatusQuery {
+    /// Only objects in this state: `DOWN` for those without service now.
+    #[param(inline)]
+    pub status: Option<SzoStatus>,
 }
 
 /// An optional period; default: the last 30 days up to `to` (default now).
-#[derive(IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct OptionalPeriod {
+pub struct PeriodQuery {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; not after `to`, within `szo.history_retention`.
-    #[param(required = false, inline)]
-    from: Option<LocalDateTime>,
+    #[param(inline)]
+    pub from: Option<LocalDateTime>,
     /// Local date-time.
-    #[param(required = false, inline)]
-    to: Option<LocalDateTime>,
+    #[param(inline)]
+    pub to: Option<LocalDateTime>,
 }
 
 /// The period of a report, both ends required.
-#[derive(IntoParams)]
+#[derive(Debug, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct RequiredPeriod {
+pub struct RequiredPeriodQuery {
     /// Local date-time, e.g. `2026-11-01T00:00:00`; not after `to`, within `szo.history_retention`.
     #[param(inline)]
-    from: LocalDateTime,
+    pub from: LocalDateTime,
     /// Local date-time.
     #[param(inline)]
-    to: LocalDateTime,
+    pub to: LocalDateTime,
 }
 
 /// Live status of an object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SzoStatus {
     Up,
@@ -106,7 +106,7 @@ impl FromStr for SzoStatus {
     }
 }
 
-/// An object (SZO.md "Resource").
+/// An object (docs/api.md, "СЗО").
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SzoItem {
@@ -214,16 +214,10 @@ async fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<S
 }
 
 /// The registry filtered by `type`, `city` and `nodeId` (and `status` where given).
-fn select<'a>(
-    objects: &'a [SzoSpec],
-    bindings: &Bindings,
-    params: &Params,
-) -> Result<Vec<&'a SzoSpec>, ApiError> {
-    let kind = params.enumeration::<SzoType>("type")?;
-    let city = params.text("city");
-    let node = params
-        .integer("nodeId", 0, i64::from(u32::MAX))?
-        .map(|n| n as u32);
+fn select<'a>(objects: &'a [SzoSpec], bindings: &Bindings, query: &SzoQuery) -> Vec<&'a SzoSpec> {
+    let kind = query.kind;
+    let city = query.city.as_deref();
+    let node = query.node_id.map(Id32::u32);
     let mut selected: Vec<&SzoSpec> = objects
         .iter()
         .filter(|o| kind.is_none_or(|k| o.kind == k))
@@ -238,7 +232,7 @@ fn select<'a>(
         })
         .collect();
     selected.sort_by_key(|o| o.id);
-    Ok(selected)
+    selected
 }
 
 #[utoipa::path(
@@ -248,17 +242,20 @@ fn select<'a>(
     tag = "szo",
     summary = "List socially significant objects",
     description = "Objects ordered by id with their live status, filtered and paged.",
-    params(PageParams, SzoFilters, SzoStatusFilter),
+    params(PageQuery, SzoQuery, SzoStatusQuery),
     responses((status = 200, description = "one page of objects", body = Paged<SzoItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
-    let status = params.enumeration::<SzoStatus>("status")?;
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(query): Query<SzoQuery>,
+    Query(SzoStatusQuery { status }): Query<SzoStatusQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
     let inventory = app.inventory();
     let bindings = Bindings::gather(&app).await?;
     let mut items = Vec::new();
-    for object in select(&inventory.szo, &bindings, &params)? {
+    for object in select(&inventory.szo, &bindings, &query) {
         let item = item(&app, object, &bindings).await?;
         if status.is_none_or(|s| item.status == s) {
             items.push(item);
@@ -294,28 +291,15 @@ async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult 
     crate::http::one(item(&app, object, &bindings).await?)
 }
 
-/// `from` and `to` of a report; with `required`, both must be given.
+/// `from` and `to` of a report (by default the 30 days up to `to`, by default now),
+/// checked against each other and the history kept.
 fn period(
     app: &AppState,
-    params: &Params,
-    required: bool,
+    (from, to): (Option<&LocalDateTime>, Option<&LocalDateTime>),
 ) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
     let now = Utc::now();
-    let from = params.local_time("from", &app.clock)?;
-    let to = params.local_time("to", &app.clock)?;
-    let (from, to) = match (from, to) {
-        (Some(from), Some(to)) => (from, to),
-        _ if required => {
-            let missing = if from.is_none() { "from" } else { "to" };
-            return Err(ApiError::InvalidParameter(format!(
-                "parameter `{missing}` is required (a local date-time like 2026-11-01T00:00:00)"
-            )));
-        }
-        (from, to) => {
-            let to = to.unwrap_or(now);
-            (from.unwrap_or(to - chrono::Duration::days(30)), to)
-        }
-    };
+    let to = to.map_or(now, |at| at.instant(&app.clock));
+    let from = from.map_or(to - chrono::Duration::days(30), |at| at.instant(&app.clock));
     // `from == to` is an empty period: no time in it, nothing to refuse.
     if from > to {
         return Err(ApiError::InvalidParameter(
@@ -391,18 +375,17 @@ struct OutageItem {
     tag = "szo",
     summary = "Outages of one object",
     description = "Outages within the period, oldest first; an open outage has `end: null`.",
-    params(("id" = u32, Path, description = "object id"), OptionalPeriod),
+    params(("id" = u32, Path, description = "object id"), PeriodQuery),
     responses((status = 200, description = "the outages", body = Single<Vec<OutageItem>>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn outages(
     State(app): State<AppState>,
     SzoPath(id): SzoPath,
-    RawQuery(query): RawQuery,
+    Query(asked): Query<PeriodQuery>,
 ) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
     let inventory = app.inventory();
     let object = object(&inventory, id)?;
-    let (from, to) = period(&app, &params, false)?;
+    let (from, to) = period(&app, (asked.from.as_ref(), asked.to.as_ref()))?;
     let bindings = Bindings::gather(&app).await?;
     let now = Utc::now();
     let report = report(&app, object, bindings.onu(object), from, to).await?;
@@ -463,18 +446,22 @@ struct AvailabilityPage {
     tag = "szo",
     summary = "Availability report of the СЗО against their SLA",
     description = "Up, down and unknown time of each object over `[from, to)`, with totals per type; paged.",
-    params(PageParams, RequiredPeriod, SzoFilters),
+    params(PageQuery, RequiredPeriodQuery, SzoQuery),
     responses((status = 200, description = "one page of the report", body = AvailabilityPage), BadParameter, ActorTimeout, Refusals)
 )]
-async fn availability(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging: Paging = params.paging(&app.config.paging)?;
-    let (from, to) = period(&app, &params, true)?;
+async fn availability(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(asked): Query<RequiredPeriodQuery>,
+    Query(query): Query<SzoQuery>,
+) -> ApiResult {
+    let paging: Paging = page_query.paging(&app.config.paging)?;
+    let (from, to) = period(&app, (Some(&asked.from), Some(&asked.to)))?;
     let inventory = app.inventory();
     let bindings = Bindings::gather(&app).await?;
     let mut items = Vec::new();
     let mut summary: BTreeMap<&'static str, TypeSummary> = BTreeMap::new();
-    for object in select(&inventory.szo, &bindings, &params)? {
+    for object in select(&inventory.szo, &bindings, &query) {
         let report = report(&app, object, bindings.onu(object), from, to).await?;
         let percent = report.percent();
         let sla_met = percent.map(|p| p >= object.sla_percent);

@@ -3,13 +3,14 @@
 //! `onuCount` counts its ONUs whose service VLAN is that VLAN. One OLT's VLANs are asked of
 //! its actor, the list across OLTs of the fleet view.
 
-use super::doc::{ActorTimeout, BadParameter, Missing, PageParams, Refusals};
+use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::OltPath;
-use crate::http::{page, ApiResult, Paged, Params};
+use crate::http::{page, ApiResult, Bounded, PageQuery, Paged, Query, ScopeQuery};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::olt::VlanInfo;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -21,17 +22,16 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Filters of `GET /vlans`.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query, rename_all = "camelCase")]
-#[allow(dead_code)] // documents the query that `Params` parses
-struct VlanFilters {
-    #[param(required = false, minimum = 0, maximum = 4294967295_u64)]
-    olt_id: u64,
-    #[param(required = false, minimum = 1, maximum = 4094)]
-    vlan_id: u16,
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct VlansQuery {
+    /// Only this VLAN number.
+    #[param(inline)]
+    pub vlan_id: Option<Bounded<1, 4094>>,
 }
 
-/// A VLAN of one OLT (SPEC §4 "VLAN").
+/// A VLAN of one OLT (docs/api.md, "VLAN").
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VlanItem {
@@ -61,17 +61,16 @@ fn item(olt_id: u32, vlan: VlanInfo) -> VlanItem {
     operation_id = "list_olt_vlans",
     tag = "vlans",
     summary = "VLANs of one OLT",
-    params(("id" = u32, Path, description = "OLT id"), PageParams),
+    params(("id" = u32, Path, description = "OLT id"), PageQuery),
     responses((status = 200, description = "one page of VLANs", body = Paged<VlanItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn of_olt(
     State(app): State<AppState>,
     OltPath(id): OltPath,
-    RawQuery(query): RawQuery,
+    Query(page_query): Query<PageQuery>,
 ) -> ApiResult {
     let handle = app.olt(id)?;
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+    let paging = page_query.paging(&app.config.paging)?;
     let vlans = handle.vlans().await?;
     page(vlans.into_iter().map(|v| item(id, v)).collect(), paging)
 }
@@ -83,15 +82,18 @@ async fn of_olt(
     tag = "vlans",
     summary = "VLANs across OLTs",
     description = "Ordered by OLT, then VLAN id; paged.",
-    params(PageParams, VlanFilters),
+    params(PageQuery, ScopeQuery, VlansQuery),
     responses((status = 200, description = "one page of VLANs", body = Paged<VlanItem>), BadParameter, ActorTimeout, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
-    let vlan_id = params.integer("vlanId", 1, 4094)?.map(|id| id as u16);
-    let scope = params.scope()?;
-    let vlans = app.fleet.view().vlans(scope, vlan_id).await?;
+async fn list(
+    State(app): State<AppState>,
+    Query(page_query): Query<PageQuery>,
+    Query(scope): Query<ScopeQuery>,
+    Query(query): Query<VlansQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
+    let vlan_id = query.vlan_id.map(|id| id.get() as u16);
+    let vlans = app.fleet.view().vlans(scope.search(), vlan_id).await?;
     let items = vlans
         .into_iter()
         .map(|v| VlanItem {

@@ -1,12 +1,12 @@
-//! `GET /webhooks` (SPEC §9): the webhooks of the config in force and how far each has
+//! `GET /webhooks` (docs/events.md): the webhooks of the config in force and how far each has
 //! delivered — its cursor, its lag behind the event log, its last attempt and the next
 //! one while it retries — never the secret. The delivery tasks live in
 //! [`crate::webhooks`]; this module reads their status.
 
-use super::doc::{BadParameter, PageParams, Refusals};
-use crate::http::{page, ApiResult, Paged, Params};
+use super::doc::{BadParameter, Refusals};
+use crate::http::{page, ApiResult, PageQuery, Paged, Query};
 use crate::state::AppState;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use ponkeeper_actors::events::EventType;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -51,12 +51,11 @@ pub struct WebhookItem {
     summary = "Webhooks and their delivery state",
     description = "The `[[webhooks]]` of the config in force, in config order, with how far \
         each has delivered. Secrets are never shown.",
-    params(PageParams),
+    params(PageQuery),
     responses((status = 200, description = "one page of webhooks", body = Paged<WebhookItem>), BadParameter, Refusals)
 )]
-async fn list(State(app): State<AppState>, RawQuery(query): RawQuery) -> ApiResult {
-    let params = Params::parse(query.as_deref())?;
-    let paging = params.paging(&app.config.paging)?;
+async fn list(State(app): State<AppState>, Query(page_query): Query<PageQuery>) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
     let newest = app.events.last_id();
     let items = app
         .webhooks

@@ -22,11 +22,11 @@ pub async fn needing_attention(
     query: &LowSignal,
 ) -> Result<Reply, String> {
     let mut scope = Vec::new();
-    if let Some(olt) = query.olt_id {
-        scope.push(format!("oltId={olt}"));
+    if let Some(olt) = query.scope.olt_id {
+        scope.push(format!("oltId={}", olt.get()));
     }
-    if let Some(node) = query.node_id {
-        scope.push(format!("nodeId={node}"));
+    if let Some(node) = query.scope.node_id {
+        scope.push(format!("nodeId={}", node.get()));
     }
     let mut total = 0u64;
     for level in NEEDS_ATTENTION {
@@ -40,10 +40,10 @@ pub async fn needing_attention(
     }
     let mut params = scope;
     if let Some(page) = query.page.page {
-        params.push(format!("page={page}"));
+        params.push(format!("page={}", page.get()));
     }
     if let Some(size) = query.page.size {
-        params.push(format!("size={size}"));
+        params.push(format!("size={}", size.get()));
     }
     let mut reply = get(backend, ctx, &params).await?;
     if (200..300).contains(&reply.status) {

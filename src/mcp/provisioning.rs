@@ -1,4 +1,4 @@
-//! The MCP tools of ONU provisioning (SPEC §10): `list_unconfigured_onus`,
+//! The MCP tools of ONU provisioning (docs/provisioning.md): `list_unconfigured_onus`,
 //! `list_onu_profiles` (read-only), `authorize_onu`, `bind_subscriber` and
 //! `deauthorize_onu` (FULL). Each is
 //! one REST call through the server's [`super::Backend`], like every other tool, so the
@@ -6,7 +6,6 @@
 //! main one in [`super::PonTools::new`]. The descriptions tell a model the order of work:
 //! an unconfigured ONU's port and serial, then the OLT's profiles, then the authorisation.
 
-use super::params::Page;
 use super::{with_query, PonTools};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -15,24 +14,8 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData, RoleServer};
 use serde::{Deserialize, Serialize};
 
-/// Arguments of `list_unconfigured_onus`.
-#[derive(Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ListUnconfigured {
-    #[serde(flatten)]
-    pub page: Page,
-    /// Only this OLT's (id from list_olts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1))]
-    pub olt_id: Option<u32>,
-    /// Only the OLTs of this communication node.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1))]
-    pub node_id: Option<u32>,
-    /// Only this port, as the device names it (`0/1/0`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pon_port: Option<String>,
-}
+/// Arguments of `list_unconfigured_onus`: the query of `GET /unconfigured-onus`.
+pub type ListUnconfigured = super::params::Scoped<crate::api::UnconfiguredQuery>;
 
 /// Arguments of `list_onu_profiles`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub(super) const API_KEYS: &str = "api_keys";
 
-/// Access level of an API key (seed §5).
+/// Access level of an API key (docs/api.md, "Access control").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AccessLevel {

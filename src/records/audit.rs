@@ -12,7 +12,18 @@ use serde::{Deserialize, Serialize};
 pub(super) const AUDIT: &str = "audit";
 
 /// Outcome of an audited request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AuditResult {
     Success,
@@ -56,7 +67,7 @@ impl Channel {
     }
 }
 
-/// One audit log entry (SPEC §4 "Audit entry"); `id` is given by the store.
+/// One audit log entry (docs/api.md, "Audit entry"); `id` is given by the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditEntry {
     pub id: u64,

@@ -1,4 +1,4 @@
-//! Subscriber bindings (SPEC §10): ONU id → [`Subscriber`] (JSON) in the `subscribers`
+//! Subscriber bindings (docs/provisioning.md): ONU id → [`Subscriber`] (JSON) in the `subscribers`
 //! tree. Billing binds its contract to an ONU through `POST /onus/{id}/subscriber`
 //! ([`crate::api::subscriber`]); the ONU lists show the binding and `GET /onus` finds
 //! ONUs by it (`q`, `contract=`). Nothing here ever reaches a device. The deauthorize

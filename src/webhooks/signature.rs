@@ -1,4 +1,4 @@
-//! Standard Webhooks 1.0 signatures (SPEC §9): a secret is `whsec_` + base64 of 24–64
+//! Standard Webhooks 1.0 signatures (docs/events.md): a secret is `whsec_` + base64 of 24–64
 //! random bytes, and a delivery's `webhook-signature` is `v1,` + base64 of HMAC-SHA256,
 //! keyed with those bytes, over `{webhook-id}.{webhook-timestamp}.{body}`. During a
 //! rotation the variable holds two secrets separated by a space and each delivery carries
