@@ -8,7 +8,7 @@
 //! dropped. The sender is matched by its address and port first (the simulator's OLTs
 //! share one IP), then by its IP alone (a real OLT sends from an ephemeral port; every
 //! OLT at that IP is polled). [`crate::app`] starts it; the simulator's side is
-//! `ponkeeper_actors::sim::traps`.
+//! `ponkeeper_sim::traps`.
 
 use crate::state::AppState;
 use ponkeeper_actors::domain::OltId;

@@ -5,7 +5,7 @@ mod common;
 
 use common::{all_polled, steady_sim, TestService};
 use ponkeeper_actors::domain::OnuStatus;
-use ponkeeper_actors::sim::ExpectedOnu;
+use ponkeeper_sim::ExpectedOnu;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

@@ -13,7 +13,6 @@ pub mod onu_table;
 pub mod poller;
 pub mod profile;
 pub mod provision;
-pub mod sim;
 pub mod snmp;
 pub mod ssh;
 pub mod store;

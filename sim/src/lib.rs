@@ -5,7 +5,7 @@
 //! are Huawei, ZTE or BDCOM, one vendor for the whole fleet, all three in turn, or every
 //! table layout in turn, ZTE C620 and BDCOM GP3600 included ([`FleetVendors`]). The
 //! fleet is generated deterministically from a seed ([`model`]), encodes every value with
-//! the same driver profile the pollers decode with ([`vendor`], [`crate::profile`]), serves
+//! the same driver profile the pollers decode with ([`vendor`], [`ponkeeper_actors::profile`]), serves
 //! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
 //! [`Dynamics::none`], lets signals drift and ONUs drop out and come back on a ticker.
 //!
@@ -35,7 +35,7 @@
 //! ```
 
 mod agent;
-pub(crate) mod ber;
+pub mod ber;
 mod console;
 mod control;
 mod fault;
@@ -56,13 +56,13 @@ pub const SSH_PASSWORD_ENV: &str = "SIM_SSH_PASSWORD";
 /// The SSH password of a fleet unless its spec says otherwise.
 pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
 
-use crate::domain::{NodeId, OltId, Vendor};
-use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use agent::{OltShared, Responder};
 use fault::FaultBoard;
 pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
 use mib::MibView;
 use model::SimOlt;
+use ponkeeper_actors::domain::{NodeId, OltId, Vendor};
+use ponkeeper_actors::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use rand::SeedableRng;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
@@ -90,7 +90,7 @@ impl FleetVendors {
         self.sim_vendor(i).profile.vendor
     }
 
-    /// The table layout ([`crate::profile::Profile::family`]) of OLT `i` (from 0).
+    /// The table layout ([`ponkeeper_actors::profile::Profile::family`]) of OLT `i` (from 0).
     pub fn family_of_olt(self, i: usize) -> &'static str {
         self.sim_vendor(i).profile.family
     }
@@ -186,7 +186,7 @@ impl Default for Dynamics {
 
 /// One ONU as a correct poller must report it right now: exactly what the poller
 /// produces from a good poll.
-pub type ExpectedOnu = crate::poller::PolledOnu;
+pub type ExpectedOnu = ponkeeper_actors::poller::PolledOnu;
 
 /// One running simulated OLT.
 struct RunningOlt {
@@ -444,7 +444,7 @@ impl SimFleet {
                 onu.online = online;
                 onu.outage_ticks_left = None;
                 if !online {
-                    onu.last_down_cause = Some(crate::domain::DownCause::Los);
+                    onu.last_down_cause = Some(ponkeeper_actors::domain::DownCause::Los);
                 }
                 true
             }
@@ -498,7 +498,9 @@ impl SimFleet {
     /// The SHA256 fingerprint of the host key OLT `olt_id` shows now.
     pub fn host_key_fingerprint(&self, olt_id: OltId) -> Option<String> {
         let key = self.olt(olt_id)?.host_key.get();
-        Some(crate::host_keys::fingerprint_of(key.public_key()))
+        Some(ponkeeper_actors::host_keys::fingerprint_of(
+            key.public_key(),
+        ))
     }
 
     /// The OpenSSH public key line (`ssh-ed25519 AAAA…`) of OLT `olt_id`'s host key now,
