@@ -1,13 +1,14 @@
-//! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
-//! UDP socket and serving its vendor's CLI over SSH on its own TCP listener ([`ssh`],
-//! [`console`]), so the service and its tests poll and drive them exactly as they do devices.
-//! OLTs
-//! are Huawei, ZTE or BDCOM, one vendor for the whole fleet, all three in turn, or every
-//! table layout in turn, ZTE C620 and BDCOM GP3600 included ([`FleetVendors`]). The
-//! fleet is generated deterministically from a seed ([`model`]), encodes every value with
-//! the same driver profile the pollers decode with ([`vendor`], [`ponkeeper_actors::profile`]), serves
-//! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
-//! [`Dynamics::none`], lets signals drift and ONUs drop out and come back on a ticker.
+//! `ponkeeper-sim`, the simulated OLT fleet: N OLTs with ports and ONUs, each answering
+//! SNMP on its own real UDP socket and serving its vendor's CLI over SSH on its own TCP
+//! listener ([`ssh`], [`console`]), so the service and its tests poll and drive them
+//! exactly as they do devices. OLTs are Huawei, ZTE or BDCOM, one vendor for the whole
+//! fleet, all three in turn, or every table layout in turn, ZTE C620 and BDCOM GP3600
+//! included ([`FleetVendors`]). The fleet is generated deterministically from a seed
+//! ([`model`]), encodes every value with the same driver profile the pollers decode with
+//! ([`vendor`], [`ponkeeper_actors::profile`]: this crate depends on `ponkeeper-actors`
+//! for the profiles, the domain types and the inventory), serves a MIB view computed on
+//! demand ([`mib`], [`agent`]) and, unless frozen with [`Dynamics::none`], lets signals
+//! drift and ONUs drop out and come back on a ticker.
 //!
 //! Any OLT can be made to misbehave ([`fault`]): hang, drop a share of requests, answer
 //! late, answer garbage, malformed or oversized datagrams or another request's id, close
@@ -18,7 +19,8 @@
 //! and what `garbage` sends follow the fleet's seed, so a test sees the same sequence
 //! every run.
 //!
-//! Callers: the `simulate` command and the integration tests start a [`SimFleet`], take its
+//! Callers: the `sim`, `demo` and `bench` commands and the integration tests of both
+//! `ponkeeper` and `ponkeeper-actors` start a [`SimFleet`], take its
 //! [`SimFleet::inventory`] for the service, compare what the service reports with
 //! [`SimFleet::expected_onus`], inject faults (or simply hang an OLT with
 //! [`SimFleet::set_silent`] and its CLI with [`SimFleet::set_cli_silent`]), and check what
@@ -416,7 +418,7 @@ impl SimFleet {
     }
 
     /// Sends an SNMPv2c trap to `target` whenever one OLT's online ONUs change
-    /// (`sim --trap-target`; see `sim/traps.rs`).
+    /// (`sim --trap-target`; see `sim/src/traps.rs`).
     pub fn send_traps_to(&mut self, target: SocketAddr) {
         let olts = self
             .olts
