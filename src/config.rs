@@ -466,8 +466,8 @@ mod tests {
         for olt in &inventory.olts {
             let ssh = olt.ssh.as_ref().expect("an ssh block");
             assert_eq!(ssh.port, olt.snmp.port, "OLT {}", olt.id);
-            assert_eq!(ssh.username, ponkeeper_actors::sim::SSH_USERNAME);
-            assert_eq!(ssh.password_env, ponkeeper_actors::sim::SSH_PASSWORD_ENV);
+            assert_eq!(ssh.username, ponkeeper_sim::SSH_USERNAME);
+            assert_eq!(ssh.password_env, ponkeeper_sim::SSH_PASSWORD_ENV);
         }
     }
 

@@ -17,7 +17,7 @@ use anyhow::Context;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::domain::SessionStatus;
 use ponkeeper_actors::inventory::{Inventory, SzoSpec, SzoType};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, SSH_PASSWORD_ENV};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -11,8 +11,8 @@ use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
 use ponkeeper::records::{AccessLevel, Records};
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::Store;
+use ponkeeper_sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -131,7 +131,7 @@ struct SimOptions {
     /// Also answer SNMPv3 (USM, SHA-256 + AES-128) for this user, and write an inventory
     /// that polls over v3 with the passwords in $SIM_SNMP_AUTH and $SIM_SNMP_PRIV.
     #[arg(long, value_name = "USER:AUTHPASS:PRIVPASS")]
-    snmp_v3: Option<ponkeeper_actors::sim::usm::SimUsmUser>,
+    snmp_v3: Option<ponkeeper_sim::usm::SimUsmUser>,
     /// OLTs per UDP socket, told apart by community `public-<id>` and without SSH (socket
     /// n listens on base-port + n - 1). Default: 1 up to 5,000 OLTs, else 100, so that a
     /// national fleet fits the file-descriptor limit.
@@ -145,7 +145,7 @@ struct SimOptions {
 
 fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
     text.parse()
-        .map_err(|e: ponkeeper_actors::sim::FaultSpecError| e.to_string())
+        .map_err(|e: ponkeeper_sim::FaultSpecError| e.to_string())
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -332,8 +332,8 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
             } else {
                 Dynamics::default()
             },
-            ssh_password: std::env::var(ponkeeper_actors::sim::SSH_PASSWORD_ENV)
-                .unwrap_or_else(|_| ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD.to_string()),
+            ssh_password: std::env::var(ponkeeper_sim::SSH_PASSWORD_ENV)
+                .unwrap_or_else(|_| ponkeeper_sim::DEFAULT_SSH_PASSWORD.to_string()),
             reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
             olts_per_socket: sim_olts_per_socket(&options),
         },
@@ -359,16 +359,16 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
     }
     eprintln!(
         "SSH: user {}, password from {} (or `{}` when it is unset); export it for `serve`",
-        ponkeeper_actors::sim::SSH_USERNAME,
-        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
-        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD
+        ponkeeper_sim::SSH_USERNAME,
+        ponkeeper_sim::SSH_PASSWORD_ENV,
+        ponkeeper_sim::DEFAULT_SSH_PASSWORD
     );
     if let Some(user) = &options.snmp_v3 {
         eprintln!(
             "SNMPv3: user {}, SHA-256 + AES-128; export {} and {} with its passwords for `serve`",
             user.user,
-            ponkeeper_actors::sim::usm::AUTH_PASSWORD_ENV,
-            ponkeeper_actors::sim::usm::PRIV_PASSWORD_ENV
+            ponkeeper_sim::usm::AUTH_PASSWORD_ENV,
+            ponkeeper_sim::usm::PRIV_PASSWORD_ENV
         );
     }
     let inventory = fleet.inventory().to_toml();

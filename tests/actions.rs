@@ -8,7 +8,7 @@
 mod common;
 
 use common::{eventually, TestService};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use ponkeeper::config::ConfiguredKey;
 use ponkeeper::keys::NewKey;
 use ponkeeper::records::AccessLevel;
 use ponkeeper_actors::domain::OnuStatus;
-use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_sim::SimFleet;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

@@ -11,7 +11,7 @@ use common::{eventually, steady_sim};
 use ponkeeper::admin::{self, AdminRequest};
 use ponkeeper::keys::NewKey;
 use ponkeeper::records::AccessLevel;
-use ponkeeper_actors::sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use ponkeeper_sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -8,7 +8,7 @@ mod common;
 
 use ponkeeper_actors::domain::{OltId, OnuStatus};
 use ponkeeper_actors::inventory::Inventory;
-use ponkeeper_actors::sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use ponkeeper_sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

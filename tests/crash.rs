@@ -9,10 +9,10 @@
 mod common;
 
 use ponkeeper::records::{AuditFilter, Records};
-use ponkeeper_actors::sim::{
+use ponkeeper_actors::store::Store;
+use ponkeeper_sim::{
     Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
 };
-use ponkeeper_actors::store::Store;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

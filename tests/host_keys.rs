@@ -10,7 +10,7 @@
 mod common;
 
 use common::{eventually, steady_sim, test_config, TestService};
-use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -164,8 +164,8 @@ async fn a_pinned_host_key_is_enforced_and_not_forgotten() {
     // OLT 2 shows another key than its pin before the service ever logs in.
     let other = sim.set_host_key_seed(2, [3; 32]).expect("re-keyed");
     std::env::set_var(
-        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
-        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD,
+        ponkeeper_sim::SSH_PASSWORD_ENV,
+        ponkeeper_sim::DEFAULT_SSH_PASSWORD,
     );
     let service = TestService::start_with(test_config(data, inventory), true).await;
     common::all_polled(&service).await;

@@ -7,7 +7,7 @@ mod common;
 
 use common::{all_polled, eventually, steady_sim, TestService};
 use ponkeeper::records::AccessLevel;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{all_polled, steady_sim, TestService};
 use ponkeeper_actors::domain::OnuStatus;
-use ponkeeper_actors::sim::ExpectedOnu;
+use ponkeeper_sim::ExpectedOnu;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -30,16 +30,15 @@ fn device_view(onu: &Value) -> Value {
     })
 }
 
-/// The ONU resource's device fields of what the simulator serves (its transceiver
-/// readings are the optics resource's, see [`transceiver_view`]).
+/// The ONU resource's device fields of what the simulator serves, in the API's names
+/// (its transceiver readings are the optics resource's, see [`transceiver_view`]).
 fn expected_view(onu: &ExpectedOnu) -> Value {
-    let mut view = serde_json::to_value(onu).expect("json");
-    if let Some(fields) = view.as_object_mut() {
-        for field in TRANSCEIVER_FIELDS {
-            fields.remove(field);
-        }
-    }
-    view
+    json!({
+        "ponPort": onu.pon_port, "onuIndex": onu.onu_index, "serial": onu.serial,
+        "description": onu.description, "status": onu.status,
+        "lastDownCause": onu.last_down_cause, "distance": onu.distance,
+        "rxPower": onu.rx_power, "txPower": onu.tx_power, "oltRxPower": onu.olt_rx_power,
+    })
 }
 
 const TRANSCEIVER_FIELDS: [&str; 3] = ["temperature", "voltage", "biasCurrent"];

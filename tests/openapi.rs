@@ -6,7 +6,7 @@ mod common;
 
 use common::{steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
-use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -75,8 +75,8 @@ async fn start(swagger: bool, name: &str) -> (SimFleet, TestService) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("data dir");
     std::env::set_var(
-        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
-        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD,
+        ponkeeper_sim::SSH_PASSWORD_ENV,
+        ponkeeper_sim::DEFAULT_SSH_PASSWORD,
     );
     let inventory = dir.join("inventory.toml");
     std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");

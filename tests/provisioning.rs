@@ -10,7 +10,7 @@
 mod common;
 
 use common::{all_polled, eventually, TestService};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -179,8 +179,8 @@ async fn each_vendor_offers_its_profiles() {
 async fn service_with_szo(sim: &SimFleet, dir: &std::path::Path) -> (TestService, String) {
     use ponkeeper_actors::inventory::{SzoSpec, SzoType};
     std::env::set_var(
-        ponkeeper_actors::sim::SSH_PASSWORD_ENV,
-        ponkeeper_actors::sim::DEFAULT_SSH_PASSWORD,
+        ponkeeper_sim::SSH_PASSWORD_ENV,
+        ponkeeper_sim::DEFAULT_SSH_PASSWORD,
     );
     let serial = sim.expected_onus(1)[0].serial.clone();
     let mut inventory = sim.inventory();

@@ -9,7 +9,7 @@ use common::{all_polled, eventually, steady_sim, test_config, TestService};
 use ponkeeper::config::Config;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};
-use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;

@@ -8,7 +8,7 @@ mod common;
 
 use common::{all_polled, eventually, steady_sim, tools, TestService};
 use ponkeeper_actors::domain::OnuStatus;
-use ponkeeper_actors::sim::SimFleet;
+use ponkeeper_sim::SimFleet;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

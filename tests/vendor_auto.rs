@@ -10,8 +10,8 @@ mod common;
 use common::{all_polled, eventually, test_config, TestService};
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::inventory::VendorSetting;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-use ponkeeper_actors::sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use std::path::Path;
 use std::time::Duration;
 

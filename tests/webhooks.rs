@@ -12,7 +12,7 @@ use common::{all_polled, eventually, steady_sim, tools, TestService};
 use ponkeeper::webhooks::WebhookConfig;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::events::EventType;
-use ponkeeper_actors::sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use ponkeeper_sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -26,8 +26,6 @@
 
 pub mod aggregate;
 pub mod change;
-#[cfg(test)]
-mod live_tests;
 mod rows;
 mod serials;
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! `ponkeeper-actors`: the device side of ponkeeper. It owns the domain types, the
-//! store, the supervisor and one actor per OLT, the SNMP driver profiles and the simulated
-//! OLT fleet. It knows nothing of HTTP: the service reaches device state only through the
-//! handle methods of [`supervisor::Fleet`] and [`olt::OltHandle`].
+//! store, the supervisor and one actor per OLT, and the SNMP driver profiles. It knows
+//! nothing of HTTP: the service reaches device state only through the handle methods of
+//! [`supervisor::Fleet`] and [`olt::OltHandle`]. The simulated OLT fleet is a crate of
+//! its own, `ponkeeper-sim` (`sim/`), which encodes with this crate's profiles; this
+//! crate's integration tests (`tests/`) poll and drive it.
 
 pub mod domain;
 pub mod events;
@@ -13,7 +15,6 @@ pub mod onu_table;
 pub mod poller;
 pub mod profile;
 pub mod provision;
-pub mod sim;
 pub mod snmp;
 pub mod ssh;
 pub mod store;

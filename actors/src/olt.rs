@@ -26,8 +26,10 @@
 //!   poll.rs       PollSettings; the timer, start_poll, finish_poll, merging a good poll
 //!   actions.rs    CliAction; admission, the queue, scripts, finish_cli, scheduled backups
 //!   view.rs       OltSummary, OltDetail, SessionInfo, VlanInfo: what the API reads
-//!   tests.rs      the session state machine, message by message, against the simulator
 //! ```
+//!
+//! The session state machine is tested message by message against the simulator in
+//! `actors/tests/olt_session.rs`.
 //!
 //! What the API reads changes in three places only: `record_move` in `session.rs` (the
 //! status), the end of `finish_poll` in `poll.rs` (summary, ports, VLANs, ONU rows) and
@@ -43,12 +45,10 @@ mod probe;
 mod provisioned;
 mod publish;
 mod session;
-#[cfg(test)]
-mod tests;
 mod view;
 
 pub use actions::{ActionOutcome, CliAction};
-pub(crate) use actor::OltActor;
+pub use actor::OltActor;
 pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};
 pub use msg::{CliReport, OltMsg, PollReport};

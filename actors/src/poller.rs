@@ -30,10 +30,8 @@ pub struct PollOutcome {
     pub family: &'static str,
 }
 
-/// One ONU as the device reported it (in the API's field names, so fixtures' expected
-/// answers deserialize into it).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// One ONU as the device reported it, decoded by [`poll`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct PolledOnu {
     pub pon_port: String,
     pub onu_index: u32,
@@ -45,13 +43,9 @@ pub struct PolledOnu {
     pub rx_power: Option<f64>,
     pub tx_power: Option<f64>,
     pub olt_rx_power: Option<f64>,
-    /// Transceiver readings (°C, V, mA); fixtures written before they were read leave
-    /// them out, which means `null`.
-    #[serde(default)]
+    /// Transceiver readings (°C, V, mA), `None` where the device does not report them.
     pub temperature: Option<f64>,
-    #[serde(default)]
     pub voltage: Option<f64>,
-    #[serde(default)]
     pub bias_current: Option<f64>,
 }
 

@@ -1,19 +1,22 @@
 //! The supervisor and OLT actors polling the simulator over real UDP SNMP: every ONU's
 //! fields must equal what the simulated device serves, for Huawei, ZTE, BDCOM, mixed
 //! fleets and a fleet of every table layout (ZTE C620, BDCOM GP3600), and state must survive a restart of the actors from sled.
+//! A hung OLT must not hold a poll permit through its timeout (the probe of
+//! `actors/src/olt/probe.rs`).
 
 use ponkeeper_actors::domain::{OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::olt::{CliAction, PollSettings};
 use ponkeeper_actors::poller::PolledOnu;
 use ponkeeper_actors::profile::commands::{port_values, render};
 use ponkeeper_actors::profile::Profile;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-use ponkeeper_actors::sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
+use ponkeeper_sim::{Dynamics, Fault, FaultSet, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
 
 fn settings() -> PollSettings {
     PollSettings {
@@ -230,6 +233,62 @@ async fn cli_actions_speak_the_dialect_of_the_polled_family() {
             .find(|o| o.serial == onu.serial)
             .expect("still there");
         assert_eq!(now.status, OnuStatus::Offline, "OLT {olt}: rebooting");
+    }
+    fleet.shutdown().await;
+    sim.shutdown().await;
+}
+
+/// Two simulated OLTs sharing ONE poll permit, with a 1 s timeout: OLT 1 hangs, and
+/// OLT 2's poll must not wait out OLT 1's timeout behind it — neither on OLT 1's first
+/// failing poll (a quick timeout lets go of the permit) nor on the next (a suspect OLT
+/// probes under the probe budget). Before probes, OLT 2 waited the whole second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_olt_does_not_hold_the_poll_permit_through_its_timeout() {
+    let sim = SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(2, 8)
+    })
+    .await
+    .expect("simulator");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let settings = PollSettings {
+        interval: Duration::from_secs(3600),
+        timeout: Duration::from_secs(1),
+        retries: 0,
+        deadline: Duration::from_secs(5),
+        concurrency: Arc::new(Semaphore::new(1)),
+        probes: Arc::new(Semaphore::new(1)),
+        ..PollSettings::default()
+    };
+    let fleet = Fleet::start(store, settings, sim.inventory())
+        .await
+        .expect("fleet");
+    let (hung, healthy) = (fleet.olt(1).expect("OLT 1"), fleet.olt(2).expect("OLT 2"));
+    for olt in [&hung, &healthy] {
+        olt.poll_now().await.expect("a first good poll");
+    }
+    sim.set_faults(1, FaultSet::new().with(Fault::Hang));
+    for round in ["first failing poll", "suspect poll"] {
+        let stuck = {
+            let hung = hung.clone();
+            tokio::spawn(async move { hung.poll_now().await })
+        };
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let started = Instant::now();
+        healthy.poll_now().await.expect("OLT 2 polls");
+        let waited = started.elapsed();
+        assert!(
+            waited < Duration::from_millis(700),
+            "{round}: OLT 2 waited {waited:?} behind the hung OLT 1"
+        );
+        let failed = stuck.await.expect("task");
+        assert!(
+            failed
+                .as_ref()
+                .is_ok_and(|s| s.status != SessionStatus::Online),
+            "{round}: {failed:?}"
+        );
     }
     fleet.shutdown().await;
     sim.shutdown().await;

@@ -5,8 +5,8 @@
 //! its neighbours, and that clearing a fault (`gone` included) restores the same port.
 
 use ponkeeper_actors::inventory::SnmpVersion;
-use ponkeeper_actors::sim::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
 use ponkeeper_actors::snmp::{ClientSettings, DeviceError, SnmpClient};
+use ponkeeper_sim::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

@@ -6,9 +6,9 @@
 use ponkeeper_actors::domain::{SessionStatus, Vendor};
 use ponkeeper_actors::olt::PollSettings;
 use ponkeeper_actors::poller::PolledOnu;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use std::sync::Arc;
 use std::time::Duration;
 

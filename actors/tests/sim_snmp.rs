@@ -8,7 +8,7 @@
 use ponkeeper_actors::domain::{DownCause, OnuStatus, Vendor};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::profile::huawei_gpon_if_index;
-use ponkeeper_actors::sim::{Dynamics, ExpectedOnu, FleetSpec, FleetVendors, SimFleet};
+use ponkeeper_sim::{Dynamics, ExpectedOnu, FleetSpec, FleetVendors, SimFleet};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;

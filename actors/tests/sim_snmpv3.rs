@@ -9,9 +9,9 @@
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::inventory::SnmpVersion;
 use ponkeeper_actors::profile::std_oids;
-use ponkeeper_actors::sim::usm::{SimUsmUser, AUTH_PASSWORD_ENV, PRIV_PASSWORD_ENV};
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use ponkeeper_actors::snmp::{ClientSettings, DeviceError, SnmpClient};
+use ponkeeper_sim::usm::{SimUsmUser, AUTH_PASSWORD_ENV, PRIV_PASSWORD_ENV};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use std::time::{Duration, Instant};
 use tokio::process::Command;
 

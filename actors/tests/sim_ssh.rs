@@ -6,8 +6,8 @@
 use ponkeeper_actors::domain::{OnuStatus, Vendor};
 use ponkeeper_actors::profile::commands::{port_values, render, service_vlans, CliProfile};
 use ponkeeper_actors::profile::Profile;
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
 use ponkeeper_actors::ssh::{CliError, CliSession, CliTarget};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
 use std::collections::HashMap;
 use std::time::Duration;
 

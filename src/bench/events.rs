@@ -17,9 +17,7 @@ mod webhook;
 use super::restart::{create_key, free_port, spawn_with, stop, ServeProcess};
 use anyhow::{bail, Context};
 use ponkeeper_actors::domain::OnuStatus;
-use ponkeeper_actors::sim::{
-    Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
-};
+use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde::{Deserialize, Serialize};
 use sse::SseReader;
 use std::path::{Path, PathBuf};

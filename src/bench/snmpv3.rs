@@ -7,9 +7,9 @@
 use super::{cycle, median};
 use ponkeeper_actors::inventory::{Inventory, SnmpSpec};
 use ponkeeper_actors::olt::{OltHandle, PollSettings};
-use ponkeeper_actors::sim::usm::{AUTH_PASSWORD_ENV, PRIV_PASSWORD_ENV};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
+use ponkeeper_sim::usm::{AUTH_PASSWORD_ENV, PRIV_PASSWORD_ENV};
 use serde::Serialize;
 use std::path::Path;
 

@@ -10,9 +10,7 @@ use ponkeeper::app::App;
 use ponkeeper::config::Config;
 use ponkeeper::keys;
 use ponkeeper::records::AccessLevel;
-use ponkeeper_actors::sim::{
-    Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
-};
+use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;

@@ -39,10 +39,14 @@ pub struct OltArgs {
     pub incarnation: u64,
 }
 
-pub(crate) struct OltActor;
+/// The OLT actor. The supervisor spawns one per OLT; it is public so that the session
+/// state machine's tests (`actors/tests/olt_session.rs`) can spawn one alone on a store
+/// of their own and drive it message by message.
+pub struct OltActor;
 
-/// Everything one OLT actor knows; only its own message handlers touch it.
-pub(crate) struct OltState {
+/// Everything one OLT actor knows; only its own message handlers touch it. Public (its
+/// fields are not) only because it is [`OltActor`]'s `Actor::State`.
+pub struct OltState {
     pub(super) spec: OltSpec,
     pub(super) store: Store,
     pub(super) settings: Arc<PollSettings>,
@@ -172,7 +176,7 @@ impl Actor for OltActor {
             OltMsg::Shutdown(reply) => state.shutdown(reply),
             OltMsg::Discovered(sightings, at) => state.discovered(sightings, at),
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
-            #[cfg(test)]
+            #[cfg(any(test, feature = "test-support"))]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }
         Ok(())

@@ -56,7 +56,11 @@ pub struct OltHandle {
 }
 
 impl OltHandle {
-    pub(crate) fn new(id: OltId, actor: ActorRef<OltMsg>, settings: &PollSettings) -> Self {
+    /// The handle of OLT `id`'s actor. The supervisor makes one for every actor it
+    /// spawns; public so that the session state machine's tests
+    /// (`actors/tests/olt_session.rs`), which spawn an [`super::OltActor`] alone, reach it
+    /// through the same methods the service uses.
+    pub fn new(id: OltId, actor: ActorRef<OltMsg>, settings: &PollSettings) -> Self {
         OltHandle {
             id,
             actor,
@@ -67,6 +71,22 @@ impl OltHandle {
 
     pub(crate) fn actor(&self) -> &ActorRef<OltMsg> {
         &self.actor
+    }
+
+    /// The id of the actor behind this handle; the supervisor's restart of a crashed
+    /// actor gives the OLT a new one. With the `test-support` feature only, for the
+    /// integration tests that crash an actor and wait for its successor.
+    #[cfg(feature = "test-support")]
+    pub fn actor_id(&self) -> ractor::ActorId {
+        self.actor.get_id()
+    }
+
+    /// Panics the OLT's actor in its handler ([`OltMsg::Crash`]), as a poisoned reply
+    /// would, so that tests see the supervisor restart it. With the `test-support`
+    /// feature only, which the service never enables.
+    #[cfg(feature = "test-support")]
+    pub fn crash(&self) -> Result<(), ractor::MessagingErr<OltMsg>> {
+        self.actor.send_message(OltMsg::Crash)
     }
 
     async fn query<T: Send + 'static>(

@@ -55,8 +55,9 @@ pub enum OltMsg {
     Discovered(Vec<crate::provision::Sighting>, DateTime<Utc>),
     /// The unconfigured ONUs as last discovered.
     Unconfigured(RpcReplyPort<Vec<crate::provision::UnconfiguredOnu>>),
-    /// Test builds only: panic in the handler, as a poisoned reply would.
-    #[cfg(test)]
+    /// Test builds only (and the `test-support` feature, for the integration tests):
+    /// panic in the handler, as a poisoned reply would.
+    #[cfg(any(test, feature = "test-support"))]
     Crash,
 }
 

@@ -155,65 +155,6 @@ async fn acquire(budget: &Arc<Semaphore>) -> Result<OwnedSemaphorePermit, Device
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
-    use crate::store::Store;
-    use crate::supervisor::Fleet;
-
-    /// Two simulated OLTs sharing ONE poll permit, with a 1 s timeout: OLT 1 hangs, and
-    /// OLT 2's poll must not wait out OLT 1's timeout behind it — neither on OLT 1's first
-    /// failing poll (a quick timeout lets go of the permit) nor on the next (a suspect OLT
-    /// probes under the probe budget). Before probes, OLT 2 waited the whole second.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_hung_olt_does_not_hold_the_poll_permit_through_its_timeout() {
-        let sim = SimFleet::start(FleetSpec {
-            dynamics: Dynamics::none(),
-            ..FleetSpec::new(2, 8)
-        })
-        .await
-        .expect("simulator");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
-        let settings = PollSettings {
-            interval: Duration::from_secs(3600),
-            timeout: Duration::from_secs(1),
-            retries: 0,
-            deadline: Duration::from_secs(5),
-            concurrency: Arc::new(Semaphore::new(1)),
-            probes: Arc::new(Semaphore::new(1)),
-            ..PollSettings::default()
-        };
-        let fleet = Fleet::start(store, settings, sim.inventory())
-            .await
-            .expect("fleet");
-        let (hung, healthy) = (fleet.olt(1).expect("OLT 1"), fleet.olt(2).expect("OLT 2"));
-        for olt in [&hung, &healthy] {
-            olt.poll_now().await.expect("a first good poll");
-        }
-        sim.set_faults(1, FaultSet::new().with(Fault::Hang));
-        for round in ["first failing poll", "suspect poll"] {
-            let stuck = {
-                let hung = hung.clone();
-                tokio::spawn(async move { hung.poll_now().await })
-            };
-            tokio::time::sleep(Duration::from_millis(30)).await;
-            let started = Instant::now();
-            healthy.poll_now().await.expect("OLT 2 polls");
-            let waited = started.elapsed();
-            assert!(
-                waited < Duration::from_millis(700),
-                "{round}: OLT 2 waited {waited:?} behind the hung OLT 1"
-            );
-            let failed = stuck.await.expect("task");
-            assert!(
-                failed
-                    .as_ref()
-                    .is_ok_and(|s| s.status != crate::domain::SessionStatus::Online),
-                "{round}: {failed:?}"
-            );
-        }
-        fleet.shutdown().await;
-        sim.shutdown().await;
-    }
 
     #[test]
     fn the_quick_timeout_follows_the_round_trip_within_its_bounds() {

@@ -1,5 +1,6 @@
-//! The OLT actor's session state machine (SPEC §3), message by message: a real
-//! [`OltActor`] spawned with `Actor::spawn` on a temp [`Store`], polling and driving one
+//! The OLT actor's session state machine (the states and moves README.md's "OLT session
+//! states" lists), message by message: a real [`OltActor`] spawned with `Actor::spawn` on
+//! a temp [`Store`], polling and driving one
 //! simulated Huawei OLT of four ONUs over real UDP and SSH, in-process. Faults are set on
 //! the simulator (`hang` for a hung poll, `ssh-mute` for a CLI that never prompts).
 //! Timeouts are 300 ms, so a failed poll costs 300 ms and the file runs in a few seconds.
@@ -10,18 +11,19 @@
 //! 300 ms backoff after a failed one, which the test's next poll-now comes well within.
 //! A test waits for answers, not for ticks.
 
-use super::actor::{OltActor, OltArgs};
-use super::msg::OltMsg;
-use super::{ActionError, ActionOutcome, CliAction, OltDetail, OltHandle, PollSettings};
-use crate::domain::{OnuId, SessionStatus, Vendor};
-use crate::inventory::OltSpec;
-use crate::profile::commands::{port_values, render};
-use crate::profile::Profile;
-use crate::sim::{
+use chrono::Utc;
+use ponkeeper_actors::domain::{OnuId, SessionStatus, Vendor};
+use ponkeeper_actors::inventory::OltSpec;
+use ponkeeper_actors::olt::{
+    ActionError, ActionOutcome, CliAction, OltActor, OltArgs, OltDetail, OltHandle, OltMsg,
+    PollSettings,
+};
+use ponkeeper_actors::profile::commands::{port_values, render};
+use ponkeeper_actors::profile::Profile;
+use ponkeeper_actors::store::Store;
+use ponkeeper_sim::{
     Dynamics, Fault, FaultSet, FleetSpec, SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV,
 };
-use crate::store::Store;
-use chrono::Utc;
 use ractor::concurrency::{oneshot, OneshotReceiver};
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorRef, RpcReplyPort};
@@ -156,7 +158,7 @@ async fn spawn(
 ) -> (ActorRef<OltMsg>, JoinHandle<()>, OltHandle) {
     let settings = settings();
     let handle_settings = settings.clone();
-    let view = crate::fleet_view::FleetViewHandle::start(settings.thresholds)
+    let view = ponkeeper_actors::fleet_view::FleetViewHandle::start(settings.thresholds)
         .await
         .expect("the fleet view starts");
     let args = OltArgs {

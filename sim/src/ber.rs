@@ -2,6 +2,10 @@
 //! ([`super::agent`]) but keeps its encoder crate-private, so responses are written here:
 //! varbinds are appended one by one to a reusable buffer (which lets GETBULK stop when the
 //! next varbind would not fit a datagram), then framed once with the message header.
+//!
+//! [`Value`], [`Name`] and [`ResponseWriter`] are public for one outside user: the
+//! property tests of the SNMP client's decoder in `ponkeeper-actors`
+//! (`actors/tests/snmp_decode.rs`), which decode what this encoder writes.
 
 /// BER / SNMP tags the agent writes.
 pub(crate) mod tag {
@@ -19,7 +23,7 @@ pub(crate) mod tag {
 
 /// A varbind value the agent can send.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Value<'a> {
+pub enum Value<'a> {
     Integer(i64),
     Octets(&'a [u8]),
     /// A short OCTET STRING made at answer time (a serial as text), bytes and length.
@@ -34,14 +38,14 @@ pub(crate) enum Value<'a> {
 
 /// The name of a varbind: arcs of our own, or the encoded OID of a request echoed back.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Name<'a> {
+pub enum Name<'a> {
     Arcs(&'a [u64]),
     Encoded(&'a [u8]),
 }
 
 /// Reusable response encoder: one per agent task.
 #[derive(Debug, Default)]
-pub(crate) struct ResponseWriter {
+pub struct ResponseWriter {
     /// Concatenated varbind TLVs of the response being built.
     varbinds: Vec<u8>,
     /// One varbind's content while it is encoded.

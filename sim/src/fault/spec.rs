@@ -5,7 +5,7 @@
 //! `fault.rs` applies them.
 
 use super::{Fault, FaultSet};
-use crate::domain::OltId;
+use ponkeeper_actors::domain::OltId;
 use std::fmt;
 use std::str::FromStr;
 

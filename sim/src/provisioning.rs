@@ -1,6 +1,6 @@
 //! The simulated OLT's provisioning: the ONUs it sees but has not registered (generated on
 //! some ports, and in a live fleet new ones plugged in over time), the profiles it offers,
-//! and the CLI lines of [`crate::profile::provisioning`] that list them, register an ONU
+//! and the CLI lines of [`ponkeeper_actors::profile::provisioning`] that list them, register an ONU
 //! and remove it again, with the vendor's refusals (index taken, serial registered,
 //! unknown profile). Registering moves an ONU from the unconfigured list into the ONU
 //! table (so the SNMP agent and the next poll see it); removing puts it back, as the
@@ -11,12 +11,12 @@
 use super::model::{Reading, SimInterface, SimOlt, SimOnu, SimPort};
 use super::vendor::SimVendor;
 use super::{lock, SimFleet};
-use crate::domain::{round_dbm, OltId};
-use crate::profile::commands::{capture, port_of, CliMode};
-use crate::profile::provisioning::{
+use ponkeeper_actors::domain::{round_dbm, OltId};
+use ponkeeper_actors::profile::commands::{capture, port_of, CliMode};
+use ponkeeper_actors::profile::provisioning::{
     dotted_mac, parse_mac, PortKey, Provisioning, SerialKind, UnconfiguredSerial,
 };
-use crate::profile::{format_gpon_serial, format_mac, parse_gpon_serial, OnuIndexing};
+use ponkeeper_actors::profile::{format_gpon_serial, format_mac, parse_gpon_serial, OnuIndexing};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -279,7 +279,7 @@ fn register_onu(
     }
     insert_onu(olt, vendor, port, index, serial, online);
     match table.vendor {
-        crate::domain::Vendor::Huawei => format!(
+        ponkeeper_actors::domain::Vendor::Huawei => format!(
             "  Number of ONTs that can be added: 1, success: 1\n  PortID :{}, ONTID :{index}",
             olt.ports[port].position.port
         ),
@@ -314,7 +314,7 @@ fn deregister_onu(
     } = olt;
     provisioning.add(ports, onu.port, onu.serial, "HG8245H");
     match vendor.profile.vendor {
-        crate::domain::Vendor::Huawei => {
+        ponkeeper_actors::domain::Vendor::Huawei => {
             "  Number of ONTs that can be deleted: 1, success: 1".to_string()
         }
         _ => String::new(),
@@ -379,7 +379,7 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
     }
     let mut out = String::new();
     match table.vendor {
-        crate::domain::Vendor::Huawei => {
+        ponkeeper_actors::domain::Vendor::Huawei => {
             let rule = format!("   {}", "-".repeat(76));
             for (n, onu) in list.iter().enumerate() {
                 let text = serial_text(vendor, &onu.serial);
@@ -398,7 +398,7 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
             let _ = writeln!(out, "{rule}");
             let _ = write!(out, "   The number of GPON autofind ONT is {}", list.len());
         }
-        crate::domain::Vendor::Zte => {
+        ponkeeper_actors::domain::Vendor::Zte => {
             let _ = writeln!(out, "OnuIndex                 Sn                  State");
             let _ = writeln!(out, "{}", "-".repeat(69));
             for onu in list {
@@ -407,7 +407,7 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
                 let _ = writeln!(out, "{index:<25}{serial:<20}unknown");
             }
         }
-        crate::domain::Vendor::Bdcom => {
+        ponkeeper_actors::domain::Vendor::Bdcom => {
             let _ = writeln!(out, "Interface    MAC Address     Status");
             for onu in list {
                 let mac = String::from_utf8_lossy(&onu.wire);
@@ -419,8 +419,8 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
     out
 }
 
-fn profile_listing(kind: crate::profile::provisioning::ProfileKind) -> String {
-    use crate::profile::provisioning::ProfileKind;
+fn profile_listing(kind: ponkeeper_actors::profile::provisioning::ProfileKind) -> String {
+    use ponkeeper_actors::profile::provisioning::ProfileKind;
     let mut out = String::new();
     let rows: &[(&str, &str)] = match kind {
         ProfileKind::Line => &LINE_PROFILES,

@@ -18,8 +18,8 @@ pub const AUTH_PASSWORD_ENV: &str = "SIM_SNMP_AUTH";
 pub const PRIV_PASSWORD_ENV: &str = "SIM_SNMP_PRIV";
 
 /// The inventory's `snmp` table for a simulated OLT on `port` with this v3 user.
-pub fn inventory_spec(user: &SimUsmUser, port: u16) -> crate::inventory::SnmpSpec {
-    use crate::inventory::{AuthProtocol, PrivProtocol, SnmpSpec, SnmpVersion};
+pub fn inventory_spec(user: &SimUsmUser, port: u16) -> ponkeeper_actors::inventory::SnmpSpec {
+    use ponkeeper_actors::inventory::{AuthProtocol, PrivProtocol, SnmpSpec, SnmpVersion};
     SnmpSpec {
         port,
         version: SnmpVersion::V3,

@@ -15,7 +15,7 @@
 mod spec;
 
 use super::agent::OltShared;
-use crate::domain::OltId;
+use ponkeeper_actors::domain::OltId;
 use rand::Rng;
 use std::fmt;
 use std::str::FromStr;

@@ -1,13 +1,14 @@
-//! The simulated OLT fleet: N OLTs with ports and ONUs, each answering SNMP on its own real
-//! UDP socket and serving its vendor's CLI over SSH on its own TCP listener ([`ssh`],
-//! [`console`]), so the service and its tests poll and drive them exactly as they do devices.
-//! OLTs
-//! are Huawei, ZTE or BDCOM, one vendor for the whole fleet, all three in turn, or every
-//! table layout in turn, ZTE C620 and BDCOM GP3600 included ([`FleetVendors`]). The
-//! fleet is generated deterministically from a seed ([`model`]), encodes every value with
-//! the same driver profile the pollers decode with ([`vendor`], [`crate::profile`]), serves
-//! a MIB view computed on demand ([`mib`], [`agent`]) and, unless frozen with
-//! [`Dynamics::none`], lets signals drift and ONUs drop out and come back on a ticker.
+//! `ponkeeper-sim`, the simulated OLT fleet: N OLTs with ports and ONUs, each answering
+//! SNMP on its own real UDP socket and serving its vendor's CLI over SSH on its own TCP
+//! listener ([`ssh`], [`console`]), so the service and its tests poll and drive them
+//! exactly as they do devices. OLTs are Huawei, ZTE or BDCOM, one vendor for the whole
+//! fleet, all three in turn, or every table layout in turn, ZTE C620 and BDCOM GP3600
+//! included ([`FleetVendors`]). The fleet is generated deterministically from a seed
+//! ([`model`]), encodes every value with the same driver profile the pollers decode with
+//! ([`vendor`], [`ponkeeper_actors::profile`]: this crate depends on `ponkeeper-actors`
+//! for the profiles, the domain types and the inventory), serves a MIB view computed on
+//! demand ([`mib`], [`agent`]) and, unless frozen with [`Dynamics::none`], lets signals
+//! drift and ONUs drop out and come back on a ticker.
 //!
 //! Any OLT can be made to misbehave ([`fault`]): hang, drop a share of requests, answer
 //! late, answer garbage, malformed or oversized datagrams or another request's id, close
@@ -18,7 +19,8 @@
 //! and what `garbage` sends follow the fleet's seed, so a test sees the same sequence
 //! every run.
 //!
-//! Callers: the `simulate` command and the integration tests start a [`SimFleet`], take its
+//! Callers: the `sim`, `demo` and `bench` commands and the integration tests of both
+//! `ponkeeper` and `ponkeeper-actors` start a [`SimFleet`], take its
 //! [`SimFleet::inventory`] for the service, compare what the service reports with
 //! [`SimFleet::expected_onus`], inject faults (or simply hang an OLT with
 //! [`SimFleet::set_silent`] and its CLI with [`SimFleet::set_cli_silent`]), and check what
@@ -35,7 +37,7 @@
 //! ```
 
 mod agent;
-pub(crate) mod ber;
+pub mod ber;
 mod console;
 mod control;
 mod fault;
@@ -56,13 +58,13 @@ pub const SSH_PASSWORD_ENV: &str = "SIM_SSH_PASSWORD";
 /// The SSH password of a fleet unless its spec says otherwise.
 pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
 
-use crate::domain::{NodeId, OltId, Vendor};
-use crate::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use agent::{OltShared, Responder};
 use fault::FaultBoard;
 pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
 use mib::MibView;
 use model::SimOlt;
+use ponkeeper_actors::domain::{NodeId, OltId, Vendor};
+use ponkeeper_actors::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use rand::SeedableRng;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
@@ -90,7 +92,7 @@ impl FleetVendors {
         self.sim_vendor(i).profile.vendor
     }
 
-    /// The table layout ([`crate::profile::Profile::family`]) of OLT `i` (from 0).
+    /// The table layout ([`ponkeeper_actors::profile::Profile::family`]) of OLT `i` (from 0).
     pub fn family_of_olt(self, i: usize) -> &'static str {
         self.sim_vendor(i).profile.family
     }
@@ -186,7 +188,7 @@ impl Default for Dynamics {
 
 /// One ONU as a correct poller must report it right now: exactly what the poller
 /// produces from a good poll.
-pub type ExpectedOnu = crate::poller::PolledOnu;
+pub type ExpectedOnu = ponkeeper_actors::poller::PolledOnu;
 
 /// One running simulated OLT.
 struct RunningOlt {
@@ -416,7 +418,7 @@ impl SimFleet {
     }
 
     /// Sends an SNMPv2c trap to `target` whenever one OLT's online ONUs change
-    /// (`sim --trap-target`; see `sim/traps.rs`).
+    /// (`sim --trap-target`; see `sim/src/traps.rs`).
     pub fn send_traps_to(&mut self, target: SocketAddr) {
         let olts = self
             .olts
@@ -444,7 +446,7 @@ impl SimFleet {
                 onu.online = online;
                 onu.outage_ticks_left = None;
                 if !online {
-                    onu.last_down_cause = Some(crate::domain::DownCause::Los);
+                    onu.last_down_cause = Some(ponkeeper_actors::domain::DownCause::Los);
                 }
                 true
             }
@@ -498,7 +500,9 @@ impl SimFleet {
     /// The SHA256 fingerprint of the host key OLT `olt_id` shows now.
     pub fn host_key_fingerprint(&self, olt_id: OltId) -> Option<String> {
         let key = self.olt(olt_id)?.host_key.get();
-        Some(crate::host_keys::fingerprint_of(key.public_key()))
+        Some(ponkeeper_actors::host_keys::fingerprint_of(
+            key.public_key(),
+        ))
     }
 
     /// The OpenSSH public key line (`ssh-ed25519 AAAA…`) of OLT `olt_id`'s host key now,

@@ -8,8 +8,8 @@
 
 use super::vendor::{PortPosition, RowIndex, SimVendor};
 use super::{Dynamics, ExpectedOnu};
-use crate::domain::{round_dbm, DownCause, OltId};
-use crate::profile::{OnuColumn, OnuField};
+use ponkeeper_actors::domain::{round_dbm, DownCause, OltId};
+use ponkeeper_actors::profile::{OnuColumn, OnuField};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
@@ -315,8 +315,8 @@ impl SimOlt {
                 let raw_status = decoded(OnuField::Status);
                 let status = profile.status(raw_status.unwrap_or(-1));
                 let last_down_cause = match status {
-                    crate::domain::OnuStatus::Online => None,
-                    crate::domain::OnuStatus::Offline => {
+                    ponkeeper_actors::domain::OnuStatus::Online => None,
+                    ponkeeper_actors::domain::OnuStatus::Offline => {
                         Some(profile.last_down_cause(raw_status, decoded(OnuField::DownCause)))
                     }
                 };
@@ -390,7 +390,9 @@ fn layout_interfaces(vendor: &SimVendor, ports: &[SimPort], onus: &[SimOnu]) -> 
         .iter()
         .map(|port| interface(port.if_index, port.if_name.clone()))
         .collect();
-    if let crate::profile::OnuIndexing::OnuIfIndex { separator } = vendor.profile.onu_indexing {
+    if let ponkeeper_actors::profile::OnuIndexing::OnuIfIndex { separator } =
+        vendor.profile.onu_indexing
+    {
         for onu in onus {
             let (_, Some(if_index)) = vendor.onu_row_index(ports[onu.port].position, onu.ont_id)
             else {
@@ -504,7 +506,7 @@ fn generate_onu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Vendor;
+    use ponkeeper_actors::domain::Vendor;
 
     fn huawei() -> &'static SimVendor {
         SimVendor::for_vendor(Vendor::Huawei)

@@ -5,14 +5,14 @@
 //! every OLT actor, as the API did before the view. Polls run on demand only (a one-hour
 //! interval), so nothing moves between the two readings.
 
-use super::*;
-use crate::domain::{OnuStatus, OpticsLevel, SessionStatus};
-use crate::inventory::Inventory;
-use crate::olt::{OltMsg, PollSettings};
-use crate::onu_table::{OnuFilter, OnuQuery};
-use crate::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-use crate::store::Store;
-use crate::supervisor::Fleet;
+use ponkeeper_actors::domain::{OnuStatus, OpticsLevel, SessionStatus};
+use ponkeeper_actors::fleet_view::{FleetVlan, OnuSearch, Page, Window};
+use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
+use ponkeeper_actors::store::Store;
+use ponkeeper_actors::supervisor::Fleet;
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -150,16 +150,11 @@ async fn poll_all(fleet: &Fleet) {
 
 /// Crashes OLT `id`'s actor and waits for its restarted one.
 async fn crash(fleet: &Fleet, id: u32) {
-    let before = fleet.olt(id).expect("running").actor().get_id();
-    fleet
-        .olt(id)
-        .expect("running")
-        .actor()
-        .send_message(OltMsg::Crash)
-        .expect("send");
+    let before = fleet.olt(id).expect("running").actor_id();
+    fleet.olt(id).expect("running").crash().expect("send");
     for _ in 0..300 {
         tokio::time::sleep(Duration::from_millis(10)).await;
-        if fleet.olt(id).is_some_and(|h| h.actor().get_id() != before) {
+        if fleet.olt(id).is_some_and(|h| h.actor_id() != before) {
             return;
         }
     }

@@ -3,8 +3,8 @@
 //! MIB view serves the unconfigured table.
 
 use super::*;
-use crate::domain::Vendor;
-use crate::sim::mib::{AnswerContext, MibView};
+use crate::mib::{AnswerContext, MibView};
+use ponkeeper_actors::domain::Vendor;
 
 fn fresh(vendor: Vendor) -> (SimOlt, &'static SimVendor) {
     let sim = SimVendor::for_vendor(vendor);

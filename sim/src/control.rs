@@ -111,7 +111,7 @@ async fn converse(stream: UnixStream, board: Arc<FaultBoard>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
+    use crate::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
     use std::time::Duration;
 
     async fn fleet(olts: usize) -> SimFleet {

@@ -1,5 +1,5 @@
 //! The simulated OLT's command line: one [`Terminal`] per SSH shell, driven by the very
-//! CLI table the client uses ([`crate::profile::commands`]). It knows the vendor's modes and
+//! CLI table the client uses ([`ponkeeper_actors::profile::commands`]). It knows the vendor's modes and
 //! prompts, the setup lines, the running-configuration command and every line of the
 //! three action scripts, and refuses anything else with the vendor's own error text.
 //! A line of the reboot script takes the ONU offline (seen by the SNMP agent) for the
@@ -15,8 +15,8 @@
 use super::agent::OltShared;
 use super::model::{SimOlt, SimOnu};
 use super::vendor::SimVendor;
-use crate::profile::commands::{capture, port_of, render, CliProfile};
-use crate::profile::OnuField;
+use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
+use ponkeeper_actors::profile::OnuField;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -365,7 +365,7 @@ impl Terminal {
             Effect::Reboot => {
                 onu.online = false;
                 // Huawei reports it (down cause 9, reset); ZTE's and BDCOM's status cannot.
-                onu.last_down_cause = Some(crate::domain::DownCause::Reboot);
+                onu.last_down_cause = Some(ponkeeper_actors::domain::DownCause::Reboot);
                 onu.outage_ticks_left = None;
                 onu.reboots += 1;
                 let generation = onu.reboots;

@@ -9,7 +9,7 @@
 //! the other OLTs, so a gone OLT simply answers nothing until the fault is cleared.
 
 use super::{faulty_response, send, Responder};
-use crate::sim::fault::Fault;
+use crate::fault::Fault;
 use rand::Rng;
 use snmp2::Pdu;
 use std::collections::HashMap;

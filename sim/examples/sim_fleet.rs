@@ -1,9 +1,9 @@
 //! Runs a simulated OLT fleet until Ctrl-C, for poking at it with net-snmp by hand and for
 //! checking that a large fleet fits one process. Prints the inventory TOML on stdout.
 //!
-//! `cargo run -p ponkeeper-actors --release --example sim_fleet -- OLTS ONUS [BASE_PORT] [SEED] [frozen]`
+//! `cargo run -p ponkeeper-sim --release --example sim_fleet -- OLTS ONUS [BASE_PORT] [SEED] [frozen]`
 
-use ponkeeper_actors::sim::{Dynamics, FleetSpec, SimFleet};
+use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet};
 use std::time::Instant;
 
 #[tokio::main]

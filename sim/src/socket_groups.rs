@@ -11,7 +11,7 @@ use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
 
 /// The community of OLT `id` when it shares its socket.
-pub(super) fn shared_community(id: crate::domain::OltId) -> Vec<u8> {
+pub(super) fn shared_community(id: ponkeeper_actors::domain::OltId) -> Vec<u8> {
     format!("public-{id}").into_bytes()
 }
 
@@ -39,8 +39,8 @@ impl Launch<'_> {
                     .ok_or_else(|| invalid("base_port + sockets exceeds 65535"))?
             };
             let at = SocketAddr::new(spec.bind, port);
-            let first_id =
-                crate::domain::OltId::try_from(first + 1).map_err(|_| invalid("too many OLTs"))?;
+            let first_id = ponkeeper_actors::domain::OltId::try_from(first + 1)
+                .map_err(|_| invalid("too many OLTs"))?;
             let socket = UdpSocket::bind(at)
                 .await
                 .map_err(|e| bind_error(e, "UDP (SNMP)", at, first_id))?;

@@ -1,7 +1,7 @@
 //! What the simulator needs to know about a vendor beyond the driver profile: the chassis
 //! model and firmware strings, how PON ports are laid out, named and indexed, how ONUs are
 //! numbered (and, for BDCOM, which ifIndex their own interface gets), which serial
-//! prefixes appear and the raw status of an offline ONU. Like [`crate::profile`], this is
+//! prefixes appear and the raw status of an offline ONU. Like [`ponkeeper_actors::profile`], this is
 //! data, one table per vendor: the fleet model ([`super::model`]) and the MIB view
 //! ([`super::mib`]) read it. Row indexes are built from the profile's
 //! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
@@ -9,8 +9,8 @@
 use super::console;
 use super::model::Raw;
 use super::model::SimOlt;
-use crate::domain::{DownCause, Vendor};
-use crate::profile::{self, DownCauseSource, Encoding, OnuField, OnuIndexing, Profile};
+use ponkeeper_actors::domain::{DownCause, Vendor};
+use ponkeeper_actors::profile::{self, DownCauseSource, Encoding, OnuField, OnuIndexing, Profile};
 
 /// Where a PON port sits in the chassis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,7 +328,7 @@ impl RowIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::OnuStatus;
+    use ponkeeper_actors::domain::OnuStatus;
 
     #[test]
     fn status_values_round_trip_through_the_profile() {

@@ -499,8 +499,8 @@ async fn send(socket: &UdpSocket, olt: &OltShared, response: &[u8], peer: Socket
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Vendor;
-    use crate::profile::std_oids;
+    use ponkeeper_actors::domain::Vendor;
+    use ponkeeper_actors::profile::std_oids;
     use snmp2::Value as Got;
 
     const GET: u8 = 0xA0;

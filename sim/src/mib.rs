@@ -10,7 +10,7 @@
 use super::ber::Value;
 use super::model::{Raw, SimOlt};
 use super::vendor::SimVendor;
-use crate::profile::{std_oids, OnuColumn};
+use ponkeeper_actors::profile::{std_oids, OnuColumn};
 
 /// Longest instance OID the view produces (column ≤ 20 arcs + index + suffix).
 const MAX_ARCS: usize = 32;
@@ -170,9 +170,10 @@ impl MibView {
             suffix: arcs(column.suffix),
             source: Source::Onu(*column),
         }));
-        let unconfigured =
-            crate::profile::provisioning::Provisioning::for_vendor(vendor.profile.vendor)
-                .unconfigured;
+        let unconfigured = ponkeeper_actors::profile::provisioning::Provisioning::for_vendor(
+            vendor.profile.vendor,
+        )
+        .unconfigured;
         objects.push(MibObject {
             oid: arcs(unconfigured.serial),
             suffix: Vec::new(),
@@ -396,7 +397,7 @@ fn partition(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Vendor;
+    use ponkeeper_actors::domain::Vendor;
 
     fn setup(onus: usize) -> (MibView, SimOlt, AnswerContext) {
         let vendor = SimVendor::for_vendor(Vendor::Huawei);
@@ -520,8 +521,9 @@ mod tests {
             assert!(offline > 0, "the seed gives offline ONUs");
             let onu_objects = vendor.profile.onu_columns.len();
             // Distance has no absent sentinel on either: offline ONUs have no instance.
-            let table =
-                crate::profile::provisioning::Provisioning::for_vendor(vendor.profile.vendor);
+            let table = ponkeeper_actors::profile::provisioning::Provisioning::for_vendor(
+                vendor.profile.vendor,
+            );
             let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
             let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
             let rows =
