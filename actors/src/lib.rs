@@ -13,6 +13,7 @@ pub mod onu_table;
 pub mod poller;
 pub mod profile;
 pub mod provision;
+pub mod published;
 pub mod sim;
 pub mod snmp;
 pub mod ssh;

@@ -3,6 +3,9 @@
 //! must leave the view answering exactly what asking every OLT's own state answers, with
 //! each OLT's table queried by [`OnuTable::query`] and the pages merged, as the API did.
 
+/// The same comparison on a live fleet of OLT actors and the simulator.
+mod live;
+
 use super::*;
 use crate::domain::{
     DownCause, OnuId, OnuStatus, OpticsLevel, PonPortStats, SessionStatus, Vendor,

@@ -5,8 +5,8 @@
 //! every OLT actor, as the API did before the view. Polls run on demand only (a one-hour
 //! interval), so nothing moves between the two readings.
 
-use super::*;
 use crate::domain::{OnuStatus, OpticsLevel, SessionStatus};
+use crate::fleet_view::*;
 use crate::inventory::Inventory;
 use crate::olt::{OltMsg, PollSettings};
 use crate::onu_table::{OnuFilter, OnuQuery};
