@@ -1,10 +1,10 @@
 //! What the OLT actor tells the fleet view (OLT actors publish, one fleet view,
-//! [`crate::fleet_view`], aggregates). The [`Publisher`] part of the actor's state keeps what it last
-//! published; [`Publisher::publish`] compares the state with it and sends only what
-//! changed — the summary (always: it carries the poll time), the ports and VLANs when
-//! they changed, and the ONU rows that changed ([`diff_onus`]). The first publish of an
-//! actor is a snapshot of everything, which replaces whatever an earlier incarnation of
-//! the actor left in the view.
+//! [`crate::fleet_view`], aggregates). The [`Publisher`] part of the actor's state keeps
+//! what it last published; [`Publisher::publish`] compares the state with it and sends
+//! only what changed — the summary (always: it carries the poll time), the ports and
+//! VLANs when they changed, and the ONU rows that changed ([`diff_onus`]). The first
+//! publish of an actor is a snapshot of everything, which replaces whatever an earlier
+//! incarnation of the actor left in the view.
 //!
 //! The state changes in three places — the end of a poll, the end of a CLI action, a
 //! session move — and each calls `publish` before it answers whoever caused the change,

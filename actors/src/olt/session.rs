@@ -29,11 +29,12 @@
 //! | any | shutdown | SHUTTING DOWN (shows the state it wraps) | (none) |
 //!
 //! The polling states are CONNECTING, ONLINE, DEGRADED and OFFLINE. A poll that
-//! succeeds schedules the next one an interval later, one that fails after the backoff of
-//! its count. A move to the status already shown records nothing (a second failed poll while
-//! DEGRADED), except a restart, which is always recorded. DISABLED, STOPPED and SHUTTING
-//! DOWN refuse polls and restarts (a restart revives STOPPED); OFFLINE also refuses CLI
-//! actions.
+//! succeeds schedules the next one an interval later, one that fails after the backoff
+//! of its count. A move to the status already shown records nothing (a second failed
+//! poll while DEGRADED), except a restart, which is always recorded. DISABLED, STOPPED
+//! and SHUTTING DOWN refuse polls and restarts (a restart revives STOPPED); OFFLINE also
+//! refuses CLI actions. The timer polls in the polling states when a poll is due, and
+//! takes the scheduled backup in all of them but CONNECTING.
 
 use crate::domain::SessionStatus;
 

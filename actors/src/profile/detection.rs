@@ -1,11 +1,11 @@
-//! Layout detection (docs/devices.md, vendor detection): which profile an OLT needs, from the sysObjectID and
-//! sysDescr it answers. The table is data ([`DETECTION`]): a rule matches when the
-//! sysObjectID starts with one of its prefixes or the sysDescr contains one of its
-//! phrases, and the first rule that matches wins, so a vendor's later families (ZTE
-//! C600, BDCOM GPON) come before its catch-all. The engine and that order are here; each
-//! family's rule is in its folder (`huawei/detection.rs` etc.). Every poll reads the system group and
-//! asks [`super::Profile::for_device`]: for `vendor = "auto"` this is vendor detection,
-//! for a configured vendor it picks among that vendor's layouts.
+//! Layout detection (docs/devices.md, vendor detection): which profile an OLT needs, from
+//! the sysObjectID and sysDescr it answers. The table is data ([`DETECTION`]): a rule
+//! matches when the sysObjectID starts with one of its prefixes or the sysDescr contains
+//! one of its phrases, and the first rule that matches wins, so a vendor's later families
+//! (ZTE C600, BDCOM GPON) come before its catch-all. The engine and that order are here;
+//! each family's rule is in its folder (`huawei/detection.rs` etc.). Every poll reads the
+//! system group and asks [`super::Profile::for_device`]: for `vendor = "auto"` this is
+//! vendor detection, for a configured vendor it picks among that vendor's layouts.
 
 use super::Profile;
 #[cfg(test)]

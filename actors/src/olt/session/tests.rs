@@ -212,7 +212,8 @@ moves! {
     offline_goes_online_on_a_good_poll:
         State::Offline { failures: 5 }, Event::PollSucceeded => State::Online, succeeded();
     a_device_that_answers_but_matches_no_profile_stays_degraded:
-        State::Degraded { failures: 2 }, unknown_vendor() => State::Degraded { failures: 3 }, degraded(3);
+        State::Degraded { failures: 2 }, unknown_vendor()
+        => State::Degraded { failures: 3 }, degraded(3);
     a_report_reaching_a_disabled_olt_moves_nothing:
         State::Disabled { failures: 1 }, failed() => State::Disabled { failures: 1 }, poll_done();
 
