@@ -1,4 +1,4 @@
-//! Events (SPEC §9): what changed in the fleet that a person would want to know about,
+//! Events (docs/events.md): what changed in the fleet that a person would want to know about,
 //! kept in a durable log and read by `GET /events`, the stream and webhooks. They are
 //! derived from the same changes the OLT actors publish to the fleet view: the fleet
 //! view actor compares each change with what it held ([`derive`]) and sends the drafts
@@ -18,6 +18,6 @@ pub mod record;
 #[cfg(test)]
 mod tests;
 
-pub use derive::{derive, Rules};
+pub use derive::{derive, HeldRows, Rules};
 pub use log::{EventLog, EventSettings};
 pub use record::{Draft, Event, EventFilter, EventType, Severity};

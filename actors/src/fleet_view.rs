@@ -17,7 +17,7 @@
 //! Start-up and restarts: each OLT actor publishes a snapshot of its whole state in
 //! `pre_start`, tagged with the incarnation the supervisor gave that spawn; the snapshot
 //! replaces whatever an earlier incarnation published, and messages from an older
-//! incarnation are ignored ([`change`]).
+//! incarnation are ignored ([`crate::published`]).
 //!
 //! Events: once the service hands it the event log ([`FleetViewHandle::feed_events`]),
 //! the view derives event drafts from each change against the rows it held, before
@@ -25,22 +25,21 @@
 //! ([`crate::events`]).
 
 pub mod aggregate;
-pub mod change;
 mod rows;
 mod serials;
 #[cfg(test)]
 mod tests;
 pub mod text_index;
 
+pub use crate::published::{diff_onus, FleetChange, OltUpdate, OnuChange};
 pub use aggregate::{
     FleetAggregate, FleetVlan, NodeCounters, OltFilter, OltGauges, OnuSearch, Page, Window,
 };
-pub use change::{diff_onus, FleetChange, OltUpdate, OnuChange};
 
 use crate::domain::{NodeId, OltId, Onu, OpticsThresholds};
 use crate::events::{EventLog, Rules};
-use crate::olt::OltSummary;
 use crate::onu_table::OnuOrder;
+use crate::published::OltSummary;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};

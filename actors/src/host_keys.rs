@@ -1,4 +1,4 @@
-//! SSH host keys of the OLTs (SPEC §7): which key an OLT's SSH server must show before
+//! SSH host keys of the OLTs (docs/operations.md): which key an OLT's SSH server must show before
 //! ponkeeper logs in. The inventory may pin one with `ssh.host_key` ([`HostKeyPin`]: a
 //! SHA256 fingerprint or an OpenSSH public key line); without a pin the first successful
 //! login records the key in the store (trust on first use, `crate::store::host_keys`).
@@ -14,7 +14,7 @@ use crate::profile::commands::CliProfile;
 use crate::ssh::{CliError, CliSession, CliTarget};
 use crate::store::Store;
 use chrono::{DateTime, Utc};
-use russh::keys::ssh_key::{Fingerprint, HashAlg, PublicKey};
+use russh::keys::ssh_key::{Fingerprint, PublicKey};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -65,10 +65,9 @@ impl From<HostKeyPin> for String {
     }
 }
 
-/// The SHA256 fingerprint of a public key, as OpenSSH prints it.
-pub fn fingerprint_of(key: &PublicKey) -> String {
-    key.fingerprint(HashAlg::Sha256).to_string()
-}
+/// Fingerprints are computed by the transport, which checks them during the key
+/// exchange; re-exported for the callers that pin or record keys.
+pub use crate::ssh::fingerprint_of;
 
 /// Where the key in force comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,6 +15,7 @@ pub mod onu_table;
 pub mod poller;
 pub mod profile;
 pub mod provision;
+pub mod published;
 pub mod snmp;
 pub mod ssh;
 pub mod store;

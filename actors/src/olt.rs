@@ -1,9 +1,15 @@
 //! One actor per OLT. It owns the OLT's SNMP client, its SSH CLI session, its ONU table
-//! and its session state (SPEC §3), persists them to sled after every poll, and answers
-//! queries from memory. Device I/O never runs in a message handler: a poll is a task the
-//! actor spawns, which takes the SNMP client with it and sends it back inside
-//! [`OltMsg::PollFinished`]. A hung device therefore never delays an answer;
-//! `restart_session` aborts the task, drops the client and polls again at once.
+//! and its session state (README, "OLT session states"), persists them to sled after
+//! every poll, and answers queries from memory. Device I/O never runs in a message
+//! handler: a poll is a task the actor spawns, which takes the SNMP client with it and
+//! sends it back inside [`OltMsg::PollFinished`]. A hung device therefore never delays
+//! an answer; `restart_session` aborts the task, drops the client and polls again at
+//! once.
+//!
+//! The session is an explicit state machine (`session.rs`): a pure `next(state, event)`
+//! answers the next state and the effects the actor carries out (`lifecycle.rs`). Every
+//! status move, every refusal of a poll, restart or action for the session's sake, and
+//! when the timer may poll or back up, is decided there.
 //!
 //! CLI actions (ONU reboot, VLAN, description, config backup) follow the same pattern:
 //! one [`CliAction`] runs at a time per OLT, in a task that borrows the SSH session
@@ -21,23 +27,33 @@
 //! olt.rs          this overview and the re-exports
 //!   handle.rs     OltHandle and ActionError: what callers get
 //!   msg.rs        OltMsg and the reports poll and CLI tasks send back
-//!   actor.rs      OltActor, OltArgs, OltState; pre_start, post_stop, one line per message
-//!   session.rs    status moves (SPEC §3), restart-session, reconfigure, shutdown, sled
-//!   poll.rs       PollSettings; the timer, start_poll, finish_poll, merging a good poll
-//!   actions.rs    CliAction; admission, the queue, scripts, finish_cli, scheduled backups
-//!   view.rs       OltSummary, OltDetail, SessionInfo, VlanInfo: what the API reads
+//!   actor.rs      OltActor, OltArgs, OltState and its parts; pre_start, post_stop, one
+//!                 line per message
+//!   session.rs    the session state machine: states, events, effects, `next` (pure),
+//!                 and its table of moves in session/tests.rs
+//!   lifecycle.rs  the actor carrying out the machine's effects: moves recorded, polls
+//!                 started and abandoned, callers refused or failed; reconfigure; sled
+//!   poll.rs       PollSettings, PollCycle; start_poll, finish_poll, merging a good poll
+//!   probe.rs      the poll's first GET as a probe, so hung OLTs hold no poll permit
+//!   merge.rs      a finished poll merged into a copy of the ONU table, off the actor
+//!   actions.rs    CliAction, CliQueue; admission, scripts, finish_cli, scheduled backups
+//!   provisioned.rs  what a finished provisioning job changes in the actor's state
+//!   publish.rs    Publisher: what the fleet view is told, and when
+//!   view.rs       OltDetail, SessionInfo, VlanInfo: what the API reads
 //! ```
 //!
-//! The session state machine is tested message by message against the simulator in
+//! The actor is tested message by message against the simulator in
 //! `actors/tests/olt_session.rs`.
 //!
-//! What the API reads changes in three places only: `record_move` in `session.rs` (the
-//! status), the end of `finish_poll` in `poll.rs` (summary, ports, VLANs, ONU rows) and
-//! the end of `finish_cli` in `actions.rs` (an ONU's VLAN or description).
+//! What the API reads changes in three places only: the session machine's moves (the
+//! status, recorded in `lifecycle.rs`), the end of `finish_poll` in `poll.rs` (summary,
+//! ports, VLANs, ONU rows) and the end of `finish_cli` in `actions.rs` (an ONU's VLAN or
+//! description).
 
 mod actions;
 mod actor;
 mod handle;
+mod lifecycle;
 mod merge;
 mod msg;
 mod poll;

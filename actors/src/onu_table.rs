@@ -9,13 +9,19 @@ use crate::domain::{
     DownCause, OltId, Onu, OnuId, OnuStateChange, OnuStatus, OpticsLevel, OpticsPoint,
     OpticsThresholds,
 };
-use crate::fleet_view::text_index::search_key;
 use crate::poller::PolledOnu;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The lower-cased text a query's `q` (`OnuFilter::text`) is looked for in: the serial
+/// and the description, joined by a NUL so a match cannot span both. The fleet view's
+/// text index keys its ONUs the same way, so `q` finds the same ONUs on both sides.
+pub fn search_key(serial: &str, description: &str) -> String {
+    format!("{serial}\0{description}").to_lowercase()
+}
 
 /// Which ONUs a query wants. Text filters are matched case-insensitively.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -1,21 +1,31 @@
 //! Driver profiles: everything vendor-specific about an OLT as data — OIDs, index layout,
-//! value scales, absent sentinels and the status / down-cause enumerations. The poller
-//! (client side) decodes with these tables and the simulator (agent side) encodes with the
-//! very same tables, so the two can never disagree about a vendor. Facts come from
-//! `docs/devices.md`. This file holds the types and their codecs; the three vendors' tables are
-//! in `profile/vendors.rs` (re-exported here), where a wrong OID is fixed on one line.
+//! value scales, absent sentinels and the status / down-cause enumerations, the CLI
+//! dialogue and scripts, provisioning and detection. The poller (client side) decodes
+//! with these tables and the simulator (agent side) encodes with the very same tables,
+//! so the two can never disagree about a vendor. Facts come from `docs/devices.md`.
+//!
+//! This file holds the SNMP types and their codecs; `commands.rs` the CLI's types and
+//! template engine, `provisioning.rs` provisioning's, `detection.rs` the detection engine
+//! and its order, `if_index.rs` port ifIndex decoding. Each vendor family's data is in
+//! its own folder — `huawei/`, `zte/` (C300 / C320 and C600 / C620), `bdcom/` (EPON and
+//! GPON) — with its tables, CLI, provisioning and detection rules side by side, so a
+//! wrong OID or command is fixed on one line. The tables are re-exported here
+//! (`profile::HUAWEI` etc.) and reached through [`Profile::for_vendor`].
 
+mod bdcom;
 pub mod commands;
 pub mod detection;
+mod huawei;
 mod if_index;
-mod later_families;
 pub mod provisioning;
-mod vendors;
+mod zte;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
+pub use bdcom::{BDCOM, BDCOM_GPON};
 use commands::CliProfile;
-pub use if_index::{IfIndexLayout, HUAWEI_GPON, ZTE_C600_GPON};
-pub use vendors::{huawei_gpon_if_index, BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
+pub use huawei::{huawei_gpon_if_index, HUAWEI, HUAWEI_GPON};
+pub use if_index::IfIndexLayout;
+pub use zte::{ZTE, ZTE_C600, ZTE_C600_GPON};
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
 pub mod std_oids {

@@ -72,7 +72,7 @@ impl client::Handler for Client {
         key: &PublicKeyOrCertificate,
     ) -> Result<bool, Self::Error> {
         let fingerprint = match key {
-            PublicKeyOrCertificate::PublicKey { key, .. } => crate::host_keys::fingerprint_of(key),
+            PublicKeyOrCertificate::PublicKey { key, .. } => fingerprint_of(key),
             PublicKeyOrCertificate::Certificate(cert) => cert
                 .public_key()
                 .fingerprint(russh::keys::ssh_key::HashAlg::Sha256)
@@ -84,6 +84,13 @@ impl client::Handler for Client {
         }
         Ok(accepted)
     }
+}
+
+/// The SHA256 fingerprint of a public key, as OpenSSH prints it (`SHA256:` and unpadded
+/// base64): the form in which host keys are compared, pinned and recorded.
+pub fn fingerprint_of(key: &russh::keys::ssh_key::PublicKey) -> String {
+    key.fingerprint(russh::keys::ssh_key::HashAlg::Sha256)
+        .to_string()
 }
 
 /// Where and as whom to log in, and which host key the device must show.

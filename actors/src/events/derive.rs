@@ -4,17 +4,19 @@
 //! (`OPTICS_LEVEL_CHANGED`), LOS downs of one port in one update (`PON_OUTAGE`, ahead of
 //! its `ONU_DOWN`s), a new running-config version (`CONFIG_CHANGED`), and unconfigured
 //! ONUs a poll saw for the first time (`ONU_DISCOVERED`). The fleet view
-//! actor calls [`derive`] before [`FleetAggregate::apply`] and keeps the drafts only if
-//! the change was applied. Pure: no clock but the change's own times, no I/O.
+//! actor calls [`derive`] before it folds the change into its rows and keeps the drafts
+//! only if the change was applied. What derivation reads of those rows is the
+//! [`HeldRows`] trait, which the fleet view's aggregate implements: the events module
+//! depends on what OLT actors publish ([`crate::published`]), never on the fleet view.
+//! Pure: no clock but the change's own times, no I/O.
 //!
 //! Left out on purpose: an OLT's first move from CONNECTING to ONLINE (every start of the
 //! service would report every OLT), a registered ONU seen for the first time, and optics moves to or from UNKNOWN (an ONU that goes offline loses
 //! its reading; its `ONU_DOWN` says so).
 
 use super::record::{Draft, Event, EventType, Severity};
-use crate::domain::{DownCause, Onu, OnuId, OnuStatus, OpticsLevel, SessionStatus};
-use crate::fleet_view::{FleetAggregate, FleetChange, OltUpdate, OnuChange};
-use crate::olt::OltSummary;
+use crate::domain::{DownCause, OltId, Onu, OnuId, OnuStatus, OpticsLevel, SessionStatus};
+use crate::published::{FleetChange, OltSummary, OltUpdate, OnuChange};
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
@@ -32,8 +34,20 @@ impl Default for Rules {
     }
 }
 
+/// What derivation reads of the fleet as the fleet view held it before a change.
+pub trait HeldRows {
+    /// The summary held of OLT `olt`; `None` before its first publish.
+    fn olt_summary(&self, olt: OltId) -> Option<&OltSummary>;
+    /// The row held of ONU `id`.
+    fn known_onu(&self, id: OnuId) -> Option<&Onu>;
+    /// How many ONUs of OLT `olt` are held on port `port`.
+    fn onus_on_port(&self, olt: OltId, port: &str) -> usize;
+    /// The optics level of an Rx power under the view's thresholds.
+    fn level(&self, rx_power: Option<f64>) -> OpticsLevel;
+}
+
 /// The drafts `change` gives against `view` as it was before the change.
-pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<Draft> {
+pub fn derive(view: &impl HeldRows, change: &FleetChange, rules: Rules) -> Vec<Draft> {
     match change {
         FleetChange::Olt(update) => derive_update(view, update, rules),
         FleetChange::Removed { .. } => Vec::new(),
@@ -64,8 +78,8 @@ pub fn derive(view: &FleetAggregate, change: &FleetChange, rules: Rules) -> Vec<
 
 /// One `ONU_DISCOVERED` per ONU the OLT shows unconfigured for the first time.
 fn discovered(
-    view: &FleetAggregate,
-    olt: crate::domain::OltId,
+    view: &impl HeldRows,
+    olt: OltId,
     onus: &[crate::provision::UnconfiguredOnu],
 ) -> Vec<Draft> {
     let node = view.olt_summary(olt).and_then(|s| s.node);
@@ -90,7 +104,7 @@ fn discovered(
         .collect()
 }
 
-fn derive_update(view: &FleetAggregate, update: &OltUpdate, rules: Rules) -> Vec<Draft> {
+fn derive_update(view: &impl HeldRows, update: &OltUpdate, rules: Rules) -> Vec<Draft> {
     let Some(old) = view.olt_summary(update.olt) else {
         return Vec::new(); // the first word of this OLT: nothing to compare with
     };
@@ -137,7 +151,7 @@ fn goes_down(was: &Onu, now: &Onu) -> bool {
 /// Pushes a `PON_OUTAGE` and its `ONU_DOWN`s for each port with enough LOS downs in
 /// `rows`; answers the ids of the ONUs it covered.
 fn outages(
-    view: &FleetAggregate,
+    view: &impl HeldRows,
     update: &OltUpdate,
     rows: &[(&Onu, &Onu)],
     rules: Rules,
@@ -232,7 +246,7 @@ fn onu_down(onu: &Onu, olt: &OltSummary, at: DateTime<Utc>) -> Draft {
 }
 
 fn optics_move(
-    view: &FleetAggregate,
+    view: &impl HeldRows,
     was: &Onu,
     now: &Onu,
     olt: &OltSummary,

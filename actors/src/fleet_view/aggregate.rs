@@ -5,7 +5,6 @@
 //! change in; the query methods answer from the indexes. Pure data: the actor in
 //! `fleet_view.rs` owns one and nothing else touches it.
 
-use super::change::{FleetChange, OltUpdate, OnuChange};
 use super::rows::Rows;
 use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
@@ -13,8 +12,8 @@ use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
     SessionStatus,
 };
-use crate::olt::OltSummary;
 use crate::onu_table::OnuOrder;
+use crate::published::{FleetChange, OltSummary, OltUpdate, OnuChange};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
@@ -63,7 +62,7 @@ pub struct OnuSearch {
     pub only: Option<Vec<OnuId>>,
 }
 
-/// A node's counters (seed §2.2): its OLTs and their ONUs.
+/// A node's counters (`GET /nodes`, docs/api.md): its OLTs and their ONUs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NodeCounters {
     pub olt_count: u32,
@@ -624,6 +623,25 @@ impl FleetAggregate {
                 .flat_map(|e| e.onus.iter().copied())
                 .collect(),
         )
+    }
+}
+
+/// Event derivation reads the rows held before a change through these.
+impl crate::events::HeldRows for FleetAggregate {
+    fn olt_summary(&self, olt: OltId) -> Option<&OltSummary> {
+        FleetAggregate::olt_summary(self, olt)
+    }
+
+    fn known_onu(&self, id: OnuId) -> Option<&Onu> {
+        FleetAggregate::known_onu(self, id)
+    }
+
+    fn onus_on_port(&self, olt: OltId, port: &str) -> usize {
+        FleetAggregate::onus_on_port(self, olt, port)
+    }
+
+    fn level(&self, rx_power: Option<f64>) -> OpticsLevel {
+        FleetAggregate::level(self, rx_power)
     }
 }
 

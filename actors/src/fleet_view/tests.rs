@@ -2,6 +2,8 @@
 //! (snapshots, deltas from [`diff_onus`], removals, late messages of replaced actors)
 //! must leave the view answering exactly what asking every OLT's own state answers, with
 //! each OLT's table queried by [`OnuTable::query`] and the pages merged, as the API did.
+//! The same comparison on a live fleet of OLT actors and the simulator is
+//! `actors/tests/fleet_view_live.rs`.
 
 use super::*;
 use crate::domain::{

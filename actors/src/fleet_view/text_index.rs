@@ -45,10 +45,8 @@ pub struct TextIndex {
     unposted: VecDeque<Slot>,
 }
 
-/// The lower-cased search key of an ONU, as the OLT actor's table matches `q`.
-pub fn search_key(serial: &str, description: &str) -> String {
-    format!("{serial}\0{description}").to_lowercase()
-}
+/// How a key is built: defined by the ONU table, whose `q` this index must agree with.
+pub use crate::onu_table::search_key;
 
 /// The distinct trigrams of `text`, each packed as three 21-bit characters.
 fn trigrams(text: &str) -> Vec<u64> {

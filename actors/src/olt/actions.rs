@@ -9,7 +9,7 @@ use super::actor::OltState;
 use super::handle::ActionError;
 use super::merge::TableEdit;
 use super::msg::{ActionReply, CliDone, CliReport, OltMsg};
-use crate::domain::{OltId, Onu, OnuId, SessionStatus};
+use crate::domain::{OltId, Onu, OnuId};
 use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
 use crate::ssh::{CliError, CliSession, CliTarget};
 use crate::store::{ConfigBackup, Store};
@@ -102,6 +102,105 @@ impl CliQueue {
             next_backup_at,
         }
     }
+
+    /// Whether the same action is already running or waiting.
+    fn is_busy_with(&self, action: &CliAction) -> bool {
+        let running = self.running.as_ref().map(|r| &r.job);
+        running
+            .into_iter()
+            .chain(self.waiting.iter())
+            .any(|job| job.action.same_as(action))
+    }
+
+    /// Puts an action at the end of the queue; `reply` is `None` for a scheduled backup.
+    fn queue(&mut self, action: CliAction, reply: Option<ActionReply>) {
+        self.waiting.push_back(CliJob { action, reply });
+    }
+
+    /// Whether the scheduled backup is due at `now`; if it is, the next one is due
+    /// `interval` later.
+    fn backup_due(&mut self, now: Instant, interval: Duration) -> bool {
+        if now < self.next_backup_at {
+            return false;
+        }
+        self.next_backup_at = now + interval;
+        true
+    }
+
+    /// The next action to run, unless one is running.
+    fn next_job(&mut self) -> Option<CliJob> {
+        if self.running.is_some() {
+            return None;
+        }
+        self.waiting.pop_front()
+    }
+
+    /// Opens a run: its generation and the SSH session it borrows, if there is one.
+    fn begin(&mut self) -> (u64, Option<CliSession>) {
+        self.generation += 1;
+        (self.generation, self.session.take())
+    }
+
+    /// `job` runs as `generation` in `task`.
+    fn running(&mut self, generation: u64, job: CliJob, task: JoinHandle<()>) {
+        self.running = Some(CliRunning {
+            generation,
+            job,
+            task,
+        });
+    }
+
+    /// Takes back the session a report of run `generation` returns, and answers its job;
+    /// `None` for an action that a restart already abandoned.
+    fn finish(&mut self, generation: u64, session: Option<CliSession>) -> Option<CliJob> {
+        let current = self.running.as_ref().map(|r| r.generation);
+        if current != Some(generation) {
+            return None;
+        }
+        self.session = session;
+        self.running.take().map(|running| running.job)
+    }
+
+    /// Drops the SSH session and fails every CLI action running or waiting.
+    pub(super) fn fail_all(&mut self, error: ActionError) {
+        self.session = None;
+        if let Some(running) = self.running.take() {
+            running.task.abort();
+            if let Some(reply) = running.job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+        for job in self.waiting.drain(..) {
+            if let Some(reply) = job.reply {
+                let _ = reply.send(Err(error.clone()));
+            }
+        }
+    }
+
+    /// The service is stopping: the running action is interrupted and the waiting ones
+    /// are not started, each caller told which.
+    pub(super) fn cancel_for_shutdown(&mut self, olt: OltId) {
+        if let Some(running) = self.running.take() {
+            running.task.abort();
+            let action = running.job.action.describe();
+            tracing::warn!(olt, %action, "interrupted by the shutdown");
+            if let Some(reply) = running.job.reply {
+                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                    "{action} on OLT {olt} was interrupted; the device may have \
+                     carried out part of it"
+                ))));
+            }
+        }
+        self.session = None;
+        for job in self.waiting.drain(..) {
+            if let Some(reply) = job.reply {
+                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
+                    "{} on OLT {olt} was not started",
+                    job.action.describe()
+                ))));
+            }
+        }
+    }
 }
 
 /// What a CLI task runs.
@@ -128,10 +227,7 @@ impl OltState {
                 let _ = reply.send(Err(error));
             }
             Ok(()) => {
-                self.cli.waiting.push_back(CliJob {
-                    action,
-                    reply: Some(reply),
-                });
+                self.cli.queue(action, Some(reply));
                 self.start_cli(myself);
             }
         }
@@ -140,17 +236,8 @@ impl OltState {
     /// Whether an action may be queued now.
     fn admit(&self, action: &CliAction) -> Result<(), ActionError> {
         let id = self.spec.id;
-        if self.shutting_down {
-            return Err(self.takes_nothing_new());
-        }
-        if !self.spec.enabled {
-            return Err(ActionError::Disabled(id));
-        }
-        if let Some(reason) = &self.stopped {
-            return Err(ActionError::Unavailable(reason.clone()));
-        }
-        if self.record.status == SessionStatus::Offline {
-            return Err(ActionError::Unavailable(format!("OLT {id} is OFFLINE")));
+        if let Some(refusal) = self.session.action_refusal() {
+            return Err(refusal.error(id));
         }
         self.cli_target()?;
         if let CliAction::Reboot(onu)
@@ -159,12 +246,7 @@ impl OltState {
         {
             self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
         }
-        let running = self.cli.running.as_ref().map(|r| &r.job);
-        if running
-            .into_iter()
-            .chain(self.cli.waiting.iter())
-            .any(|job| job.action.same_as(action))
-        {
+        if self.cli.is_busy_with(action) {
             return Err(ActionError::Busy(format!(
                 "{} on OLT {id} is already running",
                 action.describe()
@@ -197,25 +279,23 @@ impl OltState {
         })
     }
 
-    /// Queues the scheduled backup when it is due (called by the timer).
+    /// Queues the scheduled backup when it is due (the timer's tick, in the session
+    /// states that take backups: after the first poll, not disabled or stopped).
     pub(super) fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
-        let now = Instant::now();
         // An OLT without `ssh` in the inventory has no backups to take (not worth a
         // warning a day each).
-        let no_cli = self.spec.ssh.is_none();
-        if now < self.cli.next_backup_at || !self.spec.enabled || self.stopped.is_some() || no_cli {
+        if self.spec.ssh.is_none() {
             return;
         }
-        if self.record.status == SessionStatus::Connecting {
-            return; // after the first poll
+        if !self
+            .cli
+            .backup_due(Instant::now(), self.settings.backup_interval)
+        {
+            return;
         }
-        self.cli.next_backup_at = now + self.settings.backup_interval;
         match self.admit(&CliAction::Backup) {
             Ok(()) => {
-                self.cli.waiting.push_back(CliJob {
-                    action: CliAction::Backup,
-                    reply: None,
-                });
+                self.cli.queue(CliAction::Backup, None);
                 self.start_cli(myself);
             }
             Err(error) => {
@@ -226,10 +306,7 @@ impl OltState {
 
     /// Starts the next queued action unless one is running.
     fn start_cli(&mut self, myself: &ActorRef<OltMsg>) {
-        if self.cli.running.is_some() {
-            return;
-        }
-        let Some(job) = self.cli.waiting.pop_front() else {
+        let Some(job) = self.cli.next_job() else {
             return;
         };
         let prepared = self
@@ -244,9 +321,7 @@ impl OltState {
                 return self.start_cli(myself);
             }
         };
-        self.cli.generation += 1;
-        let generation = self.cli.generation;
-        let session = self.cli.session.take();
+        let (generation, session) = self.cli.begin();
         let step = self.settings.cli_timeout;
         let deadline = self.settings.deadline.max(step);
         let store = self.store.clone();
@@ -269,11 +344,7 @@ impl OltState {
                 result,
             })));
         });
-        self.cli.running = Some(CliRunning {
-            generation,
-            job,
-            task,
-        });
+        self.cli.running(generation, job, task);
     }
 
     /// The CLI lines of an action, rendered for its ONU.
@@ -315,21 +386,15 @@ impl OltState {
     /// answers its caller, and starts the next action. A report of an action that a
     /// restart abandoned changes nothing.
     pub(super) fn finish_cli(&mut self, myself: &ActorRef<OltMsg>, report: CliReport) {
-        let current = self.cli.running.as_ref().map(|r| r.generation);
-        let running = if current == Some(report.generation) {
-            self.cli.running.take()
-        } else {
-            None // an action that a restart already abandoned
-        };
-        if let Some(running) = running {
-            self.cli.session = report.session;
+        // `None`: an action that a restart already abandoned.
+        if let Some(job) = self.cli.finish(report.generation, report.session) {
             let outcome = report
                 .result
-                .and_then(|done| self.action_done(&running.job.action, done));
+                .and_then(|done| self.action_done(&job.action, done));
             // An ONU's VLAN or description is now as the action left it: the fleet view
             // hears of it before the caller.
             self.publish();
-            self.report_action(outcome, running.job.reply);
+            self.report_action(outcome, job.reply);
         }
         self.start_cli(myself);
     }
@@ -414,48 +479,6 @@ impl OltState {
         metrics::counter!("ponkeeper_cli_actions_total", "result" => result).increment(1);
         if let Some(reply) = reply {
             let _ = reply.send(outcome);
-        }
-    }
-
-    /// Drops the SSH session and fails every CLI action running or waiting.
-    pub(super) fn drop_cli(&mut self, error: ActionError) {
-        self.cli.session = None;
-        if let Some(running) = self.cli.running.take() {
-            running.task.abort();
-            if let Some(reply) = running.job.reply {
-                let _ = reply.send(Err(error.clone()));
-            }
-        }
-        for job in self.cli.waiting.drain(..) {
-            if let Some(reply) = job.reply {
-                let _ = reply.send(Err(error.clone()));
-            }
-        }
-    }
-
-    /// The service is stopping: the running action is interrupted and the waiting ones
-    /// are not started, each caller told which.
-    pub(super) fn cancel_actions_for_shutdown(&mut self) {
-        let id = self.spec.id;
-        if let Some(running) = self.cli.running.take() {
-            running.task.abort();
-            let action = running.job.action.describe();
-            tracing::warn!(olt = id, %action, "interrupted by the shutdown");
-            if let Some(reply) = running.job.reply {
-                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
-                    "{action} on OLT {id} was interrupted; the device may have \
-                     carried out part of it"
-                ))));
-            }
-        }
-        self.cli.session = None;
-        for job in self.cli.waiting.drain(..) {
-            if let Some(reply) = job.reply {
-                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
-                    "{} on OLT {id} was not started",
-                    job.action.describe()
-                ))));
-            }
         }
     }
 }

@@ -1,14 +1,15 @@
 //! The OLT actor itself: its arguments ([`OltArgs`], from the supervisor), its state
 //! ([`OltState`], built in `pre_start` from sled: the OLT record, the ONU table and the
-//! VLANs of the latest stored configuration), and its `handle`, which gives each message
-//! to one named method of the state in the sibling modules. `post_stop` answers whoever
-//! still waits.
+//! VLANs of the latest stored configuration, beside its four parts: the session machine,
+//! the poll cycle, the CLI queue and the publisher), and its `handle`, which gives each
+//! message to one named method of the state in the sibling modules or to the session
+//! machine as an event. `post_stop` answers whoever still waits.
 
 use super::actions::CliQueue;
-use super::handle::ActionError;
 use super::msg::OltMsg;
 use super::poll::{PollCycle, PollSettings};
 use super::publish::Publisher;
+use super::session::{Event, Session};
 use crate::domain::{OltId, SessionStatus};
 use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
@@ -30,7 +31,7 @@ pub struct OltArgs {
     pub settings: Arc<PollSettings>,
     /// Set when the supervisor restarts the actor after a crash loop: the actor then
     /// serves its stored state, reports OFFLINE with this reason and does no device I/O
-    /// until `restart-session` (see [`OltState::stopped`]).
+    /// until `restart-session` (the session machine's stopped state).
     pub stopped: Option<String>,
     /// Where the actor publishes its changes.
     pub view: FleetViewHandle,
@@ -44,7 +45,9 @@ pub struct OltArgs {
 /// of their own and drive it message by message.
 pub struct OltActor;
 
-/// Everything one OLT actor knows; only its own message handlers touch it. Public (its
+/// Everything one OLT actor knows; only its own message handlers touch it. The OLT's
+/// entry, store and settings, its record and tables are read by every part; the four
+/// parts keep their own state private and change it through their methods. Public (its
 /// fields are not) only because it is [`OltActor`]'s `Actor::State`.
 pub struct OltState {
     pub(super) spec: OltSpec,
@@ -58,20 +61,17 @@ pub struct OltState {
     pub(super) onus: OnuTable,
     /// (port, ONU number) → service VLAN, from the latest running configuration.
     pub(super) vlan_map: HashMap<(String, u32), u16>,
+    /// Unconfigured ONUs as the latest poll's discovery saw them.
+    pub(super) unconfigured: crate::provision::UnconfiguredList,
+    /// The session machine: its state changes only by the events the handlers feed it.
+    pub(super) session: Session,
     /// The poll lifecycle: SNMP client, the poll in flight, its waiters, the next one.
     pub(super) poll: PollCycle,
     /// The CLI lifecycle: SSH session, the action running, the queue, the next backup.
     pub(super) cli: CliQueue,
-    /// Why the OLT is stopped after a crash loop; no polls or actions run until an
-    /// operator restarts its session.
-    pub(super) stopped: Option<String>,
-    /// The service is stopping: nothing new starts.
-    pub(super) shutting_down: bool,
-    pub(super) ticker: Option<JoinHandle<()>>,
     /// The fleet view and what was last published to it.
     pub(super) publisher: Publisher,
-    /// Unconfigured ONUs as the latest poll's discovery saw them.
-    pub(super) unconfigured: crate::provision::UnconfiguredList,
+    ticker: Option<JoinHandle<()>>,
 }
 
 impl Actor for OltActor {
@@ -103,8 +103,7 @@ impl Actor for OltActor {
             onus.set_vlans(&vlan_map);
         }
         let next_backup_at = first_backup_at(latest.as_ref(), settings.backup_interval);
-        // A disabled OLT does no device I/O anyway and shows DISABLED.
-        let stopped = stopped.filter(|_| spec.enabled);
+        let (session, effects) = Session::start(record.failures_in_row, spec.enabled, stopped);
         let mut state = OltState {
             spec,
             store,
@@ -113,16 +112,14 @@ impl Actor for OltActor {
             record_dirty: true,
             onus,
             vlan_map,
+            unconfigured: Default::default(),
+            session,
             poll: PollCycle::new(),
             cli: CliQueue::new(next_backup_at),
-            stopped,
-            shutting_down: false,
-            unconfigured: Default::default(),
-            ticker: None,
             publisher: Publisher::new(view, incarnation),
+            ticker: None,
         };
-        state.open_session();
-        state.publish();
+        state.apply(&myself, effects, None);
         let tick = state.settings.tick();
         state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
         Ok(state)
@@ -130,21 +127,13 @@ impl Actor for OltActor {
 
     async fn post_stop(
         &self,
-        _myself: ActorRef<OltMsg>,
+        myself: ActorRef<OltMsg>,
         state: &mut OltState,
     ) -> Result<(), ActorProcessingErr> {
         if let Some(ticker) = state.ticker.take() {
             ticker.abort();
         }
-        state.abort_poll();
-        let id = state.spec.id;
-        let error = if state.shutting_down {
-            ActionError::ShuttingDown(format!("OLT {id} stopped"))
-        } else {
-            ActionError::Gone(id)
-        };
-        state.poll.answer_waiters(Err(error.clone()));
-        state.drop_cli(error);
+        state.fire(&myself, Event::ActorStopping, None);
         Ok(())
     }
 
@@ -161,19 +150,24 @@ impl Actor for OltActor {
             OltMsg::FindOnus(query, reply) => answer(reply, state.onus.query(&query)),
             OltMsg::Onu(id, reply) => answer(reply, state.onus.get(id)),
             OltMsg::Vlans(reply) => answer(reply, state.vlans()),
-            OltMsg::Tick => state.tick(&myself),
-            OltMsg::PollNow(reply) => state.poll_now(&myself, reply),
-            OltMsg::PollFinished(report) => state.finish_poll(*report),
-            OltMsg::RestartSession(reply) => state.restart_on_request(&myself, reply),
+            OltMsg::Tick => state.fire(&myself, Event::Tick, None),
+            OltMsg::PollNow(reply) => state.fire(&myself, Event::PollNow, Some(reply)),
+            OltMsg::PollFinished(report) => state.finish_poll(&myself, *report),
+            OltMsg::RestartSession(reply) => {
+                state.fire(&myself, Event::RestartRequested, Some(reply))
+            }
             OltMsg::Reconfigure(spec, reply) => {
-                state.reconfigure(*spec);
+                state.reconfigure(&myself, *spec);
                 if let Some(reply) = reply {
                     let _ = reply.send(());
                 }
             }
             OltMsg::Cli(action, reply) => state.queue_action(&myself, action, reply),
             OltMsg::CliFinished(report) => state.finish_cli(&myself, *report),
-            OltMsg::Shutdown(reply) => state.shutdown(reply),
+            OltMsg::Shutdown(reply) => {
+                state.fire(&myself, Event::Shutdown, None);
+                let _ = reply.send(());
+            }
             OltMsg::Discovered(sightings, at) => state.discovered(sightings, at),
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
             #[cfg(any(test, feature = "test-support"))]

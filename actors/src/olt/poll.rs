@@ -1,18 +1,21 @@
 //! The OLT's poll lifecycle: the settings every OLT actor polls with
-//! ([`PollSettings`], `[polling]`), the timer that starts a poll when one is due, the
-//! poll task (it takes the SNMP client, runs [`crate::poller::poll`] under the deadline
-//! and sends both back in [`OltMsg::PollFinished`]), and what the actor does with the
-//! report: poll statistics, the status move (ONLINE, DEGRADED, OFFLINE with backoff),
-//! the merged ONU table swapped in (the merge and its store writes ran off the actor, in
-//! [`super::merge`]), the fleet view told, and the answers to whoever waits for the poll.
+//! ([`PollSettings`], `[polling]`), the poll cycle that owns the SNMP client, the poll
+//! in flight, its waiters and when the next poll is due ([`PollCycle`]), the poll task
+//! (it takes the SNMP client, runs [`crate::poller::poll`] under the deadline and sends
+//! both back in [`OltMsg::PollFinished`]), and what the actor does with the report: poll
+//! statistics, the merged ONU table swapped in (the merge and its store writes ran off
+//! the actor, in [`super::merge`]) and the poll's result handed to the session machine
+//! ([`super::session`]), whose move decides the status (ONLINE, DEGRADED, OFFLINE) and
+//! the next poll (interval or backoff), persists, publishes and answers the waiters.
 
 use super::actor::OltState;
 use super::handle::ActionError;
 use super::merge::{replay, MergedPoll, PollBase, TableEdit};
 use super::msg::{OltMsg, PollReply, PollReport};
 use super::probe::{self, ProbePlan};
+use super::session::Event;
 use super::view::OltSummary;
-use crate::domain::{OpticsThresholds, SessionStatus};
+use crate::domain::OpticsThresholds;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
 use ractor::ActorRef;
@@ -102,7 +105,7 @@ impl PollSettings {
     }
 
     /// Delay before the next attempt after `failures` failed polls in a row.
-    fn backoff(&self, failures: u32) -> Duration {
+    pub(super) fn backoff(&self, failures: u32) -> Duration {
         let exponent = failures.saturating_sub(1).min(16);
         self.timeout
             .saturating_mul(1 << exponent)
@@ -110,18 +113,20 @@ impl PollSettings {
     }
 }
 
-/// The poll lifecycle's part of the OLT state.
+/// The poll lifecycle's part of the OLT state: the SNMP client while no poll has it, the
+/// poll in flight and who waits for it, when the next one is due, and what CLI actions
+/// changed meanwhile. The session machine decides when to poll; this part runs the polls.
 pub(super) struct PollCycle {
     /// The SNMP client while no poll has it.
-    pub(super) client: Option<SnmpClient>,
+    client: Option<SnmpClient>,
     in_flight: Option<InFlight>,
     /// Counts the polls started; a report names the poll it is about.
     generation: u64,
     /// When the timer starts the next poll (interval after a good one, backoff after a
     /// failed one).
-    pub(super) next_at: Instant,
+    next_at: Instant,
     /// Callers of poll-now and restart-session, answered when the poll in flight ends.
-    pub(super) waiters: Vec<PollReply>,
+    waiters: Vec<PollReply>,
     /// Changes CLI actions made to the ONU table since the poll in flight took its copy;
     /// `None` while no poll is in flight.
     edits: Option<Vec<TableEdit>>,
@@ -148,11 +153,78 @@ impl PollCycle {
         }
     }
 
+    /// Whether a poll is in flight.
+    pub(super) fn in_flight(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
+    /// Whether the timer should start a poll now: none in flight, and the next is due.
+    pub(super) fn is_due(&self) -> bool {
+        self.in_flight.is_none() && Instant::now() >= self.next_at
+    }
+
+    /// The timer starts the next poll at `at`.
+    pub(super) fn schedule(&mut self, at: Instant) {
+        self.next_at = at;
+    }
+
+    /// Abandons the poll in flight: its task is aborted and a late report ignored.
+    pub(super) fn abandon(&mut self) {
+        if let Some(in_flight) = self.in_flight.take() {
+            in_flight.task.abort();
+        }
+        self.edits = None;
+    }
+
+    /// Drops the SNMP client: the next poll opens a fresh socket.
+    pub(super) fn drop_client(&mut self) {
+        self.client = None;
+    }
+
+    /// Abandons any poll in flight and opens the next one: its generation, the client it
+    /// takes (if there is one) and the round trip its probe starts from.
+    fn begin(&mut self) -> (u64, Option<SnmpClient>, Option<Duration>) {
+        self.abandon();
+        self.generation += 1;
+        self.edits = Some(Vec::new());
+        (self.generation, self.client.take(), self.round_trip)
+    }
+
+    /// The poll `generation` runs in `task`.
+    fn running(&mut self, generation: u64, task: JoinHandle<()>) {
+        self.in_flight = Some(InFlight { generation, task });
+    }
+
+    /// Takes back what the report of poll `generation` returns; answers the CLI's edits
+    /// made meanwhile, or `None` for a poll that a restart already abandoned.
+    fn finish(
+        &mut self,
+        generation: u64,
+        client: Option<SnmpClient>,
+        round_trip: Option<Duration>,
+    ) -> Option<Vec<TableEdit>> {
+        let current = self.in_flight.as_ref().map(|f| f.generation);
+        if current != Some(generation) {
+            return None;
+        }
+        self.in_flight = None;
+        self.client = client;
+        if round_trip.is_some() {
+            self.round_trip = round_trip;
+        }
+        Some(self.edits.take().unwrap_or_default())
+    }
+
     /// Notes a change to the ONU table that the poll in flight must not undo.
     pub(super) fn note_edit(&mut self, edit: TableEdit) {
         if let Some(edits) = &mut self.edits {
             edits.push(edit);
         }
+    }
+
+    /// `reply` is answered when the poll in flight ends.
+    pub(super) fn wait(&mut self, reply: PollReply) {
+        self.waiters.push(reply);
     }
 
     /// Answers everyone waiting for the poll.
@@ -164,57 +236,14 @@ impl PollCycle {
 }
 
 impl OltState {
-    /// `OltMsg::Tick`: starts a poll when one is due and queues a backup when one is.
-    pub(super) fn tick(&mut self, myself: &ActorRef<OltMsg>) {
-        if self.stopped.is_some() || self.shutting_down {
-            return;
-        }
-        if self.spec.enabled && self.poll.in_flight.is_none() && Instant::now() >= self.poll.next_at
-        {
-            self.start_poll(myself);
-        }
-        self.schedule_backup(myself);
-    }
-
-    /// `OltMsg::PollNow`: polls unless a poll is already running, and answers when it
-    /// ends.
-    pub(super) fn poll_now(&mut self, myself: &ActorRef<OltMsg>, reply: PollReply) {
-        if self.shutting_down {
-            let _ = reply.send(Err(self.takes_nothing_new()));
-            return;
-        }
-        if !self.spec.enabled {
-            let _ = reply.send(Err(ActionError::Disabled(self.spec.id)));
-            return;
-        }
-        if let Some(reason) = &self.stopped {
-            let _ = reply.send(Err(ActionError::Unavailable(reason.clone())));
-            return;
-        }
-        if self.poll.in_flight.is_none() {
-            self.start_poll(myself);
-        }
-        self.poll.waiters.push(reply);
-    }
-
-    /// Abandons the poll in flight: its task is aborted and a late report ignored.
-    pub(super) fn abort_poll(&mut self) {
-        if let Some(in_flight) = self.poll.in_flight.take() {
-            in_flight.task.abort();
-        }
-        self.poll.edits = None;
-    }
-
     /// Spawns a poll task (abandoning any poll in flight) that reports with
     /// [`OltMsg::PollFinished`].
     pub(super) fn start_poll(&mut self, myself: &ActorRef<OltMsg>) {
-        self.abort_poll();
-        self.poll.generation += 1;
-        let generation = self.poll.generation;
+        let (generation, client, round_trip) = self.poll.begin();
         let settings = self.settings.clone();
         let vendor = self.vendor();
         let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
-        let mut client = self.poll.client.take().unwrap_or_else(|| {
+        let mut client = client.unwrap_or_else(|| {
             SnmpClient::for_olt(
                 addr,
                 self.spec.id,
@@ -231,11 +260,10 @@ impl OltState {
             history_step: settings.history_step,
             coverage_tolerance: settings.coverage_tolerance(),
         };
-        self.poll.edits = Some(Vec::new());
         let myself = myself.clone();
         let plan = ProbePlan {
-            suspect: self.record.failures_in_row > 0,
-            round_trip: self.poll.round_trip,
+            suspect: self.session.failures() > 0,
+            round_trip,
         };
         let task = tokio::spawn(async move {
             let started_at = Utc::now();
@@ -274,22 +302,20 @@ impl OltState {
                 client: Some(client),
             })));
         });
-        self.poll.in_flight = Some(InFlight { generation, task });
+        self.poll.running(generation, task);
     }
 
-    /// `OltMsg::PollFinished`: takes the client back, records the poll, moves the status,
-    /// persists, and answers the waiters with the new summary. A report of a poll that a
-    /// restart abandoned changes nothing.
-    pub(super) fn finish_poll(&mut self, report: PollReport) {
-        let current = self.poll.in_flight.as_ref().map(|f| f.generation);
-        if current != Some(report.generation) {
+    /// `OltMsg::PollFinished`: takes the client back, records the poll and what it
+    /// read, and lets the session move (which persists, publishes and answers the
+    /// waiters with the new summary). A report of a poll that a restart abandoned changes
+    /// nothing.
+    pub(super) fn finish_poll(&mut self, myself: &ActorRef<OltMsg>, report: PollReport) {
+        let Some(edits) = self
+            .poll
+            .finish(report.generation, report.client, report.round_trip)
+        else {
             return; // a poll that a restart already abandoned
-        }
-        self.poll.in_flight = None;
-        self.poll.client = report.client;
-        if report.round_trip.is_some() {
-            self.poll.round_trip = report.round_trip;
-        }
+        };
         self.record.last_poll_at = Some(report.started_at);
         self.record.last_poll_ms = Some(report.elapsed.as_millis() as u64);
         self.record.last_poll_varbinds = report.varbinds;
@@ -299,49 +325,41 @@ impl OltState {
             report.varbinds,
             report.elapsed,
         );
-        let edits = self.poll.edits.take().unwrap_or_default();
-        match report.result {
-            Ok(merged) => self.poll_succeeded(merged, edits, now),
-            Err(error) => self.poll_failed(&error),
-        }
-        self.persist_record();
+        let event = match report.result {
+            Ok(merged) => {
+                self.poll_succeeded(merged, edits, now);
+                Event::PollSucceeded
+            }
+            Err(error) => {
+                self.poll_failed(&error);
+                Event::PollFailed {
+                    error: error.to_string(),
+                    // A device that answers but matches no profile is not unreachable.
+                    answers: matches!(error, DeviceError::UnknownVendor { .. }),
+                    offline_after: self.settings.offline_after,
+                }
+            }
+        };
         // The summary, ports, VLANs and ONU rows are now as this poll left them: the
-        // fleet view hears of it before anyone waiting for the poll.
-        let summary = self.publish();
-        self.poll.answer_waiters(Ok(summary));
+        // session's move publishes them to the fleet view before anyone waiting for the
+        // poll is answered.
+        self.fire(myself, event, None);
     }
 
-    /// A good poll: the merged table swapped in (with the CLI's edits made meanwhile
-    /// replayed onto it), ONLINE, next poll one interval later.
+    /// What a good poll read: the merged table swapped in (with the CLI's edits made
+    /// meanwhile replayed onto it), the error cleared.
     fn poll_succeeded(&mut self, merged: MergedPoll, edits: Vec<TableEdit>, now: DateTime<Utc>) {
-        self.record.failures_in_row = 0;
         self.record_dirty |= self.record.last_error.is_some();
         self.record.last_error = None;
         self.record.last_success_at = Some(now);
         self.take_merged(merged, edits);
-        self.move_to(SessionStatus::Online, "poll succeeded");
-        self.poll.next_at = Instant::now() + self.settings.interval;
     }
 
-    /// A failed poll: DEGRADED, or OFFLINE after `offline_after` in a row; next attempt
-    /// after the backoff.
+    /// What a failed poll leaves: its error.
     fn poll_failed(&mut self, error: &DeviceError) {
-        self.record.failures_in_row += 1;
-        let failures = self.record.failures_in_row;
         let last_error = Some(error.to_string());
         self.record_dirty |= self.record.last_error != last_error;
         self.record.last_error = last_error;
-        // A device that answers but matches no profile is not unreachable.
-        let answers = matches!(error, DeviceError::UnknownVendor { .. });
-        if failures >= self.settings.offline_after && !answers {
-            self.move_to(
-                SessionStatus::Offline,
-                format!("{failures} failed polls in a row, last: {error}"),
-            );
-        } else {
-            self.move_to(SessionStatus::Degraded, format!("poll failed: {error}"));
-        }
-        self.poll.next_at = Instant::now() + self.settings.backoff(failures);
     }
 
     /// Takes a merged poll's table and what it says of the OLT into the state.
@@ -371,7 +389,8 @@ impl OltState {
         self.record.vlans = vlans;
         self.record.warnings = warnings;
         self.record.system = system;
-        // `vendor = "auto"`: what this poll detected is kept (SPEC §7).
+        // `vendor = "auto"`: what this poll detected is kept (docs/devices.md, vendor
+        // detection).
         let detected = self.spec.vendor.fixed().is_none().then_some(vendor);
         self.record_dirty |= self.record.detected_vendor != detected;
         self.record.detected_vendor = detected;

@@ -1,9 +1,10 @@
-//! What the OLT actor tells the fleet view (SPEC §1: OLT actors publish, a fleet view
-//! aggregates). The actor keeps what it last published; [`OltState::publish`] compares
-//! the state with it and sends only what changed — the summary (always: it carries the
-//! poll time), the ports and VLANs when they changed, and the ONU rows that changed
-//! ([`diff_onus`]). The first publish of an actor is a snapshot of everything, which
-//! replaces whatever an earlier incarnation of the actor left in the view.
+//! What the OLT actor tells the fleet view (OLT actors publish, one fleet view,
+//! [`crate::fleet_view`], aggregates). The [`Publisher`] part of the actor's state keeps
+//! what it last published; [`Publisher::publish`] compares the state with it and sends
+//! only what changed — the summary (always: it carries the poll time), the ports and
+//! VLANs when they changed, and the ONU rows that changed ([`diff_onus`]). The first
+//! publish of an actor is a snapshot of everything, which replaces whatever an earlier
+//! incarnation of the actor left in the view.
 //!
 //! The state changes in three places — the end of a poll, the end of a CLI action, a
 //! session move — and each calls `publish` before it answers whoever caused the change,
@@ -11,7 +12,7 @@
 
 use super::actor::OltState;
 use super::view::OltSummary;
-use crate::domain::{Onu, PonPortStats};
+use crate::domain::{OltId, Onu, PonPortStats};
 use crate::fleet_view::{diff_onus, FleetChange, FleetViewHandle, OltUpdate};
 use crate::provision::Sighting;
 use chrono::{DateTime, Utc};
@@ -24,6 +25,15 @@ pub(crate) struct Publisher {
     incarnation: u64,
     /// `None` until the first (snapshot) publish.
     published: Option<Published>,
+}
+
+/// The state to publish now, borrowed from the actor's.
+struct Current<'a> {
+    summary: OltSummary,
+    ports: &'a [PonPortStats],
+    vlans: &'a [(u16, String)],
+    onus: Arc<Vec<Onu>>,
+    polled_at: Option<DateTime<Utc>>,
 }
 
 /// The state as last published.
@@ -43,17 +53,84 @@ impl Publisher {
             published: None,
         }
     }
+
+    /// Tells the fleet view that a backup of OLT `olt` stored a new running-config
+    /// version.
+    fn config_stored(&self, olt: OltId, backup_id: u64, taken_at: DateTime<Utc>) {
+        self.view.publish(FleetChange::ConfigStored {
+            olt,
+            incarnation: self.incarnation,
+            backup_id,
+            taken_at,
+        });
+    }
+
+    /// Tells the fleet view of unconfigured ONUs of OLT `olt` not shown before.
+    fn discovered(&self, olt: OltId, onus: Vec<crate::provision::UnconfiguredOnu>) {
+        self.view.publish(FleetChange::Discovered {
+            olt,
+            incarnation: self.incarnation,
+            onus,
+        });
+    }
+
+    /// Tells the fleet view what changed since the last publish; the first time, all of
+    /// it. Cheap when nothing changed: the ONU table is compared by pointer first.
+    fn publish(&mut self, now: Current<'_>) {
+        let update = match &self.published {
+            None => OltUpdate {
+                olt: now.summary.id,
+                incarnation: self.incarnation,
+                snapshot: true,
+                summary: now.summary.clone(),
+                ports: Some(now.ports.to_vec()),
+                vlans: Some(now.vlans.to_vec()),
+                polled_at: now.polled_at,
+                onus: diff_onus(&[], None, &now.onus, now.polled_at),
+            },
+            Some(last) => {
+                let same_table =
+                    Arc::ptr_eq(&last.onus, &now.onus) && last.polled_at == now.polled_at;
+                let changes = if same_table {
+                    Vec::new()
+                } else {
+                    diff_onus(&last.onus, last.polled_at, &now.onus, now.polled_at)
+                };
+                if changes.is_empty()
+                    && last.summary == now.summary
+                    && last.ports == now.ports
+                    && last.vlans == now.vlans
+                {
+                    return;
+                }
+                OltUpdate {
+                    olt: now.summary.id,
+                    incarnation: self.incarnation,
+                    snapshot: false,
+                    summary: now.summary.clone(),
+                    ports: (last.ports != now.ports).then(|| now.ports.to_vec()),
+                    vlans: (last.vlans != now.vlans).then(|| now.vlans.to_vec()),
+                    polled_at: now.polled_at,
+                    onus: changes,
+                }
+            }
+        };
+        self.view.publish(FleetChange::Olt(Box::new(update)));
+        self.published = Some(Published {
+            summary: now.summary,
+            ports: now.ports.to_vec(),
+            vlans: now.vlans.to_vec(),
+            onus: now.onus,
+            polled_at: now.polled_at,
+        });
+    }
 }
 
 impl OltState {
     /// Tells the fleet view that a backup stored a new running-config version.
     pub(super) fn publish_config(&self, backup_id: u64, taken_at: DateTime<Utc>) {
-        self.publisher.view.publish(FleetChange::ConfigStored {
-            olt: self.spec.id,
-            incarnation: self.publisher.incarnation,
-            backup_id,
-            taken_at,
-        });
+        self.publisher
+            .config_stored(self.spec.id, backup_id, taken_at);
     }
 
     /// `OltMsg::Discovered`: takes a poll's unconfigured ONUs, and tells the fleet view
@@ -63,67 +140,20 @@ impl OltState {
         let first = !self.unconfigured.has_merged();
         let new = self.unconfigured.merge(self.spec.id, sightings, at);
         if !first && !new.is_empty() {
-            self.publisher.view.publish(FleetChange::Discovered {
-                olt: self.spec.id,
-                incarnation: self.publisher.incarnation,
-                onus: new,
-            });
+            self.publisher.discovered(self.spec.id, new);
         }
     }
 
-    /// Tells the fleet view what changed since the last publish; the first time, all of
-    /// it. Cheap when nothing changed: the ONU table is compared by pointer first.
+    /// Tells the fleet view what changed since the last publish ([`Publisher::publish`]).
     /// Returns the summary it compared, for callers that answer with it.
     pub(super) fn publish(&mut self) -> OltSummary {
         let summary = self.summary();
-        let onus = self.onus.all();
-        let polled_at = self.onus.polled_at();
-        let update = match &self.publisher.published {
-            None => OltUpdate {
-                olt: self.spec.id,
-                incarnation: self.publisher.incarnation,
-                snapshot: true,
-                summary: summary.clone(),
-                ports: Some(self.record.ports.clone()),
-                vlans: Some(self.record.vlans.clone()),
-                polled_at,
-                onus: diff_onus(&[], None, &onus, polled_at),
-            },
-            Some(last) => {
-                let same_table = Arc::ptr_eq(&last.onus, &onus) && last.polled_at == polled_at;
-                let changes = if same_table {
-                    Vec::new()
-                } else {
-                    diff_onus(&last.onus, last.polled_at, &onus, polled_at)
-                };
-                if changes.is_empty()
-                    && last.summary == summary
-                    && last.ports == self.record.ports
-                    && last.vlans == self.record.vlans
-                {
-                    return summary;
-                }
-                OltUpdate {
-                    olt: self.spec.id,
-                    incarnation: self.publisher.incarnation,
-                    snapshot: false,
-                    summary: summary.clone(),
-                    ports: (last.ports != self.record.ports).then(|| self.record.ports.clone()),
-                    vlans: (last.vlans != self.record.vlans).then(|| self.record.vlans.clone()),
-                    polled_at,
-                    onus: changes,
-                }
-            }
-        };
-        self.publisher
-            .view
-            .publish(FleetChange::Olt(Box::new(update)));
-        self.publisher.published = Some(Published {
+        self.publisher.publish(Current {
             summary: summary.clone(),
-            ports: self.record.ports.clone(),
-            vlans: self.record.vlans.clone(),
-            onus,
-            polled_at,
+            ports: &self.record.ports,
+            vlans: &self.record.vlans,
+            onus: self.onus.all(),
+            polled_at: self.onus.polled_at(),
         });
         summary
     }

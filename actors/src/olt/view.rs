@@ -1,41 +1,15 @@
-//! What the API reads of an OLT: the list item ([`OltSummary`]), the detail with its
-//! session block ([`OltDetail`], [`SessionInfo`]) and the VLANs with their ONU counts
-//! ([`VlanInfo`]), and the state methods that build them from the OLT record and the ONU
-//! table. Built on demand by the OLT actor, handed out through [`super::OltHandle`].
-
+//! What the API reads of an OLT: the list item ([`OltSummary`], defined with what the
+//! actor publishes in [`crate::published`]), the detail with its session block
+//! ([`OltDetail`], [`SessionInfo`]) and the VLANs with their ONU counts ([`VlanInfo`]),
+//! and the state methods that build them from the OLT record and the ONU table. Built on
+//! demand by the OLT actor, handed out through [`super::OltHandle`].
 use super::actor::OltState;
-use crate::domain::{NodeId, OltId, PonPortStats, SessionStatus, Vendor};
+use crate::domain::{PonPortStats, SessionStatus, Vendor};
 use crate::inventory::OltSpec;
 use crate::profile::Profile;
+pub use crate::published::OltSummary;
 use crate::store::{OltRecord, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
-use std::net::IpAddr;
-
-/// Everything an OLT list item shows (seed §2.1), plus what node counters need.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OltSummary {
-    pub id: OltId,
-    pub ip: IpAddr,
-    /// `None` while an OLT with `vendor = "auto"` has not been detected yet.
-    pub vendor: Option<Vendor>,
-    pub model: String,
-    pub city: String,
-    pub node: Option<NodeId>,
-    pub status: SessionStatus,
-    /// When the OLT entered its current status.
-    pub status_since: DateTime<Utc>,
-    pub total_ports: u32,
-    pub total_onu: u32,
-    pub onu_online: u32,
-    pub last_update: DateTime<Utc>,
-}
-
-impl OltSummary {
-    /// The vendor as the API names it: `auto` while `vendor = "auto"` is undetected.
-    pub fn vendor_name(&self) -> &'static str {
-        self.vendor.map_or("auto", Vendor::as_str)
-    }
-}
 
 /// The session block of the OLT detail.
 #[derive(Debug, Clone, PartialEq)]

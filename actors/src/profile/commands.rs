@@ -4,6 +4,9 @@
 //! and where the running configuration names an ONU's service VLAN. Like the SNMP tables,
 //! this is data: the SSH client ([`crate::ssh`]) runs these scripts and the simulator's
 //! SSH server ([`crate::sim`]) understands exactly these lines, so the two cannot drift.
+//! This file holds the types ([`CliProfile`], [`CliMode`]) and the template engine; each
+//! vendor family's profile is in its folder (`huawei/cli.rs`, `zte/cli.rs`,
+//! `bdcom/cli.rs`), reached through [`super::Profile::cli`].
 //!
 //! Lines are templates: `{name}` is a value (`{pon}` `0/1/3`, `{board}` `0/1`, `{port}`
 //! `3`, `{onu}`, `{vlan}`, `{description}`), `{_}` any one word and `{*}` the rest of the
@@ -53,242 +56,6 @@ pub struct CliProfile {
     pub onu_section: Option<&'static str>,
     pub vlan_line: &'static str,
 }
-
-/// Huawei MA5600T / MA5800 (docs/devices.md, "Huawei MA5600T / MA5800").
-pub static HUAWEI: CliProfile = CliProfile {
-    user_prompt: "{host}>",
-    setup: &["enable", "undo smart", "scroll"],
-    pager: "---- More ( Press 'Q' to break ) ----",
-    confirm: "(y/n)",
-    confirm_answer: "y",
-    error_markers: &["% Unknown command", "% Parameter error", "Failure:", "% Incomplete"],
-    modes: &[
-        CliMode {
-            enter: "enable",
-            prompt: "{host}#",
-            depth: 1,
-        },
-        CliMode {
-            enter: "config",
-            prompt: "{host}(config)#",
-            depth: 2,
-        },
-        CliMode {
-            enter: "interface gpon {board}",
-            prompt: "{host}(config-if-gpon-{board})#",
-            depth: 3,
-        },
-    ],
-    exit: &["quit"],
-    leave: "return",
-    running_config: "display current-configuration",
-    reboot: &[
-        "config",
-        "interface gpon {board}",
-        "ont reset {port} {onu}",
-        "return",
-    ],
-    set_vlan: &[
-        "config",
-        "undo service-port port {pon} ont {onu}",
-        "service-port vlan {vlan} gpon {pon} ont {onu} gemport 1 multi-service user-vlan {vlan} tag-transform translate",
-        "return",
-    ],
-    set_description: &[
-        "config",
-        "interface gpon {board}",
-        "ont modify {port} {onu} desc \"{description}\"",
-        "return",
-    ],
-    onu_section: None,
-    vlan_line: "service-port {_} vlan {vlan} gpon {pon} ont {onu} {*}",
-};
-
-/// ZTE C300 / C320.
-pub static ZTE: CliProfile = CliProfile {
-    user_prompt: "{host}>",
-    setup: &["enable", "terminal length 0"],
-    pager: "--More--",
-    confirm: "[yes/no]",
-    confirm_answer: "yes",
-    error_markers: &["%Error", "%Code", "% Invalid", "% Unknown"],
-    modes: &[
-        CliMode {
-            enter: "enable",
-            prompt: "{host}#",
-            depth: 1,
-        },
-        CliMode {
-            enter: "configure terminal",
-            prompt: "{host}(config)#",
-            depth: 2,
-        },
-        CliMode {
-            enter: "interface gpon-onu_{pon}:{onu}",
-            prompt: "{host}(config-if)#",
-            depth: 3,
-        },
-        CliMode {
-            enter: "pon-onu-mng gpon-onu_{pon}:{onu}",
-            prompt: "{host}(gpon-onu-mng)#",
-            depth: 3,
-        },
-    ],
-    exit: &["exit"],
-    leave: "end",
-    running_config: "show running-config",
-    reboot: &[
-        "configure terminal",
-        "pon-onu-mng gpon-onu_{pon}:{onu}",
-        "reboot",
-        "end",
-    ],
-    set_vlan: &[
-        "configure terminal",
-        "interface gpon-onu_{pon}:{onu}",
-        "no service-port 1",
-        "service-port 1 vport 1 user-vlan {vlan} vlan {vlan}",
-        "end",
-    ],
-    set_description: &[
-        "configure terminal",
-        "interface gpon-onu_{pon}:{onu}",
-        "description {description}",
-        "end",
-    ],
-    onu_section: Some("interface gpon-onu_{pon}:{onu}"),
-    vlan_line: "service-port {_} vport {_} user-vlan {_} vlan {vlan}",
-};
-
-/// BDCOM P3310 / P3600 (EPON).
-pub static BDCOM: CliProfile = CliProfile {
-    user_prompt: "{host}>",
-    setup: &["enable", "terminal length 0"],
-    pager: "--More--",
-    confirm: "[Y/N]",
-    confirm_answer: "y",
-    error_markers: &["% Unknown command", "% Invalid", "% Incomplete", "Error:"],
-    modes: &[
-        CliMode {
-            enter: "enable",
-            prompt: "{host}#",
-            depth: 1,
-        },
-        CliMode {
-            enter: "config",
-            prompt: "{host}_config#",
-            depth: 2,
-        },
-        CliMode {
-            enter: "interface EPON{pon}:{onu}",
-            prompt: "{host}_config_epon{pon}:{onu}#",
-            depth: 3,
-        },
-    ],
-    exit: &["exit"],
-    leave: "end",
-    running_config: "show running-config",
-    reboot: &["epon reboot onu interface EPON{pon}:{onu}"],
-    set_vlan: &[
-        "config",
-        "interface EPON{pon}:{onu}",
-        "epon onu port 1 ctc vlan mode tag {vlan}",
-        "end",
-    ],
-    set_description: &[
-        "config",
-        "interface EPON{pon}:{onu}",
-        "description {description}",
-        "end",
-    ],
-    onu_section: Some("interface EPON{pon}:{onu}"),
-    vlan_line: "epon onu port {_} ctc vlan mode tag {vlan}",
-};
-
-/// ZTE C600 / C620 (docs/devices.md, "ZTE C6xx"): the C300's dialogue with the TITAN
-/// interface names `gpon_onu-1/1/1:1` and their own prompts.
-pub static ZTE_C600: CliProfile = CliProfile {
-    modes: &[
-        CliMode {
-            enter: "enable",
-            prompt: "{host}#",
-            depth: 1,
-        },
-        CliMode {
-            enter: "configure terminal",
-            prompt: "{host}(config)#",
-            depth: 2,
-        },
-        CliMode {
-            enter: "interface gpon_onu-{pon}:{onu}",
-            prompt: "{host}(config-if-gpon_onu-{pon}:{onu})#",
-            depth: 3,
-        },
-        CliMode {
-            enter: "pon-onu-mng gpon_onu-{pon}:{onu}",
-            prompt: "{host}(config-gpon-onu-mng)#",
-            depth: 3,
-        },
-    ],
-    reboot: &[
-        "configure terminal",
-        "pon-onu-mng gpon_onu-{pon}:{onu}",
-        "reboot",
-        "end",
-    ],
-    set_vlan: &[
-        "configure terminal",
-        "interface gpon_onu-{pon}:{onu}",
-        "no service-port 1",
-        "service-port 1 vport 1 user-vlan {vlan} vlan {vlan}",
-        "end",
-    ],
-    set_description: &[
-        "configure terminal",
-        "interface gpon_onu-{pon}:{onu}",
-        "description {description}",
-        "end",
-    ],
-    onu_section: Some("interface gpon_onu-{pon}:{onu}"),
-    ..ZTE
-};
-
-/// BDCOM GP3600 (GPON): the EPON dialogue on `GPON0/1:1` interfaces.
-pub static BDCOM_GPON: CliProfile = CliProfile {
-    modes: &[
-        CliMode {
-            enter: "enable",
-            prompt: "{host}#",
-            depth: 1,
-        },
-        CliMode {
-            enter: "config",
-            prompt: "{host}_config#",
-            depth: 2,
-        },
-        CliMode {
-            enter: "interface GPON{pon}:{onu}",
-            prompt: "{host}_config_gpon{pon}:{onu}#",
-            depth: 3,
-        },
-    ],
-    reboot: &["gpon reboot onu interface GPON{pon}:{onu}"],
-    set_vlan: &[
-        "config",
-        "interface GPON{pon}:{onu}",
-        "gpon onu port 1 vlan mode tag {vlan}",
-        "end",
-    ],
-    set_description: &[
-        "config",
-        "interface GPON{pon}:{onu}",
-        "description {description}",
-        "end",
-    ],
-    onu_section: Some("interface GPON{pon}:{onu}"),
-    vlan_line: "gpon onu port {_} vlan mode tag {vlan}",
-    ..BDCOM
-};
 
 /// Values that may contain spaces when captured (everything else is one word).
 const TEXT_VALUES: [&str; 2] = ["description", "*"];
@@ -472,15 +239,16 @@ mod tests {
 
     #[test]
     fn service_vlans_are_read_per_vendor() {
+        use crate::profile::{BDCOM, HUAWEI, ZTE};
         let huawei = "#\nservice-port 4 vlan 100 gpon 0/1/3 ont 7 gemport 1 multi-service user-vlan 100 tag-transform translate\n#\n";
-        let vlans = service_vlans(&HUAWEI, huawei);
+        let vlans = service_vlans(HUAWEI.cli, huawei);
         assert_eq!(vlans.get(&("0/1/3".to_string(), 7)), Some(&100));
         let zte = "interface gpon-onu_1/1/2:5\n  description x\n  service-port 1 vport 1 user-vlan 1001 vlan 1001\n!\ninterface vlan 100\n  service-port 1 vport 1 user-vlan 9 vlan 9\n";
-        let vlans = service_vlans(&ZTE, zte);
+        let vlans = service_vlans(ZTE.cli, zte);
         assert_eq!(vlans.len(), 1);
         assert_eq!(vlans.get(&("1/1/2".to_string(), 5)), Some(&1001));
         let bdcom = "interface EPON0/1:3\n epon onu port 1 ctc vlan mode tag 300\n!\n";
-        let vlans = service_vlans(&BDCOM, bdcom);
+        let vlans = service_vlans(BDCOM.cli, bdcom);
         assert_eq!(vlans.get(&("0/1".to_string(), 3)), Some(&300));
     }
 }

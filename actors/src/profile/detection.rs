@@ -1,12 +1,13 @@
-//! Layout detection (SPEC §7): which profile an OLT needs, from the sysObjectID and
-//! sysDescr it answers. The table is data ([`DETECTION`]): a rule matches when the
-//! sysObjectID starts with one of its prefixes or the sysDescr contains one of its
-//! phrases, and the first rule that matches wins, so a vendor's later families (ZTE
-//! C600, BDCOM GPON) come before its catch-all. Every poll reads the system group and
-//! asks [`super::Profile::for_device`]: for `vendor = "auto"` this is vendor detection,
-//! for a configured vendor it picks among that vendor's layouts.
+//! Layout detection (docs/devices.md, vendor detection): which profile an OLT needs, from
+//! the sysObjectID and sysDescr it answers. The table is data ([`DETECTION`]): a rule
+//! matches when the sysObjectID starts with one of its prefixes or the sysDescr contains
+//! one of its phrases, and the first rule that matches wins, so a vendor's later families
+//! (ZTE C600, BDCOM GPON) come before its catch-all. The engine and that order are here;
+//! each family's rule is in its folder (`huawei/detection.rs` etc.). Every poll reads the
+//! system group and asks [`super::Profile::for_device`]: for `vendor = "auto"` this is
+//! vendor detection, for a configured vendor it picks among that vendor's layouts.
 
-use super::{Profile, BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
+use super::Profile;
 #[cfg(test)]
 use crate::domain::Vendor;
 
@@ -20,45 +21,14 @@ pub struct DetectionRule {
     pub sys_descr: &'static [&'static str],
 }
 
-/// docs/devices.md's detection table, most specific rule first.
+/// docs/devices.md's detection table, most specific rule first: a vendor's later
+/// families before its catch-all. The rules themselves are in each family's folder.
 pub static DETECTION: &[DetectionRule] = &[
-    DetectionRule {
-        profile: &HUAWEI,
-        sys_object_ids: &[
-            &[1, 3, 6, 1, 4, 1, 2011, 2, 80, 8],
-            &[1, 3, 6, 1, 4, 1, 2011, 2, 115],
-            &[1, 3, 6, 1, 4, 1, 2011, 2, 123],
-            &[1, 3, 6, 1, 4, 1, 2011, 2, 133],
-            &[1, 3, 6, 1, 4, 1, 2011, 2, 248],
-        ],
-        sys_descr: &["Huawei Integrated Access Software"],
-    },
-    // ZTE's TITAN generation: C600, C620 (.620 in the LibreNMS captures), C650.
-    DetectionRule {
-        profile: &ZTE_C600,
-        sys_object_ids: &[
-            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 600],
-            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 620],
-            &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 650],
-        ],
-        sys_descr: &["ZXA10 C600", "ZXA10 C620", "ZXA10 C650"],
-    },
-    DetectionRule {
-        profile: &ZTE,
-        sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3902, 1082]],
-        sys_descr: &["by ZTE Corporation", "ZTE ZXA10"],
-    },
-    // BDCOM's GPON OLTs are the GP models (GP3600-16B is 3320.1.390).
-    DetectionRule {
-        profile: &BDCOM_GPON,
-        sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1, 390]],
-        sys_descr: &["BDCOM(tm) GP"],
-    },
-    DetectionRule {
-        profile: &BDCOM,
-        sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1]],
-        sys_descr: &["BDCOM(tm)"],
-    },
+    super::huawei::detection::HUAWEI_RULE,
+    super::zte::detection::ZTE_C600_RULE,
+    super::zte::detection::ZTE_RULE,
+    super::bdcom::detection::BDCOM_GPON_RULE,
+    super::bdcom::detection::BDCOM_RULE,
 ];
 
 /// The profile whose rule matches, sysObjectID first; `None` when no rule does.
@@ -87,6 +57,7 @@ fn detect_vendor(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
 
     fn oid(text: &str) -> Vec<u32> {
         text.split('.').map(|a| a.parse().expect("arc")).collect()

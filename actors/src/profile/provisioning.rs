@@ -11,8 +11,11 @@
 //! the description are set afterwards by the existing `set_vlan` / `set_description`
 //! scripts of [`super::commands::CliProfile`].
 //!
-//! Facts are from DEVICES.md "Discovery and authorisation"; refusal texts and the BDCOM
-//! unbound table are marked (?) where no public transcript confirmed them.
+//! This file holds the types and what they compute; each vendor's table is in its folder
+//! (`huawei/provisioning.rs`, `zte/provisioning.rs`, `bdcom/provisioning.rs`), reached
+//! through [`Provisioning::for_vendor`]. Facts are from docs/provisioning.md; refusal
+//! texts and the BDCOM unbound table are marked (?) where no public transcript confirmed
+//! them.
 
 use super::commands::CliMode;
 use super::PonIdLayout;
@@ -125,148 +128,12 @@ pub struct Provisioning {
     pub refuse_unknown_profile: &'static str,
 }
 
-/// Huawei P = 1.3.6.1.4.1.2011.6.128.1.1.2; hwGponDeviceAutoFindOntInfoTable is P.48.
-pub static HUAWEI: Provisioning = Provisioning {
-    vendor: Vendor::Huawei,
-    unconfigured: UnconfiguredTable {
-        serial: &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 48, 1, 2],
-        serial_encoding: UnconfiguredSerial::GponBytes,
-        equipment: Some(&[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 48, 1, 7]),
-        port_key: PortKey::IfIndex,
-    },
-    discover: "display ont autofind all",
-    discover_none: "   Failure: The automatically found ONTs do not exist",
-    profiles: &[
-        ProfileListing {
-            kind: ProfileKind::Line,
-            command: "display ont-lineprofile gpon all",
-            format: ListingFormat::IdNameTable,
-        },
-        ProfileListing {
-            kind: ProfileKind::Service,
-            command: "display ont-srvprofile gpon all",
-            format: ListingFormat::IdNameTable,
-        },
-    ],
-    required: &[ProfileKind::Line, ProfileKind::Service],
-    serial_kind: SerialKind::Gpon,
-    first_index: 0,
-    last_index: 127,
-    modes: &[],
-    register: &[
-        "config",
-        "interface gpon {board}",
-        "ont add {port} {onu} sn-auth {serial} omci ont-lineprofile-id {line} ont-srvprofile-id {service}",
-        "return",
-    ],
-    deregister: &[
-        "config",
-        "undo service-port port {pon} ont {onu}",
-        "interface gpon {board}",
-        "ont delete {port} {onu}",
-        "return",
-    ],
-    // (?) the two id/profile texts; "SN already exists" is quoted in public scripts.
-    refuse_index_taken: "  Failure: The ONT ID has already existed",
-    refuse_serial_taken: "  Failure: SN already exists",
-    refuse_unknown_profile: "  Failure: The profile does not exist",
-};
-
-/// ZTE C300/C320: the uncfg table 1012.3.13.3.1, index `<ponId>.<n>`.
-pub static ZTE: Provisioning = Provisioning {
-    vendor: Vendor::Zte,
-    unconfigured: UnconfiguredTable {
-        serial: &[1, 3, 6, 1, 4, 1, 3902, 1012, 3, 13, 3, 1, 2],
-        serial_encoding: UnconfiguredSerial::GponBytes,
-        equipment: Some(&[1, 3, 6, 1, 4, 1, 3902, 1012, 3, 13, 3, 1, 10]),
-        port_key: PortKey::PonId(PonIdLayout {
-            base: 0x1000_0000,
-            frame: 1,
-            slot_step: 65_536,
-            port_step: 256,
-        }),
-    },
-    discover: "show gpon onu uncfg",
-    discover_none: "%Code 32310-GPONSRV : No related information to show.",
-    profiles: &[ProfileListing {
-        kind: ProfileKind::OnuType,
-        command: "show onu-type gpon",
-        format: ListingFormat::OnuTypeBlocks,
-    }],
-    required: &[ProfileKind::OnuType],
-    serial_kind: SerialKind::Gpon,
-    first_index: 1,
-    last_index: 128,
-    modes: &[CliMode {
-        enter: "interface gpon-olt_{pon}",
-        prompt: "{host}(config-if)#",
-        depth: 3,
-    }],
-    register: &[
-        "configure terminal",
-        "interface gpon-olt_{pon}",
-        "onu {onu} type {onu_type} sn {serial}",
-        "end",
-    ],
-    deregister: &[
-        "configure terminal",
-        "interface gpon-olt_{pon}",
-        "no onu {onu}",
-        "end",
-    ],
-    // (?) codes and wording.
-    refuse_index_taken: "%Code 32301-GPONSRV : The ONU has existed.",
-    refuse_serial_taken: "%Code 32303-GPONSRV : The SN has existed.",
-    refuse_unknown_profile: "%Code 32318-GPONSRV : The ONU type does not exist.",
-};
-
-/// BDCOM P3310 (EPON): no profiles; ONUs are bound by MAC to a sequence number.
-pub static BDCOM: Provisioning = Provisioning {
-    vendor: Vendor::Bdcom,
-    unconfigured: UnconfiguredTable {
-        // (?) the GP3600's unbound-ONU column (NMS-GPON-MIB), served with EPON MACs.
-        serial: &[1, 3, 6, 1, 4, 1, 3320, 10, 2, 8, 1, 6],
-        serial_encoding: UnconfiguredSerial::DottedMac,
-        equipment: None,
-        port_key: PortKey::IfIndex,
-    },
-    // (?) whether inactive-onu lists unbound ONUs.
-    discover: "show epon inactive-onu",
-    discover_none: "% No inactive ONU.",
-    profiles: &[],
-    required: &[],
-    serial_kind: SerialKind::Mac,
-    first_index: 1,
-    last_index: 64,
-    modes: &[CliMode {
-        enter: "interface EPON{pon}",
-        prompt: "{host}_config_epon{pon}#",
-        depth: 3,
-    }],
-    register: &[
-        "config",
-        "interface EPON{pon}",
-        "epon bind-onu mac {serial} {onu}",
-        "end",
-    ],
-    deregister: &[
-        "config",
-        "interface EPON{pon}",
-        "no epon bind-onu sequence {onu}",
-        "end",
-    ],
-    // (?) all three.
-    refuse_index_taken: "% Invalid input: the ONU sequence is already bound.",
-    refuse_serial_taken: "% Invalid input: the MAC address is already bound.",
-    refuse_unknown_profile: "% Invalid input: unknown profile.",
-};
-
 impl Provisioning {
     pub fn for_vendor(vendor: Vendor) -> &'static Provisioning {
         match vendor {
-            Vendor::Huawei => &HUAWEI,
-            Vendor::Zte => &ZTE,
-            Vendor::Bdcom => &BDCOM,
+            Vendor::Huawei => &super::huawei::provisioning::HUAWEI_PROVISIONING,
+            Vendor::Zte => &super::zte::provisioning::ZTE_PROVISIONING,
+            Vendor::Bdcom => &super::bdcom::provisioning::BDCOM_PROVISIONING,
         }
     }
 
@@ -323,18 +190,20 @@ mod tests {
 
     #[test]
     fn serials_are_written_as_each_cli_wants_them() {
+        let huawei = Provisioning::for_vendor(Vendor::Huawei);
+        let bdcom = Provisioning::for_vendor(Vendor::Bdcom);
         assert_eq!(
-            HUAWEI.cli_serial("HWTC1a2b3c4d").as_deref(),
+            huawei.cli_serial("HWTC1a2b3c4d").as_deref(),
             Some("HWTC1A2B3C4D")
         );
-        assert_eq!(HUAWEI.cli_serial("HWTC1A2B3C4"), None);
-        assert_eq!(HUAWEI.cli_serial("HWTC 1A2B3C4"), None);
+        assert_eq!(huawei.cli_serial("HWTC1A2B3C4"), None);
+        assert_eq!(huawei.cli_serial("HWTC 1A2B3C4"), None);
         assert_eq!(
-            BDCOM.cli_serial("fc:fa:f7:12:34:56").as_deref(),
+            bdcom.cli_serial("fc:fa:f7:12:34:56").as_deref(),
             Some("fcfa.f712.3456")
         );
-        assert_eq!(BDCOM.cli_serial("fc:fa:f7:12:34:5g"), None);
-        assert_eq!(BDCOM.cli_serial("fc:fa:f7:12:34:56;"), None);
+        assert_eq!(bdcom.cli_serial("fc:fa:f7:12:34:5g"), None);
+        assert_eq!(bdcom.cli_serial("fc:fa:f7:12:34:56;"), None);
         assert_eq!(parse_mac("fcfa.f712.3456"), parse_mac("FC-FA-F7-12-34-56"));
     }
 

@@ -1,8 +1,14 @@
-//! What an OLT actor tells the fleet view: an [`OltUpdate`] whenever something it owns
-//! changed (its summary and counters, ports, VLANs, ONU rows), a snapshot of everything
-//! when it starts, and [`FleetChange::Removed`] from the supervisor when the OLT leaves
-//! the inventory. [`diff_onus`] turns two versions of an ONU table into the row changes
-//! to publish, so a steady poll publishes only the summary.
+//! What an OLT actor publishes to the fleet view, and what the fleet view and the event
+//! log read from it. It sits below both (it knows neither actor): the OLT actor
+//! ([`crate::olt`]) builds these values, the fleet view ([`crate::fleet_view`]) folds
+//! them into its rows, and the event log's derivation ([`crate::events::derive`])
+//! compares them with those rows.
+//!
+//! An [`OltUpdate`] goes out whenever something an OLT actor owns changed (its
+//! [`OltSummary`] and counters, ports, VLANs, ONU rows), a snapshot of everything when it
+//! starts, and [`FleetChange::Removed`] from the supervisor when the OLT leaves the
+//! inventory. [`diff_onus`] turns two versions of an ONU table into the row changes to
+//! publish, so a steady poll publishes only the summary.
 //!
 //! Every update carries the *incarnation* of the actor that sent it (a number the
 //! supervisor gives each spawn): after a crash the new actor's snapshot replaces the old
@@ -12,9 +18,36 @@
 //! The changes are designed to be enough to derive events from: an ONU row's upsert,
 //! compared with the row the view held, says which ONU went down or up and why.
 
-use crate::domain::{OltId, Onu, OnuId, PonPortStats};
-use crate::olt::OltSummary;
+use crate::domain::{NodeId, OltId, Onu, OnuId, PonPortStats, SessionStatus, Vendor};
 use chrono::{DateTime, Utc};
+use std::net::IpAddr;
+
+/// Everything an OLT list item shows (`GET /olts`, docs/api.md), plus what node counters
+/// need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OltSummary {
+    pub id: OltId,
+    pub ip: IpAddr,
+    /// `None` while an OLT with `vendor = "auto"` has not been detected yet.
+    pub vendor: Option<Vendor>,
+    pub model: String,
+    pub city: String,
+    pub node: Option<NodeId>,
+    pub status: SessionStatus,
+    /// When the OLT entered its current status.
+    pub status_since: DateTime<Utc>,
+    pub total_ports: u32,
+    pub total_onu: u32,
+    pub onu_online: u32,
+    pub last_update: DateTime<Utc>,
+}
+
+impl OltSummary {
+    /// The vendor as the API names it: `auto` while `vendor = "auto"` is undetected.
+    pub fn vendor_name(&self) -> &'static str {
+        self.vendor.map_or("auto", Vendor::as_str)
+    }
+}
 
 /// One change of one ONU row.
 // Nearly every change is an upsert, so boxing the row would only add an allocation per

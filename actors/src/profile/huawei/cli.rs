@@ -1,0 +1,55 @@
+//! Huawei MA5600T / MA5800's command line as data ([`CliProfile`]): the setup lines, the
+//! pager and confirmation texts, the error markers, the modes and prompts, the scripts
+//! of the three ONU actions and the running configuration's service-port line.
+
+use crate::profile::commands::{CliMode, CliProfile};
+
+/// Huawei MA5600T / MA5800 (docs/devices.md, "Huawei MA5600T / MA5800").
+pub static HUAWEI_CLI: CliProfile = CliProfile {
+    user_prompt: "{host}>",
+    setup: &["enable", "undo smart", "scroll"],
+    pager: "---- More ( Press 'Q' to break ) ----",
+    confirm: "(y/n)",
+    confirm_answer: "y",
+    error_markers: &["% Unknown command", "% Parameter error", "Failure:", "% Incomplete"],
+    modes: &[
+        CliMode {
+            enter: "enable",
+            prompt: "{host}#",
+            depth: 1,
+        },
+        CliMode {
+            enter: "config",
+            prompt: "{host}(config)#",
+            depth: 2,
+        },
+        CliMode {
+            enter: "interface gpon {board}",
+            prompt: "{host}(config-if-gpon-{board})#",
+            depth: 3,
+        },
+    ],
+    exit: &["quit"],
+    leave: "return",
+    running_config: "display current-configuration",
+    reboot: &[
+        "config",
+        "interface gpon {board}",
+        "ont reset {port} {onu}",
+        "return",
+    ],
+    set_vlan: &[
+        "config",
+        "undo service-port port {pon} ont {onu}",
+        "service-port vlan {vlan} gpon {pon} ont {onu} gemport 1 multi-service user-vlan {vlan} tag-transform translate",
+        "return",
+    ],
+    set_description: &[
+        "config",
+        "interface gpon {board}",
+        "ont modify {port} {onu} desc \"{description}\"",
+        "return",
+    ],
+    onu_section: None,
+    vlan_line: "service-port {_} vlan {vlan} gpon {pon} ont {onu} {*}",
+};
