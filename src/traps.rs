@@ -5,9 +5,10 @@
 //! within seconds instead of a poll interval. A trap is only a hint to poll: its
 //! contents are not trusted or used. Datagrams that are no v1/v2c trap, and traps from
 //! addresses the inventory does not hold, are counted (`ponkeeper_traps_total`) and
-//! dropped. The sender is matched by its address and port first (the simulator's OLTs
-//! share one IP), then by its IP alone (a real OLT sends from an ephemeral port; every
-//! OLT at that IP is polled). [`crate::app`] starts it with the `[traps]` section
+//! dropped. The sender is its IP address: a device sends traps from whatever port it
+//! likes, so the port names nothing. Where several inventory OLTs share one address
+//! (behind NAT, or a lab), the trap's community narrows them to the OLTs configured with
+//! it, and when none is, every OLT at the address is polled. [`crate::app`] starts it with the `[traps]` section
 //! ([`crate::config::TrapsConfig`]).
 
 use crate::state::AppState;
@@ -53,24 +54,21 @@ pub fn is_trap(datagram: &[u8]) -> bool {
     }
 }
 
-/// The OLTs a trap from `sender` is about: the one at exactly that address and SNMP port,
-/// else every one at that IP.
+/// The OLTs a trap from `sender` may be about: every enabled one at its IP address,
+/// whatever port it sent from.
 pub fn senders(inventory: &Inventory, sender: SocketAddr) -> Vec<OltId> {
     let ip = sender.ip().to_canonical();
-    let at_ip: Vec<_> = inventory
+    inventory
         .olts
         .iter()
         .filter(|o| o.enabled && o.ip.to_canonical() == ip)
-        .collect();
-    match at_ip.iter().find(|o| o.snmp.port == sender.port()) {
-        Some(exact) => vec![exact.id],
-        None => at_ip.iter().map(|o| o.id).collect(),
-    }
+        .map(|o| o.id)
+        .collect()
 }
 
 /// Of the OLTs `olts` a trap may be about, those whose community the trap carries (OLTs
-/// that share an address, as the simulator's do, have a community each); all of them
-/// when none has it (a device's trap community often differs from its read community).
+/// that share an address can be told apart by a community each); all of them when none
+/// has it (a device's trap community often differs from its read community).
 pub fn named_by_community(inventory: &Inventory, olts: Vec<OltId>, datagram: &[u8]) -> Vec<OltId> {
     if olts.len() < 2 {
         return olts;

@@ -5,7 +5,6 @@
 //! every OLT actor, as the API did before the view. Polls run on demand only (a one-hour
 //! interval), so nothing moves between the two readings.
 
-<<<<<<<< HEAD:actors/tests/fleet_view_live.rs
 use ponkeeper_actors::domain::{OnuStatus, OpticsLevel, SessionStatus};
 use ponkeeper_actors::fleet_view::{FleetVlan, OnuSearch, Page, Window};
 use ponkeeper_actors::inventory::Inventory;
@@ -14,16 +13,6 @@ use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-========
-use crate::domain::{OnuStatus, OpticsLevel, SessionStatus};
-use crate::fleet_view::*;
-use crate::inventory::Inventory;
-use crate::olt::{OltMsg, PollSettings};
-use crate::onu_table::{OnuFilter, OnuQuery};
-use crate::sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
-use crate::store::Store;
-use crate::supervisor::Fleet;
->>>>>>>> actors-shape:actors/src/fleet_view/tests/live.rs
 use std::sync::Arc;
 use std::time::Duration;
 
