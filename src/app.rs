@@ -68,6 +68,8 @@ impl App {
             (rate_limits, events),
             inventory,
         );
+        // The fleet view answers every subscriber question from here on.
+        state.fleet.view().bind(state.records.subscribers()?);
         let webhooks = crate::webhooks::resolve(&state.config.webhooks)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.run_webhooks(webhooks)?;

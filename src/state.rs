@@ -11,8 +11,8 @@ use crate::error::ApiError;
 use crate::keys::KeyRing;
 use crate::rate_limit::RateLimits;
 use crate::records::Records;
-use ponkeeper_actors::domain::{OltId, Onu, OnuId};
-use ponkeeper_actors::fleet_view::{OnuSearch, Window};
+use ponkeeper_actors::domain::{OltId, Onu, OnuId, Subscriber};
+use ponkeeper_actors::fleet_view::{BoundOnu, OnuSearch, Window};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary};
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
@@ -114,7 +114,7 @@ impl AppState {
         search: OnuSearch,
         order: OnuOrder,
         window: Window,
-    ) -> Result<(usize, Vec<Onu>), ApiError> {
+    ) -> Result<(usize, Vec<BoundOnu>), ApiError> {
         let page = self.fleet.view().onus(search, order, window).await?;
         Ok((page.total, page.items))
     }
@@ -156,6 +156,23 @@ impl AppState {
         let not_found = || ApiError::NotFound(format!("no ONU with id {id}"));
         let owner = self.store.onu_owner(id)?.ok_or_else(not_found)?;
         self.fleet.olt(owner).ok_or_else(not_found)
+    }
+
+    /// Binds `subscriber` to ONU `id` (an empty one unbinds it): kept in the records,
+    /// then held by the fleet view, whose lists show it and find ONUs by it.
+    pub async fn bind_subscriber(
+        &self,
+        id: OnuId,
+        subscriber: &Subscriber,
+    ) -> Result<(), ApiError> {
+        self.records.bind_subscriber(id, subscriber).await?;
+        self.fleet.view().bind(vec![(id, Some(subscriber.clone()))]);
+        Ok(())
+    }
+
+    /// Each ONU's subscriber binding, in the order of `ids`, as the fleet view holds them.
+    pub async fn subscribers(&self, ids: Vec<OnuId>) -> Result<Vec<Option<Subscriber>>, ApiError> {
+        Ok(self.fleet.view().subscribers(ids).await?)
     }
 
     /// Replaces the running webhooks with `hooks`, each delivering from the event log.

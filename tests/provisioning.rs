@@ -471,6 +471,36 @@ async fn a_subscriber_binding_is_validated_kept_and_removed() {
     let (_, found) = service.get("/onus?q=сидоров&oltId=2").await;
     assert_eq!(ids(&found), vec![id]);
 
+    // Every list, search and the ONU itself answer from the fleet view, which read the
+    // stored bindings once at start: wiped from the store behind the service's back, the
+    // binding is still shown and found, so no answer reads the store.
+    let stored = service.state.store.open_tree("subscribers").expect("tree");
+    let saved: Vec<_> = stored.iter().map(|entry| entry.expect("entry")).collect();
+    assert_eq!(saved.len(), 1);
+    stored.clear().expect("cleared");
+    for query in [
+        "/onus?contract=лс 000417",
+        "/onus?q=сидоров",
+        "/onus?q=ан&oltId=2",
+    ] {
+        let (_, found) = service.get(query).await;
+        assert_eq!(ids(&found), vec![id], "{query}: {found}");
+        assert_eq!(found["data"][0]["subscriber"], bound, "{query}");
+    }
+    let (_, onu) = service.get(&format!("/onus/{id}")).await;
+    assert_eq!(onu["data"]["subscriber"], bound, "{onu}");
+    let (_, of_olt) = service.get("/olts/2/onus?size=500").await;
+    let row = of_olt["data"]
+        .as_array()
+        .expect("a page")
+        .iter()
+        .find(|o| o["id"].as_u64() == Some(id))
+        .expect("the ONU in its OLT's list");
+    assert_eq!(row["subscriber"], bound);
+    for (key, value) in saved {
+        stored.insert(key, value).expect("restored");
+    }
+
     // An empty binding removes it.
     let (status, body) = service
         .post_json(&path, &json!({"name": "", "contract": null}))

@@ -264,6 +264,37 @@ pub struct OpticsPoint {
     pub level: OpticsLevel,
 }
 
+/// Who an ONU serves, as billing knows them (docs/provisioning.md, "Subscriber binding");
+/// every field may be absent. Kept by the service's records, held by the fleet view so
+/// lists show it and `GET /onus` finds ONUs by it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Subscriber {
+    /// The billing contract, e.g. `Д-2024/117`.
+    pub contract: Option<String>,
+    pub name: Option<String>,
+    pub address: Option<String>,
+    pub note: Option<String>,
+}
+
+impl Subscriber {
+    /// True when no field holds anything: binding it removes the binding.
+    pub fn is_empty(&self) -> bool {
+        self.fields().iter().all(|(_, v)| v.is_none())
+    }
+
+    /// The fields by their API names.
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 4] {
+        [
+            ("contract", self.contract.as_deref()),
+            ("name", self.name.as_deref()),
+            ("address", self.address.as_deref()),
+            ("note", self.note.as_deref()),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

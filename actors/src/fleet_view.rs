@@ -25,6 +25,7 @@
 //! ([`crate::events`]).
 
 pub mod aggregate;
+mod bindings;
 mod rows;
 mod serials;
 #[cfg(test)]
@@ -36,7 +37,7 @@ pub use aggregate::{
     FleetAggregate, FleetVlan, NodeCounters, OltFilter, OltGauges, OnuSearch, Page, Window,
 };
 
-use crate::domain::{NodeId, OltId, Onu, OpticsThresholds};
+use crate::domain::{NodeId, OltId, Onu, OnuId, OpticsThresholds, Subscriber};
 use crate::events::{EventLog, Rules};
 use crate::onu_table::OnuOrder;
 use crate::published::OltSummary;
@@ -55,7 +56,16 @@ pub enum FleetViewMsg {
     Summaries(Option<Vec<OltId>>, RpcReplyPort<Vec<OltSummary>>),
     Gauges(RpcReplyPort<Vec<OltGauges>>),
     NodeCounters(Vec<NodeId>, RpcReplyPort<Vec<NodeCounters>>),
-    Onus(Box<OnuSearch>, OnuOrder, Window, RpcReplyPort<Page<Onu>>),
+    Onus(
+        Box<OnuSearch>,
+        OnuOrder,
+        Window,
+        RpcReplyPort<Page<BoundOnu>>,
+    ),
+    /// Each ONU's subscriber binding, in the order asked.
+    Subscribers(Vec<OnuId>, RpcReplyPort<Vec<Option<Subscriber>>>),
+    /// ONUs bound to subscribers (`None`: unbound), as the records now keep them.
+    Bind(Vec<(OnuId, Option<Subscriber>)>),
     OnusBySerial(Vec<String>, RpcReplyPort<Vec<Option<Onu>>>),
     Vlans(Box<OnuSearch>, Option<u16>, RpcReplyPort<Vec<FleetVlan>>),
     /// From now on, derive events and send them to this log.
@@ -173,7 +183,27 @@ impl Actor for FleetViewActor {
                 let _ = reply.send(view.node_counters(&nodes));
             }
             FleetViewMsg::Onus(search, order, window, reply) => {
-                let _ = reply.send(view.onus(&search, order, window));
+                let page = view.onus(&search, order, window);
+                let _ = reply.send(Page {
+                    total: page.total,
+                    items: page
+                        .items
+                        .into_iter()
+                        .map(|onu| BoundOnu {
+                            subscriber: view.subscriber(onu.id).cloned(),
+                            onu,
+                        })
+                        .collect(),
+                });
+            }
+            FleetViewMsg::Subscribers(ids, reply) => {
+                let bound = ids.iter().map(|id| view.subscriber(*id).cloned());
+                let _ = reply.send(bound.collect());
+            }
+            FleetViewMsg::Bind(bindings) => {
+                for (id, subscriber) in bindings {
+                    view.bind(id, subscriber);
+                }
             }
             FleetViewMsg::OnusBySerial(serials, reply) => {
                 let _ = reply.send(view.onus_by_serial(&serials));
@@ -184,6 +214,13 @@ impl Actor for FleetViewActor {
         }
         Ok(())
     }
+}
+
+/// An ONU's row with its subscriber binding, as fleet-wide lists answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundOnu {
+    pub onu: Onu,
+    pub subscriber: Option<Subscriber>,
 }
 
 /// Why the fleet view did not answer.
@@ -273,15 +310,30 @@ impl FleetViewHandle {
             .await
     }
 
-    /// ONUs across the fleet matching `search`, in `order`.
+    /// ONUs across the fleet matching `search`, in `order`, each with its binding.
     pub async fn onus(
         &self,
         search: OnuSearch,
         order: OnuOrder,
         window: Window,
-    ) -> Result<Page<Onu>, FleetViewError> {
+    ) -> Result<Page<BoundOnu>, FleetViewError> {
         self.ask(|reply| FleetViewMsg::Onus(Box::new(search), order, window, reply))
             .await
+    }
+
+    /// Each ONU's subscriber binding, in the order of `ids`.
+    pub async fn subscribers(
+        &self,
+        ids: Vec<OnuId>,
+    ) -> Result<Vec<Option<Subscriber>>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Subscribers(ids, reply))
+            .await
+    }
+
+    /// Tells the view the bindings the records now keep (`None`: unbound). Answers
+    /// asked after this see them.
+    pub fn bind(&self, bindings: Vec<(OnuId, Option<Subscriber>)>) {
+        let _ = self.actor.send_message(FleetViewMsg::Bind(bindings));
     }
 
     /// The ONU holding each serial, in the same order.

@@ -135,7 +135,7 @@ async fn act(app: &AppState, owner: &OltHandle, action: CliAction) -> ApiResult 
             onu_id,
             accepted: true,
         }),
-        ActionOutcome::Onu(onu) => one(super::onus::item(app, *onu)),
+        ActionOutcome::Onu(onu) => one(super::onus::bound_item(app, *onu).await?),
         ActionOutcome::Backup(_) | ActionOutcome::Provisioned(_) => Err(ApiError::Internal(
             "another kind of action answered an ONU action".into(),
         )),

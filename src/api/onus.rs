@@ -7,7 +7,8 @@
 
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::{OltPath, OnuPath};
-use crate::http::{one, page_of, ApiResult, PageQuery, Paged, Paging, Query, ScopeQuery, Single};
+use crate::error::ApiError;
+use crate::http::{one, page_of, ApiResult, PageQuery, Paged, Query, ScopeQuery, Single};
 use crate::records::Subscriber;
 use crate::state::AppState;
 use axum::extract::State;
@@ -75,11 +76,8 @@ pub struct OnuItem {
     pub subscriber: Option<Subscriber>,
 }
 
-pub fn item(app: &AppState, onu: Onu) -> OnuItem {
-    let subscriber = app.records.subscriber(onu.id).unwrap_or_else(|error| {
-        tracing::warn!(onu = onu.id, %error, "subscriber binding unreadable");
-        None
-    });
+/// `onu` as the API shows it, with its subscriber binding.
+pub fn item(app: &AppState, onu: Onu, subscriber: Option<Subscriber>) -> OnuItem {
     OnuItem {
         id: onu.id,
         olt_id: onu.olt_id,
@@ -99,13 +97,10 @@ pub fn item(app: &AppState, onu: Onu) -> OnuItem {
     }
 }
 
-/// One page of ONUs as the API shows them.
-fn respond(app: &AppState, (total, onus): (usize, Vec<Onu>), paging: Paging) -> ApiResult {
-    page_of(
-        onus.into_iter().map(|o| item(app, o)).collect(),
-        total,
-        paging,
-    )
+/// `onu` as the API shows it, its binding asked of the fleet view.
+pub async fn bound_item(app: &AppState, onu: Onu) -> Result<OnuItem, ApiError> {
+    let subscriber = app.subscribers(vec![onu.id]).await?.pop().flatten();
+    Ok(item(app, onu, subscriber))
 }
 
 #[utoipa::path(
@@ -131,9 +126,12 @@ async fn of_olt(
         ..OnuFilter::default()
     };
     let paging = page_query.paging(&app.config.paging)?;
-    respond(
-        &app,
-        app.onus_of(&handle, filter, paging.window()).await?,
+    let (total, onus) = app.onus_of(&handle, filter, paging.window()).await?;
+    let bindings = app.subscribers(onus.iter().map(|o| o.id).collect()).await?;
+    let items = onus.into_iter().zip(bindings);
+    page_of(
+        items.map(|(o, s)| item(&app, o, s)).collect(),
+        total,
         paging,
     )
 }
@@ -155,26 +153,24 @@ async fn list(
     Query(scope): Query<ScopeQuery>,
     Query(query): Query<OnuSearchQuery>,
 ) -> ApiResult {
-    let text_also = match &query.q {
-        Some(q) => app.records.bound_mentioning(q)?,
-        None => Vec::new(),
-    };
-    let only = match &query.contract {
-        Some(contract) => Some(app.records.bound_to_contract(contract)?),
-        None => None,
-    };
     let search = FleetSearch {
         status: filter.status,
         pon_port: filter.pon_port,
         serial: query.serial,
         text: query.q,
-        text_also,
-        only,
+        contract: query.contract,
         ..scope.search()
     };
     let paging = page_query.paging(&app.config.paging)?;
-    let found = app.find_onus(search, OnuOrder::Id, paging.window()).await?;
-    respond(&app, found, paging)
+    let (total, found) = app.find_onus(search, OnuOrder::Id, paging.window()).await?;
+    page_of(
+        found
+            .into_iter()
+            .map(|b| item(&app, b.onu, b.subscriber))
+            .collect(),
+        total,
+        paging,
+    )
 }
 
 #[utoipa::path(
@@ -188,5 +184,5 @@ async fn list(
 )]
 async fn detail(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     let onu = app.onu(id).await?;
-    one(item(&app, onu))
+    one(bound_item(&app, onu).await?)
 }

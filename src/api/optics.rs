@@ -201,7 +201,7 @@ async fn list(
         .find_onus(search, OnuOrder::WorstRx, paging.window())
         .await?;
     page_of(
-        onus.iter().map(|o| latest_of(&app, o)).collect(),
+        onus.iter().map(|o| latest_of(&app, &o.onu)).collect(),
         total,
         paging,
     )

@@ -323,7 +323,7 @@ async fn authorize(
             ))
         })?;
     record_event(&app, EventType::OnuAuthorized, id, &onu, "authorised");
-    one(super::onus::item(&app, onu))
+    one(super::onus::bound_item(&app, onu).await?)
 }
 
 #[utoipa::path(
@@ -356,8 +356,7 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
     };
     owner.cli(CliAction::Provision(job)).await?;
     // The ONU is gone from the device: its subscriber binding goes too.
-    app.records
-        .bind_subscriber(id, &crate::records::Subscriber::default())
+    app.bind_subscriber(id, &crate::records::Subscriber::default())
         .await?;
     record_event(
         &app,

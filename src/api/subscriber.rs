@@ -89,8 +89,9 @@ impl SubscriberBody {
 /// Binds (or, with an empty binding, unbinds) ONU `id` and answers with the ONU.
 pub async fn bind_to(app: &AppState, id: u64, subscriber: Subscriber) -> Result<OnuItem, ApiError> {
     let onu = app.onu(id).await?;
-    app.records.bind_subscriber(id, &subscriber).await?;
-    Ok(super::onus::item(app, onu))
+    app.bind_subscriber(id, &subscriber).await?;
+    let shown = Some(subscriber).filter(|s| !s.is_empty());
+    Ok(super::onus::item(app, onu, shown))
 }
 
 #[utoipa::path(

@@ -64,6 +64,7 @@ pub async fn write(text: &mut String, app: &AppState) {
          # TYPE {name} gauge"
     );
     for onu in worst.map(|page| page.items).unwrap_or_default() {
+        let onu = onu.onu;
         let Some(rx) = onu.rx_power else { continue };
         let _ = writeln!(
             text,

@@ -5,12 +5,13 @@
 //! change in; the query methods answer from the indexes. Pure data: the actor in
 //! `fleet_view.rs` owns one and nothing else touches it.
 
+use super::bindings::Bindings;
 use super::rows::Rows;
 use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
-    SessionStatus,
+    SessionStatus, Subscriber,
 };
 use crate::onu_table::OnuOrder;
 use crate::published::{FleetChange, OltSummary, OltUpdate, OnuChange};
@@ -52,14 +53,12 @@ pub struct OnuSearch {
     pub pon_port: Option<String>,
     /// Exact serial, any ASCII case.
     pub serial: Option<String>,
-    /// Substring of the serial or the description, any case.
+    /// Substring of the serial, the description or any field of the subscriber binding,
+    /// any case.
     pub text: Option<String>,
     pub level: Option<OpticsLevel>,
-    /// ONUs that match `text` by something the fleet view does not hold (their
-    /// subscriber binding), sorted.
-    pub text_also: Vec<OnuId>,
-    /// Only these ONUs (those bound to a contract), sorted; `None`: no such limit.
-    pub only: Option<Vec<OnuId>>,
+    /// Only ONUs bound to this contract (exact, any case).
+    pub contract: Option<String>,
 }
 
 /// A node's counters (`GET /nodes`, docs/api.md): its OLTs and their ONUs.
@@ -141,6 +140,7 @@ pub struct FleetAggregate {
     per_level: [usize; 4],
     text: TextIndex,
     nodes: HashMap<NodeId, NodeCounters>,
+    bindings: Bindings,
 }
 
 impl FleetAggregate {
@@ -156,7 +156,19 @@ impl FleetAggregate {
             per_level: [0; 4],
             text: TextIndex::default(),
             nodes: HashMap::new(),
+            bindings: Bindings::default(),
         }
+    }
+
+    /// Binds `subscriber` to ONU `id` (`None`: unbinds it). A binding may come before its
+    /// ONU's row, or outlive it: rows and bindings meet only when a list is answered.
+    pub fn bind(&mut self, id: OnuId, subscriber: Option<Subscriber>) {
+        self.bindings.set(id, subscriber);
+    }
+
+    /// ONU `id`'s subscriber binding, if it has one.
+    pub fn subscriber(&self, id: OnuId) -> Option<&Subscriber> {
+        self.bindings.get(id)
     }
 
     /// Folds one published change in. Returns `false` when it was ignored as late (sent
@@ -498,12 +510,14 @@ impl FleetAggregate {
                 .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
             && text.is_none_or(|t| {
                 self.text.key(entry.slot).is_some_and(|k| k.contains(t))
-                    || search.text_also.binary_search(&onu.id).is_ok()
+                    || self.bindings.mentions(onu.id, t)
             })
-            && search
-                .only
-                .as_ref()
-                .is_none_or(|ids| ids.binary_search(&onu.id).is_ok())
+            && search.contract.as_deref().is_none_or(|contract| {
+                self.bindings
+                    .with_contract(contract)
+                    .binary_search(&onu.id)
+                    .is_ok()
+            })
             && search
                 .level
                 .is_none_or(|l| self.thresholds.level(onu.rx_power) == l)
@@ -596,8 +610,8 @@ impl FleetAggregate {
     /// The ONUs an index narrows `search` to, when one does (in no order, perhaps with
     /// rows the other filters reject); `None` when every row must be read.
     fn candidates(&self, search: &OnuSearch, text: Option<&str>) -> Option<Vec<OnuId>> {
-        if let Some(ids) = &search.only {
-            return Some(ids.clone());
+        if let Some(contract) = &search.contract {
+            return Some(self.bindings.with_contract(contract).to_vec());
         }
         if let Some(serial) = &search.serial {
             return Some(self.by_serial.candidates(serial).to_vec());
@@ -612,7 +626,7 @@ impl FleetAggregate {
         }
         if let Some(text) = text.filter(|t| t.chars().nth(2).is_some()) {
             let mut ids = self.text.search(text);
-            ids.extend_from_slice(&search.text_also);
+            ids.extend(self.bindings.mentioning(text));
             return Some(ids);
         }
         let node = search.node_id?;
