@@ -42,7 +42,7 @@ impl fmt::Display for Vendor {
     }
 }
 
-/// State of the management session with one OLT (SPEC §3).
+/// State of the management session with one OLT (README.md, "OLT session states").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -1,4 +1,4 @@
-//! The inventory: which communication nodes and OLTs exist and how to reach them (SPEC §2).
+//! The inventory: which communication nodes and OLTs exist and how to reach them (docs/operations.md).
 //! Parsed from TOML by the service and written as TOML by the simulator. Loading validates
 //! the whole file and names the file, line and field of the first problem, so a bad reload
 //! can be refused while the old inventory stays in force.
@@ -19,7 +19,7 @@ pub struct Inventory {
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub olts: Vec<OltSpec>,
-    /// Socially significant objects (SZO.md), each served by one ONU.
+    /// Socially significant objects (docs/api.md, "СЗО"), each served by one ONU.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub szo: Vec<SzoSpec>,
 }
@@ -83,7 +83,7 @@ impl std::str::FromStr for SzoType {
     }
 }
 
-/// A socially significant object and the ONU that serves it (keys as in SZO.md).
+/// A socially significant object and the ONU that serves it (keys as in docs/api.md, "СЗО").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SzoSpec {
@@ -143,7 +143,7 @@ pub struct OltSpec {
 }
 
 /// `vendor` in the inventory: one of the vendors, or `auto` — read from the device's
-/// sysObjectID and sysDescr on the first good poll and kept in the store (SPEC §7,
+/// sysObjectID and sysDescr on the first good poll and kept in the store (docs/devices.md,
 /// [`crate::profile::detection`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

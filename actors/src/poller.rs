@@ -21,7 +21,7 @@ pub struct PollOutcome {
     /// Statically configured VLANs (Q-BRIDGE-MIB): id and name, by id. Empty when the
     /// device does not implement the table.
     pub vlans: Vec<(u16, String)>,
-    /// What the poll could not place, counted and named (SPEC §7: nothing silent), e.g.
+    /// What the poll could not place, counted and named (docs/devices.md: nothing silent), e.g.
     /// `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`.
     pub warnings: Vec<String>,
     /// The vendor whose profile read the device (for `vendor = "auto"`, the detected one).

@@ -1,4 +1,4 @@
-//! Availability of socially significant objects (SZO.md): turns an OLT's poll coverage
+//! Availability of socially significant objects (docs/api.md, "СЗО"): turns an OLT's poll coverage
 //! and an ONU's recorded state changes into a timeline of up, down and unknown time over
 //! a period, and the outages in it. An outage runs from the poll that first saw the ONU
 //! offline (or the OLT unreachable) to the poll that saw it online again; time outside

@@ -1,4 +1,4 @@
-//! The event record of SPEC §9 — [`Event`], its [`EventType`] and [`Severity`] — the
+//! The event record of docs/events.md — [`Event`], its [`EventType`] and [`Severity`] — the
 //! [`Draft`] the fleet view derives before the log gives it an id, and the
 //! [`EventFilter`] that `GET /events`, the stream and webhooks select with.
 
@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// What happened (SPEC §9 table).
+/// What happened (docs/events.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -103,7 +103,7 @@ impl FromStr for Severity {
     }
 }
 
-/// One event as the log keeps it (SPEC §9); unset ids are `None`.
+/// One event as the log keeps it (docs/events.md); unset ids are `None`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {

@@ -12,8 +12,8 @@ use crate::domain::{
 use crate::onu_table::{OnuFilter, OnuQuery, OnuTable};
 use chrono::{DateTime, TimeZone, Utc};
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 
 const THRESHOLDS: OpticsThresholds = OpticsThresholds {
@@ -239,11 +239,7 @@ fn random_search(rng: &mut StdRng) -> OnuSearch {
     }
 }
 
-fn assert_agrees(
-    view: &FleetAggregate,
-    actors: &BTreeMap<OltId, ActorState>,
-    rng: &mut StdRng,
-) {
+fn assert_agrees(view: &FleetAggregate, actors: &BTreeMap<OltId, ActorState>, rng: &mut StdRng) {
     let summaries: Vec<OltSummary> = actors.values().map(|s| s.summary.clone()).collect();
     assert_eq!(view.summaries(None), summaries);
     for node in 1..3 {

@@ -148,7 +148,7 @@ impl OltHandle {
             .await?
     }
 
-    /// SPEC §3 restart-session: answers after the first poll of the new session.
+    /// restart-session (README.md, "OLT session states"): answers after the first poll of the new session.
     pub async fn restart_session(&self) -> Result<OltSummary, ActionError> {
         self.query(OltMsg::RestartSession, self.action_timeout)
             .await?

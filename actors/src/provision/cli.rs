@@ -67,7 +67,7 @@ pub enum ProvisionDone {
     Deauthorized,
 }
 
-/// A profile an authorisation can name (SPEC §10).
+/// A profile an authorisation can name (docs/provisioning.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OnuProfile {
     /// `LINE`, `SERVICE` or `ONU_TYPE`.

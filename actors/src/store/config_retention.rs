@@ -1,4 +1,4 @@
-//! Retention of running-config versions (SPEC §2 `backup.keep_versions`): per OLT, the
+//! Retention of running-config versions (docs/operations.md `backup.keep_versions`): per OLT, the
 //! newest `keep` versions stay, and so does every version younger than the cut-off (30
 //! days in the service) and always the newest one; older versions beyond `keep` are
 //! deleted, text and all. The service's housekeeping job calls [`Store::prune_configs`].

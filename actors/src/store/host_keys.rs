@@ -1,4 +1,4 @@
-//! SSH host keys recorded on first use (SPEC §7), one per OLT in `ssh_host_keys`
+//! SSH host keys recorded on first use (docs/devices.md), one per OLT in `ssh_host_keys`
 //! (OLT id, big-endian → JSON [`RecordedHostKey`]). Written by the OLT's CLI task after
 //! its first successful login ([`crate::host_keys::open_session`]), read before every
 //! later login, and removed by `POST /olts/{id}/ssh/trust-host-key` so that the next

@@ -15,7 +15,7 @@ pub(super) const OLTS: &str = "olts";
 /// JSON OLT record so that record is rewritten only when something else changed.
 pub(super) const OLT_POLLS: &str = "olt_polls";
 
-/// One move between session states, with its reason (SPEC §3).
+/// One move between session states, with its reason (README.md, "OLT session states").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Transition {
     pub at: DateTime<Utc>,
@@ -52,10 +52,10 @@ pub struct OltRecord {
     /// VLANs the device reported in the last good poll: id and name.
     #[serde(default)]
     pub vlans: Vec<(u16, String)>,
-    /// What the last good poll could not place as IF-MIB says (SPEC §7).
+    /// What the last good poll could not place as IF-MIB says (docs/devices.md).
     #[serde(default)]
     pub warnings: Vec<String>,
-    /// `vendor = "auto"`: the vendor the first good poll detected (SPEC §7), kept so a
+    /// `vendor = "auto"`: the vendor the first good poll detected (docs/devices.md), kept so a
     /// restart knows it before the device answers.
     #[serde(default)]
     pub detected_vendor: Option<Vendor>,
