@@ -41,7 +41,7 @@ const RECONFIGURE_WAIT: Duration = Duration::from_secs(2);
 pub const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(60);
 /// Failures within [`RESTART_WINDOW`] after which even the stopped actor is given up.
-const MAX_FAILURES: usize = MAX_RESTARTS * 2;
+pub const MAX_FAILURES: usize = MAX_RESTARTS * 2;
 
 /// What the supervisor does with a failed OLT actor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -419,103 +419,5 @@ impl Fleet {
             .await
             .ok();
         self.view.stop();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::Vendor;
-    use crate::inventory::SnmpSpec;
-
-    fn one_disabled_olt() -> Inventory {
-        Inventory {
-            szo: Vec::new(),
-            nodes: vec![],
-            olts: vec![OltSpec {
-                id: 7,
-                ip: [127, 0, 0, 1].into(),
-                vendor: Vendor::Huawei.into(),
-                model: "MA5800-X7".into(),
-                city: "Kazan".into(),
-                node: None,
-                enabled: false,
-                snmp: SnmpSpec::default(),
-                ssh: None,
-            }],
-        }
-    }
-
-    fn settings() -> PollSettings {
-        PollSettings {
-            interval: Duration::from_secs(60),
-            timeout: Duration::from_secs(1),
-            retries: 0,
-            deadline: Duration::from_secs(5),
-            offline_after: 3,
-            bulk_varbinds: 64,
-            concurrency: Arc::new(tokio::sync::Semaphore::new(4)),
-            ..PollSettings::default()
-        }
-    }
-
-    /// Crashes the current actor of OLT 7 and waits for the registry to change.
-    async fn crash(fleet: &Fleet) -> Option<OltHandle> {
-        let before = fleet.olt(7).expect("running").actor().get_id();
-        fleet
-            .olt(7)
-            .expect("running")
-            .actor()
-            .send_message(OltMsg::Crash)
-            .expect("send");
-        for _ in 0..200 {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            match fleet.olt(7) {
-                Some(handle) if handle.actor().get_id() != before => return Some(handle),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    #[tokio::test]
-    async fn shutdown_stops_every_olt_actor() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
-        let fleet = Fleet::start(store, settings(), one_disabled_olt())
-            .await
-            .expect("fleet");
-        let handle = fleet.olt(7).expect("running");
-        assert!(handle.summary().await.is_ok());
-        fleet.shutdown().await;
-        assert!(fleet.olt(7).is_none());
-        assert_eq!(
-            handle.summary().await,
-            Err(crate::olt::ActionError::Gone(7))
-        );
-        // Every store handle is gone with the actors: the directory opens again.
-        Store::open(dir.path()).expect("the store is free again");
-    }
-
-    #[tokio::test]
-    async fn a_stopped_olt_that_keeps_failing_is_given_up_until_the_inventory_returns_it() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("store");
-        let fleet = Fleet::start(store, settings(), one_disabled_olt())
-            .await
-            .expect("fleet");
-        for _ in 0..MAX_FAILURES - 1 {
-            crash(&fleet).await.expect("restarted");
-        }
-        assert!(crash(&fleet).await.is_none(), "given up");
-        assert!(fleet.olt(7).is_none());
-        // Reloading the inventory starts it again with a fresh budget.
-        let report = fleet
-            .reconcile(one_disabled_olt())
-            .await
-            .expect("reconcile");
-        assert_eq!(report.added, 1);
-        crash(&fleet).await.expect("restarted after the reload");
-        fleet.shutdown().await;
     }
 }

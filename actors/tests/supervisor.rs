@@ -1,15 +1,15 @@
 //! The supervisor's restart intensity against a simulated OLT: an OLT actor that crashes
 //! more than [`MAX_RESTARTS`] times in a row is restarted *stopped* (served from sled,
 //! OFFLINE with the reason, no device I/O) until the operator's `restart-session`
-//! revives it. Crashes are injected with `OltHandle::crash` (the `test-support`
-//! feature). The supervisor's tests that need no device stay beside it in
-//! `actors/src/supervisor.rs`.
+//! revives it; one that keeps failing even stopped is given up until the inventory
+//! brings it back; shutdown stops every actor and frees the store. Crashes are injected
+//! with `OltHandle::crash` (the `test-support` feature).
 
-use ponkeeper_actors::domain::SessionStatus;
-use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::domain::{SessionStatus, Vendor};
+use ponkeeper_actors::inventory::{Inventory, OltSpec, SnmpSpec};
 use ponkeeper_actors::olt::{ActionError, OltHandle, PollSettings};
 use ponkeeper_actors::store::Store;
-use ponkeeper_actors::supervisor::{Fleet, MAX_RESTARTS};
+use ponkeeper_actors::supervisor::{Fleet, MAX_FAILURES, MAX_RESTARTS};
 use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,4 +109,61 @@ async fn a_crash_loop_stops_the_olt_and_restart_session_revives_it() {
         .is_none());
     fleet.shutdown().await;
     sim.shutdown().await;
+}
+
+/// OLT 7, disabled: an actor with no device I/O.
+fn one_disabled_olt() -> Inventory {
+    Inventory {
+        szo: Vec::new(),
+        nodes: vec![],
+        olts: vec![OltSpec {
+            id: 7,
+            ip: [127, 0, 0, 1].into(),
+            vendor: Vendor::Huawei.into(),
+            model: "MA5800-X7".into(),
+            city: "Kazan".into(),
+            node: None,
+            enabled: false,
+            snmp: SnmpSpec::default(),
+            ssh: None,
+        }],
+    }
+}
+
+#[tokio::test]
+async fn shutdown_stops_every_olt_actor() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), one_disabled_olt())
+        .await
+        .expect("fleet");
+    let handle = fleet.olt(7).expect("running");
+    assert!(handle.summary().await.is_ok());
+    fleet.shutdown().await;
+    assert!(fleet.olt(7).is_none());
+    assert_eq!(handle.summary().await, Err(ActionError::Gone(7)));
+    // Every store handle is gone with the actors: the directory opens again.
+    Store::open(dir.path()).expect("the store is free again");
+}
+
+#[tokio::test]
+async fn a_stopped_olt_that_keeps_failing_is_given_up_until_the_inventory_returns_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("store");
+    let fleet = Fleet::start(store, settings(), one_disabled_olt())
+        .await
+        .expect("fleet");
+    for _ in 0..MAX_FAILURES - 1 {
+        crash(&fleet).await.expect("restarted");
+    }
+    assert!(crash(&fleet).await.is_none(), "given up");
+    assert!(fleet.olt(7).is_none());
+    // Reloading the inventory starts it again with a fresh budget.
+    let report = fleet
+        .reconcile(one_disabled_olt())
+        .await
+        .expect("reconcile");
+    assert_eq!(report.added, 1);
+    crash(&fleet).await.expect("restarted after the reload");
+    fleet.shutdown().await;
 }
