@@ -1,0 +1,155 @@
+//! ONU questions of the fleet view: `GET /onus`, `GET /optics` and the metrics' worst
+//! readings. An index narrows the rows where one can (a contract's bound ONUs, a serial,
+//! an OLT, text by trigrams, a node), the optics order serves worst-first lists by level,
+//! and every candidate is then checked against the whole search, so each answer is exact
+//! and costs what its page costs.
+
+use super::{level_slot, page_of, total_order};
+use super::{FleetAggregate, OnuEntry, OnuSearch, OpticsKey, Page, Window};
+use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
+use crate::onu_table::OnuOrder;
+use std::ops::Bound;
+
+impl FleetAggregate {
+    fn admits(&self, search: &OnuSearch, text: Option<&str>, entry: &OnuEntry) -> bool {
+        let onu = &entry.onu;
+        search.status.is_none_or(|s| onu.status == s)
+            && search
+                .pon_port
+                .as_deref()
+                .is_none_or(|p| onu.pon_port.eq_ignore_ascii_case(p))
+            && search
+                .serial
+                .as_deref()
+                .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
+            && text.is_none_or(|t| {
+                self.text.key(entry.slot).is_some_and(|k| k.contains(t))
+                    || self.bindings.mentions(onu.id, t)
+            })
+            && search.contract.as_deref().is_none_or(|contract| {
+                self.bindings
+                    .with_contract(contract)
+                    .binary_search(&onu.id)
+                    .is_ok()
+            })
+            && search
+                .level
+                .is_none_or(|l| self.thresholds.level(onu.rx_power) == l)
+            && (search.olt_id.is_none() && search.node_id.is_none()
+                || self
+                    .olts
+                    .get(&onu.olt_id)
+                    .is_some_and(|o| self.in_scope(search, onu.olt_id, &o.summary)))
+    }
+
+    /// ONUs matching `search` in `order`: the count and the window's page.
+    pub fn onus(&self, search: &OnuSearch, order: OnuOrder, window: Window) -> Page<Onu> {
+        let text = search.text.as_deref().map(str::to_lowercase);
+        let admits = |e: &&OnuEntry| self.admits(search, text.as_deref(), e);
+        if let Some(ids) = self.candidates(search, text.as_deref()) {
+            let mut hits: Vec<&OnuEntry> = ids
+                .iter()
+                .filter_map(|id| self.onus.get(id))
+                .filter(admits)
+                .collect();
+            hits.sort_by(|a, b| order.compare(&a.onu, &b.onu));
+            hits.dedup_by_key(|e| e.onu.id);
+            return page_of(hits.into_iter(), window, None, |e| self.row(e));
+        }
+        let only_status = *search
+            == OnuSearch {
+                status: search.status,
+                ..OnuSearch::default()
+            };
+        let only_level = *search
+            == OnuSearch {
+                level: search.level,
+                ..OnuSearch::default()
+            };
+        match order {
+            OnuOrder::Id => {
+                let known = only_status.then(|| match search.status {
+                    None => self.onus.len(),
+                    Some(OnuStatus::Offline) => self.offline.len(),
+                    Some(OnuStatus::Online) => self.onus.len() - self.offline.len(),
+                });
+                if search.status == Some(OnuStatus::Offline) {
+                    let rows = self.offline.iter().filter_map(|id| self.onus.get(id));
+                    return page_of(rows.filter(admits), window, known, |e| self.row(e));
+                }
+                page_of(self.onus.values().filter(admits), window, known, |e| {
+                    self.row(e)
+                })
+            }
+            OnuOrder::WorstRx => {
+                let known = only_level.then(|| match search.level {
+                    None => self.onus.len(),
+                    Some(level) => self.per_level[level_slot(level)],
+                });
+                let rows = self
+                    .optics_from(search.level)
+                    .filter_map(|(_, _, id)| self.onus.get(id));
+                page_of(rows.filter(admits), window, known, |e| self.row(e))
+            }
+        }
+    }
+
+    /// The stretch of the optics order that holds `level` (Rx at or below a threshold
+    /// is worse), or all of it.
+    fn optics_from(&self, level: Option<OpticsLevel>) -> impl Iterator<Item = &OpticsKey> {
+        let t = &self.thresholds;
+        let critical: OpticsKey = (false, total_order(t.critical_dbm), OnuId::MAX);
+        let warning: OpticsKey = (false, total_order(t.warning_dbm), OnuId::MAX);
+        let absent: OpticsKey = (true, i64::MIN, 0);
+        let (start, end) = match level {
+            None => (Bound::Unbounded, Bound::Unbounded),
+            Some(OpticsLevel::Critical) => (Bound::Unbounded, Bound::Included(critical)),
+            Some(OpticsLevel::Warning) => (Bound::Excluded(critical), Bound::Included(warning)),
+            Some(OpticsLevel::Ok) => (Bound::Excluded(warning), Bound::Excluded(absent)),
+            Some(OpticsLevel::Unknown) => (Bound::Included(absent), Bound::Unbounded),
+        };
+        // A range that starts after it ends (thresholds set the wrong way round) is empty.
+        let empty = match (start, end) {
+            (Bound::Excluded(s), Bound::Included(e) | Bound::Excluded(e)) => s >= e,
+            _ => false,
+        };
+        let range = if empty {
+            None
+        } else {
+            Some(self.optics.range((start, end)))
+        };
+        range.into_iter().flatten()
+    }
+
+    /// The ONUs an index narrows `search` to, when one does (in no order, perhaps with
+    /// rows the other filters reject); `None` when every row must be read.
+    fn candidates(&self, search: &OnuSearch, text: Option<&str>) -> Option<Vec<OnuId>> {
+        if let Some(contract) = &search.contract {
+            return Some(self.bindings.with_contract(contract).to_vec());
+        }
+        if let Some(serial) = &search.serial {
+            return Some(self.by_serial.candidates(serial).to_vec());
+        }
+        if let Some(olt) = search.olt_id {
+            return Some(
+                self.olts
+                    .get(&olt)
+                    .map(|e| e.onus.iter().copied().collect())
+                    .unwrap_or_default(),
+            );
+        }
+        if let Some(text) = text.filter(|t| t.chars().nth(2).is_some()) {
+            let mut ids = self.text.search(text);
+            ids.extend(self.bindings.mentioning(text));
+            return Some(ids);
+        }
+        let node = search.node_id?;
+        Some(
+            self.olts
+                .values()
+                .filter(|e| e.summary.node == Some(node))
+                .flat_map(|e| e.onus.iter().copied())
+                .collect(),
+        )
+    }
+}
