@@ -182,15 +182,49 @@ impl ScopeQuery {
     }
 }
 
-/// A page's size as a client may ask it; the configuration bounds it further.
-pub type PageSize = Bounded<1, 2_147_483_647>;
+/// A page's size as a client asks it: any integer here, since its bounds are the running
+/// configuration's (`1..=paging.max_size`), checked by [`PageQuery::paging`] and written
+/// into the document by `apply_paging`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct PageSize(Bounded<{ i64::MIN }, { i64::MAX }>);
+
+impl PageSize {
+    pub fn get(self) -> i64 {
+        self.0.get()
+    }
+}
+
+impl utoipa::PartialSchema for PageSize {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let mut schema = Bounded::<1, { i32::MAX as i64 }>::documented();
+        schema.maximum = None;
+        schema.into()
+    }
+}
+
+impl ToSchema for PageSize {}
+
+impl JsonSchema for PageSize {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PageSize".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "integer", "minimum": 1 })
+    }
+}
 
 impl PageQuery {
     /// The page asked for, within the configuration's limits.
     pub fn paging(&self, config: &crate::config::Paging) -> Result<Paging, ApiError> {
-        let size = match self.size.map(Bounded::get) {
+        let size = match self.size.map(PageSize::get) {
             None => config.default_size,
-            Some(size) if size <= i64::from(config.max_size) => size as u32,
+            Some(size) if (1..=i64::from(config.max_size)).contains(&size) => size as u32,
             Some(size) => {
                 return Err(ApiError::InvalidParameter(format!(
                     "parameter `size`: must be between 1 and {}, got {size}",
@@ -213,4 +247,31 @@ pub async fn no_route(uri: axum::http::Uri) -> ApiError {
 /// The envelope's answer to a method a path does not take.
 pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
     ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_is_bounded_by_the_configuration_and_refusals_say_by_what() {
+        let config = crate::config::Paging {
+            default_size: 20,
+            max_size: 500,
+        };
+        let paging = |raw: &str| parse_query::<PageQuery>(Some(raw))?.paging(&config);
+        let asked = paging("page=3&size=500").expect("within bounds");
+        assert_eq!((asked.page, asked.size), (3, 500));
+        let default = paging("").expect("the defaults");
+        assert_eq!((default.page, default.size), (0, 20));
+        for (raw, got) in [("size=0", "0"), ("size=501", "501"), ("size=-7", "-7")] {
+            match paging(raw) {
+                Err(ApiError::InvalidParameter(message)) => assert_eq!(
+                    message,
+                    format!("parameter `size`: must be between 1 and 500, got {got}")
+                ),
+                other => panic!("{raw}: {other:?}"),
+            }
+        }
+    }
 }
