@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
+mod admission;
 mod connections;
 
 /// How long requests in flight may run on after a shutdown signal.
@@ -110,7 +111,7 @@ impl App {
         let mut server = tokio::spawn(connections::serve(
             listener,
             router,
-            state.config.http,
+            (state.config.http, state.config.trusted_proxies.clone()),
             async {
                 let _ = stopped.await;
             },

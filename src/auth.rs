@@ -7,17 +7,20 @@
 //! `ponkeeper keys`) and from `[[api_keys]]` in the config, and the admin socket updates
 //! the ring of a running service. The client address is [`client_ip`]'s: the socket peer,
 //! or through a trusted proxy the address `X-Forwarded-For` names for the hop before it.
+//! A refused key closes its connection, and a valid one marks the connection as a keyed
+//! client's, which the listener never closes to make room ([`crate::http::ConnectionProof`]).
 
 mod client_ip;
 
 pub use client_ip::client_ip;
 
 use crate::error::ApiError;
+use crate::http::ConnectionProof;
 use crate::rate_limit::Decision;
 use crate::records::AccessLevel;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderValue, Method};
+use axum::http::{header, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -46,6 +49,16 @@ fn rate_headers(response: &mut Response, limit: u32, remaining: u32) {
     headers.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
 }
 
+/// A refusal of the key itself, which also closes the connection: a client without a
+/// valid key cannot hold a connection open by asking again and again.
+fn refused(error: ApiError) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 /// Middleware: key, IP whitelist, rate, level — in that order.
 pub async fn authenticate(
     State(app): State<AppState>,
@@ -55,21 +68,32 @@ pub async fn authenticate(
 ) -> Response {
     let presented = match request.headers().get(API_KEY_HEADER).map(|v| v.to_str()) {
         None => {
-            return ApiError::Unauthorized("the X-API-Key header is missing".into()).into_response()
+            return refused(ApiError::Unauthorized(
+                "the X-API-Key header is missing".into(),
+            ))
         }
         Some(Err(_)) => {
-            return ApiError::Unauthorized("the X-API-Key header is not valid text".into())
-                .into_response()
+            return refused(ApiError::Unauthorized(
+                "the X-API-Key header is not valid text".into(),
+            ))
         }
         Some(Ok(value)) => value.trim().to_string(),
     };
     let Some(key) = app.keys.find(&presented) else {
-        return ApiError::Unauthorized("the API key is unknown or revoked".into()).into_response();
+        return refused(ApiError::Unauthorized(
+            "the API key is unknown or revoked".into(),
+        ));
     };
     let ip = client_ip(peer.ip(), request.headers(), &app.config.trusted_proxies);
     if !key.allow_ip.is_empty() && !key.allow_ip.iter().any(|net| net.contains(&ip)) {
-        return ApiError::IpNotAllowed(format!("key `{}` may not be used from {ip}", key.name))
-            .into_response();
+        return refused(ApiError::IpNotAllowed(format!(
+            "key `{}` may not be used from {ip}",
+            key.name
+        )));
+    }
+    // A valid key on an allowed address: the connection is a keyed client's for good.
+    if let Some(proof) = request.extensions().get::<ConnectionProof>() {
+        proof.key_presented();
     }
     let counted = request.extensions().get::<RateAlreadyCounted>().is_some();
     let decision = (!counted).then(|| app.rate_limits.check(&key.name, key.rate));

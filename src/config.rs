@@ -68,6 +68,20 @@ pub struct Http {
     pub idle_timeout: Duration,
     /// Connections served at once; further ones wait to be accepted.
     pub max_connections: u32,
+    /// Connections one client address may hold at once (an IPv6 client: its /64); a
+    /// trusted proxy's are not counted. Further ones are closed at once.
+    pub max_connections_per_address: u32,
+    /// The share of `max_connections` that connections which have not yet presented a
+    /// valid key may hold; past it the oldest of them is closed for the newcomer, so
+    /// keyless clients can never crowd out keyed ones.
+    pub unauthenticated_share: f64,
+}
+
+impl Http {
+    /// How many connections that presented no valid key yet may be open at once.
+    pub fn max_unauthenticated(&self) -> usize {
+        ((f64::from(self.max_connections) * self.unauthenticated_share).floor() as usize).max(1)
+    }
 }
 
 /// `[metrics]`: whether `/metrics` needs a key.
@@ -210,6 +224,8 @@ impl Default for Http {
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_connections: 10_000,
+            max_connections_per_address: 256,
+            unauthenticated_share: 0.5,
         }
     }
 }
@@ -306,6 +322,12 @@ impl Config {
         }
         if self.http.max_connections == 0 {
             bail!("key `http.max_connections`: must be at least 1");
+        }
+        if self.http.max_connections_per_address == 0 {
+            bail!("key `http.max_connections_per_address`: must be at least 1");
+        }
+        if !(self.http.unauthenticated_share > 0.0 && self.http.unauthenticated_share <= 1.0) {
+            bail!("key `http.unauthenticated_share`: must be above 0 and at most 1");
         }
         if self.paging.max_size == 0 {
             bail!("key `paging.max_size`: must be at least 1");

@@ -26,6 +26,24 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Where the MCP server's Streamable HTTP transport is mounted.
 pub const MCP_PATH: &str = "/mcp";
 
+/// The connection a request came on, as the access check tells the listener that a valid
+/// key was presented on it ([`ConnectionProof::key_presented`]): a connection that never
+/// presented one counts among the unauthenticated, which may hold only a share of the
+/// connections ([`crate::config::Http`]).
+#[derive(Clone)]
+pub struct ConnectionProof(std::sync::Arc<dyn Fn() + Send + Sync>);
+
+impl ConnectionProof {
+    pub fn new(on_key: impl Fn() + Send + Sync + 'static) -> ConnectionProof {
+        ConnectionProof(std::sync::Arc::new(on_key))
+    }
+
+    /// A request on this connection presented a valid key.
+    pub fn key_presented(&self) {
+        (self.0)()
+    }
+}
+
 /// Whether `path` is served by the MCP transport.
 pub fn is_mcp_path(path: &str) -> bool {
     path == MCP_PATH

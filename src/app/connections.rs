@@ -3,7 +3,8 @@
 //! what a client can hold without using it, per `[http]` of the configuration:
 //!
 //! - at most `max_connections` connections are served at once; further ones wait in the
-//!   kernel's accept queue until one closes;
+//!   kernel's accept queue until one closes; one client's, and those that presented no
+//!   valid key, are bounded further ([`super::admission`]);
 //! - a connection must deliver a request's whole head within `header_read_timeout` —
 //!   counted from connecting for its first request, from the request's first byte for the
 //!   next ones — or it is closed without an answer;
@@ -18,7 +19,9 @@
 //! close after its request in flight, and returns when all have; dropping the loop (the
 //! caller's last resort) drops every connection with it.
 
+use super::admission::{Admission, Admitted};
 use crate::config::Http;
+use crate::http::ConnectionProof;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::Router;
@@ -42,10 +45,11 @@ use tower::ServiceExt;
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    limits: Http,
+    (limits, trusted_proxies): (Http, Vec<ipnet::IpNet>),
     stop: impl std::future::Future<Output = ()>,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections as usize));
+    let admission = Admission::new(&limits, trusted_proxies);
     let (closing, closing_seen) = watch::channel(false);
     let mut connections = JoinSet::new();
     let mut stop = pin!(stop);
@@ -70,11 +74,16 @@ pub async fn serve(
             },
             () = &mut stop => break,
         };
+        // Past its client's share: closed unanswered, its place never taken.
+        let Some(admitted) = admission.admit(peer) else {
+            continue;
+        };
         let connection = Connection {
             router: router.clone(),
             peer,
             limits,
             closing: closing_seen.clone(),
+            admitted,
             _permit: permit,
         };
         connections.spawn(connection.run(stream));
@@ -104,6 +113,9 @@ struct Connection {
     peer: SocketAddr,
     limits: Http,
     closing: watch::Receiver<bool>,
+    /// Its place among its client's and the keyless connections, given back when it
+    /// closes.
+    admitted: Admitted,
     /// Its place among `max_connections`, given back when it closes.
     _permit: OwnedSemaphorePermit,
 }
@@ -116,10 +128,17 @@ impl Connection {
             activity: activity.clone(),
             timer: Box::pin(tokio::time::sleep_until(Instant::now())),
         });
-        let (router, peer) = (self.router.clone(), self.peer);
+        let (router, peer, proof) = (self.router.clone(), self.peer, self.admitted.proof());
+        let in_flight = activity.clone();
         let service = hyper::service::service_fn(move |request| {
-            answer(router.clone(), peer, activity.clone(), request)
+            answer(
+                router.clone(),
+                (peer, proof.clone()),
+                in_flight.clone(),
+                request,
+            )
         });
+        let evicted = self.admitted.evicted.clone();
         let mut conn =
             pin!(hyper::server::conn::http1::Builder::new().serve_connection(io, service));
         let mut asked_to_close = false;
@@ -135,6 +154,14 @@ impl Connection {
                     asked_to_close = true;
                     conn.as_mut().graceful_shutdown();
                 }
+                () = evicted.notified(), if !asked_to_close => {
+                    // Made room for a newcomer: at once when idle, else after its answer.
+                    if activity.idle() {
+                        return;
+                    }
+                    asked_to_close = true;
+                    conn.as_mut().graceful_shutdown();
+                }
             }
         }
     }
@@ -144,12 +171,13 @@ impl Connection {
 /// counts it in flight until its answer's body has been sent (or dropped).
 async fn answer(
     router: Router,
-    peer: SocketAddr,
+    (peer, proof): (SocketAddr, ConnectionProof),
     activity: Arc<Activity>,
     mut request: http::Request<hyper::body::Incoming>,
 ) -> Result<http::Response<Body>, Infallible> {
     let in_flight = activity.request_started();
     request.extensions_mut().insert(ConnectInfo(peer));
+    request.extensions_mut().insert(proof);
     let response = match router.oneshot(request.map(Body::new)).await {
         Ok(response) => response,
         Err(never) => match never {},
@@ -214,6 +242,11 @@ impl Activity {
                 s.head_started = Some(Instant::now());
             }
         });
+    }
+
+    /// Whether nothing is in flight and no request's head has begun.
+    fn idle(&self) -> bool {
+        self.with(|s| s.in_flight == 0 && s.head_started.is_none())
     }
 
     /// A request's head was read; it is in flight until the returned guard is dropped.

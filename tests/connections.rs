@@ -1,0 +1,165 @@
+//! What a client without a key can hold of the service's connections, replayed small
+//! through the real server (the full-scale figures are in the closing note of the
+//! hardening issue): a refused key closes its connection instead of keeping it alive, one
+//! address holds at most `http.max_connections_per_address`, and connections that never
+//! presented a valid key hold at most `http.unauthenticated_share` of `max_connections`,
+//! so a keyed client still gets in, and stays, however many keyless ones wait.
+
+mod common;
+
+use common::{steady_sim, TestService};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Whether the server closed `stream` within `patience` (reading what it sent first).
+async fn closed_within(stream: &mut TcpStream, patience: Duration) -> bool {
+    let mut buffer = [0u8; 4096];
+    let closed = tokio::time::timeout(patience, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    });
+    closed.await.is_ok()
+}
+
+/// One request on `stream`, kept alive unless the server says otherwise: the status and
+/// the head's lines.
+async fn ask(stream: &mut TcpStream, key: Option<&str>) -> (u16, String) {
+    let key = key.map_or(String::new(), |k| format!("X-API-Key: {k}\r\n"));
+    let request = format!("GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\n{key}\r\n");
+    stream.write_all(request.as_bytes()).await.expect("sent");
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("an answer within 5 s")
+            .expect("read");
+        assert!(n > 0, "closed before answering");
+        bytes.extend_from_slice(&buffer[..n]);
+        let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let answer = common::raw::parse(&bytes);
+        let length: usize = answer
+            .headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .expect("a content length");
+        if bytes.len() >= end + 4 + length {
+            let head = String::from_utf8_lossy(&bytes[..end]).to_lowercase();
+            return (answer.status, head);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_closes_its_connection() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    let addr = common::raw::addr(&service);
+
+    for key in [None, Some("pk_wrong")] {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let (status, head) = ask(&mut stream, key).await;
+        assert_eq!(status, 401);
+        assert!(head.contains("connection: close"), "{head}");
+        assert!(
+            closed_within(&mut stream, Duration::from_secs(2)).await,
+            "a keyless client keeps no connection open by asking again"
+        );
+    }
+    // A keyed one does.
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    for _ in 0..3 {
+        assert_eq!(ask(&mut stream, Some(&service.full)).await.0, 200);
+    }
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holds_at_most_its_share_of_connections() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.http.max_connections_per_address = 3;
+        config.http.header_read_timeout = Duration::from_secs(30);
+    })
+    .await;
+    let addr = common::raw::addr(&service);
+    let mut held = Vec::new();
+    for _ in 0..6 {
+        held.push(
+            TcpStream::connect(addr)
+                .await
+                .expect("the kernel accepts it"),
+        );
+    }
+    let mut closed = 0;
+    for stream in &mut held {
+        if closed_within(stream, Duration::from_millis(500)).await {
+            closed += 1;
+        }
+    }
+    assert_eq!(
+        closed, 3,
+        "the three past the address's share are closed at once"
+    );
+    drop(held);
+    // The places are given back.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, _) = service.get("/olts").await;
+    assert_eq!(status, 200);
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyless_connections_cannot_crowd_out_keyed_clients() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.http.max_connections = 6;
+        config.http.unauthenticated_share = 0.5;
+        config.http.header_read_timeout = Duration::from_secs(30);
+    })
+    .await;
+    let addr = common::raw::addr(&service);
+    // A keyed client connected before the flood.
+    let mut keyed = TcpStream::connect(addr).await.expect("connect");
+    assert_eq!(ask(&mut keyed, Some(&service.full)).await.0, 200);
+
+    // Ten keyless connections that send nothing: more than every free place.
+    let mut flood = Vec::new();
+    for _ in 0..10 {
+        flood.push(TcpStream::connect(addr).await.expect("connect"));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // The keyed client is still served on its connection, and a new one gets in at once.
+    assert_eq!(ask(&mut keyed, Some(&service.full)).await.0, 200);
+    let answered = tokio::time::timeout(Duration::from_secs(3), service.get("/olts")).await;
+    assert_eq!(
+        answered.expect("a new keyed request is served at once").0,
+        200
+    );
+
+    // Of the flood, at most the keyless share (3) is still open.
+    let mut open = 0;
+    for stream in &mut flood {
+        if !closed_within(stream, Duration::from_millis(100)).await {
+            open += 1;
+        }
+    }
+    assert!(open <= 3, "{open} keyless connections still open");
+    service.stop().await;
+    sim.shutdown().await;
+}
