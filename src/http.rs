@@ -17,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 pub mod library_errors;
 mod query;
 
-pub use query::{echo, parse_query, Bounded, Id32, Id53, LocalDateTime, Query};
+pub use query::{echo, parse_query, Bounded, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN};
 
 /// Where the REST API is mounted.
 pub const BASE: &str = "/api/v1/external";

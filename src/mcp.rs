@@ -60,8 +60,8 @@ pub struct PonTools {
 }
 
 /// `path?query` with `query` serialised as a URL query, a list as its parameter repeated
-/// (`type=ONU_DOWN&type=ONU_UP`). An argument a model gave as an empty string is left
-/// out: to a tool it means "no filter", where REST refuses `name=`.
+/// (`type=ONU_DOWN&type=ONU_UP`). An argument a model gave as an empty or blank string is
+/// left out: to a tool it means "no filter", where REST refuses `name=` and `name=%20`.
 fn with_query<T: Serialize>(path: &str, query: &T) -> Result<String, ErrorData> {
     let cannot = |e: &dyn std::fmt::Display| {
         ErrorData::invalid_params(format!("cannot encode the arguments: {e}"), None)
@@ -76,7 +76,7 @@ fn with_query<T: Serialize>(path: &str, query: &T) -> Result<String, ErrorData> 
         for value in values {
             match value {
                 Value::Null => {}
-                Value::String(text) if text.is_empty() => {}
+                Value::String(text) if text.trim().is_empty() => {}
                 Value::String(text) => pairs.push((name.clone(), text)),
                 other => pairs.push((name.clone(), other.to_string())),
             }

@@ -2,7 +2,8 @@
 //! the probe did it, through the real server: a keyless audit-log flood, a history range
 //! to the year 9999, idle and slow-header connections, `X-Forwarded-For` entries that
 //! are not addresses, a world-readable data directory, bodies read before the key check,
-//! IPv4-mapped whitelist entries, answers outside the envelope, and empty query values.
+//! IPv4-mapped whitelist entries, answers outside the envelope, and empty, blank or
+//! control-character query values.
 
 mod common;
 
@@ -654,7 +655,7 @@ async fn answers_from_the_libraries_are_envelopes_too() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn empty_query_values_are_refused_and_documented_periods_are_accepted() {
+async fn empty_blank_and_control_query_values_are_refused_and_documented_periods_are_accepted() {
     let sim = steady_sim(1, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let service = TestService::start(&sim, dir.path().join("data")).await;
@@ -665,6 +666,14 @@ async fn empty_query_values_are_refused_and_documented_periods_are_accepted() {
         ("/optics?level=", "level"),
         ("/nodes?size=", "size"),
         ("/onus?q=", "q"),
+        // Spaces only, or a control character: refused too, never taken as absent
+        // (issue 36, finding 7).
+        ("/olts?size=%20", "size"),
+        ("/olts?status=%20%20", "status"),
+        ("/onus?q=%20", "q"),
+        ("/onus?q=%00", "q"),
+        ("/onus?q=abc%0Adef", "q"),
+        ("/olts?city=%E2%80%83", "city"),
     ] {
         let (status, body) = service.get(query).await;
         assert_eq!(

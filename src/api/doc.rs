@@ -103,9 +103,10 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
     }
 }
 
-/// States in the document what [`crate::http::Params`] enforces of every query parameter:
-/// a value that is given is not empty (`minLength: 1` on free-text parameters; the others
-/// are integers, enumerations or patterns, none of which admits an empty string).
+/// States in the document what [`crate::http::Query`] enforces of every query parameter:
+/// a free-text value that is given holds something besides spaces and no control
+/// character (`minLength: 1` and [`crate::http::TEXT_PATTERN`]; the others are integers,
+/// enumerations or patterns, none of which admits such a value).
 pub fn apply_query_rules(openapi: &mut OpenApi) {
     use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::schema::{SchemaType, Type};
@@ -129,6 +130,7 @@ pub fn apply_query_rules(openapi: &mut OpenApi) {
                     let text = schema.schema_type == SchemaType::Type(Type::String);
                     if text && schema.enum_values.is_none() && schema.pattern.is_none() {
                         schema.min_length = Some(1);
+                        schema.pattern = Some(crate::http::TEXT_PATTERN.to_string());
                     }
                 }
             }

@@ -2,9 +2,10 @@
 //! that [`Query`] deserializes, that `#[derive(IntoParams)]` documents in the OpenAPI
 //! document and `#[derive(JsonSchema)]` turns into the input of the MCP tool calling it.
 //!
-//! The rules every parameter follows, whatever the struct: a value is trimmed, and one of
-//! spaces only counts as absent; a parameter given with an empty value (`size=`) is a
-//! mistake, not a default; a parameter given twice is refused unless its field is a list
+//! The rules every parameter follows, whatever the struct: a value is trimmed; a parameter
+//! given with an empty value (`size=`) or with spaces only (`q=%20`) is a mistake, not a
+//! default, and so is a control character in a value (`q=%00`); a parameter given twice
+//! is refused unless its field is a list
 //! (`type=ONU_DOWN&type=ONU_UP`); parameters nobody declared are ignored. Every refusal is
 //! `INVALID_PARAMETER` naming the parameter: `parameter `vlanId`: must be between 1 and
 //! 4094, got 5000`. The value types here ([`Bounded`], [`LocalDateTime`]) carry their
@@ -36,21 +37,26 @@ pub fn parse_query<T: DeserializeOwned>(raw: Option<&str>) -> Result<T, ApiError
     T::deserialize(QueryDeserializer { params }).map_err(|e| ApiError::InvalidParameter(e.0))
 }
 
-/// The query's parameters in order of first appearance, each with its values, trimmed;
-/// parameters whose values are all spaces are left out.
+/// The query's parameters in order of first appearance, each with its values, trimmed.
 fn pairs(raw: &str) -> Result<Vec<(String, Vec<String>)>, ApiError> {
     let decoded: Vec<(String, String)> = serde_urlencoded::from_str(raw)
         .map_err(|e| ApiError::InvalidParameter(format!("the query string is malformed: {e}")))?;
     let mut params: Vec<(String, Vec<String>)> = Vec::new();
     for (name, value) in decoded {
         // `size=` is a mistake, not a default: a parameter is given a value or left out.
+        let value = value.trim_matches(is_blank);
         if value.is_empty() {
             return Err(ApiError::InvalidParameter(format!(
-                "parameter `{}` is empty; give it a value or leave it out",
+                "parameter `{}` is empty or only spaces; give it a value or leave it out",
                 echo(&name)
             )));
         }
-        let value = value.trim();
+        if value.chars().any(char::is_control) {
+            return Err(ApiError::InvalidParameter(format!(
+                "parameter `{}` holds a control character (such as NUL or a line break)",
+                echo(&name)
+            )));
+        }
         let slot = match params.iter().position(|(known, _)| *known == name) {
             Some(at) => &mut params[at].1,
             None => {
@@ -58,13 +64,21 @@ fn pairs(raw: &str) -> Result<Vec<(String, Vec<String>)>, ApiError> {
                 &mut params.last_mut().expect("just pushed").1
             }
         };
-        if !value.is_empty() {
-            slot.push(value.to_string());
-        }
+        slot.push(value.to_string());
     }
-    params.retain(|(_, values)| !values.is_empty());
     Ok(params)
 }
+
+/// What a value is trimmed of: white space, and the byte-order mark JSON Schema's `\s`
+/// counts as space too (so [`TEXT_PATTERN`] and this check agree).
+fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// What a free-text parameter's value must match, as the documents state it: no control
+/// character, and something besides spaces.
+pub const TEXT_PATTERN: &str =
+    r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$";
 
 /// A client's text as an error message quotes it: at most 64 characters.
 pub fn echo(text: &str) -> Cow<'_, str> {
@@ -437,8 +451,14 @@ mod tests {
         let cases = [
             (
                 "size=",
-                "parameter `size` is empty; give it a value or leave it out",
+                "parameter `size` is empty or only spaces; give it a value",
             ),
+            (
+                "size=%20",
+                "parameter `size` is empty or only spaces; give it a value",
+            ),
+            ("q=%00", "parameter `q` holds a control character"),
+            ("q=a%0Ab", "parameter `q` holds a control character"),
             (
                 "vlan=abc",
                 "parameter `vlan`: must be an integer, got `abc`",
@@ -466,9 +486,9 @@ mod tests {
     }
 
     #[test]
-    fn values_are_trimmed_spaces_are_absent_lists_repeat_and_strangers_are_ignored() {
+    fn values_are_trimmed_lists_repeat_and_strangers_are_ignored() {
         let sample: Sample = parse_query(Some(
-            "q=%20abc%20&vlan=%20&status=ONLINE&type=ONU_DOWN&type=ONU_UP&other=1&other=2",
+            "q=%20abc%20&status=ONLINE&type=ONU_DOWN&type=ONU_UP&other=1&other=2",
         ))
         .expect("parsed");
         assert_eq!(sample.q.as_deref(), Some("abc"));
