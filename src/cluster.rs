@@ -8,11 +8,14 @@
 //! answer and logged; a member that goes away leaves the group when its link closes.
 //! Nothing else crosses the link yet: ONU lists, history and events stay per process.
 
+mod gate;
+
 use anyhow::{bail, Context};
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::fleet_view::aggregate::NodeCounters;
 use ponkeeper_actors::fleet_view::{FleetViewError, FleetViewHandle};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor_cluster::node::NodeConnectionMode;
 use ractor_cluster::{NodeServer, NodeServerMessage, RactorClusterMessage};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -31,8 +34,12 @@ const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 /// Node ids one question may carry (a page of `GET /nodes` holds at most `max_size`).
 const MAX_NODES_ASKED: usize = 10_000;
 
+/// The largest message a member takes from another once authenticated: the members'
+/// questions and answers are a few kilobytes of JSON.
+const MAX_FRAME_BYTES: u64 = 1024 * 1024;
+
 /// `[cluster]`: this process's name among its peers, where it listens for them, where
-/// they listen, and the variable holding the cookie they share.
+/// they listen, the variable holding the cookie they share, and the limits of the port.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterConfig {
@@ -42,6 +49,24 @@ pub struct ClusterConfig {
     pub peers: Vec<SocketAddr>,
     /// The variable holding the cookie (not one of `PONKEEPER_*`, which are settings).
     pub cookie_env: String,
+    /// The link between members is not encrypted yet: a member starts only when the
+    /// operator says so, with `listen` on a management network (docs/scale-out.md).
+    #[serde(default)]
+    pub insecure: bool,
+    /// Time a connecting member has to pass the cookie challenge.
+    #[serde(default = "default_handshake_timeout", with = "humantime_serde")]
+    pub handshake_timeout: Duration,
+    /// Connections that may be in their handshake at once; one more is closed at once.
+    #[serde(default = "default_max_handshakes")]
+    pub max_handshakes: usize,
+}
+
+fn default_handshake_timeout() -> Duration {
+    Duration::from_secs(5)
+}
+
+fn default_max_handshakes() -> usize {
+    16
 }
 
 /// Questions one member asks another. The derive gives each variant its wire form; the
@@ -137,18 +162,36 @@ impl Cluster {
                 config.cookie_env
             );
         }
+        if !config.insecure {
+            bail!(
+                "[cluster]: the link between members is not encrypted; set `insecure = true` \
+                 to run it anyway, with `listen` on a network only the members reach"
+            );
+        }
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("[cluster]: cannot listen on {}", config.listen))?;
+        // The node server's own listener only on this host's loopback, on a port of its
+        // own: the members reach it through the gate on `listen`. Its name carries
+        // `listen` whole, which is how the members tell each other apart.
         let server = NodeServer::new(
-            config.listen.port(),
+            0,
             cookie,
             config.name.clone(),
-            config.listen.ip().to_string(),
+            config.listen.to_string(),
             None,
-            None,
+            Some(NodeConnectionMode::Isolated),
         )
-        .with_listen_addr(config.listen.ip());
+        .with_listen_addr(std::net::Ipv4Addr::LOCALHOST.into())
+        .with_max_inbound_frame_size(MAX_FRAME_BYTES);
         let (server, _) = Actor::spawn(None, server, ())
             .await
             .context("cannot start the cluster's node server")?;
+        let limits = gate::GateLimits {
+            max_handshakes: config.max_handshakes.max(1),
+            handshake_timeout: config.handshake_timeout,
+        };
+        tokio::spawn(gate::serve(listener, server.clone(), limits));
         let (member, _) = Actor::spawn(None, Member, view)
             .await
             .context("cannot start the cluster member")?;

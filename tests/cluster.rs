@@ -43,7 +43,7 @@ impl Member {
                 "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory:?}\n\n\
                  [polling]\ninterval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\n\
                  [cluster]\nname = \"{name}\"\nlisten = \"127.0.0.1:{listen}\"\n\
-                 peers = [\"127.0.0.1:{peer}\"]\ncookie_env = \"CLUSTER_COOKIE\"\n",
+                 peers = [\"127.0.0.1:{peer}\"]\ncookie_env = \"CLUSTER_COOKIE\"\ninsecure = true\n",
                 data = dir.join("data"),
             ),
         )

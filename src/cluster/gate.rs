@@ -1,0 +1,221 @@
+//! The cluster port as a member serves it: this listener accepts the other members'
+//! connections and hands each to ractor_cluster's node server as an external stream, so
+//! that nothing reaches the node server before these limits (docs/production.md,
+//! "The cluster port"):
+//!
+//! - at most `max_handshakes` connections may be in their handshake at once; one past it
+//!   is closed at once;
+//! - a connection must authenticate (the cookie challenge) within `handshake_timeout`,
+//!   and may send at most [`HANDSHAKE_BYTES`] before it has: a length prefix of 16 MiB
+//!   and the bytes behind it end the connection, they are never buffered;
+//! - a failed accept (out of descriptors) pauses accepting, longer each time up to a
+//!   second, and is logged at most once per [`LOG_EVERY`].
+//!
+//! The node server tells the gate when a session authenticates (a subscription to its
+//! events, by the peer label the stream carries); from then on the connection is a
+//! member's and only the node server's frame limit applies.
+
+use ractor::ActorRef;
+use ractor_cluster::node::NodeServerSessionInformation;
+use ractor_cluster::{
+    BoxRead, BoxWrite, ClusterBidiStream, NodeEventSubscription, NodeServerMessage,
+};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, Sleep};
+
+/// What a connection may send before it has authenticated: the handshake's messages (a
+/// name, a client status, a challenge reply) are a few hundred bytes.
+pub const HANDSHAKE_BYTES: u64 = 64 * 1024;
+
+/// A failed accept is logged at most this often.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// The limits of the cluster port.
+#[derive(Debug, Clone, Copy)]
+pub struct GateLimits {
+    pub max_handshakes: usize,
+    pub handshake_timeout: Duration,
+}
+
+/// The connections in their handshake, by the label their stream carries.
+#[derive(Default)]
+struct Handshakes(Mutex<HashMap<String, Arc<AtomicBool>>>);
+
+impl Handshakes {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<AtomicBool>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The session with this label authenticated: its connection leaves the handshakes.
+    fn authenticated(&self, label: &str) {
+        if let Some(done) = self.lock().remove(label) {
+            done.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// The node server's events, as far as the gate cares.
+struct Authentications(Arc<Handshakes>);
+
+impl NodeEventSubscription for Authentications {
+    fn node_session_opened(&self, _ses: NodeServerSessionInformation) {}
+
+    fn node_session_disconnected(&self, ses: NodeServerSessionInformation) {
+        self.0.lock().remove(&ses.peer_addr);
+    }
+
+    fn node_session_authenticated(&self, ses: NodeServerSessionInformation) {
+        self.0.authenticated(&ses.peer_addr);
+    }
+}
+
+/// Listens on `listener` for the other members until the node server stops.
+pub async fn serve(listener: TcpListener, server: ActorRef<NodeServerMessage>, limits: GateLimits) {
+    let handshakes = Arc::new(Handshakes::default());
+    let subscribed = server.cast(NodeServerMessage::SubscribeToEvents {
+        id: "ponkeeper.cluster-gate".into(),
+        subscription: Box::new(Authentications(handshakes.clone())),
+    });
+    if subscribed.is_err() {
+        return;
+    }
+    let mut pause = Duration::ZERO;
+    let mut last_logged: Option<Instant> = None;
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => {
+                pause = Duration::ZERO;
+                accepted
+            }
+            Err(error) => {
+                pause = (pause * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
+                if last_logged.is_none_or(|at| at.elapsed() >= LOG_EVERY) {
+                    tracing::error!(%error, ?pause, "cluster port: cannot accept; pausing");
+                    last_logged = Some(Instant::now());
+                }
+                tokio::time::sleep(pause).await;
+                continue;
+            }
+        };
+        let label = peer.to_string();
+        let done = Arc::new(AtomicBool::new(false));
+        {
+            let mut pending = handshakes.lock();
+            if pending.len() >= limits.max_handshakes {
+                drop(pending);
+                metrics::counter!("ponkeeper_cluster_connections_refused_total").increment(1);
+                continue; // dropped: closed unanswered
+            }
+            pending.insert(label.clone(), done.clone());
+        }
+        let stream = Gated {
+            stream,
+            label,
+            done,
+            handshakes: handshakes.clone(),
+            timeout: limits.handshake_timeout,
+        };
+        let opened = server.cast(NodeServerMessage::ConnectionOpenedExternal {
+            stream: Box::new(stream),
+            is_server: true,
+        });
+        if opened.is_err() {
+            return; // the node server stopped
+        }
+    }
+}
+
+/// An accepted connection on its way to the node server.
+struct Gated {
+    stream: TcpStream,
+    label: String,
+    done: Arc<AtomicBool>,
+    handshakes: Arc<Handshakes>,
+    timeout: Duration,
+}
+
+impl ClusterBidiStream for Gated {
+    fn split(self: Box<Self>) -> (BoxRead, BoxWrite) {
+        let (read, write) = self.stream.into_split();
+        let reader = Handshaking {
+            read,
+            done: self.done,
+            read_so_far: 0,
+            deadline: Box::pin(tokio::time::sleep(self.timeout)),
+            label: self.label,
+            handshakes: self.handshakes,
+        };
+        (Box::new(reader), Box::new(write))
+    }
+
+    fn peer_label(&self) -> Option<String> {
+        Some(self.label.clone())
+    }
+
+    fn local_label(&self) -> Option<String> {
+        self.stream.local_addr().ok().map(|a| a.to_string())
+    }
+}
+
+/// The read half until the session authenticates: fails past the deadline or the byte
+/// budget, which ends the session and closes the connection.
+struct Handshaking {
+    read: tokio::net::tcp::OwnedReadHalf,
+    done: Arc<AtomicBool>,
+    read_so_far: u64,
+    deadline: Pin<Box<Sleep>>,
+    label: String,
+    handshakes: Arc<Handshakes>,
+}
+
+impl Drop for Handshaking {
+    fn drop(&mut self) {
+        self.handshakes.lock().remove(&self.label);
+    }
+}
+
+fn refused(why: &'static str) -> Poll<std::io::Result<()>> {
+    Poll::Ready(Err(std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        why,
+    )))
+}
+
+impl AsyncRead for Handshaking {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        if this.done.load(Ordering::Acquire) {
+            return Pin::new(&mut this.read).poll_read(cx, buf);
+        }
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            return refused("no authentication within the cluster's handshake timeout");
+        }
+        // Never more than the handshake's budget into the node server's buffers.
+        let room = (HANDSHAKE_BYTES - this.read_so_far).min(buf.remaining() as u64) as usize;
+        if room == 0 {
+            return refused("more than a handshake's bytes before authenticating");
+        }
+        let mut chunk = [0u8; 4096];
+        let mut view = ReadBuf::new(&mut chunk[..room.min(4096)]);
+        match Pin::new(&mut this.read).poll_read(cx, &mut view) {
+            Poll::Ready(Ok(())) => {
+                buf.put_slice(view.filled());
+                this.read_so_far += view.filled().len() as u64;
+                Poll::Ready(Ok(()))
+            }
+            other => other,
+        }
+    }
+}

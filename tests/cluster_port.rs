@@ -1,0 +1,129 @@
+//! The cluster port before a peer has authenticated (the second probe's finding 2,
+//! replayed small against a real member in process): a connection that says nothing is
+//! closed within `handshake_timeout`; one that announces a 16 MiB frame and sends its
+//! bytes is cut after the handshake's budget, never buffered; connections past
+//! `max_handshakes` are closed at once; and a member does not start on an unencrypted
+//! link unless `insecure = true` says so. tests/cluster.rs proves real members still
+//! link through it.
+
+use ponkeeper::cluster::{Cluster, ClusterConfig};
+use ponkeeper_actors::domain::OpticsThresholds;
+use ponkeeper_actors::fleet_view::FleetViewHandle;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const COOKIE_ENV: &str = "CLUSTER_PORT_TEST_COOKIE";
+
+fn free_port() -> SocketAddr {
+    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    socket.local_addr().expect("addr")
+}
+
+fn config(listen: SocketAddr, insecure: bool) -> ClusterConfig {
+    ClusterConfig {
+        name: "gate-test".into(),
+        listen,
+        peers: Vec::new(),
+        cookie_env: COOKIE_ENV.into(),
+        insecure,
+        handshake_timeout: Duration::from_secs(1),
+        max_handshakes: 4,
+    }
+}
+
+/// How long until the server closed `stream`, if within `patience`.
+async fn closed_within(stream: &mut TcpStream, patience: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buffer = [0u8; 1024];
+    tokio::time::timeout(patience, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return started.elapsed(),
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
+    std::env::set_var(COOKIE_ENV, "a-cookie-of-more-than-16-characters");
+    let view = FleetViewHandle::start(OpticsThresholds {
+        warning_dbm: -25.0,
+        critical_dbm: -28.0,
+    })
+    .await
+    .expect("fleet view");
+
+    // Without `insecure = true`, no member starts on the unencrypted link.
+    let refused = Cluster::default()
+        .start(Some(&config(free_port(), false)), view.clone())
+        .await
+        .expect_err("refused");
+    assert!(
+        format!("{refused:#}").contains("insecure = true"),
+        "{refused:#}"
+    );
+
+    let listen = free_port();
+    let cluster = Cluster::default();
+    cluster
+        .start(Some(&config(listen, true)), view.clone())
+        .await
+        .expect("member starts");
+
+    // Silent: closed within the handshake timeout (1 s).
+    let mut silent = TcpStream::connect(listen).await.expect("connect");
+    let closed = closed_within(&mut silent, Duration::from_secs(3)).await;
+    assert!(
+        closed.is_some_and(|after| after < Duration::from_millis(2500)),
+        "a silent connection stays: {closed:?}"
+    );
+
+    // A 16 MiB frame announced and sent: cut after the handshake's budget (64 KiB).
+    let mut large = TcpStream::connect(listen).await.expect("connect");
+    large
+        .write_all(&(16u64 * 1024 * 1024).to_be_bytes())
+        .await
+        .expect("length prefix");
+    let chunk = vec![0x5a_u8; 64 * 1024];
+    let mut sent = 0usize;
+    let started = Instant::now();
+    while sent < 16 * 1024 * 1024 && started.elapsed() < Duration::from_secs(5) {
+        match tokio::time::timeout(Duration::from_secs(1), large.write_all(&chunk)).await {
+            Ok(Ok(())) => sent += chunk.len(),
+            Ok(Err(_)) => break,
+            Err(_) => break, // the server reads no more
+        }
+    }
+    assert!(
+        sent < 4 * 1024 * 1024,
+        "{sent} bytes taken before authenticating"
+    );
+    assert!(closed_within(&mut large, Duration::from_secs(3))
+        .await
+        .is_some());
+
+    // Past `max_handshakes` (4): closed at once.
+    let mut waiting = Vec::new();
+    for _ in 0..7 {
+        waiting.push(TcpStream::connect(listen).await.expect("connect"));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // All read at once: the first four's handshake timeout (1 s) must not run out meanwhile.
+    let checks = waiting
+        .iter_mut()
+        .map(|stream| closed_within(stream, Duration::from_millis(300)));
+    let closed_at_once = futures::future::join_all(checks)
+        .await
+        .iter()
+        .filter(|closed| closed.is_some())
+        .count();
+    assert_eq!(closed_at_once, 3, "the three past the handshakes allowed");
+    cluster.stop();
+    view.stop();
+}
