@@ -163,3 +163,34 @@ async fn keyless_connections_cannot_crowd_out_keyed_clients() {
     service.stop().await;
     sim.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_over_128_kib_is_refused_and_a_60_kb_query_is_served() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start(&sim, dir.path().join("data")).await;
+    let addr = common::raw::addr(&service);
+    for (header_bytes, expected) in [(200 * 1024, 431), (500 * 1024, 431)] {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let head = format!(
+            "GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\nX-API-Key: {}\r\nX-Big: {}\r\n\r\n",
+            service.full,
+            "a".repeat(header_bytes)
+        );
+        // The server may answer and close before it has read everything.
+        let _ = stream.write_all(head.as_bytes()).await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        let status = String::from_utf8_lossy(&answer);
+        assert!(
+            status.starts_with(&format!("HTTP/1.1 {expected}")),
+            "{header_bytes} bytes of header: {:?}",
+            status.lines().next()
+        );
+    }
+    let query = format!("/olts?city={}", "x".repeat(60_000));
+    let (status, _) = service.get(&query).await;
+    assert_eq!(status, 200, "a 60 KB query is served");
+    service.stop().await;
+    sim.shutdown().await;
+}

@@ -8,7 +8,9 @@
 //! - a connection must deliver a request's whole head within `header_read_timeout` —
 //!   counted from connecting for its first request, from the request's first byte for the
 //!   next ones — or it is closed without an answer;
-//! - a keep-alive connection with no request in flight is closed after `idle_timeout`.
+//! - a keep-alive connection with no request in flight is closed after `idle_timeout`;
+//! - a request's head may take at most [`MAX_HEAD_BYTES`] (431 past it), which bounds
+//!   what a connection's read buffer grows to.
 //!
 //! A request in flight (its handler running, or its answer still being sent) is never
 //! timed out here; its body has its own limit ([`crate::body`]). The deadlines are kept by
@@ -39,6 +41,12 @@ use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
+
+/// The most a request's head (request line and headers) may take, and so what one
+/// connection's read buffer may grow to while a head arrives: a head past it gets 431.
+/// Queries and paths of 60 KB fit with room to spare; hyper's default (~400 KB) let 1,500
+/// trickling heads hold a gigabyte.
+pub const MAX_HEAD_BYTES: usize = 128 * 1024;
 
 /// Serves `router` on `listener` until `stop` resolves, then until every connection has
 /// finished its request in flight.
@@ -139,8 +147,9 @@ impl Connection {
             )
         });
         let evicted = self.admitted.evicted.clone();
-        let mut conn =
-            pin!(hyper::server::conn::http1::Builder::new().serve_connection(io, service));
+        let mut conn = pin!(hyper::server::conn::http1::Builder::new()
+            .max_buf_size(MAX_HEAD_BYTES)
+            .serve_connection(io, service));
         let mut asked_to_close = false;
         loop {
             tokio::select! {
