@@ -57,8 +57,12 @@ enum Command {
     Backup {
         #[arg(long, default_value = "config/ponkeeper.toml")]
         config: PathBuf,
+        /// Written new, mode 0600.
         #[arg(long)]
         out: PathBuf,
+        /// Write it even into a directory every local user may write (e.g. /tmp).
+        #[arg(long)]
+        force: bool,
     },
     /// Restore a snapshot into the config's data directory, which must be empty or absent.
     Restore {
@@ -247,8 +251,8 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Sim(options) => simulate(options).await,
         Command::Bench { kind } => bench(kind).await,
         Command::Mcp { url, api_key } => ponkeeper::mcp::serve_stdio(&url, &api_key).await,
-        Command::Backup { config, out } => {
-            let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out).await?;
+        Command::Backup { config, out, force } => {
+            let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out, force).await?;
             println!(
                 "backup written to {}: {} trees, {} entries",
                 out.display(),
