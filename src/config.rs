@@ -150,6 +150,9 @@ pub struct Audit {
     /// Entries older than this are deleted.
     #[serde(with = "humantime_serde")]
     pub retention: Duration,
+    /// Entries failed authentications may make in a minute, all client addresses
+    /// together; the rest are counted in one summary entry ([`crate::audit::refusals`]).
+    pub refusals_per_minute: u32,
 }
 
 impl Default for Audit {
@@ -157,6 +160,7 @@ impl Default for Audit {
         Audit {
             reads: false,
             retention: Duration::from_secs(400 * 86_400),
+            refusals_per_minute: crate::audit::refusals::DEFAULT_PER_MINUTE,
         }
     }
 }
