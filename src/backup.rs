@@ -124,14 +124,10 @@ async fn from_service(stream: tokio::net::UnixStream, partial: &Path) -> anyhow:
     Ok(())
 }
 
-/// No service runs: open the store and write the snapshot ourselves.
+/// No service runs: open the store (owner-only, [`crate::data_dir::open_store`]) and write
+/// the snapshot ourselves.
 async fn offline(config: &Config, partial: &Path) -> anyhow::Result<()> {
-    let store = Store::open(&config.data_dir).with_context(|| {
-        format!(
-            "cannot open the store in {} and no service answers on its admin socket",
-            config.data_dir.display()
-        )
-    })?;
+    let store = crate::data_dir::open_store(&config.data_dir)?;
     let partial = partial.to_path_buf();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
         let file = create_private(&partial)?;

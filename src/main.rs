@@ -11,7 +11,6 @@ use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
 use ponkeeper::records::{AccessLevel, Records};
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::store::Store;
 use ponkeeper_sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -445,40 +444,7 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
     // A running service holds the store: ask it. Otherwise open the store ourselves.
     let response = match admin::request(&config.data_dir, &request).await? {
         Some(response) => response,
-        None => {
-            ponkeeper::data_dir::prepare(&config.data_dir)?;
-            let store = Store::open(&config.data_dir).with_context(|| {
-                format!(
-                    "cannot open the store in {} and no service answers on its admin socket",
-                    config.data_dir.display()
-                )
-            })?;
-            let records = Records::open(&store)?;
-            let configured = &config.api_keys;
-            let outcome = match request {
-                AdminRequest::Create(new_key) => keys::create(&records, None, configured, new_key)
-                    .await
-                    .map(|key| admin::AdminResponse {
-                        key: Some(key),
-                        ..Default::default()
-                    }),
-                AdminRequest::List => {
-                    keys::list(&records, configured).map(|keys| admin::AdminResponse {
-                        keys: Some(keys),
-                        ..Default::default()
-                    })
-                }
-                AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
-                    .await
-                    .map(|()| admin::AdminResponse::default()),
-                AdminRequest::Backup => Err("backups are `ponkeeper backup`".to_string()),
-            };
-            store.flush().await?;
-            outcome.unwrap_or_else(|error| admin::AdminResponse {
-                error: Some(error),
-                ..Default::default()
-            })
-        }
+        None => keys_offline(config, request).await?,
     };
     if let Some(error) = response.error {
         anyhow::bail!(error);
@@ -495,4 +461,44 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
         eprintln!("revoked");
     }
     Ok(())
+}
+
+/// `ponkeeper keys` with no service running: on the store opened here, which may be the
+/// first command to create it ([`ponkeeper::data_dir::open_store`]); what the store wrote
+/// is made owner-only once it is closed.
+async fn keys_offline(
+    config: &Config,
+    request: AdminRequest,
+) -> anyhow::Result<admin::AdminResponse> {
+    let store = ponkeeper::data_dir::open_store(&config.data_dir)?;
+    let records = Records::open(&store)?;
+    let configured = &config.api_keys;
+    let outcome = match request {
+        AdminRequest::Create(new_key) => keys::create(&records, None, configured, new_key)
+            .await
+            .map(|key| admin::AdminResponse {
+                key: Some(key),
+                ..Default::default()
+            }),
+        AdminRequest::List => keys::list(&records, configured).map(|keys| admin::AdminResponse {
+            keys: Some(keys),
+            ..Default::default()
+        }),
+        AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
+            .await
+            .map(|()| admin::AdminResponse::default()),
+        AdminRequest::Backup => Err("backups are `ponkeeper backup`".to_string()),
+    };
+    store.flush().await?;
+    drop((records, store));
+    ponkeeper::data_dir::restrict(&config.data_dir).with_context(|| {
+        format!(
+            "cannot make the files in data_dir {} owner-only",
+            config.data_dir.display()
+        )
+    })?;
+    Ok(outcome.unwrap_or_else(|error| admin::AdminResponse {
+        error: Some(error),
+        ..Default::default()
+    }))
 }

@@ -1,13 +1,16 @@
 //! The smaller findings of the second security probe (issue 36), each replayed through the
 //! real server the way the probe did it, at a small scale: keyless POSTs from as many
 //! addresses as requests (an IPv6 /64, or random forwarded addresses through a trusted
-//! proxy) against the audit log's shared budget.
+//! proxy) against the audit log's shared budget; `ponkeeper keys create` run before the
+//! first `serve`, under the usual umask, against the store's file modes.
 
 mod common;
 
-use common::{steady_sim, TestService};
+use common::{steady_sim, test_config, TestService};
 use reqwest::Method;
 use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 /// Every entry of the audit log, newest first (the FULL key reads them).
 async fn audit_log(service: &TestService) -> Vec<Value> {
@@ -76,6 +79,72 @@ async fn keyless_requests_from_many_addresses_share_one_audit_budget() {
         "every refusal counted"
     );
 
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// Every file and directory under `dir` (itself included) that is not owner-only (files
+/// 0600, directories 0700), with its mode.
+fn not_private(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let meta = std::fs::symlink_metadata(&path).expect("metadata");
+        let mode = meta.permissions().mode() & 0o7777;
+        let wanted = if meta.is_dir() { 0o700 } else { 0o600 };
+        if meta.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("read_dir") {
+                pending.push(entry.expect("entry").path());
+            }
+        }
+        if !meta.file_type().is_symlink() && mode != wanted {
+            found.push(format!("{} {mode:o}", path.display()));
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_command_to_create_the_store_leaves_it_private() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (data, inventory) = (dir.path().join("data"), dir.path().join("inventory.toml"));
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    let config = dir.path().join("ponkeeper.toml");
+    let text = format!("data_dir = {:?}\ninventory = {:?}\n", data, inventory);
+    std::fs::write(&config, text).expect("config");
+
+    // `keys create` before any `serve`, with the usual umask (022).
+    let command = format!(
+        "umask 022; exec {:?} keys create --config {:?} --name ops --level FULL",
+        env!("CARGO_BIN_EXE_ponkeeper"),
+        config
+    );
+    let out = tokio::process::Command::new("sh")
+        .args(["-c", &command])
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .expect("ponkeeper keys create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_string();
+    let open = not_private(&data);
+    assert!(
+        open.is_empty(),
+        "readable by others after `keys create`: {open:?}"
+    );
+
+    // The service started on it afterwards takes the key.
+    let service = TestService::start_with(test_config(data.clone(), inventory), false).await;
+    let (status, body) = service.request(Method::GET, "/olts", Some(&key)).await;
+    assert_eq!(status, 200, "{body}");
     service.stop().await;
     sim.shutdown().await;
 }
