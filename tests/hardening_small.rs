@@ -2,7 +2,8 @@
 //! real server the way the probe did it, at a small scale: keyless POSTs from as many
 //! addresses as requests (an IPv6 /64, or random forwarded addresses through a trusted
 //! proxy) against the audit log's shared budget; `ponkeeper keys create` run before the
-//! first `serve`, under the usual umask, against the store's file modes.
+//! first `serve`, under the usual umask, against the store's file modes; answers from a
+//! service with CORS origins, which differ by `Origin`, against a shared cache.
 
 mod common;
 
@@ -145,6 +146,67 @@ async fn the_first_command_to_create_the_store_leaves_it_private() {
     let service = TestService::start_with(test_config(data.clone(), inventory), false).await;
     let (status, body) = service.request(Method::GET, "/olts", Some(&key)).await;
     assert_eq!(status, 200, "{body}");
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// Whether a `Vary` header of `headers` names `Origin`.
+fn varies_by_origin(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get_all("vary")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|name| name.trim().eq_ignore_ascii_case("origin"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_that_differ_by_origin_say_vary_origin() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.cors_origins = vec!["https://noc.example".into()];
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let root = service.base.replace("/api/v1/external", "");
+    for origin in [
+        Some("https://noc.example"),
+        Some("https://evil.example"),
+        None,
+    ] {
+        for (path, key) in [
+            (
+                format!("{}/olts", service.base),
+                Some(service.read_only.as_str()),
+            ),
+            (format!("{}/olts", service.base), None),
+            (format!("{root}/healthz"), None),
+        ] {
+            let mut request = client.get(&path);
+            if let Some(origin) = origin {
+                request = request.header("Origin", origin);
+            }
+            if let Some(key) = key {
+                request = request.header("X-API-Key", key);
+            }
+            let answer = request.send().await.expect("answered");
+            assert!(
+                varies_by_origin(answer.headers()),
+                "GET {path} from {origin:?} ({}): no Vary: Origin in {:?}",
+                answer.status(),
+                answer.headers()
+            );
+        }
+    }
+    let preflight = client
+        .request(Method::OPTIONS, format!("{}/olts", service.base))
+        .header("Origin", "https://noc.example")
+        .header("Access-Control-Request-Method", "GET")
+        .send()
+        .await
+        .expect("preflight");
+    assert!(varies_by_origin(preflight.headers()), "{preflight:?}");
     service.stop().await;
     sim.shutdown().await;
 }
