@@ -3,13 +3,15 @@
 //! addresses as requests (an IPv6 /64, or random forwarded addresses through a trusted
 //! proxy) against the audit log's shared budget; `ponkeeper keys create` run before the
 //! first `serve`, under the usual umask, against the store's file modes; answers from a
-//! service with CORS origins, which differ by `Origin`, against a shared cache.
+//! service with CORS origins, which differ by `Origin`, against a shared cache;
+//! subscriber fields with bidirectional overrides and line separators, which make logs and
+//! exports read otherwise than they are.
 
 mod common;
 
-use common::{steady_sim, test_config, TestService};
+use common::{all_polled, steady_sim, test_config, TestService};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -207,6 +209,64 @@ async fn answers_that_differ_by_origin_say_vary_origin() {
         .await
         .expect("preflight");
     assert!(varies_by_origin(preflight.headers()), "{preflight:?}");
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriber_fields_refuse_bidi_overrides_and_line_separators() {
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.profiles = vec!["swagger".into()];
+    })
+    .await;
+    all_polled(&service).await;
+    let (_, body) = service.get("/onus?size=1").await;
+    let id = body["data"][0]["id"].as_u64().expect("an ONU");
+    let root = service.base.replace("/api/v1/external", "");
+    let document: Value = reqwest::get(format!("{root}/v3/api-docs"))
+        .await
+        .expect("document")
+        .json()
+        .await
+        .expect("JSON");
+    let properties = &document["components"]["schemas"]["SubscriberBody"]["properties"];
+
+    let fields = ["contract", "name", "address", "note"];
+    let refused = (0x202A..=0x202E)
+        .chain(0x2066..=0x2069)
+        .chain([0x2028, 0x2029]);
+    for (n, code) in refused.enumerate() {
+        let field = fields[n % fields.len()];
+        let c = char::from_u32(code).expect("a char");
+        let text = format!("Иванов{c}вонавИ");
+        let (status, body) = service
+            .post_json(&format!("/onus/{id}/subscriber"), &json!({ field: text }))
+            .await;
+        assert_eq!(status, 400, "{field} with U+{code:04X} taken: {body}");
+        assert_eq!(body["error"]["code"], "INVALID_PARAMETER", "{body}");
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("field `{field}`"))
+                && message.contains(&format!("U+{code:04X}")),
+            "{message}"
+        );
+        let pattern = properties[field]["pattern"].as_str().expect("a pattern");
+        let pattern = regex::Regex::new(pattern).expect("a regex");
+        assert!(
+            !pattern.is_match(&text),
+            "{field}: the document admits U+{code:04X}"
+        );
+    }
+    // What is welcome still is: Cyrillic, and right-to-left text without overrides.
+    let (status, body) = service
+        .post_json(
+            &format!("/onus/{id}/subscriber"),
+            &json!({ "name": "Иванов Иван", "note": "שלום" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
     service.stop().await;
     sim.shutdown().await;
 }
