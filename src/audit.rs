@@ -13,8 +13,9 @@
 //!   ([`params_of`]);
 //! - failed authentications (401, and 403 `IP_NOT_ALLOWED`, which no rate limit covers)
 //!   are entries one by one only for the first [`refusals::SINGLE_PER_MINUTE`] from an
-//!   address in a minute; the rest of that minute are counted in one entry per address
-//!   ([`refusals`]).
+//!   address in a minute; the rest of that minute are counted in one entry per address;
+//!   and all addresses together make at most `audit.refusals_per_minute` entries a
+//!   minute, the rest counted in one summary entry ([`refusals`]).
 //!
 //! An action's name and target come from its path ([`classify`]); the error code from the
 //! response ([`ErrorCode`]).

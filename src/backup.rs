@@ -5,19 +5,28 @@
 //! private file in its data directory and streams it back after one JSON line, so the
 //! command may write where the service may not. With no service, the command opens the
 //! store itself. Either way the file is written beside `FILE`, checked, then renamed into
-//! place: a `FILE` that exists is whole. A restore goes into an empty (or absent) data
-//! directory only, checks the whole file before writing anything, and the service started
-//! on it afterwards gives ids past every restored one.
+//! place: a `FILE` that exists is whole. The file holds key hashes, subscribers, the audit
+//! log and running configs, so it is created new (never through a file or link already
+//! there) with mode 0600, and a directory every local user may write is refused unless
+//! `--force` says the operator meant it (docs/production.md, "Backup and restore"). A
+//! restore goes into an empty (or absent) data directory only, checks the whole file
+//! before writing anything, and the service started on it afterwards gives ids past every
+//! restored one.
 
 use crate::admin::{self, AdminRequest, AdminResponse};
 use crate::config::Config;
 use anyhow::{bail, Context};
 use ponkeeper_actors::store::{SnapshotSummary, Store};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// `ponkeeper backup --out FILE`.
-pub async fn backup(config: &Config, out: &Path) -> anyhow::Result<SnapshotSummary> {
+/// `ponkeeper backup --out FILE [--force]`: `force` allows a directory every local user
+/// may write.
+pub async fn backup(config: &Config, out: &Path, force: bool) -> anyhow::Result<SnapshotSummary> {
+    if !force {
+        refuse_shared_directory(out)?;
+    }
     let partial = partial_path(out);
     let taken = match admin::connect(&config.data_dir).await {
         Some(stream) => from_service(stream, &partial).await,
@@ -35,6 +44,47 @@ pub async fn backup(config: &Config, out: &Path) -> anyhow::Result<SnapshotSumma
             Err(error)
         }
     }
+}
+
+/// Refuses `out` in a directory others may write: there, any local user can watch for the
+/// file, or put a file or link in its place before it is written.
+fn refuse_shared_directory(out: &Path) -> anyhow::Result<()> {
+    let dir = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mode = std::fs::metadata(dir)
+        .with_context(|| format!("cannot read the directory {}", dir.display()))?
+        .permissions()
+        .mode();
+    if mode & 0o002 != 0 {
+        bail!(
+            "{} is writable by every local user (mode {:o}): a backup holds key hashes, \
+             subscribers, the audit log and running configs, and there anyone could replace \
+             or watch for it; write it to a directory of the service's user, or pass --force \
+             (the file is still created new, mode 0600)",
+            dir.display(),
+            mode & 0o7777
+        );
+    }
+    Ok(())
+}
+
+/// Creates `path` new with mode 0600, never opening a file or link already there (a stale
+/// `.partial` of ours is removed first; one that comes back in between is an error).
+pub(crate) fn create_private(path: &Path) -> anyhow::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove the stale {}", path.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
 }
 
 fn partial_path(out: &Path) -> PathBuf {
@@ -68,26 +118,19 @@ async fn from_service(stream: tokio::net::UnixStream, partial: &Path) -> anyhow:
     if let Some(error) = header.error {
         bail!("the service refused the backup: {error}");
     }
-    let mut file = tokio::fs::File::create(partial)
-        .await
-        .with_context(|| format!("cannot create {}", partial.display()))?;
+    let mut file = tokio::fs::File::from_std(create_private(partial)?);
     tokio::io::copy(&mut read, &mut file).await?;
     file.sync_all().await?;
     Ok(())
 }
 
-/// No service runs: open the store and write the snapshot ourselves.
+/// No service runs: open the store (owner-only, [`crate::data_dir::open_store`]) and write
+/// the snapshot ourselves.
 async fn offline(config: &Config, partial: &Path) -> anyhow::Result<()> {
-    let store = Store::open(&config.data_dir).with_context(|| {
-        format!(
-            "cannot open the store in {} and no service answers on its admin socket",
-            config.data_dir.display()
-        )
-    })?;
+    let store = crate::data_dir::open_store(&config.data_dir)?;
     let partial = partial.to_path_buf();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        let file = std::fs::File::create(&partial)
-            .with_context(|| format!("cannot create {}", partial.display()))?;
+        let file = create_private(&partial)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         store.write_snapshot(&mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;

@@ -164,6 +164,9 @@ pub struct Audit {
     /// Entries older than this are deleted.
     #[serde(with = "humantime_serde")]
     pub retention: Duration,
+    /// Entries failed authentications may make in a minute, all client addresses
+    /// together; the rest are counted in one summary entry ([`crate::audit::refusals`]).
+    pub refusals_per_minute: u32,
 }
 
 impl Default for Audit {
@@ -171,6 +174,7 @@ impl Default for Audit {
         Audit {
             reads: false,
             retention: Duration::from_secs(400 * 86_400),
+            refusals_per_minute: crate::audit::refusals::DEFAULT_PER_MINUTE,
         }
     }
 }
@@ -351,6 +355,9 @@ impl Config {
         if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
             bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
         }
+        if self.traps.community.as_deref().is_some_and(str::is_empty) {
+            bail!("key `traps.community`: must not be empty (leave it unset instead)");
+        }
         if self.audit.retention.is_zero() {
             bail!("key `audit.retention`: must be above zero");
         }
@@ -420,6 +427,9 @@ pub struct TrapsConfig {
     /// At most one trap-triggered poll per OLT in this time.
     #[serde(with = "humantime_serde")]
     pub min_interval: Duration,
+    /// The community OLTs send traps with, where it is not their read community; unset:
+    /// only a v1/v2c OLT's read community is taken.
+    pub community: Option<String>,
 }
 
 impl Default for TrapsConfig {
@@ -427,6 +437,7 @@ impl Default for TrapsConfig {
         TrapsConfig {
             listen: None,
             min_interval: Duration::from_secs(2),
+            community: None,
         }
     }
 }

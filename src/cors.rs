@@ -4,7 +4,10 @@
 //! with `Access-Control-Request-Method`) itself, without a key, and adds the CORS headers
 //! to the real request's answer. Every other request — no `Origin`, or one not listed —
 //! reaches the surface untouched: no CORS headers, and its `OPTIONS` gets the usual 401.
-//! With no origins configured nothing is wrapped. [`crate::router`] applies it.
+//! Since the answers then differ by `Origin`, every one of them — listed origin, other
+//! origin or none — says `Vary: Origin`, so that no shared cache hands one origin's
+//! answer to another (docs/production.md, "Browsers on other origins"). With no origins
+//! configured nothing is wrapped and nothing varies. [`crate::router`] applies it.
 
 use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, Method};
@@ -67,13 +70,53 @@ pub fn allow(surface: Router, origins: &[String]) -> Router {
         } else {
             surface.clone()
         };
-        target.oneshot(request)
+        let answer = target.oneshot(request);
+        async move {
+            let mut response = answer.await?;
+            vary_by_origin(response.headers_mut());
+            Ok::<_, std::convert::Infallible>(response)
+        }
     }))
+}
+
+/// Adds `Vary: Origin` unless a `Vary` header already names it (or `*`).
+fn vary_by_origin(headers: &mut header::HeaderMap) {
+    let named = headers
+        .get_all(header::VARY)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|name| {
+            let name = name.trim();
+            name == "*" || name.eq_ignore_ascii_case("origin")
+        });
+    if !named {
+        headers.append(header::VARY, HeaderValue::from_static("origin"));
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_origin;
+    use super::{header, parse_origin, vary_by_origin, HeaderValue};
+
+    #[test]
+    fn vary_names_origin_once() {
+        let mut headers = header::HeaderMap::new();
+        vary_by_origin(&mut headers);
+        assert_eq!(headers[header::VARY], "origin");
+        vary_by_origin(&mut headers);
+        assert_eq!(headers.get_all(header::VARY).iter().count(), 1);
+        let mut listed = header::HeaderMap::new();
+        let value = "origin, access-control-request-method";
+        listed.insert(header::VARY, HeaderValue::from_static(value));
+        vary_by_origin(&mut listed);
+        assert_eq!(listed.get_all(header::VARY).iter().count(), 1);
+        let mut other = header::HeaderMap::new();
+        other.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        vary_by_origin(&mut other);
+        let all: Vec<_> = other.get_all(header::VARY).iter().collect();
+        assert_eq!(all, ["accept-encoding", "origin"]);
+    }
 
     #[test]
     fn origins_are_scheme_host_and_port_only() {

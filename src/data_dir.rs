@@ -3,12 +3,17 @@
 //! communities. [`prepare`] creates it mode 0700, refuses to use one that group or others
 //! may write (whoever can write there can replace the store or the admin socket), and
 //! makes an existing one 0700; [`restrict`] makes every file in it 0600 and every
-//! directory 0700, for files the store creates as it goes. [`crate::app::App::start`]
-//! calls both, the housekeeping job ([`crate::jobs`]) repeats [`restrict`], and `ponkeeper
-//! keys` without a running service prepares the directory before it opens the store.
-//! [`write_private`] writes a file 0600, for inventories with communities in them.
+//! directory 0700, for files the store creates as it goes (sled creates them as the
+//! umask says). [`crate::app::App::start`] calls both, and the housekeeping job
+//! ([`crate::jobs`]) repeats [`restrict`]. The commands that open the store without a
+//! running service (`ponkeeper keys`, `backup`, `restore`) go through [`open_store`] and
+//! [`restrict`] once they have closed it, so that the first command to create a store —
+//! `keys create` before any `serve` — already leaves every file of it 0600 and every
+//! directory 0700. [`write_private`] writes a file 0600, for inventories with
+//! communities in them.
 
 use anyhow::{bail, Context};
+use ponkeeper_actors::store::Store;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
@@ -38,6 +43,27 @@ pub fn prepare(dir: &Path) -> anyhow::Result<()> {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
         .with_context(|| format!("cannot make data_dir {shown} owner-only"))?;
     Ok(())
+}
+
+/// The store in `dir` for a command that runs without the service: the directory
+/// [`prepare`]d, the store opened (created if need be) and its files made owner-only at
+/// once. Files the store creates after this (as it writes) are the caller's to
+/// [`restrict`] once it has closed the store.
+pub fn open_store(dir: &Path) -> anyhow::Result<Store> {
+    prepare(dir)?;
+    let store = Store::open(dir).with_context(|| {
+        format!(
+            "cannot open the store in {} and no service answers on its admin socket",
+            dir.display()
+        )
+    })?;
+    restrict(dir).with_context(|| {
+        format!(
+            "cannot make the files in data_dir {} owner-only",
+            dir.display()
+        )
+    })?;
+    Ok(store)
 }
 
 /// Makes every file under `dir` 0600 and every directory 0700 (symbolic links are left

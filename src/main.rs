@@ -11,7 +11,6 @@ use ponkeeper::demo::{self, DemoOptions};
 use ponkeeper::keys::{self, NewKey};
 use ponkeeper::records::{AccessLevel, Records};
 use ponkeeper_actors::domain::Vendor;
-use ponkeeper_actors::store::Store;
 use ponkeeper_sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -57,8 +56,12 @@ enum Command {
     Backup {
         #[arg(long, default_value = "config/ponkeeper.toml")]
         config: PathBuf,
+        /// Written new, mode 0600.
         #[arg(long)]
         out: PathBuf,
+        /// Write it even into a directory every local user may write (e.g. /tmp).
+        #[arg(long)]
+        force: bool,
     },
     /// Restore a snapshot into the config's data directory, which must be empty or absent.
     Restore {
@@ -247,8 +250,8 @@ async fn run(command: Command) -> anyhow::Result<()> {
         Command::Sim(options) => simulate(options).await,
         Command::Bench { kind } => bench(kind).await,
         Command::Mcp { url, api_key } => ponkeeper::mcp::serve_stdio(&url, &api_key).await,
-        Command::Backup { config, out } => {
-            let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out).await?;
+        Command::Backup { config, out, force } => {
+            let summary = ponkeeper::backup::backup(&Config::load(&config)?, &out, force).await?;
             println!(
                 "backup written to {}: {} trees, {} entries",
                 out.display(),
@@ -441,40 +444,7 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
     // A running service holds the store: ask it. Otherwise open the store ourselves.
     let response = match admin::request(&config.data_dir, &request).await? {
         Some(response) => response,
-        None => {
-            ponkeeper::data_dir::prepare(&config.data_dir)?;
-            let store = Store::open(&config.data_dir).with_context(|| {
-                format!(
-                    "cannot open the store in {} and no service answers on its admin socket",
-                    config.data_dir.display()
-                )
-            })?;
-            let records = Records::open(&store)?;
-            let configured = &config.api_keys;
-            let outcome = match request {
-                AdminRequest::Create(new_key) => keys::create(&records, None, configured, new_key)
-                    .await
-                    .map(|key| admin::AdminResponse {
-                        key: Some(key),
-                        ..Default::default()
-                    }),
-                AdminRequest::List => {
-                    keys::list(&records, configured).map(|keys| admin::AdminResponse {
-                        keys: Some(keys),
-                        ..Default::default()
-                    })
-                }
-                AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
-                    .await
-                    .map(|()| admin::AdminResponse::default()),
-                AdminRequest::Backup => Err("backups are `ponkeeper backup`".to_string()),
-            };
-            store.flush().await?;
-            outcome.unwrap_or_else(|error| admin::AdminResponse {
-                error: Some(error),
-                ..Default::default()
-            })
-        }
+        None => keys_offline(config, request).await?,
     };
     if let Some(error) = response.error {
         anyhow::bail!(error);
@@ -491,4 +461,44 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
         eprintln!("revoked");
     }
     Ok(())
+}
+
+/// `ponkeeper keys` with no service running: on the store opened here, which may be the
+/// first command to create it ([`ponkeeper::data_dir::open_store`]); what the store wrote
+/// is made owner-only once it is closed.
+async fn keys_offline(
+    config: &Config,
+    request: AdminRequest,
+) -> anyhow::Result<admin::AdminResponse> {
+    let store = ponkeeper::data_dir::open_store(&config.data_dir)?;
+    let records = Records::open(&store)?;
+    let configured = &config.api_keys;
+    let outcome = match request {
+        AdminRequest::Create(new_key) => keys::create(&records, None, configured, new_key)
+            .await
+            .map(|key| admin::AdminResponse {
+                key: Some(key),
+                ..Default::default()
+            }),
+        AdminRequest::List => keys::list(&records, configured).map(|keys| admin::AdminResponse {
+            keys: Some(keys),
+            ..Default::default()
+        }),
+        AdminRequest::Revoke { name } => keys::revoke(&records, None, configured, &name)
+            .await
+            .map(|()| admin::AdminResponse::default()),
+        AdminRequest::Backup => Err("backups are `ponkeeper backup`".to_string()),
+    };
+    store.flush().await?;
+    drop((records, store));
+    ponkeeper::data_dir::restrict(&config.data_dir).with_context(|| {
+        format!(
+            "cannot make the files in data_dir {} owner-only",
+            config.data_dir.display()
+        )
+    })?;
+    Ok(outcome.unwrap_or_else(|error| admin::AdminResponse {
+        error: Some(error),
+        ..Default::default()
+    }))
 }

@@ -33,7 +33,7 @@ pub fn openapi(paging: &crate::config::Paging) -> OpenApi {
 /// fallbacks for the rest. The MCP tools call [`rest_router`] in process; both count
 /// failed authentications for the audit log together.
 pub fn router(state: AppState) -> Router {
-    let refusals = Arc::new(RefusalCounts::default());
+    let refusals = Arc::new(RefusalCounts::new(state.config.audit.refusals_per_minute));
     let rest = surface(state.clone(), None, refusals.clone());
     let mcp = crate::mcp::http_service(rest);
     let origins = state.config.cors_origins.clone();
@@ -42,7 +42,8 @@ pub fn router(state: AppState) -> Router {
 
 /// The same surface without `/mcp`: what MCP tools call.
 pub fn rest_router(state: AppState) -> Router {
-    surface(state, None, Arc::default())
+    let refusals = Arc::new(RefusalCounts::new(state.config.audit.refusals_per_minute));
+    surface(state, None, refusals)
 }
 
 /// The layers, outermost first: the audit log; library answers put in the envelope

@@ -3,13 +3,17 @@
 //! poll — at most one per `traps.min_interval` per OLT; a trap inside that time gets one
 //! poll at its end, never none ([`Debounce`]) — so an ONU that goes down is an event
 //! within seconds instead of a poll interval. A trap is only a hint to poll: its
-//! contents are not trusted or used. Datagrams that are no v1/v2c trap, and traps from
-//! addresses the inventory does not hold, are counted (`ponkeeper_traps_total`) and
-//! dropped. The sender is its IP address: a device sends traps from whatever port it
-//! likes, so the port names nothing. Where several inventory OLTs share one address
-//! (behind NAT, or a lab), the trap's community narrows them to the OLTs configured with
-//! it, and when none is, every OLT at the address is polled. [`crate::app`] starts it with the `[traps]` section
-//! ([`crate::config::TrapsConfig`]).
+//! contents are not trusted or used, but its community must be one the service knows
+//! (docs/events.md, "SNMP traps"). The sender is its IP address: a device sends traps
+//! from whatever port it likes, so the port names nothing. Of the enabled OLTs at that
+//! address, a trap polls those whose (v1/v2c) read community it carries — which also
+//! tells apart OLTs that share one address behind NAT — or, when it carries
+//! `traps.community` (the community OLTs send traps with, where that is not their read
+//! community), every one of them. Anything else is counted (`ponkeeper_traps_total`) and
+//! dropped: datagrams that are no v1/v2c trap, traps from addresses the inventory does
+//! not hold, and traps whose community is neither, so that whoever can send from an OLT's
+//! address but does not know its communities cannot make the service poll.
+//! [`crate::app`] starts it with the `[traps]` section ([`crate::config::TrapsConfig`]).
 
 use crate::state::AppState;
 use ponkeeper_actors::domain::OltId;
@@ -27,6 +31,8 @@ pub enum Outcome {
     /// end of that time (or was already scheduled).
     Debounced,
     UnknownSender,
+    /// From an OLT's address, with neither its read community nor `traps.community`.
+    WrongCommunity,
     Malformed,
 }
 
@@ -36,6 +42,7 @@ impl Outcome {
             Outcome::Polled => "polled",
             Outcome::Debounced => "debounced",
             Outcome::UnknownSender => "unknown_sender",
+            Outcome::WrongCommunity => "wrong_community",
             Outcome::Malformed => "malformed",
         }
     }
@@ -66,30 +73,38 @@ pub fn senders(inventory: &Inventory, sender: SocketAddr) -> Vec<OltId> {
         .collect()
 }
 
-/// Of the OLTs `olts` a trap may be about, those whose community the trap carries (OLTs
-/// that share an address can be told apart by a community each); all of them when none
-/// has it (a device's trap community often differs from its read community).
-pub fn named_by_community(inventory: &Inventory, olts: Vec<OltId>, datagram: &[u8]) -> Vec<OltId> {
-    if olts.len() < 2 {
-        return olts;
-    }
+/// Of the OLTs `olts` a trap may be about, those polled for it: the v1/v2c OLTs whose
+/// read community it carries (OLTs that share an address are told apart by a community
+/// each); all of them when it carries `trap_community` (`traps.community`: a device's trap
+/// community may differ from its read community, and SNMPv3 OLTs have none); none when it
+/// carries neither — a trap whose community the service does not know is ignored.
+pub fn named_by_community(
+    inventory: &Inventory,
+    olts: Vec<OltId>,
+    datagram: &[u8],
+    trap_community: Option<&str>,
+) -> Vec<OltId> {
+    use ponkeeper_actors::inventory::SnmpVersion;
     let Ok(pdu) = snmp2::Pdu::from_bytes(datagram) else {
-        return olts;
+        return Vec::new();
     };
     let named: Vec<OltId> = olts
         .iter()
         .copied()
         .filter(|id| {
-            inventory
-                .olts
-                .iter()
-                .any(|o| o.id == *id && o.snmp.community.as_bytes() == pdu.community)
+            inventory.olts.iter().any(|o| {
+                o.id == *id
+                    && o.snmp.version != SnmpVersion::V3
+                    && o.snmp.community.as_bytes() == pdu.community
+            })
         })
         .collect();
-    if named.is_empty() {
+    if !named.is_empty() {
+        named
+    } else if trap_community.is_some_and(|c| c.as_bytes() == pdu.community) {
         olts
     } else {
-        named
+        Vec::new()
     }
 }
 
@@ -152,10 +167,16 @@ fn take(app: &AppState, debounce: &mut Debounce, datagram: &[u8], sender: Socket
         return Outcome::Malformed;
     }
     let inventory = app.inventory();
-    let olts = named_by_community(&inventory, senders(&inventory, sender), datagram);
-    if olts.is_empty() {
+    let candidates = senders(&inventory, sender);
+    if candidates.is_empty() {
         tracing::debug!(%sender, "dropped a trap from an address the inventory does not hold");
         return Outcome::UnknownSender;
+    }
+    let trap_community = app.config.traps.community.as_deref();
+    let olts = named_by_community(&inventory, candidates, datagram, trap_community);
+    if olts.is_empty() {
+        tracing::debug!(%sender, "dropped a trap whose community no OLT at its address has");
+        return Outcome::WrongCommunity;
     }
     let now = Instant::now();
     let mut outcome = Outcome::Debounced;

@@ -3,11 +3,14 @@
 //! socket) is backed up while the load runs; the backup is restored into a new data
 //! directory and a second service started on it. Nothing acknowledged before the backup
 //! began is missing, every restored audit entry is the original's, the counters and ONU
-//! ids are the same, the old keys work, and new ids come after every restored one.
+//! ids are the same, the old keys work, and new ids come after every restored one. A
+//! backup file is its owner's alone (0600, never written through a file or link already
+//! there), a directory every user may write is refused without `--force`, and the spool
+//! file of a service killed mid-backup is gone when the next one starts.
 
 mod common;
 
-use common::{eventually, steady_sim};
+use common::{eventually, steady_sim, TestService};
 use ponkeeper::admin::{self, AdminRequest};
 use ponkeeper::keys::NewKey;
 use ponkeeper::records::AccessLevel;
@@ -368,4 +371,98 @@ async fn a_backup_under_load_restores_everything_acknowledged() {
 
 fn config_arg_owned(config: &Path) -> &str {
     config.to_str().expect("path")
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// `ponkeeper backup` against the data directory of a running in-process service.
+async fn backup_cli(config: &Path, out: &Path, force: bool) -> (bool, String, String) {
+    let mut args = vec![
+        "backup".to_string(),
+        "--config".into(),
+        config.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ];
+    if force {
+        args.push("--force".into());
+    }
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ponkeeper(&args)
+    })
+    .await
+    .expect("backup")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_is_private_and_no_spool_file_outlives_its_service() {
+    use std::os::unix::fs::PermissionsExt;
+    let sim = steady_sim(1, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let service = TestService::start(&sim, data.clone()).await;
+    let config = dir.path().join("ponkeeper.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "listen = \"127.0.0.1:{}\"\ndata_dir = {:?}\ninventory = {:?}\n",
+            free_port(),
+            data.display().to_string(),
+            service.inventory_path.display().to_string()
+        ),
+    )
+    .expect("config");
+
+    // Into an ordinary directory (0755 under the usual umask): the file is 0600.
+    let backups = dir.path().join("backups");
+    std::fs::create_dir(&backups).expect("mkdir");
+    std::fs::set_permissions(&backups, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = backups.join("pk.backup");
+    let (ok, _, err) = backup_cli(&config, &out, false).await;
+    assert!(ok, "backup failed: {err}");
+    assert_eq!(mode(&out), 0o600, "the backup is readable by others");
+
+    // Into a directory every user may write: refused, saying why, unless --force.
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).expect("chmod");
+    let out = shared.join("pk.backup");
+    let (ok, _, err) = backup_cli(&config, &out, false).await;
+    assert!(!ok, "a backup into a world-writable directory was written");
+    assert!(
+        err.contains("writable by every local user") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // What another user put there first is not written through.
+    let planted = dir.path().join("planted");
+    std::fs::write(&planted, "").expect("planted file");
+    std::os::unix::fs::symlink(&planted, shared.join("pk.backup.partial")).expect("symlink");
+    let (ok, _, err) = backup_cli(&config, &out, true).await;
+    assert!(ok, "backup --force failed: {err}");
+    assert_eq!(mode(&out), 0o600);
+    assert_eq!(
+        std::fs::read(&planted).expect("planted").len(),
+        0,
+        "written through a link"
+    );
+
+    // A spool file left by a service killed mid-backup is removed by the next start.
+    service.stop().await;
+    let spool = data.join("backup-4242.spool");
+    std::fs::write(&spool, "half a snapshot").expect("spool");
+    let service = TestService::start(&sim, data.clone()).await;
+    assert!(
+        !spool.exists(),
+        "a stale spool file stayed in the data directory"
+    );
+    service.stop().await;
 }

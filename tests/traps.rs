@@ -1,8 +1,10 @@
 //! SNMP traps through the real service: with `[traps] listen` on and a poll interval of
 //! 60 s, an ONU the simulator takes down is an `ONU_DOWN` event within 2 s, because the
 //! simulator's trap (`sim --trap-target`) makes the service poll that OLT at once; net-snmp's
-//! `snmptrap` (v2c and v1), an independent sender, does the same; garbage and traps from an
-//! address outside the inventory are counted in `/metrics` and change nothing.
+//! `snmptrap` (v2c and v1), an independent sender, does the same; garbage, traps from an
+//! address outside the inventory and traps from an OLT's address with a community the
+//! service does not know are counted in `/metrics` and change nothing, while one with
+//! `traps.community` polls.
 
 mod common;
 
@@ -195,6 +197,73 @@ async fn net_snmp_snmptrap_v2c_and_v1_trigger_the_poll() {
         let took = down_and_wait(&service, &sim, &serial, snmptrap(args)).await;
         assert!(took < Duration::from_secs(2), "ONU_DOWN after {took:?}");
     }
+    service.stop().await;
+    sim.shutdown().await;
+}
+
+/// A v2c linkDown trap with `community` (six bytes, so the lengths stay those of `public`).
+fn trap_with_community(community: &[u8; 6]) -> Vec<u8> {
+    let mut trap = vec![0x30, 0x29, 0x02, 0x01, 0x01, 0x04, 0x06];
+    trap.extend_from_slice(community);
+    trap.extend_from_slice(&[
+        0xa7, 0x1c, 0x02, 0x01, 0x07, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00, 0x30, 0x11, 0x30, 0x0f,
+        0x06, 0x08, 0x2b, 0x06, 0x01, 0x02, 0x01, 0x01, 0x03, 0x00, 0x43, 0x03, 0x01, 0x00, 0x00,
+    ]);
+    trap
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trap_with_a_community_the_service_does_not_know_polls_nothing() {
+    let sim = steady_sim(1, 16).await; // no trap sender of its own; community `public`
+    let listen = free_udp_port();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.interval = Duration::from_secs(60);
+        config.traps.listen = Some(listen);
+        config.traps.min_interval = Duration::from_millis(300);
+        config.traps.community = Some("traps1".to_string());
+    })
+    .await;
+    all_polled(&service).await;
+    let serials = online_serials(&sim);
+    let socket = tokio::net::UdpSocket::bind("127.0.0.1:0") // the OLT's address
+        .await
+        .expect("bind");
+
+    // From the OLT's address, with a community it does not have: counted, no poll.
+    let wrong = trap_count(&service, "wrong_community").await;
+    let before = downs(&service).await;
+    assert!(sim.set_onu_online(1, &serials[0], false));
+    for _ in 0..3 {
+        let trap = trap_with_community(b"guess!");
+        socket.send_to(&trap, listen).await.expect("send");
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        downs(&service).await,
+        before,
+        "a wrong-community trap polled"
+    );
+    eventually("the traps counted", Duration::from_secs(5), || async {
+        (trap_count(&service, "wrong_community").await == wrong + 3).then_some(())
+    })
+    .await;
+    assert!(sim.set_onu_online(1, &serials[0], true)); // unseen: no event either way
+
+    // With `traps.community` it polls, as one with the OLT's read community does.
+    let took = down_and_wait(&service, &sim, &serials[1], async {
+        let trap = trap_with_community(b"traps1");
+        socket.send_to(&trap, listen).await.expect("send");
+    })
+    .await;
+    assert!(took < Duration::from_secs(2), "ONU_DOWN after {took:?}");
+    tokio::time::sleep(Duration::from_millis(400)).await; // past traps.min_interval
+    let took = down_and_wait(&service, &sim, &serials[2], async {
+        let trap = trap_with_community(b"public");
+        socket.send_to(&trap, listen).await.expect("send");
+    })
+    .await;
+    assert!(took < Duration::from_secs(2), "ONU_DOWN after {took:?}");
     service.stop().await;
     sim.shutdown().await;
 }

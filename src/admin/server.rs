@@ -1,7 +1,9 @@
 //! The service's half of the admin socket ([`AdminSocket`]): it binds the socket, answers
 //! key requests against the running key ring and the store's records, and streams a
 //! snapshot of the store for `ponkeeper backup`. [`crate::app`] binds it at start and
-//! removes it at shutdown.
+//! removes it at shutdown. Binding also removes the spool files (`backup-<pid>.spool`) a
+//! service killed while it streamed a backup left behind: the store's lock, held by then,
+//! means no other service is writing one in this data directory.
 
 use super::{socket_path, AdminRequest, AdminResponse, TakeLine};
 use crate::keys;
@@ -18,9 +20,11 @@ pub struct AdminSocket {
 }
 
 impl AdminSocket {
-    /// Binds the socket (replacing a stale one) with mode 0600.
+    /// Binds the socket (replacing a stale one) with mode 0600, and removes stale spool
+    /// files. Call it with the store open (its lock held).
     pub fn bind(data_dir: &Path, state: AppState) -> anyhow::Result<AdminSocket> {
         use std::os::unix::fs::PermissionsExt;
+        remove_stale_spools(data_dir);
         let path = socket_path(data_dir);
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path)
@@ -113,6 +117,29 @@ fn spool_path(data_dir: &Path) -> PathBuf {
     data_dir.join(format!("backup-{}.spool", std::process::id()))
 }
 
+/// Removes every `backup-<pid>.spool` in `data_dir`: a snapshot a killed service was
+/// streaming (a live one is only ever written by the service holding the store).
+fn remove_stale_spools(data_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(data_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !(name.starts_with("backup-") && name.ends_with(".spool")) {
+            continue;
+        }
+        match std::fs::remove_file(entry.path()) {
+            Ok(()) => {
+                tracing::info!(file = %name, "removed a backup spool file left by a killed service")
+            }
+            Err(e) => {
+                tracing::warn!(file = %name, error = %e, "cannot remove a stale backup spool file")
+            }
+        }
+    }
+}
+
 /// Serves one admin `backup` request: snapshot to the spool file, then the JSON line,
 /// then the file's bytes, then the spool file is removed.
 async fn stream_backup(
@@ -123,7 +150,7 @@ async fn stream_backup(
     let spool = spool_path(data_dir);
     let (snapshot_store, snapshot_path) = (store.clone(), spool.clone());
     let written = tokio::task::spawn_blocking(move || -> anyhow::Result<SnapshotSummary> {
-        let file = std::fs::File::create(&snapshot_path)?;
+        let file = crate::backup::create_private(&snapshot_path)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         let summary = snapshot_store.write_snapshot(&mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;

@@ -51,7 +51,8 @@ pub struct AuditItem {
     pub target: Option<String>,
     /// The request body, when one was read: its JSON, or its text, if that is at most
     /// 1 KiB; else `{"cut": true, "bytes": <length>, "text": <its first 1 KiB>}`. For an
-    /// `auth.repeated_refusals` entry, `{"count": <refusals it stands for>}`.
+    /// `auth.repeated_refusals` entry, `{"count": <refusals it stands for>}`; for an
+    /// `auth.refusals_over_budget` entry (`clientIp` `*`), `{"count": N, "addresses": M}`.
     pub params: Option<serde_json::Value>,
     pub result: AuditResult,
     pub http_status: u16,

@@ -1,77 +1,166 @@
-//! Failed authentications in the audit log, counted per client address and minute. No key
-//! and no rate limit stands in front of a 401 (nor of a 403 `IP_NOT_ALLOWED`), so one
-//! entry per request would let anyone write to the disk as fast as they can send: from an
-//! address, the first [`SINGLE_PER_MINUTE`] refusals of a minute are entries as any
-//! other, flushed before the answer; past them, the minute's refusals from that address
-//! are one entry, action [`REPEATED_REFUSALS`] with `params: {"count": N}`, written (and
-//! flushed) at the first and rewritten in place with each further one — those rewrites
-//! reach the disk with the store's next flush (within half a second), not before the
-//! answer. The audit middleware ([`super::record`]) asks here for every failed
-//! authentication; the windows live as long as their minute.
+//! Failed authentications in the audit log, bounded per client address and for all of
+//! them together. No key and no rate limit stands in front of a 401 (nor of a 403
+//! `IP_NOT_ALLOWED`), so one entry per request would let anyone write to the disk as fast
+//! as they can send — and from as many addresses as they hold (an IPv6 /64, or random
+//! forwarded addresses through a trusted proxy). Within a minute (docs/api.md, "Actions,
+//! backups and the audit log"; docs/production.md, "Retention and bounded storage"):
+//!
+//! - from an address, the first [`SINGLE_PER_MINUTE`] refusals are entries as any other,
+//!   flushed before the answer; past them, the address's refusals are one entry, action
+//!   [`REPEATED_REFUSALS`] with `params: {"count": N}`, written (and flushed) at the first
+//!   and rewritten in place with each further one;
+//! - all addresses together make at most `audit.refusals_per_minute` such entries (single
+//!   or counting); a refusal that would make one more is counted in the minute's one
+//!   summary entry instead, action [`REFUSALS_OVER_BUDGET`], `client_ip` `*` and
+//!   `params: {"count": N, "addresses": M}` (M exact up to [`SUMMARY_ADDRESSES_MAX`], then
+//!   `"addressesAtLeast": true`), written and flushed at the first and rewritten in place.
+//!
+//! So the keyless can add at most `refusals_per_minute + 1` entries a minute, whatever
+//! their addresses. Rewrites reach the disk with the store's next flush (within half a
+//! second), not before the answer. The audit middleware ([`super::record`]) asks here for
+//! every failed authentication; what is kept lives as long as its minute.
 
 #[cfg(test)]
 use crate::records::Channel;
 use crate::records::{AuditEntry, Records};
-use dashmap::DashMap;
 use ponkeeper_actors::store::StoreError;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Mutex;
 
 /// Failed authentications from one address in one minute that get an entry each.
 pub const SINGLE_PER_MINUTE: u32 = 10;
 /// The action of the entry that counts the rest of a minute's refusals from an address.
 pub const REPEATED_REFUSALS: &str = "auth.repeated_refusals";
+/// The action of the entry that counts a minute's refusals past the shared budget.
+pub const REFUSALS_OVER_BUDGET: &str = "auth.refusals_over_budget";
+/// Entries a minute's refusals may make, all addresses together, unless
+/// `audit.refusals_per_minute` says otherwise.
+pub const DEFAULT_PER_MINUTE: u32 = 100;
+/// The most addresses a summary tells apart (their set is held for the minute).
+pub const SUMMARY_ADDRESSES_MAX: usize = 65_536;
 
 /// The refusals of one address in the current minute.
 struct Window {
-    minute: i64,
     single: u32,
     /// The counting entry, once there is one (with its id in the log).
     counted: Option<AuditEntry>,
 }
 
-/// The current minute's windows, by client address.
+/// The minute's refusals past the shared budget, and their entry.
+struct Summary {
+    entry: AuditEntry,
+    count: u64,
+    addresses: HashSet<IpAddr>,
+    /// More addresses than [`SUMMARY_ADDRESSES_MAX`] were seen.
+    more: bool,
+}
+
+impl Summary {
+    fn params(&self) -> serde_json::Value {
+        let mut params =
+            serde_json::json!({ "count": self.count, "addresses": self.addresses.len() });
+        if self.more {
+            params["addressesAtLeast"] = true.into();
+        }
+        params
+    }
+}
+
+/// What the current minute's refusals made.
 #[derive(Default)]
+struct Minute {
+    minute: i64,
+    /// Entries made this minute (single or counting), all addresses together.
+    entries: u32,
+    /// By address; only addresses that got an entry this minute, so at most `entries`.
+    windows: HashMap<IpAddr, Window>,
+    summary: Option<Summary>,
+}
+
+/// What a refusal becomes.
+enum Outcome {
+    /// A new entry, flushed before the answer.
+    Written,
+    /// A count rewritten in place.
+    Counted,
+}
+
+/// The failed authentications of the current minute.
 pub struct RefusalCounts {
-    windows: DashMap<IpAddr, Window>,
-    /// The minute the windows were last swept of older ones.
-    swept: AtomicI64,
+    per_minute: u32,
+    current: Mutex<Minute>,
+}
+
+impl Default for RefusalCounts {
+    fn default() -> Self {
+        RefusalCounts::new(DEFAULT_PER_MINUTE)
+    }
 }
 
 impl RefusalCounts {
-    /// Records the failed authentication `entry` from `ip`: as an entry of its own, or in
-    /// the address's count for the minute.
+    /// Counts with a shared budget of `per_minute` entries a minute.
+    pub fn new(per_minute: u32) -> RefusalCounts {
+        RefusalCounts {
+            per_minute,
+            current: Mutex::default(),
+        }
+    }
+
+    /// Records the failed authentication `entry` from `ip`: as an entry of its own, in
+    /// the address's count for the minute, or in the minute's summary.
     pub async fn record(
         &self,
         records: &Records,
         ip: IpAddr,
         entry: AuditEntry,
     ) -> Result<(), StoreError> {
+        let outcome = {
+            let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+            self.place(&mut current, records, ip, entry)?
+        };
+        if let Outcome::Written = outcome {
+            records.flush_audit().await?;
+        }
+        Ok(())
+    }
+
+    /// Writes or counts `entry` in `current`, starting a new minute when its time says so.
+    fn place(
+        &self,
+        current: &mut Minute,
+        records: &Records,
+        ip: IpAddr,
+        entry: AuditEntry,
+    ) -> Result<Outcome, StoreError> {
+        // A request that began before the minute turned counts in the new one: the
+        // budget is never handed out twice.
         let minute = entry.at.timestamp().div_euclid(60);
-        self.sweep(minute);
-        let flush = {
-            let mut window = self.windows.entry(ip).or_insert_with(|| Window {
+        if minute > current.minute {
+            *current = Minute {
                 minute,
-                single: 0,
-                counted: None,
-            });
-            if window.minute != minute {
-                *window = Window {
-                    minute,
-                    single: 0,
-                    counted: None,
-                };
-            }
-            if window.single < SINGLE_PER_MINUTE {
-                window.single += 1;
-                records.insert_audit(entry)?;
-                true
-            } else if let Some(counted) = window.counted.as_mut() {
+                ..Minute::default()
+            };
+        }
+        let within_budget = current.entries < self.per_minute;
+        let window = current.windows.get_mut(&ip);
+        match window {
+            Some(Window {
+                counted: Some(counted),
+                ..
+            }) => {
                 let count = counted.params.as_ref().and_then(|p| p["count"].as_u64());
                 counted.params = Some(serde_json::json!({ "count": count.unwrap_or(0) + 1 }));
                 records.replace_audit(counted)?;
-                false
-            } else {
+                Ok(Outcome::Counted)
+            }
+            Some(window) if within_budget && window.single < SINGLE_PER_MINUTE => {
+                window.single += 1;
+                current.entries += 1;
+                records.insert_audit(entry)?;
+                Ok(Outcome::Written)
+            }
+            Some(window) if within_budget => {
                 let counted = AuditEntry {
                     action: REPEATED_REFUSALS.to_string(),
                     target: None,
@@ -79,21 +168,58 @@ impl RefusalCounts {
                     ..entry
                 };
                 window.counted = Some(records.insert_audit(counted)?);
-                true
+                current.entries += 1;
+                Ok(Outcome::Written)
             }
-        };
-        if flush {
-            records.flush_audit().await?;
+            None if within_budget => {
+                let window = Window {
+                    single: 1,
+                    counted: None,
+                };
+                current.windows.insert(ip, window);
+                current.entries += 1;
+                records.insert_audit(entry)?;
+                Ok(Outcome::Written)
+            }
+            _ => summarise(&mut current.summary, records, ip, entry),
         }
-        Ok(())
     }
+}
 
-    /// Drops the windows of minutes past, once a minute.
-    fn sweep(&self, minute: i64) {
-        if self.swept.swap(minute, Ordering::Relaxed) != minute {
-            self.windows.retain(|_, window| window.minute >= minute);
-        }
+/// Counts `entry` from `ip` in the minute's summary, writing the summary at its first.
+fn summarise(
+    summary: &mut Option<Summary>,
+    records: &Records,
+    ip: IpAddr,
+    entry: AuditEntry,
+) -> Result<Outcome, StoreError> {
+    let Some(summary) = summary else {
+        let mut first = Summary {
+            entry: AuditEntry {
+                client_ip: "*".to_string(),
+                action: REFUSALS_OVER_BUDGET.to_string(),
+                target: None,
+                params: None,
+                ..entry
+            },
+            count: 1,
+            addresses: HashSet::from([ip]),
+            more: false,
+        };
+        first.entry.params = Some(first.params());
+        first.entry = records.insert_audit(first.entry)?;
+        *summary = Some(first);
+        return Ok(Outcome::Written);
+    };
+    summary.count += 1;
+    if summary.addresses.len() < SUMMARY_ADDRESSES_MAX {
+        summary.addresses.insert(ip);
+    } else if !summary.addresses.contains(&ip) {
+        summary.more = true;
     }
+    summary.entry.params = Some(summary.params());
+    records.replace_audit(&summary.entry)?;
+    Ok(Outcome::Counted)
 }
 
 #[cfg(test)]
@@ -183,5 +309,56 @@ mod tests {
         assert_eq!(counted[1].http_status, 401);
         assert_eq!(of("::1", "olt.poll").len(), 3);
         assert_eq!(total, 25);
+    }
+
+    #[tokio::test]
+    async fn past_the_shared_budget_every_address_is_one_summary_a_minute() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
+        let counts = RefusalCounts::new(5);
+        let minute = Utc
+            .with_ymd_and_hms(2026, 11, 23, 12, 0, 0)
+            .single()
+            .expect("time");
+        // Three refusals from each of 30 addresses: 5 entries, then the summary.
+        for round in 0..3 {
+            for n in 0..30u8 {
+                let ip = format!("192.0.2.{n}");
+                let at = minute + chrono::Duration::seconds(round);
+                let address = ip.parse().expect("ip");
+                counts
+                    .record(&records, address, refusal(&ip, at))
+                    .await
+                    .expect("recorded");
+            }
+        }
+        // A request begun in the minute before counts in this one.
+        let late = minute - chrono::Duration::seconds(1);
+        let address = "192.0.2.200".parse().expect("ip");
+        counts
+            .record(&records, address, refusal("192.0.2.200", late))
+            .await
+            .expect("recorded");
+        let (total, entries) = records
+            .audit_entries(&AuditFilter::default(), 0, 100)
+            .expect("list");
+        assert_eq!(total, 6, "{entries:?}");
+        let summary = &entries[0];
+        assert_eq!(summary.action, REFUSALS_OVER_BUDGET);
+        assert_eq!(summary.client_ip, "*");
+        assert_eq!(
+            summary.params,
+            Some(serde_json::json!({"count": 86, "addresses": 31}))
+        );
+        // The next minute has a budget of its own.
+        let next = minute + chrono::Duration::seconds(60);
+        counts
+            .record(&records, address, refusal("192.0.2.200", next))
+            .await
+            .expect("recorded");
+        let (total, _) = records
+            .audit_entries(&AuditFilter::default(), 0, 100)
+            .expect("list");
+        assert_eq!(total, 7);
     }
 }

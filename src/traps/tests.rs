@@ -157,16 +157,36 @@ fn a_trap_names_its_olt_by_community_when_olts_share_an_address() {
         let pdu = tlv(0xA7, &[int(7), int(0), int(0), v2c_varbinds()].concat());
         tlv(0x30, &[int(1), tlv(0x04, community), pdu].concat())
     };
-    let named =
-        |community: &[u8]| named_by_community(&inventory, from_ip.clone(), &trap(community));
+    let named = |community: &[u8]| {
+        named_by_community(
+            &inventory,
+            from_ip.clone(),
+            &trap(community),
+            Some("trapcomm"),
+        )
+    };
     assert_eq!(named(b"public-3"), [3]);
     assert_eq!(named(b"public"), [2], "OLT 2 has the default community");
     assert_eq!(
         named(b"trapcomm"),
         [2, 3],
-        "no OLT has it: all at the address"
+        "traps.community names no one OLT: all at the address"
     );
-    assert_eq!(named_by_community(&inventory, vec![1], &trap(b"x")), [1]);
+    // A community the service does not know polls nothing, alone at an address or not.
+    assert!(named(b"x").is_empty());
+    assert!(named_by_community(&inventory, vec![1], &trap(b"x"), None).is_empty());
+    assert_eq!(
+        named_by_community(&inventory, vec![1], &trap(b"public"), None),
+        [1]
+    );
+    assert!(named_by_community(&inventory, vec![2, 3], &trap(b"trapcomm"), None).is_empty());
+    // An SNMPv3 OLT has no community a trap could carry: only traps.community names it.
+    inventory.olts[0].snmp.version = ponkeeper_actors::inventory::SnmpVersion::V3;
+    assert!(named_by_community(&inventory, vec![1], &trap(b"public"), None).is_empty());
+    assert_eq!(
+        named_by_community(&inventory, vec![1], &trap(b"trapcomm"), Some("trapcomm")),
+        [1]
+    );
 }
 
 #[test]
