@@ -17,7 +17,7 @@ use crate::admin::{self, AdminRequest, AdminResponse};
 use crate::config::Config;
 use anyhow::{bail, Context};
 use ponkeeper_actors::store::{SnapshotSummary, Store};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -70,23 +70,6 @@ fn refuse_shared_directory(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Creates `path` new with mode 0600, never opening a file or link already there (a stale
-/// `.partial` of ours is removed first; one that comes back in between is an error).
-pub(crate) fn create_private(path: &Path) -> anyhow::Result<std::fs::File> {
-    if std::fs::symlink_metadata(path).is_ok() {
-        std::fs::remove_file(path)
-            .with_context(|| format!("cannot remove the stale {}", path.display()))?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    Ok(file)
-}
-
 fn partial_path(out: &Path) -> PathBuf {
     let mut name = out.file_name().unwrap_or_default().to_os_string();
     name.push(".partial");
@@ -118,7 +101,7 @@ async fn from_service(stream: tokio::net::UnixStream, partial: &Path) -> anyhow:
     if let Some(error) = header.error {
         bail!("the service refused the backup: {error}");
     }
-    let mut file = tokio::fs::File::from_std(create_private(partial)?);
+    let mut file = tokio::fs::File::from_std(crate::data_dir::create_private(partial)?);
     tokio::io::copy(&mut read, &mut file).await?;
     file.sync_all().await?;
     Ok(())
@@ -130,7 +113,7 @@ async fn offline(config: &Config, partial: &Path) -> anyhow::Result<()> {
     let store = crate::data_dir::open_store(&config.data_dir)?;
     let partial = partial.to_path_buf();
     tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-        let file = create_private(&partial)?;
+        let file = crate::data_dir::create_private(&partial)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         store.write_snapshot(&mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;

@@ -157,6 +157,10 @@ pub struct RateLimit {
     pub default: String,
 }
 
+/// Audit entries a minute's failed authentications may make, all addresses together,
+/// unless `audit.refusals_per_minute` says otherwise ([`crate::audit`]).
+pub const DEFAULT_REFUSALS_PER_MINUTE: u32 = 100;
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Audit {
@@ -174,7 +178,7 @@ impl Default for Audit {
         Audit {
             reads: false,
             retention: Duration::from_secs(400 * 86_400),
-            refusals_per_minute: crate::audit::refusals::DEFAULT_PER_MINUTE,
+            refusals_per_minute: DEFAULT_REFUSALS_PER_MINUTE,
         }
     }
 }

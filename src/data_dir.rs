@@ -10,7 +10,8 @@
 //! [`restrict`] once they have closed it, so that the first command to create a store —
 //! `keys create` before any `serve` — already leaves every file of it 0600 and every
 //! directory 0700. [`write_private`] writes a file 0600, for inventories with
-//! communities in them.
+//! communities in them, and [`create_private`] creates one 0600 for backups and their
+//! spool files.
 
 use anyhow::{bail, Context};
 use ponkeeper_actors::store::Store;
@@ -99,6 +100,23 @@ pub fn write_private(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         .open(path)?;
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     file.write_all(contents)
+}
+
+/// Creates `path` new with mode 0600, never opening a file or link already there (a stale
+/// `.partial` of ours is removed first; one that comes back in between is an error).
+pub fn create_private(path: &Path) -> anyhow::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove the stale {}", path.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ async fn stream_backup(
     let spool = spool_path(data_dir);
     let (snapshot_store, snapshot_path) = (store.clone(), spool.clone());
     let written = tokio::task::spawn_blocking(move || -> anyhow::Result<SnapshotSummary> {
-        let file = crate::backup::create_private(&snapshot_path)?;
+        let file = crate::data_dir::create_private(&snapshot_path)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         let summary = snapshot_store.write_snapshot(&mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;

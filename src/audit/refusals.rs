@@ -34,9 +34,6 @@ pub const SINGLE_PER_MINUTE: u32 = 10;
 pub const REPEATED_REFUSALS: &str = "auth.repeated_refusals";
 /// The action of the entry that counts a minute's refusals past the shared budget.
 pub const REFUSALS_OVER_BUDGET: &str = "auth.refusals_over_budget";
-/// Entries a minute's refusals may make, all addresses together, unless
-/// `audit.refusals_per_minute` says otherwise.
-pub const DEFAULT_PER_MINUTE: u32 = 100;
 /// The most addresses a summary tells apart (their set is held for the minute).
 pub const SUMMARY_ADDRESSES_MAX: usize = 65_536;
 
@@ -94,7 +91,7 @@ pub struct RefusalCounts {
 
 impl Default for RefusalCounts {
     fn default() -> Self {
-        RefusalCounts::new(DEFAULT_PER_MINUTE)
+        RefusalCounts::new(crate::config::DEFAULT_REFUSALS_PER_MINUTE)
     }
 }
 
