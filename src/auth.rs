@@ -16,6 +16,7 @@ pub use client_ip::client_ip;
 
 use crate::error::ApiError;
 use crate::http::ConnectionProof;
+use crate::keys::ApiKey;
 use crate::rate_limit::Decision;
 use crate::records::AccessLevel;
 use crate::state::AppState;
@@ -59,6 +60,41 @@ fn refused(error: ApiError) -> Response {
     response
 }
 
+/// The request's key, if it is valid and may be used from the client's address, and
+/// that address; else why not.
+fn key_and_address(
+    app: &AppState,
+    peer: SocketAddr,
+    request: &Request,
+) -> Result<(ApiKey, IpAddr), ApiError> {
+    let presented = match request.headers().get(API_KEY_HEADER).map(|v| v.to_str()) {
+        None => {
+            return Err(ApiError::Unauthorized(
+                "the X-API-Key header is missing".into(),
+            ))
+        }
+        Some(Err(_)) => {
+            return Err(ApiError::Unauthorized(
+                "the X-API-Key header is not valid text".into(),
+            ))
+        }
+        Some(Ok(value)) => value.trim().to_string(),
+    };
+    let Some(key) = app.keys.find(&presented) else {
+        return Err(ApiError::Unauthorized(
+            "the API key is unknown or revoked".into(),
+        ));
+    };
+    let ip = client_ip(peer.ip(), request.headers(), &app.config.trusted_proxies);
+    if !key.allow_ip.is_empty() && !key.allow_ip.iter().any(|net| net.contains(&ip)) {
+        return Err(ApiError::IpNotAllowed(format!(
+            "key `{}` may not be used from {ip}",
+            key.name
+        )));
+    }
+    Ok((key, ip))
+}
+
 /// Middleware: key, IP whitelist, rate, level — in that order.
 pub async fn authenticate(
     State(app): State<AppState>,
@@ -66,31 +102,10 @@ pub async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let presented = match request.headers().get(API_KEY_HEADER).map(|v| v.to_str()) {
-        None => {
-            return refused(ApiError::Unauthorized(
-                "the X-API-Key header is missing".into(),
-            ))
-        }
-        Some(Err(_)) => {
-            return refused(ApiError::Unauthorized(
-                "the X-API-Key header is not valid text".into(),
-            ))
-        }
-        Some(Ok(value)) => value.trim().to_string(),
+    let (key, ip) = match key_and_address(&app, peer, &request) {
+        Ok(found) => found,
+        Err(refusal) => return refused(refusal),
     };
-    let Some(key) = app.keys.find(&presented) else {
-        return refused(ApiError::Unauthorized(
-            "the API key is unknown or revoked".into(),
-        ));
-    };
-    let ip = client_ip(peer.ip(), request.headers(), &app.config.trusted_proxies);
-    if !key.allow_ip.is_empty() && !key.allow_ip.iter().any(|net| net.contains(&ip)) {
-        return refused(ApiError::IpNotAllowed(format!(
-            "key `{}` may not be used from {ip}",
-            key.name
-        )));
-    }
     // A valid key on an allowed address: the connection is a keyed client's for good.
     if let Some(proof) = request.extensions().get::<ConnectionProof>() {
         proof.key_presented();
