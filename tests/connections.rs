@@ -26,38 +26,6 @@ async fn closed_within(stream: &mut TcpStream, patience: Duration) -> bool {
     closed.await.is_ok()
 }
 
-/// One request on `stream`, kept alive unless the server says otherwise: the status and
-/// the head's lines.
-async fn ask(stream: &mut TcpStream, key: Option<&str>) -> (u16, String) {
-    let key = key.map_or(String::new(), |k| format!("X-API-Key: {k}\r\n"));
-    let request = format!("GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\n{key}\r\n");
-    stream.write_all(request.as_bytes()).await.expect("sent");
-    let mut bytes = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
-            .await
-            .expect("an answer within 5 s")
-            .expect("read");
-        assert!(n > 0, "closed before answering");
-        bytes.extend_from_slice(&buffer[..n]);
-        let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
-        };
-        let answer = common::raw::parse(&bytes);
-        let length: usize = answer
-            .headers
-            .iter()
-            .find(|(k, _)| k == "content-length")
-            .and_then(|(_, v)| v.parse().ok())
-            .expect("a content length");
-        if bytes.len() >= end + 4 + length {
-            let head = String::from_utf8_lossy(&bytes[..end]).to_lowercase();
-            return (answer.status, head);
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_key_closes_its_connection() {
     let sim = steady_sim(1, 2).await;
@@ -67,7 +35,7 @@ async fn a_refused_key_closes_its_connection() {
 
     for key in [None, Some("pk_wrong")] {
         let mut stream = TcpStream::connect(addr).await.expect("connect");
-        let (status, head) = ask(&mut stream, key).await;
+        let (status, head) = common::raw::ask_whoami(&mut stream, key).await;
         assert_eq!(status, 401);
         assert!(head.contains("connection: close"), "{head}");
         assert!(
@@ -78,7 +46,12 @@ async fn a_refused_key_closes_its_connection() {
     // A keyed one does.
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     for _ in 0..3 {
-        assert_eq!(ask(&mut stream, Some(&service.full)).await.0, 200);
+        assert_eq!(
+            common::raw::ask_whoami(&mut stream, Some(&service.full))
+                .await
+                .0,
+            200
+        );
     }
     service.stop().await;
     sim.shutdown().await;
@@ -134,7 +107,12 @@ async fn keyless_connections_cannot_crowd_out_keyed_clients() {
     let addr = common::raw::addr(&service);
     // A keyed client connected before the flood.
     let mut keyed = TcpStream::connect(addr).await.expect("connect");
-    assert_eq!(ask(&mut keyed, Some(&service.full)).await.0, 200);
+    assert_eq!(
+        common::raw::ask_whoami(&mut keyed, Some(&service.full))
+            .await
+            .0,
+        200
+    );
 
     // Ten keyless connections that send nothing: more than every free place.
     let mut flood = Vec::new();
@@ -145,7 +123,12 @@ async fn keyless_connections_cannot_crowd_out_keyed_clients() {
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // The keyed client is still served on its connection, and a new one gets in at once.
-    assert_eq!(ask(&mut keyed, Some(&service.full)).await.0, 200);
+    assert_eq!(
+        common::raw::ask_whoami(&mut keyed, Some(&service.full))
+            .await
+            .0,
+        200
+    );
     let answered = tokio::time::timeout(Duration::from_secs(3), service.get("/olts")).await;
     assert_eq!(
         answered.expect("a new keyed request is served at once").0,

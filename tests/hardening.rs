@@ -229,35 +229,7 @@ async fn idle_and_slow_header_connections_are_closed_within_15_s_by_default() {
 
 /// One keep-alive request on `stream`: the answer's status, read to the end of its body.
 async fn keep_alive_request(stream: &mut TcpStream, key: &str) -> u16 {
-    let request =
-        format!("GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .expect("request sent");
-    let mut bytes = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
-            .await
-            .expect("an answer within 5 s")
-            .expect("read");
-        assert!(n > 0, "closed before answering");
-        bytes.extend_from_slice(&buffer[..n]);
-        let Some(split) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
-        };
-        let answer = common::raw::parse(&bytes);
-        let length: usize = answer
-            .headers
-            .iter()
-            .find(|(k, _)| k == "content-length")
-            .and_then(|(_, v)| v.parse().ok())
-            .expect("a content length");
-        if bytes.len() >= split + 4 + length {
-            return answer.status;
-        }
-    }
+    common::raw::ask_whoami(stream, Some(key)).await.0
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -150,3 +150,35 @@ pub fn json_post(target: &[u8], key: &str, body: &[u8]) -> Vec<u8> {
         &[b"Content-Type: application/json", length.as_bytes()],
     )
 }
+
+/// `GET /whoami` on `stream` (with `key`, if any), kept alive unless the server says
+/// otherwise: the status and the answer's head, lower-cased, its body read to the end.
+pub async fn ask_whoami(stream: &mut TcpStream, key: Option<&str>) -> (u16, String) {
+    let key = key.map_or(String::new(), |k| format!("X-API-Key: {k}\r\n"));
+    let request = format!("GET /api/v1/external/whoami HTTP/1.1\r\nHost: x\r\n{key}\r\n");
+    stream.write_all(request.as_bytes()).await.expect("sent");
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .expect("an answer within 5 s")
+            .expect("read");
+        assert!(n > 0, "closed before answering");
+        bytes.extend_from_slice(&buffer[..n]);
+        let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let answer = parse(&bytes);
+        let length: usize = answer
+            .headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .expect("a content length");
+        if bytes.len() >= end + 4 + length {
+            let head = String::from_utf8_lossy(&bytes[..end]).to_lowercase();
+            return (answer.status, head);
+        }
+    }
+}
