@@ -6,12 +6,14 @@
 //! link unless `insecure = true` says so. tests/cluster.rs proves real members still
 //! link through it.
 
+mod common;
+
 use ponkeeper::cluster::{Cluster, ClusterConfig};
 use ponkeeper_actors::domain::OpticsThresholds;
 use ponkeeper_actors::fleet_view::FleetViewHandle;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 const COOKIE_ENV: &str = "CLUSTER_PORT_TEST_COOKIE";
@@ -31,22 +33,6 @@ fn config(listen: SocketAddr, insecure: bool) -> ClusterConfig {
         handshake_timeout: Duration::from_secs(1),
         max_handshakes: 4,
     }
-}
-
-/// How long until the server closed `stream`, if within `patience`.
-async fn closed_within(stream: &mut TcpStream, patience: Duration) -> Option<Duration> {
-    let started = Instant::now();
-    let mut buffer = [0u8; 1024];
-    tokio::time::timeout(patience, async {
-        loop {
-            match stream.read(&mut buffer).await {
-                Ok(0) | Err(_) => return started.elapsed(),
-                Ok(_) => {}
-            }
-        }
-    })
-    .await
-    .ok()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,7 +64,7 @@ async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
 
     // Silent: closed within the handshake timeout (1 s).
     let mut silent = TcpStream::connect(listen).await.expect("connect");
-    let closed = closed_within(&mut silent, Duration::from_secs(3)).await;
+    let closed = common::raw::closed_within(&mut silent, Duration::from_secs(3)).await;
     assert!(
         closed.is_some_and(|after| after < Duration::from_millis(2500)),
         "a silent connection stays: {closed:?}"
@@ -104,9 +90,11 @@ async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
         sent < 4 * 1024 * 1024,
         "{sent} bytes taken before authenticating"
     );
-    assert!(closed_within(&mut large, Duration::from_secs(3))
-        .await
-        .is_some());
+    assert!(
+        common::raw::closed_within(&mut large, Duration::from_secs(3))
+            .await
+            .is_some()
+    );
 
     // Past `max_handshakes` (4): closed at once.
     let mut waiting = Vec::new();
@@ -117,7 +105,7 @@ async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
     // All read at once: the first four's handshake timeout (1 s) must not run out meanwhile.
     let checks = waiting
         .iter_mut()
-        .map(|stream| closed_within(stream, Duration::from_millis(300)));
+        .map(|stream| common::raw::closed_within(stream, Duration::from_millis(300)));
     let closed_at_once = futures::future::join_all(checks)
         .await
         .iter()

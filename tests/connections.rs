@@ -12,20 +12,6 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// Whether the server closed `stream` within `patience` (reading what it sent first).
-async fn closed_within(stream: &mut TcpStream, patience: Duration) -> bool {
-    let mut buffer = [0u8; 4096];
-    let closed = tokio::time::timeout(patience, async {
-        loop {
-            match stream.read(&mut buffer).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-    });
-    closed.await.is_ok()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_key_closes_its_connection() {
     let sim = steady_sim(1, 2).await;
@@ -39,7 +25,9 @@ async fn a_refused_key_closes_its_connection() {
         assert_eq!(status, 401);
         assert!(head.contains("connection: close"), "{head}");
         assert!(
-            closed_within(&mut stream, Duration::from_secs(2)).await,
+            common::raw::closed_within(&mut stream, Duration::from_secs(2))
+                .await
+                .is_some(),
             "a keyless client keeps no connection open by asking again"
         );
     }
@@ -77,7 +65,10 @@ async fn one_address_holds_at_most_its_share_of_connections() {
     }
     let mut closed = 0;
     for stream in &mut held {
-        if closed_within(stream, Duration::from_millis(500)).await {
+        if common::raw::closed_within(stream, Duration::from_millis(500))
+            .await
+            .is_some()
+        {
             closed += 1;
         }
     }
@@ -138,7 +129,10 @@ async fn keyless_connections_cannot_crowd_out_keyed_clients() {
     // Of the flood, at most the keyless share (3) is still open.
     let mut open = 0;
     for stream in &mut flood {
-        if !closed_within(stream, Duration::from_millis(100)).await {
+        if common::raw::closed_within(stream, Duration::from_millis(100))
+            .await
+            .is_none()
+        {
             open += 1;
         }
     }

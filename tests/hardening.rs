@@ -13,7 +13,7 @@ use ponkeeper::records::AccessLevel;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// The service root (`http://127.0.0.1:PORT`).
@@ -167,26 +167,6 @@ async fn a_history_range_to_the_year_9999_is_clamped_to_what_is_kept() {
     sim.shutdown().await;
 }
 
-/// Reads from `stream` until the server closes it; how long that took, or `None` if it
-/// was still open after `patience`.
-async fn closed_within(
-    stream: &mut (impl AsyncRead + Unpin),
-    patience: Duration,
-) -> Option<Duration> {
-    let started = Instant::now();
-    let mut buffer = [0u8; 4096];
-    tokio::time::timeout(patience, async {
-        loop {
-            match stream.read(&mut buffer).await {
-                Ok(0) | Err(_) => return started.elapsed(),
-                Ok(_) => {}
-            }
-        }
-    })
-    .await
-    .ok()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_and_slow_header_connections_are_closed_within_15_s_by_default() {
     let sim = steady_sim(1, 2).await;
@@ -211,8 +191,8 @@ async fn idle_and_slow_header_connections_are_closed_within_15_s_by_default() {
     });
     let patience = Duration::from_secs(16);
     let (idle_closed, slow_closed) = tokio::join!(
-        closed_within(&mut idle, patience),
-        closed_within(&mut slow_read, patience)
+        common::raw::closed_within(&mut idle, patience),
+        common::raw::closed_within(&mut slow_read, patience)
     );
     trickle.abort();
     let idle_closed = idle_closed.expect("the idle connection is closed within 15 s");
@@ -248,7 +228,7 @@ async fn keep_alive_connections_may_idle_up_to_the_idle_timeout() {
     // Idle longer than the header-read timeout but within the idle timeout: still open.
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(keep_alive_request(&mut stream, &service.full).await, 200);
-    let closed = closed_within(&mut stream, Duration::from_secs(6))
+    let closed = common::raw::closed_within(&mut stream, Duration::from_secs(6))
         .await
         .expect("closed after the idle timeout");
     assert!(

@@ -5,8 +5,8 @@
 use super::TestService;
 use serde_json::Value;
 use std::net::SocketAddr;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// An HTTP/1.1 answer: status, lower-case headers and body.
@@ -181,4 +181,24 @@ pub async fn ask_whoami(stream: &mut TcpStream, key: Option<&str>) -> (u16, Stri
             return (answer.status, head);
         }
     }
+}
+
+/// Reads from `stream` until the server closes it; how long that took, or `None` if it
+/// was still open after `patience`.
+pub async fn closed_within(
+    stream: &mut (impl AsyncRead + Unpin),
+    patience: Duration,
+) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buffer = [0u8; 4096];
+    tokio::time::timeout(patience, async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return started.elapsed(),
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .ok()
 }
