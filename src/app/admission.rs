@@ -23,12 +23,15 @@ use tokio::sync::Notify;
 
 /// What one client is counted as: its IPv4 address, or its IPv6 /64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct ClientKey(u128);
+enum ClientKey {
+    V4(u32),
+    V6Prefix(u64),
+}
 
 fn client_key(ip: IpAddr) -> ClientKey {
     match ip.to_canonical() {
-        IpAddr::V4(v4) => ClientKey(u128::from(u32::from(v4))),
-        IpAddr::V6(v6) => ClientKey(u128::from(v6) & !((1u128 << 64) - 1) | 1),
+        IpAddr::V4(v4) => ClientKey::V4(u32::from(v4)),
+        IpAddr::V6(v6) => ClientKey::V6Prefix((u128::from(v6) >> 64) as u64),
     }
 }
 
