@@ -20,7 +20,6 @@ use ponkeeper_actors::szo::{self, Availability, OutageCause};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::str::FromStr;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -90,20 +89,6 @@ pub enum SzoStatus {
     Down,
     Unknown,
     Unbound,
-}
-
-impl FromStr for SzoStatus {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "UP" => Ok(SzoStatus::Up),
-            "DOWN" => Ok(SzoStatus::Down),
-            "UNKNOWN" => Ok(SzoStatus::Unknown),
-            "UNBOUND" => Ok(SzoStatus::Unbound),
-            _ => Err("must be one of UP, DOWN, UNKNOWN, UNBOUND".into()),
-        }
-    }
 }
 
 /// An object (docs/api.md, "СЗО").

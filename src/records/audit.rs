@@ -30,18 +30,6 @@ pub enum AuditResult {
     Failure,
 }
 
-impl std::str::FromStr for AuditResult {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "SUCCESS" => Ok(AuditResult::Success),
-            "FAILURE" => Ok(AuditResult::Failure),
-            _ => Err("must be SUCCESS or FAILURE".to_string()),
-        }
-    }
-}
-
 /// Which client made an audited request: a REST client, an MCP tool call, or the operator
 /// page (`/ui/`). Entries written before channels were recorded read as `REST`.
 #[derive(
