@@ -30,6 +30,7 @@ fn disabled_olts(count: u32) -> Inventory {
                     ..SnmpSpec::default()
                 },
                 ssh: None,
+                poll: Default::default(),
             })
             .collect(),
     }

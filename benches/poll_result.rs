@@ -39,6 +39,7 @@ fn readings() -> Vec<PolledOnu> {
             temperature: None,
             voltage: None,
             bias_current: None,
+            optics_read: true,
         })
         .collect()
 }

@@ -47,6 +47,9 @@ impl App {
                 config.data_dir.display()
             )
         })?;
+        for deprecation in &config.deprecations {
+            tracing::warn!("{deprecation}");
+        }
         let inventory = Inventory::load(&config.inventory)?;
         let records = Records::open(&store)?;
         let keys = load_keys(&config, &records)?;
@@ -225,7 +228,11 @@ fn config_name(config: &Config) -> String {
 fn poll_settings(config: &Config) -> PollSettings {
     let p = &config.polling;
     PollSettings {
-        interval: p.interval,
+        interval: p.status_interval,
+        identity_interval: p.identity_interval,
+        optics_interval: p.optics_interval,
+        olt_interval: p.olt_interval,
+        max_requests_per_second: p.max_requests_per_second,
         timeout: p.timeout,
         retries: p.retries,
         deadline: p.deadline,

@@ -52,6 +52,9 @@ pub struct Config {
     /// The file this was loaded from (SIGHUP reads it again); not a key.
     #[serde(skip)]
     pub source: Option<PathBuf>,
+    /// Deprecated keys the file used, each with what replaces it; logged at start.
+    #[serde(skip)]
+    pub deprecations: Vec<String>,
 }
 
 /// How long HTTP clients may hold a connection without using it, and how many may be
@@ -101,8 +104,32 @@ pub struct Paging {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Polling {
+    /// The status group (ONU run state): every poll reads it (docs/polling.md).
     #[serde(with = "humantime_serde")]
-    pub interval: Duration,
+    pub status_interval: Duration,
+    /// Serials, descriptions, distances.
+    #[serde(with = "humantime_serde")]
+    pub identity_interval: Duration,
+    /// Each ONU's optics (an OMCI query per ONU); unset takes the vendor's default.
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub optics_interval: Option<Duration>,
+    /// The OLT's ports and VLANs.
+    #[serde(with = "humantime_serde")]
+    pub olt_interval: Duration,
+    /// Requests a second one OLT is sent at most; unset takes the vendor's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_requests_per_second: Option<u32>,
+    /// Deprecated: the old name of `status_interval`, still read.
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub interval: Option<Duration>,
     /// One SNMP request.
     #[serde(with = "humantime_serde")]
     pub timeout: Duration,
@@ -222,6 +249,7 @@ impl Default for Config {
             traps: TrapsConfig::default(),
             cluster: None,
             source: None,
+            deprecations: Vec::new(),
         }
     }
 }
@@ -250,7 +278,12 @@ impl Default for Paging {
 impl Default for Polling {
     fn default() -> Self {
         Polling {
-            interval: Duration::from_secs(60),
+            status_interval: Duration::from_secs(60),
+            identity_interval: Duration::from_secs(15 * 60),
+            optics_interval: None,
+            olt_interval: Duration::from_secs(15 * 60),
+            max_requests_per_second: None,
+            interval: None,
             timeout: Duration::from_secs(2),
             retries: 1,
             deadline: Duration::from_secs(30),
@@ -316,6 +349,21 @@ impl Config {
             .merge(Env::prefixed("PONKEEPER_").split("__"))
             .extract()
             .map_err(|e| anyhow::anyhow!(explain::explain(e, path)))?;
+        let given =
+            Figment::from(Toml::file_exact(path)).merge(Env::prefixed("PONKEEPER_").split("__"));
+        let status_given = given.find_value("polling.status_interval").is_ok();
+        if let Some(old) = config.polling.interval.take() {
+            if status_given {
+                bail!(
+                    "config {}: keys `polling.interval` and `polling.status_interval`: give only `status_interval` (`interval` is its old name)",
+                    path.display()
+                );
+            }
+            config.polling.status_interval = old;
+            config.deprecations.push(
+                "key `polling.interval` is deprecated: it is now `polling.status_interval`; the other poll groups have `identity_interval`, `optics_interval` and `olt_interval` (docs/polling.md)".into(),
+            );
+        }
         config
             .validate()
             .with_context(|| format!("config {}", path.display()))?;
@@ -347,8 +395,21 @@ impl Config {
             );
         }
         let p = &self.polling;
-        if p.interval.is_zero() || p.timeout.is_zero() || p.deadline.is_zero() {
-            bail!("keys `polling.interval`, `polling.timeout`, `polling.deadline`: must be above zero");
+        let intervals = [
+            ("status_interval", Some(p.status_interval)),
+            ("identity_interval", Some(p.identity_interval)),
+            ("optics_interval", p.optics_interval),
+            ("olt_interval", Some(p.olt_interval)),
+            ("timeout", Some(p.timeout)),
+            ("deadline", Some(p.deadline)),
+        ];
+        for (key, value) in intervals {
+            if value.is_some_and(|v| v.is_zero()) {
+                bail!("key `polling.{key}`: must be above zero");
+            }
+        }
+        if p.max_requests_per_second == Some(0) {
+            bail!("key `polling.max_requests_per_second`: must be at least 1");
         }
         if p.offline_after == 0 {
             bail!("key `polling.offline_after`: must be at least 1");
@@ -474,7 +535,7 @@ mod tests {
             let _environment = environment();
             Config::load(Path::new("config/ponkeeper.toml")).expect("shipped config")
         };
-        assert_eq!(config.polling.interval, Duration::from_secs(60));
+        assert_eq!(config.polling.status_interval, Duration::from_secs(60));
         assert_eq!(config.paging.max_size, 500);
         assert_eq!(config.http.header_read_timeout, Duration::from_secs(10));
         assert_eq!(config.http.idle_timeout, Duration::from_secs(60));

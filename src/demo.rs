@@ -121,7 +121,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         profiles: vec!["swagger".into()],
         ..Config::default()
     };
-    config.polling.interval = options.poll_interval;
+    config.polling.status_interval = options.poll_interval;
     // The simulator traps each ONU change to the service, which polls at once: the demo's
     // events arrive within seconds, not a poll interval.
     let traps = std::net::UdpSocket::bind("127.0.0.1:0")

@@ -35,6 +35,12 @@ pub enum ApiError {
     InvalidInventory(String),
     #[error("{0}")]
     RateLimited(String),
+    /// An OLT's request budget has no room now (429 `RATE_LIMITED` with `Retry-After`).
+    #[error("{message}")]
+    DeviceBusy {
+        message: String,
+        retry_after_seconds: u64,
+    },
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
@@ -74,7 +80,9 @@ impl ApiError {
             ApiError::InvalidInventory(_) => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "INVALID_INVENTORY")
             }
-            ApiError::RateLimited(_) => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
+            ApiError::RateLimited(_) | ApiError::DeviceBusy { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED")
+            }
             ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
         }
@@ -93,6 +101,16 @@ impl IntoResponse for ApiError {
         };
         let body = json!({ "success": false, "error": { "code": code, "message": message } });
         let mut response = (status, Json(body)).into_response();
+        if let ApiError::DeviceBusy {
+            retry_after_seconds,
+            ..
+        } = &self
+        {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(*retry_after_seconds),
+            );
+        }
         response.extensions_mut().insert(ErrorCode(code));
         response
     }
@@ -118,6 +136,13 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
                 ApiError::DeviceUnavailable(error.to_string())
             }
             ActionError::Device(_) => ApiError::DeviceError(error.to_string()),
+            ActionError::RateLimited {
+                retry_after,
+                reason,
+            } => ApiError::DeviceBusy {
+                message: reason,
+                retry_after_seconds: retry_after.as_secs_f64().ceil().max(1.0) as u64,
+            },
         }
     }
 }

@@ -50,7 +50,7 @@ fn fast_config(dir: &Path, sim: &SimFleet, szo: Vec<SzoSpec>) -> Config {
     let path = dir.join("inventory.toml");
     std::fs::write(&path, inventory.to_toml()).expect("inventory");
     let mut config = test_config(dir.to_path_buf(), path);
-    config.polling.interval = Duration::from_millis(300);
+    config.polling.status_interval = Duration::from_millis(300);
     config.polling.deadline = Duration::from_secs(1);
     config
 }

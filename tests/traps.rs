@@ -29,7 +29,7 @@ fn online_serials(sim: &SimFleet) -> Vec<String> {
 
 async fn start(sim: &SimFleet, dir: &std::path::Path, listen: SocketAddr) -> TestService {
     TestService::start_tuned(sim, dir.join("data"), |config| {
-        config.polling.interval = Duration::from_secs(60);
+        config.polling.status_interval = Duration::from_secs(60);
         config.traps.listen = Some(listen);
         config.traps.min_interval = Duration::from_millis(300);
     })
@@ -218,7 +218,7 @@ async fn a_trap_with_a_community_the_service_does_not_know_polls_nothing() {
     let listen = free_udp_port();
     let dir = tempfile::tempdir().expect("tempdir");
     let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
-        config.polling.interval = Duration::from_secs(60);
+        config.polling.status_interval = Duration::from_secs(60);
         config.traps.listen = Some(listen);
         config.traps.min_interval = Duration::from_millis(300);
         config.traps.community = Some("traps1".to_string());

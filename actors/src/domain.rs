@@ -153,7 +153,12 @@ pub struct Onu {
     #[serde(default)]
     pub bias_current: Option<f64>,
     pub vlan: Option<u16>,
+    /// When a poll last saw the ONU (read its run state): the API's `statusAt`.
     pub last_update: DateTime<Utc>,
+    /// When its optics were last read from the device (the optics group is read far less
+    /// often than the status, docs/polling.md); `None` before the first reading.
+    #[serde(default)]
+    pub optics_at: Option<DateTime<Utc>>,
 }
 
 /// Counters of one PON port.

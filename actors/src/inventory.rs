@@ -9,7 +9,9 @@ use std::collections::HashSet;
 use std::net::IpAddr;
 use std::path::Path;
 
+pub mod poll;
 pub mod usm;
+pub use poll::PollOverrides;
 pub use usm::{AuthProtocol, PrivProtocol, UsmCredentials};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -140,6 +142,9 @@ pub struct OltSpec {
     pub snmp: SnmpSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ssh: Option<SshSpec>,
+    /// This OLT's poll intervals and request rate, where they differ from `[polling]`.
+    #[serde(default, skip_serializing_if = "PollOverrides::is_empty")]
+    pub poll: PollOverrides,
 }
 
 /// `vendor` in the inventory: one of the vendors, or `auto` — read from the device's
@@ -374,6 +379,7 @@ impl Inventory {
             // One agent may serve several devices by community (a proxy, snmpsim), but
             // the same address, port and community twice is the same device twice.
             olt.snmp.usm(olt.id).map_err(|e| format!("{at}{e}"))?;
+            olt.poll.check().map_err(|e| format!("{at}{e}"))?;
             if !endpoints.insert((
                 olt.ip,
                 olt.snmp.port,

@@ -35,11 +35,14 @@
 //!                 started and abandoned, callers refused or failed; reconfigure; sled
 //!   poll.rs       PollSettings, PollCycle; start_poll, finish_poll, merging a good poll
 //!   probe.rs      the poll's first GET as a probe, so hung OLTs hold no poll permit
+//!   schedule.rs   which poll groups the next poll reads; the optics sweep
+//!   pacing.rs     the OLT's request budget and its back-off
+//!   refresh.rs    an operator's "read this ONU's signal now"
 //!   merge.rs      a finished poll merged into a copy of the ONU table, off the actor
 //!   actions.rs    CliAction, CliQueue; admission, scripts, finish_cli, scheduled backups
 //!   provisioned.rs  what a finished provisioning job changes in the actor's state
 //!   publish.rs    Publisher: what the fleet view is told, and when
-//!   view.rs       OltDetail, SessionInfo, VlanInfo: what the API reads
+//!   view.rs       OltDetail, SessionInfo, PollingInfo, VlanInfo: what the API reads
 //! ```
 //!
 //! The actor is tested message by message against the simulator in
@@ -56,10 +59,13 @@ mod handle;
 mod lifecycle;
 mod merge;
 mod msg;
+mod pacing;
 mod poll;
 mod probe;
 mod provisioned;
 mod publish;
+mod refresh;
+mod schedule;
 mod session;
 mod view;
 
@@ -69,4 +75,7 @@ pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};
 pub use msg::{CliReport, OltMsg, PollReport};
 pub use poll::{default_merges, PollSettings};
-pub use view::{OltDetail, OltSummary, SessionInfo, VlanInfo, VENDOR_NOT_DETECTED};
+pub use schedule::{GroupIntervals, GroupRead};
+pub use view::{
+    GroupInfo, OltDetail, OltSummary, PollingInfo, SessionInfo, VlanInfo, VENDOR_NOT_DETECTED,
+};

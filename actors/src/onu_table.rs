@@ -156,6 +156,17 @@ impl OnuTable {
             .count()
     }
 
+    /// ONU `id`, borrowed.
+    pub fn get_ref(&self, id: OnuId) -> Option<&Onu> {
+        let i = self.onus.binary_search_by_key(&id, |o| o.id).ok()?;
+        Some(&self.onus[i])
+    }
+
+    /// The id of the ONU with `serial` (any ASCII case).
+    pub fn id_of(&self, serial: &str) -> Option<OnuId> {
+        Some(self.onus[self.position_of(serial)?].id)
+    }
+
     pub fn get(&self, id: OnuId) -> Option<Onu> {
         self.onus
             .binary_search_by_key(&id, |o| o.id)
@@ -257,8 +268,11 @@ impl OnuTable {
             }
             report.table_changed |=
                 previous.is_none_or(|p| row_differs(p, &reading, self.polled_at));
-            let vlan = previous.and_then(|p| p.vlan);
-            table.push(polled_row(id, olt_id, vlan, reading, now));
+            let kept = Kept {
+                vlan: previous.and_then(|p| p.vlan),
+                optics_at: previous.and_then(|p| p.optics_at),
+            };
+            table.push(polled_row(id, olt_id, kept, reading, now));
         }
         (table, seen)
     }
@@ -409,18 +423,24 @@ fn row_differs(previous: &Onu, reading: &PolledOnu, was_polled_at: Option<DateTi
         || previous.bias_current != reading.bias_current
 }
 
-/// The table's row of a polled ONU, updated `now`.
-fn polled_row(
-    id: OnuId,
-    olt_id: OltId,
+/// What a polled ONU's row keeps from its previous row: the service VLAN (from the
+/// running configuration) and, unless this poll read its optics, when they were read.
+struct Kept {
     vlan: Option<u16>,
-    reading: PolledOnu,
-    now: DateTime<Utc>,
-) -> Onu {
+    optics_at: Option<DateTime<Utc>>,
+}
+
+/// The table's row of a polled ONU, updated `now`.
+fn polled_row(id: OnuId, olt_id: OltId, kept: Kept, reading: PolledOnu, now: DateTime<Utc>) -> Onu {
     Onu {
         id,
         olt_id,
-        vlan,
+        vlan: kept.vlan,
+        optics_at: if reading.optics_read {
+            Some(now)
+        } else {
+            kept.optics_at
+        },
         pon_port: reading.pon_port,
         onu_index: reading.onu_index,
         serial: reading.serial,
@@ -462,6 +482,7 @@ mod tests {
             temperature: None,
             voltage: None,
             bias_current: None,
+            optics_read: true,
         }
     }
 

@@ -8,6 +8,12 @@ use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+mod groups;
+mod rows;
+
+pub use groups::{optics_per_request, poll_groups, Memory, OpticsPlan, ReadPlan};
+pub use rows::{Fill, RowMap, RowRead};
+
 /// Everything one good poll learnt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PollOutcome {
@@ -28,6 +34,10 @@ pub struct PollOutcome {
     pub vendor: Vendor,
     /// The layout that read it ([`Profile::family`]): the CLI of a C620 is not a C320's.
     pub family: &'static str,
+    /// Each ONU's row index, packed ([`row_key`]), parallel to `onus`.
+    pub rows: Vec<u128>,
+    /// IF-MIB as this poll read it; `None` when it used the last reading.
+    pub interfaces: Option<Interfaces>,
 }
 
 /// One ONU as the device reported it, decoded by [`poll`].
@@ -47,10 +57,14 @@ pub struct PolledOnu {
     pub temperature: Option<f64>,
     pub voltage: Option<f64>,
     pub bias_current: Option<f64>,
+    /// Whether this poll read the ONU's optics; when it did not, the optics fields are
+    /// the last reading's (the optics group is read rarely, `groups.rs`).
+    pub optics_read: bool,
 }
 
 impl From<&crate::domain::Onu> for PolledOnu {
-    /// The device's view of a stored ONU (without the service's id, VLAN and timestamp).
+    /// The device's view of a stored ONU (without the service's id, VLAN and timestamps;
+    /// `optics_read` says whether it has an optics reading).
     fn from(onu: &crate::domain::Onu) -> Self {
         PolledOnu {
             pon_port: onu.pon_port.clone(),
@@ -66,6 +80,7 @@ impl From<&crate::domain::Onu> for PolledOnu {
             temperature: onu.temperature,
             voltage: onu.voltage,
             bias_current: onu.bias_current,
+            optics_read: onu.optics_at.is_some(),
         }
     }
 }
@@ -118,56 +133,52 @@ impl SystemGroup {
     }
 }
 
-/// The rest of a poll after [`read_system`]: IF-MIB, the VLANs and the ONU table.
+/// The rest of a poll after [`read_system`], every group of every row: IF-MIB, the VLANs
+/// and the whole ONU table.
 pub async fn poll_tables(
     client: &mut SnmpClient,
     profile: &Profile,
     system: SystemGroup,
 ) -> Result<PollOutcome, DeviceError> {
-    let system = system.0;
-    // Interfaces and VLANs are short tables: one walk covers all three columns.
-    let if_mib = client
-        .walk_columns(&[
-            profile.interface_names.oid(),
-            std_oids::IF_TYPE,
-            std_oids::VLAN_STATIC_NAME,
-        ])
-        .await?;
-    let mut interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
-    let vlans = if_mib[2]
-        .iter()
-        .filter_map(|(index, name)| match index.as_slice() {
-            [id] => Some((
-                u16::try_from(*id)
-                    .ok()
-                    .filter(|id| (1..=4094).contains(id))?,
-                name.as_text()?,
-            )),
-            _ => None,
-        })
-        .collect();
+    let (rows, table) = (RowMap::default(), crate::onu_table::OnuTable::default());
+    let memory = Memory {
+        rows: &rows,
+        table: &table,
+        interfaces: None,
+        vlans: &[],
+    };
+    poll_groups(client, profile, system, &ReadPlan::everything(), memory).await
+}
 
-    let columns: Vec<&[u32]> = profile.onu_columns.iter().map(|c| c.oid).collect();
-    let table = client.walk_columns(&columns).await?;
-    let decoded = decode_onus(profile, &interfaces, &table)?;
-    // Ports named from their ONUs' ifIndex exist even though IF-MIB leaves them out.
-    interfaces.ports.extend(decoded.decoded_ports);
-    for warning in &decoded.warnings {
-        tracing::warn!(warning = %warning, "ONU rows not placed as IF-MIB says");
+impl PollOutcome {
+    /// The outcome of a poll that read `system` and the ONU rows with `profile`.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        system: SystemGroup,
+        profile: &Profile,
+        interfaces: Interfaces,
+        interfaces_read: bool,
+        vlans: Vec<(u16, String)>,
+        onus: Vec<PolledOnu>,
+        rows: Vec<u128>,
+        warnings: Vec<String>,
+    ) -> PollOutcome {
+        let system = system.0;
+        PollOutcome {
+            sys_name: system[0].as_text(),
+            sys_descr: system[1].as_text(),
+            uptime_seconds: system[2].as_i64().and_then(|t| u64::try_from(t / 100).ok()),
+            firmware: system[3].as_text().filter(|f| !f.is_empty()),
+            ports: interfaces.ports.values().cloned().collect(),
+            onus,
+            rows,
+            vlans,
+            warnings,
+            vendor: profile.vendor,
+            family: profile.family,
+            interfaces: interfaces_read.then_some(interfaces),
+        }
     }
-
-    Ok(PollOutcome {
-        sys_name: system[0].as_text(),
-        sys_descr: system[1].as_text(),
-        uptime_seconds: system[2].as_i64().and_then(|t| u64::try_from(t / 100).ok()),
-        firmware: system[3].as_text().filter(|f| !f.is_empty()),
-        ports: interfaces.ports.values().cloned().collect(),
-        onus: decoded.onus,
-        vlans,
-        warnings: decoded.warnings,
-        vendor: profile.vendor,
-        family: profile.family,
-    })
 }
 
 /// What IF-MIB says about an OLT: every interface's name, and which are PON ports.
@@ -349,16 +360,29 @@ fn locate_onu(
 #[derive(Debug, Default)]
 pub struct DecodedOnus {
     pub onus: Vec<PolledOnu>,
+    /// Each ONU's row index, packed ([`row_key`]), parallel to `onus`.
+    pub rows: Vec<u128>,
     pub decoded_ports: BTreeMap<u32, String>,
     pub warnings: Vec<String>,
 }
 
 /// Joins the walked columns by row index into ONUs; rows it cannot place are counted
-/// into warnings, never dropped without a word.
+/// into warnings, never dropped without a word. Every column was read for every row.
 pub fn decode_onus(
     profile: &Profile,
     interfaces: &Interfaces,
     table: &[Vec<ColumnEntry>],
+) -> Result<DecodedOnus, DeviceError> {
+    decode_read(profile, interfaces, table, &Fill::default())
+}
+
+/// [`decode_onus`] of a poll that read only some groups for some rows: the fields it did
+/// not read are the last reading's ([`Fill`]).
+pub fn decode_read(
+    profile: &Profile,
+    interfaces: &Interfaces,
+    table: &[Vec<ColumnEntry>],
+    fill: &Fill,
 ) -> Result<DecodedOnus, DeviceError> {
     let (rows, odd_indexes) = table_rows(profile, table);
     let mut decoded = DecodedOnus {
@@ -370,7 +394,7 @@ pub fn decode_onus(
         .entry(Unplaced::BadIndex)
         .or_default()
         .extend(odd_indexes);
-    for (_, index, row) in rows {
+    for (key, index, row) in rows {
         if row.get(OnuField::Serial).is_none() && only_interface_columns(profile, &row) {
             // An IF-MIB column the profile reads for ONUs (BDCOM GPON's ifAlias) has a
             // row for every interface: one without an ONU column is not an ONU row.
@@ -388,7 +412,7 @@ pub fn decode_onus(
                 continue;
             }
         };
-        let Some(onu) = decode_row(profile, place, &row) else {
+        let Some(onu) = decode_row(profile, place, &row, fill.row(key)) else {
             let rows = unplaced.entry(Unplaced::NoSerial).or_default();
             rows.push(index_text(index));
             continue;
@@ -398,6 +422,7 @@ pub fn decode_onus(
             unplaced.entry(why).or_default().push(index_text(index));
         }
         decoded.onus.push(onu);
+        decoded.rows.push(key);
     }
     decoded.warnings = unplaced
         .iter()
@@ -462,12 +487,21 @@ fn table_rows<'a>(
 }
 
 /// The ONU one row stands for at its place (port name, ONU number), or `None` when it
-/// has no serial.
-fn decode_row(profile: &Profile, place: (String, u32), row: &RowBuilder) -> Option<PolledOnu> {
+/// has no serial (read now, or kept from the last reading of the row).
+fn decode_row(
+    profile: &Profile,
+    place: (String, u32),
+    row: &RowBuilder,
+    read: RowRead,
+) -> Option<PolledOnu> {
     let (pon_port, onu_index) = place;
-    let serial = row
-        .get(OnuField::Serial)
-        .and_then(|v| decode_serial(profile, v))?;
+    let kept = read.previous.filter(|_| !read.identity);
+    let serial = match kept {
+        Some(previous) => previous.serial.clone(),
+        None => row
+            .get(OnuField::Serial)
+            .and_then(|v| decode_serial(profile, v))?,
+    };
     let integer = |field: OnuField| {
         let column = profile.column(field)?;
         column.decode_integer(row.get(field)?.as_i64()?)
@@ -486,7 +520,7 @@ fn decode_row(profile: &Profile, place: (String, u32), row: &RowBuilder) -> Opti
             Some(profile.last_down_cause(raw_status, integer(OnuField::DownCause)))
         }
     };
-    Some(PolledOnu {
+    let mut onu = PolledOnu {
         pon_port,
         onu_index,
         serial,
@@ -505,11 +539,25 @@ fn decode_row(profile: &Profile, place: (String, u32), row: &RowBuilder) -> Opti
         temperature: dbm(OnuField::Temperature),
         voltage: dbm(OnuField::Voltage),
         bias_current: dbm(OnuField::BiasCurrent),
-    })
+        optics_read: read.optics,
+    };
+    if let Some(previous) = kept {
+        onu.description.clone_from(&previous.description);
+        onu.distance = previous.distance;
+    }
+    if let Some(previous) = read.previous.filter(|_| !onu.optics_read) {
+        onu.rx_power = previous.rx_power;
+        onu.tx_power = previous.tx_power;
+        onu.olt_rx_power = previous.olt_rx_power;
+        onu.temperature = previous.temperature;
+        onu.voltage = previous.voltage;
+        onu.bias_current = previous.bias_current;
+    }
+    Some(onu)
 }
 
 /// A row index of one or two arcs as one integer that sorts as the arcs do.
-fn row_key(index: &[u32]) -> Option<u128> {
+pub fn row_key(index: &[u32]) -> Option<u128> {
     match *index {
         [a] => Some((1 << 64) | u128::from(a)),
         [a, b] => Some((2 << 64) | (u128::from(a) << 32) | u128::from(b)),

@@ -17,6 +17,7 @@ pub mod commands;
 pub mod detection;
 mod huawei;
 mod if_index;
+pub mod polling;
 pub mod provisioning;
 mod zte;
 
@@ -216,6 +217,9 @@ pub struct Profile {
     pub down_causes: &'static [(i64, DownCause)],
     /// How the vendor's command line is driven over SSH.
     pub cli: &'static CliProfile,
+    /// How often optics may be read and how fast requests may be sent
+    /// ([`polling::PollingDefaults`]).
+    pub polling: polling::PollingDefaults,
 }
 
 impl Profile {

@@ -183,6 +183,7 @@ fn same_but_time(a: &Onu, b: &Onu) -> bool {
         bias_current,
         vlan,
         last_update: _,
+        optics_at,
     } = a;
     *id == b.id
         && *olt_id == b.olt_id
@@ -200,6 +201,7 @@ fn same_but_time(a: &Onu, b: &Onu) -> bool {
         && same_reading(*voltage, b.voltage)
         && same_reading(*bias_current, b.bias_current)
         && *vlan == b.vlan
+        && *optics_at == b.optics_at
 }
 
 /// Readings compare by their bits, so a NaN from a device is not a change every poll.
@@ -239,6 +241,7 @@ mod tests {
             bias_current: None,
             vlan: Some(100),
             last_update: polled,
+            optics_at: None,
         }
     }
 

@@ -11,7 +11,10 @@ use std::cmp::Ordering;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+mod load;
 mod usm;
+
+pub use load::{DeviceLoad, LoadFigures};
 
 /// Why a device exchange failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,6 +130,8 @@ pub struct SnmpClient {
     next_request_id: i32,
     /// Varbinds received since the client was made (for throughput figures).
     pub varbinds_received: u64,
+    /// The pace requests are sent at and their round trips.
+    pub load: DeviceLoad,
 }
 
 enum Request<'a> {
@@ -151,6 +156,7 @@ impl SnmpClient {
             session: None,
             next_request_id: rand::random::<i32>() & 0x3fff_ffff,
             varbinds_received: 0,
+            load: DeviceLoad::default(),
         }
     }
 
@@ -250,6 +256,7 @@ impl SnmpClient {
             attempt += 1;
             self.next_request_id = self.next_request_id.wrapping_add(1);
             discovered_here |= self.session.is_none();
+            self.load.pace().await;
             let session = match self.session().await {
                 Ok(session) => session,
                 // SNMPv3 engine discovery went unanswered: the next attempt tries again.
@@ -260,8 +267,13 @@ impl SnmpClient {
                 }
                 Err(e) => return Err(e),
             };
+            let sent = std::time::Instant::now();
             let answer =
                 tokio::time::timeout(timeout, ask(session, &request, &mut arcs, visit)).await;
+            match &answer {
+                Err(_) => self.load.timed_out(),
+                Ok(_) => self.load.answered(sent.elapsed()),
+            }
             match answer {
                 Ok(Ok(Ok(count))) => {
                     self.varbinds_received += count;

@@ -104,6 +104,7 @@ fn olt_spec(agent: std::net::SocketAddr, vendor: VendorSetting, model: &str) -> 
             ..SnmpSpec::default()
         },
         ssh: None,
+        poll: Default::default(),
     }
 }
 

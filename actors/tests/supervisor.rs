@@ -126,6 +126,7 @@ fn one_disabled_olt() -> Inventory {
             enabled: false,
             snmp: SnmpSpec::default(),
             ssh: None,
+            poll: Default::default(),
         }],
     }
 }

@@ -36,6 +36,7 @@ pub fn onus_of(olt: u32, at: DateTime<Utc>) -> Vec<Onu> {
                 bias_current: None,
                 vlan: Some(100),
                 last_update: at,
+                optics_at: None,
             }
         })
         .collect()

@@ -333,6 +333,7 @@ impl SimFleet {
                         password_env: SSH_PASSWORD_ENV.to_string(),
                         host_key: None,
                     }),
+                    poll: Default::default(),
                 }
             })
             .collect();

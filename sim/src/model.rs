@@ -335,6 +335,7 @@ impl SimOlt {
                     temperature: dbm(OnuField::Temperature).map(round_dbm),
                     voltage: dbm(OnuField::Voltage).map(round_dbm),
                     bias_current: dbm(OnuField::BiasCurrent).map(round_dbm),
+                    optics_read: true,
                 }
             })
             .collect()

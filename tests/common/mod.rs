@@ -49,7 +49,7 @@ pub fn test_config(data_dir: PathBuf, inventory: PathBuf) -> Config {
         inventory,
         ..Config::default()
     };
-    config.polling.interval = Duration::from_millis(500);
+    config.polling.status_interval = Duration::from_millis(500);
     config.polling.timeout = Duration::from_millis(300);
     config.polling.retries = 0;
     config.polling.deadline = Duration::from_secs(3);

@@ -35,6 +35,7 @@ fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
         bias_current: None,
         vlan: None,
         last_update: at,
+        optics_at: None,
     }
 }
 

@@ -71,6 +71,7 @@ fn random_onu(rng: &mut StdRng, olt: OltId, id: OnuId, at: DateTime<Utc>) -> Onu
         bias_current: None,
         vlan: rng.random_bool(0.8).then(|| rng.random_range(100..103)),
         last_update: at,
+        optics_at: None,
     }
 }
 

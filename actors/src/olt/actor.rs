@@ -7,15 +7,20 @@
 
 use super::actions::CliQueue;
 use super::msg::OltMsg;
+use super::pacing::Pacing;
 use super::poll::{PollCycle, PollSettings};
 use super::publish::Publisher;
+use super::refresh::Refresh;
+use super::schedule::GroupSchedule;
 use super::session::{Event, Session};
 use crate::domain::{OltId, SessionStatus};
 use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
 use crate::onu_table::OnuTable;
 use crate::profile::commands::service_vlans;
+use crate::profile::polling::COMMON_POLLING;
 use crate::profile::Profile;
+use crate::snmp::LoadFigures;
 use crate::store::{ConfigBackup, OltRecord, Store, StoreError, SystemInfo};
 use chrono::Utc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -71,6 +76,14 @@ pub struct OltState {
     pub(super) cli: CliQueue,
     /// The fleet view and what was last published to it.
     pub(super) publisher: Publisher,
+    /// Which groups the next poll reads, and what the poller remembers between polls.
+    pub(super) schedule: GroupSchedule,
+    /// The OLT's request budget and its back-off.
+    pub(super) pacing: Pacing,
+    /// The requests of the last poll.
+    pub(super) load: LoadFigures,
+    /// Callers waiting for an ONU's optics to be read.
+    pub(super) refreshes: Vec<Refresh>,
     ticker: Option<JoinHandle<()>>,
 }
 
@@ -117,8 +130,14 @@ impl Actor for OltActor {
             poll: PollCycle::new(),
             cli: CliQueue::new(next_backup_at),
             publisher: Publisher::new(view, incarnation),
+            schedule: GroupSchedule::default(),
+            pacing: Pacing::new(COMMON_POLLING.max_requests_per_second),
+            load: LoadFigures::default(),
+            refreshes: Vec::new(),
             ticker: None,
         };
+        let ceiling = state.request_ceiling();
+        state.pacing = Pacing::new(ceiling);
         state.apply(&myself, effects, None);
         let tick = state.settings.tick();
         state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
@@ -170,6 +189,7 @@ impl Actor for OltActor {
             }
             OltMsg::Discovered(sightings, at) => state.discovered(sightings, at),
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
+            OltMsg::RefreshOptics(onu, reply) => state.refresh_optics(&myself, onu, reply),
             #[cfg(any(test, feature = "test-support"))]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }

@@ -42,6 +42,12 @@ pub enum ActionError {
     Device(String),
     #[error("{0}")]
     Timeout(String),
+    /// The OLT's request budget has no room now; try again after `retry_after`.
+    #[error("{reason}")]
+    RateLimited {
+        retry_after: Duration,
+        reason: String,
+    },
 }
 
 /// The outside's handle on one OLT actor.
@@ -135,6 +141,15 @@ impl OltHandle {
     pub async fn onu(&self, id: OnuId) -> Result<Option<Onu>, ActionError> {
         self.query(|reply| OltMsg::Onu(id, reply), QUERY_TIMEOUT)
             .await
+    }
+
+    /// Reads ONU `id`'s optics now, within the OLT's budget; answers the ONU as read.
+    pub async fn refresh_optics(&self, id: OnuId) -> Result<Onu, ActionError> {
+        self.query(
+            |reply| OltMsg::RefreshOptics(id, reply),
+            self.action_timeout,
+        )
+        .await?
     }
 
     /// Polls now; answers with the summary after the poll (good or failed).

@@ -54,7 +54,11 @@ impl OltState {
                     self.record.last_error = Some(error);
                 }
                 Effect::AbandonPoll => self.poll.abandon(),
-                Effect::DropSnmp => self.poll.drop_client(),
+                Effect::DropSnmp => {
+                    // A new session reads every group again.
+                    self.poll.drop_client();
+                    self.schedule.forget();
+                }
                 Effect::FailActions(Cancel::Shutdown) => self.cli.cancel_for_shutdown(id),
                 Effect::FailActions(cancel) => self.cli.fail_all(cancel.error(id)),
                 Effect::FailPollWaiters(cancel) => self.poll.answer_waiters(Err(cancel.error(id))),
@@ -108,7 +112,7 @@ impl OltState {
         let now = Instant::now();
         match next {
             NextPoll::Now => now,
-            NextPoll::Interval => now + self.settings.interval,
+            NextPoll::Interval => now + self.intervals().status,
             NextPoll::Backoff(failures) => now + self.settings.backoff(failures),
         }
     }

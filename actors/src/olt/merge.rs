@@ -13,7 +13,7 @@
 
 use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
 use crate::onu_table::OnuTable;
-use crate::poller::PollOutcome;
+use crate::poller::{Interfaces, PollOutcome, RowMap};
 use crate::snmp::DeviceError;
 use crate::store::{Store, SystemInfo};
 use chrono::{DateTime, Utc};
@@ -44,6 +44,14 @@ pub(super) struct MergedPoll {
     pub(super) vendor: Vendor,
     /// The layout that read the device ([`crate::profile::Profile::family`]).
     pub(super) family: &'static str,
+    /// Row index → ONU, as this poll read the table.
+    pub(super) rows: RowMap,
+    /// IF-MIB, when this poll read it.
+    pub(super) interfaces: Option<Interfaces>,
+    /// ONUs whose optics this poll read.
+    pub(super) optics_read: Vec<OnuId>,
+    /// ONUs this poll saw come back online.
+    pub(super) came_online: Vec<OnuId>,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -70,11 +78,18 @@ impl PollBase {
         if let Err(e) = covered {
             tracing::error!(olt = self.olt, error = %e, "cannot record poll coverage");
         }
-        let outcome = result?;
+        let mut outcome = result?;
         let (store, olt) = (&self.store, self.olt);
+        let row_serials: Vec<(u128, String)> = outcome
+            .rows
+            .iter()
+            .zip(&outcome.onus)
+            .map(|(row, onu)| (*row, onu.serial.clone()))
+            .collect();
+        let onus = std::mem::take(&mut outcome.onus);
         let report = self.table.merge(
             olt,
-            outcome.onus,
+            onus,
             at,
             &self.thresholds,
             self.history_step,
@@ -91,7 +106,23 @@ impl PollBase {
             // ONUs that moved or appeared take their VLAN from the latest configuration.
             table_changed |= self.table.set_vlans(&self.vlan_map);
         }
+        let rows = RowMap::new(
+            row_serials
+                .iter()
+                .filter_map(|(row, serial)| Some((*row, self.table.id_of(serial)?))),
+        );
+        let came_online = report
+            .state_changes
+            .iter()
+            .filter(|(_, change)| change.status == OnuStatus::Online)
+            .map(|(id, _)| *id)
+            .collect();
         let onus = self.table.all();
+        let optics_read = onus
+            .iter()
+            .filter(|onu| onu.optics_at == Some(at))
+            .map(|onu| onu.id)
+            .collect();
         // A table that changed only in the poll time is not rewritten (the OLT record's
         // `last_success_at` carries that time).
         let saved = if table_changed {
@@ -118,6 +149,10 @@ impl PollBase {
             vendor: outcome.vendor,
             family: outcome.family,
             table: self.table,
+            rows,
+            interfaces: outcome.interfaces,
+            optics_read,
+            came_online,
         })
     }
 }
@@ -193,6 +228,7 @@ mod tests {
             temperature: None,
             voltage: None,
             bias_current: None,
+            optics_read: true,
         }
     }
 

@@ -10,14 +10,15 @@ use super::view::{OltDetail, OltSummary, VlanInfo};
 use crate::domain::{Onu, OnuId};
 use crate::inventory::OltSpec;
 use crate::onu_table::{OnuPage, OnuQuery};
-use crate::snmp::{DeviceError, SnmpClient};
+use crate::poller::ReadPlan;
+use crate::snmp::{DeviceError, LoadFigures, SnmpClient};
 use crate::ssh::CliSession;
 use crate::store::ConfigBackup;
 use chrono::{DateTime, Utc};
 use ractor::RpcReplyPort;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Where a CLI action's caller waits for its outcome.
 pub(super) type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
@@ -55,6 +56,8 @@ pub enum OltMsg {
     Discovered(Vec<crate::provision::Sighting>, DateTime<Utc>),
     /// The unconfigured ONUs as last discovered.
     Unconfigured(RpcReplyPort<Vec<crate::provision::UnconfiguredOnu>>),
+    /// Read one ONU's optics now (within the OLT's budget) and answer the ONU as read.
+    RefreshOptics(OnuId, RpcReplyPort<Result<Onu, ActionError>>),
     /// Test builds only (and the `test-support` feature, for the integration tests):
     /// panic in the handler, as a poisoned reply would.
     #[cfg(any(test, feature = "test-support"))]
@@ -77,6 +80,13 @@ pub struct PollReport {
     pub(super) round_trip: Option<Duration>,
     /// Varbinds the poll received.
     pub(super) varbinds: u64,
+    /// What the poll was to read.
+    pub(super) plan: ReadPlan,
+    /// When it started (the schedule's clock).
+    pub(super) started: Instant,
+    /// Its requests: all of them, and those that did not read optics.
+    pub(super) load: LoadFigures,
+    pub(super) cheap: LoadFigures,
     /// The poll merged into a copy of the ONU table and stored, or why it failed.
     pub(super) result: Result<MergedPoll, DeviceError>,
     pub(super) client: Option<SnmpClient>,

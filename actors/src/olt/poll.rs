@@ -12,10 +12,12 @@ use super::actor::OltState;
 use super::handle::ActionError;
 use super::merge::{replay, MergedPoll, PollBase, TableEdit};
 use super::msg::{OltMsg, PollReply, PollReport};
-use super::probe::{self, ProbePlan};
+use super::probe::{self, ProbePlan, Reads};
+use super::schedule::{optics_cap, GroupIntervals, GroupsRead};
 use super::session::Event;
 use super::view::OltSummary;
 use crate::domain::OpticsThresholds;
+use crate::profile::polling::COMMON_POLLING;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
 use ractor::ActorRef;
@@ -28,7 +30,17 @@ use tokio::task::JoinHandle;
 /// Polling settings shared by every OLT actor (`[polling]`).
 #[derive(Debug, Clone)]
 pub struct PollSettings {
+    /// How often the status group is read (`status_interval`): the poll's own interval.
     pub interval: Duration,
+    /// How often the identity group (serials, descriptions, distances) is read.
+    pub identity_interval: Duration,
+    /// How often each ONU's optics are read; `None` takes the vendor's default
+    /// ([`crate::profile::polling`]).
+    pub optics_interval: Option<Duration>,
+    /// How often the `olt` group (PON ports, VLANs) is read.
+    pub olt_interval: Duration,
+    /// Requests a second an OLT is sent at most; `None` takes the vendor's default.
+    pub max_requests_per_second: Option<u32>,
     pub timeout: Duration,
     pub retries: u32,
     pub deadline: Duration,
@@ -60,6 +72,10 @@ impl Default for PollSettings {
     fn default() -> Self {
         PollSettings {
             interval: Duration::from_secs(60),
+            identity_interval: Duration::from_secs(15 * 60),
+            optics_interval: None,
+            olt_interval: Duration::from_secs(15 * 60),
+            max_requests_per_second: None,
             timeout: Duration::from_secs(2),
             retries: 1,
             deadline: Duration::from_secs(30),
@@ -153,6 +169,11 @@ impl PollCycle {
         }
     }
 
+    /// How many polls have started.
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// Whether a poll is in flight.
     pub(super) fn in_flight(&self) -> bool {
         self.in_flight.is_some()
@@ -161,6 +182,11 @@ impl PollCycle {
     /// Whether the timer should start a poll now: none in flight, and the next is due.
     pub(super) fn is_due(&self) -> bool {
         self.in_flight.is_none() && Instant::now() >= self.next_at
+    }
+
+    /// When the timer starts the next poll.
+    pub(super) fn next_at(&self) -> Instant {
+        self.next_at
     }
 
     /// The timer starts the next poll at `at`.
@@ -240,6 +266,10 @@ impl OltState {
     /// [`OltMsg::PollFinished`].
     pub(super) fn start_poll(&mut self, myself: &ActorRef<OltMsg>) {
         let (generation, client, round_trip) = self.poll.begin();
+        let started = Instant::now();
+        let ceiling = self.request_ceiling();
+        self.pacing.set_ceiling(ceiling);
+        let reads = self.reads(started);
         let settings = self.settings.clone();
         let vendor = self.vendor();
         let addr = SocketAddr::new(self.spec.ip, self.spec.snmp.port);
@@ -265,10 +295,11 @@ impl OltState {
             suspect: self.session.failures() > 0,
             round_trip,
         };
+        client.load.set_rate(self.pacing.rate());
         let task = tokio::spawn(async move {
             let started_at = Utc::now();
             let varbinds_before = client.varbinds_received;
-            let probed = probe::poll(&mut client, vendor, &settings, plan).await;
+            let probed = probe::poll(&mut client, vendor, &settings, plan, &reads).await;
             let result = probed.result;
             match &result {
                 Ok(outcome) => {
@@ -281,6 +312,8 @@ impl OltState {
             drop(probed.permit);
             let varbinds = client.varbinds_received - varbinds_before;
             let elapsed = probed.device_time;
+            let load = client.load.figures(started.elapsed(), false);
+            let cheap = client.load.figures(started.elapsed(), true);
             let finished_at = Utc::now();
             let _merging = settings.merges.clone().acquire_owned().await;
             let merged = tokio::task::spawn_blocking(move || base.finish(result, finished_at))
@@ -298,6 +331,10 @@ impl OltState {
                 elapsed,
                 round_trip: probed.round_trip,
                 varbinds,
+                plan: reads.plan,
+                started,
+                load,
+                cheap,
                 result: merged,
                 client: Some(client),
             })));
@@ -325,9 +362,23 @@ impl OltState {
             report.varbinds,
             report.elapsed,
         );
+        let failure = report.result.as_ref().err().map(ToString::to_string);
+        self.pacing.after_poll(&report.cheap, report.load.timeouts);
+        self.load = report.load;
         let event = match report.result {
-            Ok(merged) => {
+            Ok(mut merged) => {
+                let read = GroupsRead {
+                    at: now,
+                    took: report.elapsed,
+                    rows: std::mem::take(&mut merged.rows),
+                    interfaces: merged.interfaces.take(),
+                    optics_read: std::mem::take(&mut merged.optics_read),
+                    came_online: std::mem::take(&mut merged.came_online),
+                };
                 self.poll_succeeded(merged, edits, now);
+                let intervals = self.intervals();
+                self.schedule
+                    .read(&report.plan, report.started, read, &self.onus, &intervals);
                 Event::PollSucceeded
             }
             Err(error) => {
@@ -344,6 +395,59 @@ impl OltState {
         // session's move publishes them to the fleet view before anyone waiting for the
         // poll is answered.
         self.fire(myself, event, None);
+        self.answer_refreshes(report.generation, failure.as_deref());
+        if self.schedule.hurried() > 0 && !self.poll.in_flight() {
+            // Someone waits for a reading: the next poll starts at once.
+            self.poll.schedule(Instant::now());
+        }
+    }
+
+    /// The intervals of this OLT's groups: its own `poll` table, else `[polling]`, else
+    /// (optics) its vendor's default.
+    pub(super) fn intervals(&self) -> GroupIntervals {
+        let own = &self.spec.poll;
+        let settings = &self.settings;
+        let vendor_optics = self.profile().map_or(COMMON_POLLING.optics_interval, |p| {
+            p.polling.optics_interval
+        });
+        GroupIntervals {
+            status: own.status.unwrap_or(settings.interval),
+            identity: own.identity.unwrap_or(settings.identity_interval),
+            optics: own
+                .optics
+                .or(settings.optics_interval)
+                .unwrap_or(vendor_optics),
+            olt: own.olt.unwrap_or(settings.olt_interval),
+        }
+    }
+
+    /// The most requests a second this OLT is sent: its own, else `[polling]`, else its
+    /// vendor's default.
+    pub(super) fn request_ceiling(&self) -> u32 {
+        let vendor = self
+            .profile()
+            .map_or(COMMON_POLLING.max_requests_per_second, |p| {
+                p.polling.max_requests_per_second
+            });
+        self.spec
+            .poll
+            .max_requests_per_second
+            .or(self.settings.max_requests_per_second)
+            .unwrap_or(vendor)
+    }
+
+    /// What the next poll reads (the schedule's plan at `now`) and what it remembers.
+    fn reads(&mut self, now: Instant) -> Reads {
+        let intervals = self.intervals();
+        let per_request = self.profile().map_or(1, crate::poller::optics_per_request);
+        let cap = optics_cap(&self.pacing, intervals.status, per_request);
+        Reads {
+            plan: self.schedule.plan(now, &self.onus, &intervals, cap),
+            rows: self.schedule.rows.clone(),
+            table: self.onus.clone(),
+            interfaces: self.schedule.interfaces.clone(),
+            vlans: self.record.vlans.clone(),
+        }
     }
 
     /// What a good poll read: the merged table swapped in (with the CLI's edits made
@@ -372,6 +476,7 @@ impl OltState {
             warnings,
             vendor,
             family,
+            ..
         } = merged;
         self.onus = table;
         if !edits.is_empty() {

@@ -15,7 +15,8 @@
 
 use super::poll::PollSettings;
 use crate::domain::Vendor;
-use crate::poller::{self, PollOutcome};
+use crate::onu_table::OnuTable;
+use crate::poller::{self, Interfaces, Memory, PollOutcome, ReadPlan, RowMap};
 use crate::snmp::{DeviceError, SnmpClient};
 use std::future::Future;
 use std::sync::Arc;
@@ -36,6 +37,26 @@ pub(super) struct ProbePlan {
     pub suspect: bool,
     /// The round trip of the last answered system GET, if any.
     pub round_trip: Option<Duration>,
+}
+
+/// What the poll reads ([`ReadPlan`]) and what it remembers of the last reads.
+pub(super) struct Reads {
+    pub plan: ReadPlan,
+    pub rows: Arc<RowMap>,
+    pub table: OnuTable,
+    pub interfaces: Option<Arc<Interfaces>>,
+    pub vlans: Vec<(u16, String)>,
+}
+
+impl Reads {
+    fn memory(&self) -> Memory<'_> {
+        Memory {
+            rows: &self.rows,
+            table: &self.table,
+            interfaces: self.interfaces.as_deref(),
+            vlans: &self.vlans,
+        }
+    }
 }
 
 /// What a poll came to, and the probe's round trip when the device answered it.
@@ -84,6 +105,7 @@ pub(super) async fn poll(
     vendor: Option<Vendor>,
     settings: &PollSettings,
     plan: ProbePlan,
+    reads: &Reads,
 ) -> Probed {
     let mut budget = Budget {
         left: settings.deadline,
@@ -111,7 +133,9 @@ pub(super) async fn poll(
             match answer {
                 Ok(system) => {
                     round_trip = Some(sent.elapsed());
-                    let walk = poller::poll_tables(client, system.profile(vendor)?, system);
+                    let profile = system.profile(vendor)?;
+                    let walk =
+                        poller::poll_groups(client, profile, system, &reads.plan, reads.memory());
                     return Ok((budget.run(walk, deadline).await?, permit));
                 }
                 // No quick answer: the permit goes back, the probe goes on below.
@@ -127,7 +151,7 @@ pub(super) async fn poll(
         drop(probing);
         let profile = system.profile(vendor)?;
         let walking = acquire(&settings.concurrency).await?;
-        let walk = poller::poll_tables(client, profile, system);
+        let walk = poller::poll_groups(client, profile, system, &reads.plan, reads.memory());
         Ok((budget.run(walk, deadline).await?, Some(walking)))
     }
     .await;

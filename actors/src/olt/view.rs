@@ -4,12 +4,15 @@
 //! and the state methods that build them from the OLT record and the ONU table. Built on
 //! demand by the OLT actor, handed out through [`super::OltHandle`].
 use super::actor::OltState;
+use super::schedule::GroupRead;
 use crate::domain::{PonPortStats, SessionStatus, Vendor};
 use crate::inventory::OltSpec;
+use crate::profile::polling::PollGroup;
 use crate::profile::Profile;
 pub use crate::published::OltSummary;
 use crate::store::{OltRecord, SystemInfo, Transition};
 use chrono::{DateTime, Utc};
+use std::time::{Duration, Instant};
 
 /// The session block of the OLT detail.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,13 +30,46 @@ pub struct SessionInfo {
     pub warnings: Vec<String>,
 }
 
-/// OLT detail: the summary, what the device says about itself, ports and session.
+/// OLT detail: the summary, what the device says about itself, ports, session and
+/// polling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OltDetail {
     pub summary: OltSummary,
     pub system: SystemInfo,
     pub ports: Vec<PonPortStats>,
     pub session: SessionInfo,
+    pub polling: PollingInfo,
+}
+
+/// The polling block of the OLT detail: each group's reads, the OLT's pace and how the
+/// device has been answering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PollingInfo {
+    /// Status, identity, optics, OLT, in that order.
+    pub groups: Vec<GroupInfo>,
+    /// Requests the last poll sent and how many timed out.
+    pub last_poll_requests: u32,
+    pub last_poll_timeouts: u32,
+    /// The device's round trip over the last poll's requests.
+    pub latency_p50: Option<Duration>,
+    pub latency_p95: Option<Duration>,
+    /// The OLT's usual round trip of cheap (non-optics) requests.
+    pub baseline: Option<Duration>,
+    /// Requests a second now, and at most.
+    pub requests_per_second: f64,
+    pub max_requests_per_second: u32,
+    /// Why the pace is below its maximum; `None` at full pace.
+    pub throttled: Option<String>,
+}
+
+/// One poll group in the polling block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupInfo {
+    pub group: PollGroup,
+    pub interval: Duration,
+    pub last: Option<GroupRead>,
+    /// When it is next read (optics: the next ONU's turn); `None` when nothing is due.
+    pub next_at: Option<DateTime<Utc>>,
 }
 
 /// A VLAN of an OLT and how many of its ONUs use it as their service VLAN.
@@ -122,6 +158,36 @@ impl OltState {
                 transitions: self.record.transitions.clone(),
                 warnings: self.record.warnings.clone(),
             },
+            polling: self.polling(),
+        }
+    }
+
+    fn polling(&self) -> PollingInfo {
+        let intervals = self.intervals();
+        let (now, wall) = (Instant::now(), Utc::now());
+        let status_next = self.poll.next_at();
+        let groups = PollGroup::ALL
+            .into_iter()
+            .map(|group| GroupInfo {
+                group,
+                interval: intervals.of(group),
+                last: self.schedule.last(group),
+                next_at: self.schedule.next(group, status_next).map(|at| {
+                    wall + chrono::Duration::from_std(at.saturating_duration_since(now))
+                        .unwrap_or_default()
+                }),
+            })
+            .collect();
+        PollingInfo {
+            groups,
+            last_poll_requests: self.load.requests,
+            last_poll_timeouts: self.load.timeouts,
+            latency_p50: self.load.p50,
+            latency_p95: self.load.p95,
+            baseline: self.pacing.baseline(),
+            requests_per_second: self.pacing.rate(),
+            max_requests_per_second: self.pacing.ceiling(),
+            throttled: self.pacing.throttled().map(str::to_string),
         }
     }
 }

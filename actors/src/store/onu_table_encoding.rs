@@ -19,13 +19,17 @@
 //! last down cause (u8, 0 = none); a presence bitmap (u8) for distance, Rx, Tx, OLT Rx,
 //! VLAN and "current"; a second presence bitmap (u8) for temperature, voltage and bias
 //! current; the present values (u32, six f64, u16); and, unless current, the last update
-//! (i64 seconds, u32 nanoseconds). Version `1` records, written before the transceiver
-//! readings were kept, lack the second bitmap and are still read.
+//! (i64 seconds, u32 nanoseconds); and, when its bit of the second bitmap is set, when
+//! the optics were last read (i64 seconds, u32 nanoseconds). Version `1` records, written
+//! before the transceiver readings were kept, lack the second bitmap, and version `2`
+//! records never set the optics time's bit; both are still read.
 
 use crate::domain::{DownCause, Onu, OnuStatus};
 use chrono::{DateTime, Utc};
 
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
+/// Records without the optics time.
+const VERSION_2: u8 = 2;
 /// Records without the transceiver bitmap.
 const VERSION_1: u8 = 1;
 
@@ -39,6 +43,7 @@ const CURRENT: u8 = 1 << 5;
 const HAS_TEMPERATURE: u8 = 1;
 const HAS_VOLTAGE: u8 = 1 << 1;
 const HAS_BIAS: u8 = 1 << 2;
+const HAS_OPTICS_AT: u8 = 1 << 3;
 
 /// Encodes `onus`; those whose `last_update` equals `polled_at` are stored as current.
 pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
@@ -76,7 +81,8 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
         out.push(
             flag(onu.temperature.is_some(), HAS_TEMPERATURE)
                 | flag(onu.voltage.is_some(), HAS_VOLTAGE)
-                | flag(onu.bias_current.is_some(), HAS_BIAS),
+                | flag(onu.bias_current.is_some(), HAS_BIAS)
+                | flag(onu.optics_at.is_some(), HAS_OPTICS_AT),
         );
         if let Some(d) = onu.distance {
             out.extend_from_slice(&d.to_be_bytes());
@@ -98,13 +104,16 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
         if !current {
             put_time(&mut out, onu.last_update);
         }
+        if let Some(at) = onu.optics_at {
+            put_time(&mut out, at);
+        }
     }
     out
 }
 
 /// Whether `bytes` is a record of this encoding (not an older JSON array).
 pub fn is_binary(bytes: &[u8]) -> bool {
-    matches!(bytes.first(), Some(&VERSION | &VERSION_1))
+    matches!(bytes.first(), Some(&VERSION | &VERSION_2 | &VERSION_1))
 }
 
 /// Decodes a record; current ONUs get the later of the reference time and
@@ -112,7 +121,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Vec<Onu>, String> {
     let mut r = Reader { bytes, at: 0 };
     let version = r.u8()?;
-    if version != VERSION && version != VERSION_1 {
+    if ![VERSION, VERSION_2, VERSION_1].contains(&version) {
         return Err(format!("unknown ONU table encoding {version}"));
     }
     let reference = r.time()?;
@@ -141,7 +150,7 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             other => return Err(format!("unknown down cause {other}")),
         };
         let flags = r.u8()?;
-        let transceiver = if version == VERSION { r.u8()? } else { 0 };
+        let transceiver = if version == VERSION_1 { 0 } else { r.u8()? };
         let distance = (flags & HAS_DISTANCE != 0).then(|| r.u32()).transpose()?;
         let rx_power = (flags & HAS_RX != 0).then(|| r.f64()).transpose()?;
         let tx_power = (flags & HAS_TX != 0).then(|| r.f64()).transpose()?;
@@ -156,6 +165,9 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
         } else {
             r.time()?
         };
+        let optics_at = (transceiver & HAS_OPTICS_AT != 0)
+            .then(|| r.time())
+            .transpose()?;
         onus.push(Onu {
             id,
             olt_id,
@@ -174,6 +186,7 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             bias_current,
             vlan,
             last_update,
+            optics_at,
         });
     }
     if r.at != bytes.len() {
@@ -290,6 +303,7 @@ mod tests {
             bias_current: Some(19.0),
             vlan: Some(100),
             last_update: at,
+            optics_at: None,
         }
     }
 

@@ -75,6 +75,7 @@ mod tests {
             bias_current: None,
             vlan: Some(100),
             last_update: seen,
+            optics_at: None,
         };
         // What versions before the binary encoding wrote.
         store

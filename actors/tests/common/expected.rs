@@ -61,6 +61,7 @@ impl From<FixtureOnu> for PolledOnu {
             temperature: onu.temperature,
             voltage: onu.voltage,
             bias_current: onu.bias_current,
+            optics_read: true,
         }
     }
 }

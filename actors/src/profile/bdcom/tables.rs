@@ -6,7 +6,7 @@
 use super::cli::{BDCOM_CLI, BDCOM_GPON_CLI};
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
-    DownCauseSource, Encoding, InterfaceNames, OnuColumn, OnuField, OnuIndexing, Profile,
+    polling, DownCauseSource, Encoding, InterfaceNames, OnuColumn, OnuField, OnuIndexing, Profile,
 };
 
 /// Unconfirmed: docs/devices.md names no BDCOM sentinel: the common "no value" integers, so that
@@ -104,6 +104,7 @@ pub static BDCOM: Profile = Profile {
     // 4 lost; 2 deregistered and 5 standby are UNKNOWN.
     down_causes: &[(4, DownCause::Los)],
     cli: &BDCOM_CLI,
+    polling: polling::COMMON_POLLING,
 };
 
 /// BDCOM GP3600 GPON (NMS-GPON-MIB): rows indexed by the ONU's own ifIndex, named
@@ -179,6 +180,7 @@ pub static BDCOM_GPON: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(4, DownCause::Los)],
     cli: &BDCOM_GPON_CLI,
+    polling: polling::COMMON_POLLING,
 };
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 use super::cli::HUAWEI_CLI;
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
-    DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField, OnuIndexing,
-    Profile,
+    polling, DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField,
+    OnuIndexing, Profile,
 };
 
 const HUAWEI_ONT: [u32; 12] = [1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2];
@@ -138,6 +138,7 @@ pub static HUAWEI: Profile = Profile {
         (13, DownCause::DyingGasp),
     ],
     cli: &HUAWEI_CLI,
+    polling: polling::COMMON_POLLING,
 };
 
 /// Huawei's GPON port: `(125 << 25) | (frame << 19) | (slot << 13) | (port << 8)`.

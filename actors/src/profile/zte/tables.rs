@@ -6,8 +6,8 @@
 use super::cli::{ZTE_C600_CLI, ZTE_CLI};
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
-    DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField, OnuIndexing,
-    PonIdLayout, Profile,
+    polling, DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField,
+    OnuIndexing, PonIdLayout, Profile,
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
@@ -94,6 +94,7 @@ pub static ZTE: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(1, DownCause::Los), (4, DownCause::DyingGasp)],
     cli: &ZTE_CLI,
+    polling: polling::ZTE_POLLING,
 };
 
 /// `1.3.6.1.4.1.3902.1082.500` + `rest`.
@@ -201,6 +202,7 @@ pub static ZTE_C600: Profile = Profile {
     down_cause_source: DownCauseSource::Status,
     down_causes: &[(2, DownCause::Los), (5, DownCause::DyingGasp)],
     cli: &ZTE_C600_CLI,
+    polling: polling::ZTE_POLLING,
 };
 
 /// ZTE C600 / C620 GPON port (`gpon_olt-1/1/1` = 285278465):

@@ -1,0 +1,260 @@
+//! When each poll group of one OLT is read next ([`GroupSchedule`]). Every poll reads the
+//! status group; the identity and `olt` groups are read when their interval is up, and
+//! the optics are swept: each ONU has its own due time, one optics interval after its
+//! last reading, so the sweep is spread over the interval instead of a burst. An ONU the
+//! schedule meets for the first time gets a slot spread over the next interval (the
+//! poller reads a new ONU's optics at once). ONUs that came back online and ONUs an
+//! operator asked about are read first, and a poll reads no more optics than the OLT's
+//! pace allows in half a status interval, so the status group always has room. The
+//! schedule also keeps what the poller needs between polls: which ONU each row index
+//! stands for, and IF-MIB as last read.
+
+use super::pacing::Pacing;
+use crate::domain::{OnuId, OnuStatus};
+use crate::onu_table::OnuTable;
+use crate::poller::{Interfaces, OpticsPlan, ReadPlan, RowMap};
+use crate::profile::polling::PollGroup;
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Share of a status interval's request budget optics may take.
+const OPTICS_SHARE: f64 = 0.5;
+
+/// The intervals one OLT's groups are read at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupIntervals {
+    pub status: Duration,
+    pub identity: Duration,
+    pub optics: Duration,
+    pub olt: Duration,
+}
+
+impl GroupIntervals {
+    pub fn of(&self, group: PollGroup) -> Duration {
+        match group {
+            PollGroup::Status => self.status,
+            PollGroup::Identity => self.identity,
+            PollGroup::Optics => self.optics,
+            PollGroup::Olt => self.olt,
+        }
+    }
+}
+
+/// The last read of one group.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroupRead {
+    pub at: DateTime<Utc>,
+    /// How long the poll that read it talked to the device.
+    pub took: Duration,
+    /// ONUs it read (optics: how many ONUs' optics; status: rows listed).
+    pub onus: usize,
+}
+
+/// The schedule of one OLT's groups and what the poller remembers between polls.
+#[derive(Default)]
+pub(super) struct GroupSchedule {
+    identity_due: Option<Instant>,
+    olt_due: Option<Instant>,
+    optics_due: HashMap<OnuId, Instant>,
+    /// ONUs whose optics the next poll reads first.
+    urgent: Vec<OnuId>,
+    /// Row index → ONU, as the last good poll left it.
+    pub(super) rows: Arc<RowMap>,
+    /// IF-MIB as the last `olt` read left it.
+    pub(super) interfaces: Option<Arc<Interfaces>>,
+    last: HashMap<PollGroup, GroupRead>,
+}
+
+impl GroupSchedule {
+    /// What the next poll reads at `now`.
+    pub(super) fn plan(
+        &mut self,
+        now: Instant,
+        table: &OnuTable,
+        intervals: &GroupIntervals,
+        optics_cap: usize,
+    ) -> ReadPlan {
+        let first = self.rows.is_empty() || self.interfaces.is_none();
+        let due = |at: Option<Instant>| at.is_none_or(|at| at <= now);
+        let optics = if first && table.is_empty() {
+            OpticsPlan::All
+        } else {
+            OpticsPlan::Onus(self.due_optics(now, table, intervals.optics, optics_cap))
+        };
+        ReadPlan {
+            olt: first || due(self.olt_due),
+            identity: first || due(self.identity_due),
+            optics,
+        }
+    }
+
+    /// The ONUs whose optics the next poll reads: the urgent ones, then those due,
+    /// longest due first, at most `cap`.
+    fn due_optics(
+        &mut self,
+        now: Instant,
+        table: &OnuTable,
+        interval: Duration,
+        cap: usize,
+    ) -> Vec<OnuId> {
+        let onus = table.all();
+        let wall = Utc::now();
+        let count = onus.len().max(1) as u32;
+        for (rank, onu) in onus.iter().enumerate() {
+            self.optics_due.entry(onu.id).or_insert_with(|| {
+                first_slot(now, wall, onu.optics_at, interval, rank as u32, count)
+            });
+        }
+        let mut chosen: Vec<OnuId> = Vec::new();
+        for id in self.urgent.drain(..) {
+            if !chosen.contains(&id) && table.get_ref(id).is_some() {
+                chosen.push(id);
+            }
+        }
+        let mut due: Vec<(Instant, OnuId)> = self
+            .optics_due
+            .iter()
+            .filter(|(id, at)| **at <= now && !chosen.contains(id))
+            .map(|(id, at)| (*at, *id))
+            .collect();
+        due.sort_unstable();
+        let room = cap.saturating_sub(chosen.len());
+        chosen.extend(due.into_iter().take(room).map(|(_, id)| id));
+        chosen
+    }
+
+    /// ONU `id`'s optics are read first by the next poll.
+    pub(super) fn hurry(&mut self, id: OnuId) {
+        if !self.urgent.contains(&id) {
+            self.urgent.push(id);
+        }
+    }
+
+    /// ONUs waiting for their optics to be read first.
+    pub(super) fn hurried(&self) -> usize {
+        self.urgent.len()
+    }
+
+    /// What a good poll that started at `started` read (`plan`), now merged into `table`
+    /// at `at`, with `rows` (row index → ONU) and IF-MIB if it read it.
+    pub(super) fn read(
+        &mut self,
+        plan: &ReadPlan,
+        started: Instant,
+        read: GroupsRead,
+        table: &OnuTable,
+        intervals: &GroupIntervals,
+    ) {
+        let GroupsRead {
+            at,
+            took,
+            rows,
+            interfaces,
+            optics_read,
+            came_online,
+        } = read;
+        let now = Instant::now();
+        let listed = rows.len();
+        self.rows = Arc::new(rows);
+        if let Some(interfaces) = interfaces {
+            self.interfaces = Some(Arc::new(interfaces));
+        }
+        let note = |onus| GroupRead { at, took, onus };
+        self.last.insert(PollGroup::Status, note(listed));
+        if plan.olt {
+            self.olt_due = Some(started + intervals.olt);
+            self.last.insert(PollGroup::Olt, note(1));
+        }
+        if plan.identity {
+            self.identity_due = Some(started + intervals.identity);
+            self.last.insert(PollGroup::Identity, note(listed));
+        }
+        if !optics_read.is_empty() {
+            self.last.insert(PollGroup::Optics, note(optics_read.len()));
+        }
+        let count = table.len().max(1) as u32;
+        for (rank, id) in optics_read.iter().enumerate() {
+            match self.optics_due.get_mut(id) {
+                Some(due) => *due = now + intervals.optics,
+                // Read at first sight: its sweep slot is spread over the interval.
+                None => {
+                    let slot = intervals
+                        .optics
+                        .mul_f64(f64::from(rank as u32 + 1) / f64::from(count));
+                    self.optics_due.insert(*id, now + slot);
+                }
+            }
+        }
+        for id in came_online {
+            if table
+                .get_ref(id)
+                .is_some_and(|o| o.status == OnuStatus::Online)
+            {
+                self.hurry(id);
+            }
+        }
+        self.optics_due.retain(|id, _| table.get_ref(*id).is_some());
+    }
+
+    /// The session restarted: everything is read again at the next poll.
+    pub(super) fn forget(&mut self) {
+        self.rows = Arc::default();
+        self.interfaces = None;
+        self.identity_due = None;
+        self.olt_due = None;
+    }
+
+    /// The last read of `group`.
+    pub(super) fn last(&self, group: PollGroup) -> Option<GroupRead> {
+        self.last.get(&group).copied()
+    }
+
+    /// When `group` is next read (status: `status_next`, the session's next poll).
+    pub(super) fn next(&self, group: PollGroup, status_next: Instant) -> Option<Instant> {
+        match group {
+            PollGroup::Status => Some(status_next),
+            PollGroup::Identity => Some(self.identity_due.unwrap_or(status_next)),
+            PollGroup::Olt => Some(self.olt_due.unwrap_or(status_next)),
+            PollGroup::Optics if !self.urgent.is_empty() => Some(status_next),
+            PollGroup::Optics => self.optics_due.values().min().copied(),
+        }
+    }
+}
+
+/// What a good poll read, as the schedule learns it.
+pub(super) struct GroupsRead {
+    pub(super) at: DateTime<Utc>,
+    pub(super) took: Duration,
+    pub(super) rows: RowMap,
+    pub(super) interfaces: Option<Interfaces>,
+    /// ONUs whose optics it read.
+    pub(super) optics_read: Vec<OnuId>,
+    /// ONUs it saw come back online.
+    pub(super) came_online: Vec<OnuId>,
+}
+
+/// The first sweep slot of an ONU the schedule has not met: one interval after its
+/// stored reading while that is still ahead; else (never read, or overdue after the
+/// service was down) a slot spread over the next interval by its rank, so a restart of the
+/// service is not a burst of optics reads.
+fn first_slot(
+    now: Instant,
+    wall: DateTime<Utc>,
+    optics_at: Option<DateTime<Utc>>,
+    interval: Duration,
+    rank: u32,
+    count: u32,
+) -> Instant {
+    let stored_due = optics_at
+        .and_then(|at| Some(at + chrono::Duration::from_std(interval).ok()?))
+        .and_then(|due| (due - wall).to_std().ok());
+    now + stored_due.unwrap_or_else(|| interval.mul_f64(f64::from(rank + 1) / f64::from(count)))
+}
+
+/// The pace's room for optics in one status interval: ONUs (`per_request` a request).
+pub(super) fn optics_cap(pacing: &Pacing, status: Duration, per_request: usize) -> usize {
+    let requests = (pacing.rate() * status.as_secs_f64() * OPTICS_SHARE).max(1.0);
+    (requests as usize).saturating_mul(per_request.max(1))
+}

@@ -1,0 +1,311 @@
+//! One poll, read by group ([`crate::profile::polling::PollGroup`]): the OLT actor's
+//! schedule says which groups are due ([`ReadPlan`]), and this reads just those. The
+//! status group is walked every poll; the `olt` group (IF-MIB, VLANs) and the identity
+//! columns are walked when due, and a row the status walk shows for the first time gets
+//! its identity (and its first optics) read at once by GETs of its own instances. Optics
+//! are read for the ONUs the plan names, by GET of their rows, and the requests that carry
+//! them are marked costly for the client's load record. What a poll did not read, the
+//! decoder fills from the last reading ([`super::Fill`]).
+
+use super::rows::{Fill, RowMap};
+use super::{decode_read, decode_serial, row_key, Interfaces, PollOutcome, SystemGroup};
+use crate::domain::OnuId;
+use crate::onu_table::OnuTable;
+use crate::profile::polling::PollGroup;
+use crate::profile::{std_oids, OnuField, Profile};
+use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
+use std::collections::{HashMap, HashSet};
+
+/// Most varbinds one GET of ONU instances asks for.
+const GET_VARBINDS: usize = 24;
+
+/// How many ONUs' optics one GET reads with `profile`.
+pub fn optics_per_request(profile: &Profile) -> usize {
+    let columns = profile
+        .onu_columns
+        .iter()
+        .filter(|column| column.field.group() == PollGroup::Optics)
+        .count();
+    (GET_VARBINDS / columns.max(1)).max(1)
+}
+
+/// Which groups a poll reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadPlan {
+    /// Walk the `olt` group: IF-MIB (PON ports, interface names) and the VLANs.
+    pub olt: bool,
+    /// Walk every row's identity columns.
+    pub identity: bool,
+    pub optics: OpticsPlan,
+}
+
+/// Whose optics a poll reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpticsPlan {
+    /// Walk the optics columns of every row.
+    All,
+    /// GET the optics of these ONUs (and of rows seen for the first time).
+    Onus(Vec<OnuId>),
+}
+
+impl ReadPlan {
+    /// Every group of every row: the first poll, and the benchmarks' all-tables cycle.
+    pub fn everything() -> ReadPlan {
+        ReadPlan {
+            olt: true,
+            identity: true,
+            optics: OpticsPlan::All,
+        }
+    }
+}
+
+/// What the OLT actor remembers of the last reads.
+#[derive(Clone, Copy)]
+pub struct Memory<'a> {
+    pub rows: &'a RowMap,
+    pub table: &'a OnuTable,
+    /// IF-MIB as the last `olt` read left it.
+    pub interfaces: Option<&'a Interfaces>,
+    pub vlans: &'a [(u16, String)],
+}
+
+/// Reads the groups `plan` names, after the system group, and decodes the ONU table.
+pub async fn poll_groups(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    system: SystemGroup,
+    plan: &ReadPlan,
+    memory: Memory<'_>,
+) -> Result<PollOutcome, DeviceError> {
+    let mut olt = match memory.interfaces.filter(|_| !plan.olt) {
+        Some(interfaces) => (interfaces.clone(), memory.vlans.to_vec(), false),
+        None => read_olt(client, profile).await?,
+    };
+    let mut table: Vec<Vec<ColumnEntry>> = vec![Vec::new(); profile.onu_columns.len()];
+    let optics_walked = plan.optics == OpticsPlan::All;
+    let mut walked = vec![PollGroup::Status];
+    walked.extend(plan.identity.then_some(PollGroup::Identity));
+    walked.extend(optics_walked.then_some(PollGroup::Optics));
+    client.load.set_costly(optics_walked);
+    let walk = walk_groups(client, profile, &walked, &mut table).await;
+    client.load.set_costly(false);
+    walk?;
+
+    let seen = status_rows(profile, &table);
+    let known = |row: u128| {
+        memory
+            .rows
+            .onu(row)
+            .and_then(|id| memory.table.get_ref(id))
+            .is_some()
+    };
+    let new: Vec<u128> = seen.iter().copied().filter(|&row| !known(row)).collect();
+    let identity_read = if plan.identity {
+        None
+    } else {
+        get_rows(client, profile, PollGroup::Identity, &new, &mut table).await?;
+        if !new.is_empty() && !olt.2 {
+            // A new ONU may sit on a port (or, BDCOM, an ONU interface) IF-MIB has not
+            // shown before.
+            olt = read_olt(client, profile).await?;
+        }
+        Some(new.iter().copied().collect::<HashSet<u128>>())
+    };
+    let optics_read = match &plan.optics {
+        OpticsPlan::All => None,
+        OpticsPlan::Onus(onus) => {
+            let mut rows: Vec<u128> = onus
+                .iter()
+                .filter_map(|&id| memory.rows.row(id))
+                .filter(|row| seen.contains(row))
+                .collect();
+            rows.extend(first_sight(profile, &table, &new, memory.table));
+            rows.sort_unstable();
+            rows.dedup();
+            client.load.set_costly(true);
+            let read = get_rows(client, profile, PollGroup::Optics, &rows, &mut table).await;
+            client.load.set_costly(false);
+            read?;
+            Some(rows.into_iter().collect::<HashSet<u128>>())
+        }
+    };
+
+    let (mut interfaces, vlans, interfaces_read) = olt;
+    let fill = Fill {
+        previous: Some((memory.rows, memory.table)),
+        identity: identity_read.as_ref(),
+        optics: optics_read.as_ref(),
+    };
+    let decoded = decode_read(profile, &interfaces, &table, &fill)?;
+    interfaces.ports.extend(decoded.decoded_ports);
+    for warning in &decoded.warnings {
+        tracing::warn!(warning = %warning, "ONU rows not placed as IF-MIB says");
+    }
+    Ok(PollOutcome::new(
+        system,
+        profile,
+        interfaces,
+        interfaces_read,
+        vlans,
+        decoded.onus,
+        decoded.rows,
+        decoded.warnings,
+    ))
+}
+
+/// The `olt` group: IF-MIB's names and types and the VLANs, in one walk (short tables).
+async fn read_olt(
+    client: &mut SnmpClient,
+    profile: &Profile,
+) -> Result<(Interfaces, Vec<(u16, String)>, bool), DeviceError> {
+    let if_mib = client
+        .walk_columns(&[
+            profile.interface_names.oid(),
+            std_oids::IF_TYPE,
+            std_oids::VLAN_STATIC_NAME,
+        ])
+        .await?;
+    let interfaces = Interfaces::from_walk(profile, &if_mib[0], &if_mib[1]);
+    let vlans = if_mib[2]
+        .iter()
+        .filter_map(|(index, name)| match index.as_slice() {
+            [id] => Some((
+                u16::try_from(*id)
+                    .ok()
+                    .filter(|id| (1..=4094).contains(id))?,
+                name.as_text()?,
+            )),
+            _ => None,
+        })
+        .collect();
+    Ok((interfaces, vlans, true))
+}
+
+/// Walks the ONU columns of `groups` in one walk, into their places in `table`.
+async fn walk_groups(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    groups: &[PollGroup],
+    table: &mut [Vec<ColumnEntry>],
+) -> Result<(), DeviceError> {
+    let chosen: Vec<usize> = (0..profile.onu_columns.len())
+        .filter(|&i| groups.contains(&profile.onu_columns[i].field.group()))
+        .collect();
+    let oids: Vec<&[u32]> = chosen.iter().map(|&i| profile.onu_columns[i].oid).collect();
+    let walked = client.walk_columns(&oids).await?;
+    for (i, entries) in chosen.into_iter().zip(walked) {
+        table[i] = entries;
+    }
+    Ok(())
+}
+
+/// The rows the status columns list, packed ([`row_key`]), sorted.
+fn status_rows(profile: &Profile, table: &[Vec<ColumnEntry>]) -> Vec<u128> {
+    let mut rows: Vec<u128> = profile
+        .onu_columns
+        .iter()
+        .zip(table)
+        .filter(|(column, _)| column.field.group() == PollGroup::Status)
+        .flat_map(|(column, entries)| {
+            entries
+                .iter()
+                .filter_map(|(instance, _)| row_key(instance.strip_suffix(column.suffix)?))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+/// The rows of `new` whose ONU has never had its optics read: not in the table, or in it
+/// without a reading (the identity read this poll names the ONU by its serial). A row new
+/// only to this actor (the service restarted) keeps its place in the optics sweep.
+fn first_sight(
+    profile: &Profile,
+    table: &[Vec<ColumnEntry>],
+    new: &[u128],
+    known: &OnuTable,
+) -> Vec<u128> {
+    let Some(serials) = profile
+        .onu_columns
+        .iter()
+        .position(|column| column.field == OnuField::Serial)
+    else {
+        return new.to_vec();
+    };
+    let suffix = profile.onu_columns[serials].suffix;
+    let serial_of: HashMap<u128, &SnmpValue> = table[serials]
+        .iter()
+        .filter_map(|(instance, value)| Some((row_key(instance.strip_suffix(suffix)?)?, value)))
+        .collect();
+    new.iter()
+        .copied()
+        .filter(|row| {
+            let read_before = serial_of
+                .get(row)
+                .and_then(|value| decode_serial(profile, value))
+                .and_then(|serial| known.get_ref(known.id_of(&serial)?))
+                .is_some_and(|onu| onu.optics_at.is_some());
+            !read_before
+        })
+        .collect()
+}
+
+/// The arcs of a packed row index.
+fn row_arcs(row: u128) -> Vec<u32> {
+    match row >> 64 {
+        1 => vec![row as u32],
+        _ => vec![(row >> 32) as u32, row as u32],
+    }
+}
+
+/// GETs the `group` columns of `rows`, a few ONUs a request, into `table`; instances
+/// the device does not have are left out, as a walk leaves them.
+async fn get_rows(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    group: PollGroup,
+    rows: &[u128],
+    table: &mut [Vec<ColumnEntry>],
+) -> Result<(), DeviceError> {
+    let columns: Vec<usize> = (0..profile.onu_columns.len())
+        .filter(|&i| profile.onu_columns[i].field.group() == group)
+        .collect();
+    if columns.is_empty() || rows.is_empty() {
+        return Ok(());
+    }
+    let per_request = (GET_VARBINDS / columns.len()).max(1);
+    for chunk in rows.chunks(per_request) {
+        let mut wanted: Vec<(usize, Vec<u32>, Vec<u32>)> = Vec::new();
+        for &row in chunk {
+            for &i in &columns {
+                let column = &profile.onu_columns[i];
+                let mut instance = row_arcs(row);
+                instance.extend_from_slice(column.suffix);
+                let oid = [column.oid, &instance].concat();
+                wanted.push((i, instance, oid));
+            }
+        }
+        let oids: Vec<&[u32]> = wanted.iter().map(|(_, _, oid)| oid.as_slice()).collect();
+        let values = client.get(&oids).await?;
+        for ((i, instance, _), value) in wanted.into_iter().zip(values) {
+            if !matches!(value, SnmpValue::Missing | SnmpValue::Null) {
+                table[i].push((instance, value));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_rows_unpack_to_their_arcs() {
+        for arcs in [vec![7u32], vec![268_501_248, 3], vec![u32::MAX, 0]] {
+            let row = row_key(&arcs).expect("one or two arcs");
+            assert_eq!(row_arcs(row), arcs);
+        }
+    }
+}

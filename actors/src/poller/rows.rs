@@ -1,0 +1,108 @@
+//! What a poll remembers of the ONU table's rows between reads. A poll that reads only
+//! the status group learns each row's run state by its row index, and nothing else: the
+//! [`RowMap`] says which ONU a row index stood for when its identity was last read, and
+//! [`Fill`] hands the decoder, row by row ([`RowRead`]), that ONU's last reading and
+//! which groups this poll read for the row, so the fields it did not read keep their
+//! values instead of turning `null`.
+
+use crate::domain::{Onu, OnuId};
+use crate::onu_table::OnuTable;
+use std::collections::HashSet;
+
+/// Row index (packed, [`super::row_key`]) ↔ ONU id, for one OLT. Two sorted vectors: 24
+/// bytes an ONU each way, where a pair of hash maps would take about three times that.
+#[derive(Debug, Clone, Default)]
+pub struct RowMap {
+    by_row: Vec<(u128, OnuId)>,
+    by_onu: Vec<(OnuId, u128)>,
+}
+
+impl RowMap {
+    /// The map of `pairs` (row, ONU); a row named twice keeps its last ONU.
+    pub fn new(pairs: impl IntoIterator<Item = (u128, OnuId)>) -> RowMap {
+        let mut by_row: Vec<(u128, OnuId)> = pairs.into_iter().collect();
+        by_row.sort_by_key(|&(row, _)| row);
+        by_row.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                earlier.1 = later.1;
+            }
+            same
+        });
+        let mut by_onu: Vec<(OnuId, u128)> = by_row.iter().map(|&(row, id)| (id, row)).collect();
+        by_onu.sort_unstable();
+        RowMap { by_row, by_onu }
+    }
+
+    /// The ONU row `row` stood for.
+    pub fn onu(&self, row: u128) -> Option<OnuId> {
+        let i = self.by_row.binary_search_by_key(&row, |&(r, _)| r).ok()?;
+        Some(self.by_row[i].1)
+    }
+
+    /// The row of ONU `id`.
+    pub fn row(&self, id: OnuId) -> Option<u128> {
+        let i = self.by_onu.binary_search_by_key(&id, |&(o, _)| o).ok()?;
+        Some(self.by_onu[i].1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_row.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_row.is_empty()
+    }
+}
+
+/// What the decoder fills a poll's rows with. The default is a poll that read every
+/// group for every row.
+#[derive(Default)]
+pub struct Fill<'a> {
+    /// The rows' ONUs at the last read; `None` when nothing is remembered.
+    pub previous: Option<(&'a RowMap, &'a OnuTable)>,
+    /// Rows whose identity this poll read; `None` means every row.
+    pub identity: Option<&'a HashSet<u128>>,
+    /// Rows whose optics this poll read; `None` means every row.
+    pub optics: Option<&'a HashSet<u128>>,
+}
+
+/// What [`Fill`] says of one row.
+#[derive(Clone, Copy)]
+pub struct RowRead<'a> {
+    /// The ONU the row stood for, as last read.
+    pub previous: Option<&'a Onu>,
+    pub identity: bool,
+    pub optics: bool,
+}
+
+impl<'a> Fill<'a> {
+    /// What is known and was read of row `row`.
+    pub fn row(&self, row: u128) -> RowRead<'a> {
+        let previous = self
+            .previous
+            .and_then(|(rows, table)| table.get_ref(rows.onu(row)?));
+        RowRead {
+            previous,
+            identity: self.identity.is_none_or(|read| read.contains(&row)),
+            optics: self.optics.is_none_or(|read| read.contains(&row)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_onus_find_each_other_and_a_reused_row_keeps_its_last_onu() {
+        let map = RowMap::new([(30, 3), (10, 1), (20, 2), (10, 7)]);
+        assert_eq!(map.len(), 3);
+        assert_eq!(map.onu(10), Some(7));
+        assert_eq!(map.onu(20), Some(2));
+        assert_eq!(map.onu(40), None);
+        assert_eq!(map.row(3), Some(30));
+        assert_eq!(map.row(7), Some(10));
+        assert_eq!(map.row(1), None);
+    }
+}
