@@ -339,6 +339,8 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
                 .unwrap_or_else(|_| ponkeeper_sim::DEFAULT_SSH_PASSWORD.to_string()),
             reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
             olts_per_socket: sim_olts_per_socket(&options),
+            omci_cost: ponkeeper_sim::DEFAULT_OMCI_COST,
+            max_optics_per_hour: None,
         },
         snmp_v3,
     )

@@ -43,9 +43,11 @@ mod control;
 mod fault;
 mod mib;
 mod model;
+mod omci;
 mod provisioning;
 mod socket_groups;
 mod ssh;
+mod stats;
 mod traps;
 pub mod usm;
 mod vendor;
@@ -63,9 +65,11 @@ use fault::FaultBoard;
 pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
 use mib::MibView;
 use model::SimOlt;
+pub use omci::DEFAULT_OMCI_COST;
 use ponkeeper_actors::domain::{NodeId, OltId, Vendor};
 use ponkeeper_actors::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
 use rand::SeedableRng;
+pub use stats::{FleetStats, OltStats, ReadSpread};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
@@ -126,11 +130,17 @@ pub struct FleetSpec {
     /// socket `g` (from 0) listens on `base_port + g` and OLT id `n` answers community
     /// `public-n` there, without SSH ([`socket_groups`]).
     pub olts_per_socket: usize,
+    /// OMCI time an OLT spends per ONU whose optics one answer carries; an OLT serves
+    /// one such answer at a time ([`omci`]). `Duration::ZERO` makes optics free.
+    pub omci_cost: Duration,
+    /// Log a warning whenever an ONU's optics are read sooner than an hour / N after
+    /// the previous read.
+    pub max_optics_per_hour: Option<u32>,
 }
 
 impl FleetSpec {
     /// `olts` Huawei OLTs of `onus_per_olt` ONUs on ephemeral ports of 127.0.0.1, seed 1,
-    /// default dynamics.
+    /// default dynamics, [`DEFAULT_OMCI_COST`] per ONU's optics, no optics rate warning.
     pub fn new(olts: usize, onus_per_olt: usize) -> FleetSpec {
         FleetSpec {
             olts,
@@ -143,6 +153,8 @@ impl FleetSpec {
             ssh_password: DEFAULT_SSH_PASSWORD.to_string(),
             reboot_time: Duration::from_secs(5),
             olts_per_socket: 1,
+            omci_cost: DEFAULT_OMCI_COST,
+            max_optics_per_hour: None,
         }
     }
 }
@@ -210,6 +222,8 @@ pub struct SimFleet {
     tasks: JoinSet<()>,
     /// Every OLT's faults.
     pub(crate) board: Arc<FaultBoard>,
+    /// Every OLT's request and ONU read counters.
+    pub(crate) counters: Arc<stats::StatsBoard>,
     /// The SNMPv3 user every agent also answers, when there is one.
     snmp_v3: Option<usm::SimUsmUser>,
 }
@@ -275,16 +289,16 @@ impl SimFleet {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
             tasks.spawn(run_dynamics(shared, spec.dynamics.clone(), period));
         }
-        let board = Arc::new(FaultBoard::new(
-            olts.iter()
-                .map(|olt| (olt.id, olt.shared.clone()))
-                .collect(),
-        ));
+        let by_id: Vec<_> = olts
+            .iter()
+            .map(|olt| (olt.id, olt.shared.clone()))
+            .collect();
         Ok(SimFleet {
+            counters: Arc::new(stats::StatsBoard::new(by_id.clone())),
+            board: Arc::new(FaultBoard::new(by_id)),
             olts,
             bind: spec.bind,
             tasks,
-            board,
             snmp_v3,
         })
     }
@@ -396,9 +410,23 @@ impl SimFleet {
     /// it until the fleet stops; see [`control`] for the protocol.
     pub fn serve_control(&mut self, path: &std::path::Path) -> std::io::Result<()> {
         let listener = control::bind(path)?;
-        self.tasks
-            .spawn(control::serve(listener, self.board.clone()));
+        let fleet = control::Controlled {
+            board: self.board.clone(),
+            counters: self.counters.clone(),
+        };
+        self.tasks.spawn(control::serve(listener, Arc::new(fleet)));
         Ok(())
+    }
+
+    /// Every OLT's requests and ONU reads since the start or the last
+    /// [`SimFleet::reset_stats`], in id order ([`stats`]; the control socket's `stats`).
+    pub fn stats(&self) -> FleetStats {
+        self.counters.stats()
+    }
+
+    /// Zeroes every OLT's request and ONU read counters.
+    pub fn reset_stats(&self) {
+        self.counters.reset();
     }
 
     /// The SNMP datagrams OLT `olt_id` has received and sent (`None`: no such OLT).
@@ -647,7 +675,12 @@ impl Launch<'_> {
         let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
         let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
         let shared = Arc::new(OltShared::new(state));
-        let mut responder = Responder::new(shared.clone(), view, vendor, self.started);
+        let omci = omci::OmciSettings {
+            cost: spec.omci_cost,
+            max_optics_per_hour: spec.max_optics_per_hour,
+        };
+        let mut responder =
+            Responder::new(shared.clone(), view, vendor, self.started).with_omci(id, omci);
         if let Some(keys) = &self.usm {
             responder = responder.with_usm(usm::UsmEngine::new(keys, id, self.started));
         }
