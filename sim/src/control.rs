@@ -125,11 +125,21 @@ async fn converse(stream: UnixStream, fleet: Arc<Controlled>) {
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let mut reply = respond(&fleet, &line);
-        tracing::info!(request = %line.trim(), %reply, "simulator control");
+        tracing::info!(request = %line.trim(), reply = %abridged(&reply), "simulator control");
         reply.push('\n');
         if write.write_all(reply.as_bytes()).await.is_err() {
             break;
         }
+    }
+}
+
+/// A reply as the log shows it: `stats` of a large fleet is megabytes of JSON, so long
+/// replies are cut to their start and their length.
+fn abridged(reply: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match reply.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &reply[..cut], reply.len()).into(),
+        None => reply.into(),
     }
 }
 
@@ -153,6 +163,16 @@ mod tests {
         })
         .await
         .expect("fleet starts")
+    }
+
+    #[test]
+    fn long_replies_are_abridged_in_the_log() {
+        assert_eq!(abridged("ok 3 OLTs"), "ok 3 OLTs");
+        let long = format!("ok {}", "x".repeat(1000));
+        let shown = abridged(&long);
+        assert!(shown.starts_with("ok xxx"), "{shown}");
+        assert!(shown.ends_with("… (1003 bytes)"), "{shown}");
+        assert!(shown.len() < 250, "{} bytes", shown.len());
     }
 
     #[tokio::test]
