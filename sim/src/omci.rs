@@ -160,12 +160,8 @@ fn read_optics(id: OltId, max_per_hour: Option<u32>, olt: &mut SimOlt, row: usiz
     let (Some(limit), Some(previous)) = (max_per_hour, previous) else {
         return;
     };
-    // At most N an hour: at least an hour / N apart (0 an hour: never again).
-    let least_gap = Duration::from_secs(3600)
-        .checked_div(limit)
-        .unwrap_or(Duration::MAX);
     let gap = now.saturating_duration_since(previous);
-    if gap < least_gap {
+    if gap < least_gap(limit) {
         let port = olt.ports.get(onu.port).map_or("?", |p| p.name.as_str());
         let gap = Duration::from_millis(u64::try_from(gap.as_millis()).unwrap_or(u64::MAX));
         tracing::warn!(
@@ -177,6 +173,14 @@ fn read_optics(id: OltId, max_per_hour: Option<u32>, olt: &mut SimOlt, row: usiz
             "ONU optics read more often than --max-optics-per-hour allows"
         );
     }
+}
+
+/// The least time between two optics reads of an ONU read at most `per_hour` times an
+/// hour: an hour / N (0 an hour: never again).
+fn least_gap(per_hour: u32) -> Duration {
+    Duration::from_secs(3600)
+        .checked_div(per_hour)
+        .unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]
@@ -239,6 +243,21 @@ mod tests {
             assert_eq!(omci.take_wait(now), Duration::ZERO);
         }
         assert_eq!(state.onus[1].reads.optics, 3);
+    }
+
+    #[test]
+    fn the_optics_rate_limit_is_an_hour_over_n_and_remembers_the_last_read() {
+        assert_eq!(least_gap(60), Duration::from_secs(60));
+        assert_eq!(least_gap(4), Duration::from_secs(900));
+        assert_eq!(least_gap(0), Duration::MAX);
+        let mut state = olt(1);
+        let first = Instant::now();
+        read_optics(1, Some(60), &mut state, 0, first);
+        assert_eq!(state.onus[0].reads.last_optics, Some(first));
+        let later = first + Duration::from_secs(61);
+        read_optics(1, Some(60), &mut state, 0, later);
+        assert_eq!(state.onus[0].reads.last_optics, Some(later));
+        assert_eq!(state.onus[0].reads.optics, 2);
     }
 
     #[test]
