@@ -222,6 +222,7 @@ async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
         ssh_password: password,
         reboot_time: Duration::from_secs(options.reboot_seconds),
         olts_per_socket: 1,
+        ..FleetSpec::new(options.olts, options.onus_per_olt)
     })
     .await
     .context("cannot start the simulated fleet")

@@ -127,8 +127,9 @@ struct SimOptions {
     /// N% (the first OLTs by id), or ids and ranges such as 1,3,10-20.
     #[arg(long, value_name = "SPEC", value_parser = parse_fault_spec)]
     faults: Option<FaultSpec>,
-    /// Unix socket for changing faults at run time: one request a line (`set SPEC`,
-    /// `clear [TARGETS]`, `show`), one reply a line (`ok ...` or `error: ...`).
+    /// Unix socket for changing faults at run time and reading the request and ONU read
+    /// counters: one request a line (`set SPEC`, `clear [TARGETS]`, `show`,
+    /// `stats [reset]`), one reply a line (`ok ...` or `error: ...`).
     #[arg(long, value_name = "PATH")]
     control: Option<PathBuf>,
     /// Also answer SNMPv3 (USM, SHA-256 + AES-128) for this user, and write an inventory
@@ -144,6 +145,15 @@ struct SimOptions {
     /// OLT's ONUs go down or come back.
     #[arg(long, value_name = "HOST:PORT")]
     trap_target: Option<std::net::SocketAddr>,
+    /// OMCI time an OLT spends per ONU whose optics (Rx/Tx power, temperature, voltage,
+    /// bias) one answer carries; an OLT serves one such answer at a time, as a real OLT
+    /// asks its ONUs one at a time. `0s` makes optics free.
+    #[arg(long, value_name = "DURATION", default_value = "3ms", value_parser = humantime::parse_duration)]
+    omci_cost: std::time::Duration,
+    /// Warn whenever an ONU's optics are read more often than N per hour (sooner than
+    /// an hour / N after its previous optics read).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_optics_per_hour: Option<u32>,
 }
 
 fn parse_fault_spec(text: &str) -> Result<FaultSpec, String> {
@@ -339,6 +349,8 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
                 .unwrap_or_else(|_| ponkeeper_sim::DEFAULT_SSH_PASSWORD.to_string()),
             reboot_time: std::time::Duration::from_secs(options.reboot_seconds),
             olts_per_socket: sim_olts_per_socket(&options),
+            omci_cost: options.omci_cost,
+            max_optics_per_hour: options.max_optics_per_hour,
         },
         snmp_v3,
     )
@@ -356,7 +368,7 @@ async fn simulate(options: SimOptions) -> anyhow::Result<()> {
             .serve_control(path)
             .with_context(|| format!("cannot open the control socket {}", path.display()))?;
         eprintln!(
-            "fault control on {} (set SPEC | clear [TARGETS] | show)",
+            "fault control on {} (set SPEC | clear [TARGETS] | show | stats [reset])",
             path.display()
         );
     }

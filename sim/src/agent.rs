@@ -9,15 +9,19 @@
 //! stay silent (`hang`, `drop`), send the answer late from a task of its own (`slow`, so
 //! the next request is not held up), send random bytes (`garbage`), or bend the answer
 //! (`wrong-id`, `oversized`, `malformed`). For `gone` it closes its socket and binds the
-//! same address again once the fault is cleared.
+//! same address again once the fault is cleared. An answer that carries optics also
+//! waits, from such a task, for its OLT's OMCI channel ([`super::omci`]), after which a
+//! `slow` delay still applies; the answers count their ONU reads ([`super::stats`]).
 //!
 //! A large fleet may put many OLTs on one socket ([`shared`]): each answers only its own
 //! community, and the socket's task hands every request to the OLT it names.
 
 use super::ber::{Name, ResponseWriter, Value};
 use super::fault::{self, Fault, FaultSet};
-use super::mib::{AnswerContext, InstanceOid, Lookup, MibView};
+use super::mib::{AnswerContext, MibView};
 use super::model::SimOlt;
+use super::omci::{Omci, OmciSettings};
+use super::stats::RequestCounter;
 use super::vendor::SimVendor;
 use rand::Rng;
 use snmp2::{MessageType, Pdu, Version};
@@ -29,7 +33,9 @@ use tokio::net::UdpSocket;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+mod answer;
 mod shared;
+use answer::{pad_with_filler, Answer, ErrorAt, Requested};
 pub(crate) use shared::serve_shared;
 
 /// The community every simulated OLT answers to.
@@ -57,6 +63,8 @@ pub(crate) struct OltShared {
     /// SNMP datagrams received and datagrams sent back (answers or junk).
     pub received: AtomicU64,
     pub sent: AtomicU64,
+    /// Requests received, resettable, with the busiest second ([`super::stats`]).
+    pub requests: RequestCounter,
 }
 
 impl OltShared {
@@ -67,7 +75,14 @@ impl OltShared {
             commands: Mutex::new(Vec::new()),
             received: AtomicU64::new(0),
             sent: AtomicU64::new(0),
+            requests: RequestCounter::default(),
         }
+    }
+
+    /// Counts one datagram received for this OLT.
+    fn note_request(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+        self.requests.note();
     }
 
     /// Whether the OLT has a fault of `fault`'s kind right now.
@@ -85,11 +100,6 @@ pub(crate) struct Bend {
     pub oversized: bool,
 }
 
-/// The filler varbind of an oversized answer: an enterprise OID no profile walks, and a
-/// kilobyte of text.
-const FILLER_OID: [u64; 8] = [1, 3, 6, 1, 4, 1, 99999, 1];
-const FILLER: [u8; 1000] = [b'X'; 1000];
-
 /// Everything needed to answer one OLT's requests, minus the socket.
 pub(crate) struct Responder {
     olt: Arc<OltShared>,
@@ -103,6 +113,8 @@ pub(crate) struct Responder {
     v3_answer: Vec<u8>,
     /// The community this OLT answers to: [`COMMUNITY`] unless it shares its socket.
     community: Vec<u8>,
+    /// The OLT's OMCI channel: what its answers' optics cost, and the reads they count.
+    omci: Omci,
 }
 
 impl Responder {
@@ -121,7 +133,30 @@ impl Responder {
             usm: None,
             v3_answer: Vec::new(),
             community: COMMUNITY.to_vec(),
+            omci: Omci::new(
+                0,
+                OmciSettings {
+                    cost: Duration::ZERO,
+                    max_optics_per_hour: None,
+                },
+            ),
         }
+    }
+
+    /// Charges OLT `olt`'s optics by `settings` (free unless told).
+    pub fn with_omci(
+        mut self,
+        olt: ponkeeper_actors::domain::OltId,
+        settings: OmciSettings,
+    ) -> Self {
+        self.omci = Omci::new(olt, settings);
+        self
+    }
+
+    /// How long the last answer must still wait for the OLT's OMCI channel before it
+    /// may leave (zero unless it carries optics, and zero once taken).
+    pub fn take_omci_wait(&mut self) -> Duration {
+        self.omci.take_wait(Instant::now())
     }
 
     /// Answers to `community` instead of [`COMMUNITY`].
@@ -214,17 +249,19 @@ impl Responder {
             uptime: (self.started.elapsed().as_millis() / 10) as u32,
         };
         // A poisoned lock only means a ticker panicked mid-step; the state is still readable.
-        let olt = match self.olt.state.lock() {
+        let mut olt = match self.olt.state.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         };
         self.writer.clear();
+        self.omci.begin();
         let mut answer = Answer {
             view: &self.view,
             olt: &olt,
             ctx,
             writer: &mut self.writer,
             limit,
+            reads: &mut self.omci.reads,
         };
         let error = match pdu.message_type {
             MessageType::GetRequest => answer.get(requested, v1),
@@ -237,135 +274,12 @@ impl Responder {
             MessageType::SetRequest => Some((if v1 { READ_ONLY } else { NOT_WRITABLE }, 1)),
             _ => return None,
         };
+        if error.is_some() {
+            // An error answer carries no values: it read nothing.
+            self.omci.reads.clear();
+        }
+        self.omci.settle(&mut olt, Instant::now());
         Some(error)
-    }
-}
-
-/// A requested OID: its arcs to search with (an OID with an arc beyond u64 searches as the
-/// empty OID), and the OID as received, to echo back.
-type Requested<'p> = (Vec<u64>, snmp2::Oid<'p>);
-
-/// The error-status and error-index (1-based varbind, 0 for none) to answer with.
-type ErrorAt = (u32, usize);
-
-/// One answer being written: the OLT's state and MIB view as they are now, and the writer
-/// the varbinds go to, up to `limit` bytes.
-struct Answer<'a> {
-    view: &'a MibView,
-    olt: &'a SimOlt,
-    ctx: AnswerContext,
-    writer: &'a mut ResponseWriter,
-    limit: usize,
-}
-
-impl Answer<'_> {
-    /// GET: the value at each requested OID (in v1 the first missing one is noSuchName).
-    fn get(&mut self, requested: &[Requested<'_>], v1: bool) -> Option<ErrorAt> {
-        for (i, (oid, raw)) in requested.iter().enumerate() {
-            let value = match self.view.get(self.olt, self.ctx, oid) {
-                Lookup::Found(value) => value,
-                Lookup::NoSuchObject => Value::NoSuchObject,
-                Lookup::NoSuchInstance => Value::NoSuchInstance,
-            };
-            if v1 && matches!(value, Value::NoSuchObject | Value::NoSuchInstance) {
-                return Some((NO_SUCH_NAME, i + 1));
-            }
-            if !self
-                .writer
-                .push(Name::Encoded(raw.as_bytes()), value, self.limit)
-            {
-                return Some((TOO_BIG, 0));
-            }
-        }
-        None
-    }
-
-    /// GETNEXT: the instance after each requested OID (in v1 the end of the view is
-    /// noSuchName).
-    fn get_next(&mut self, requested: &[Requested<'_>], v1: bool) -> Option<ErrorAt> {
-        for (i, (oid, raw)) in requested.iter().enumerate() {
-            let found = self.view.next(self.olt, self.ctx, oid);
-            if v1 && found.is_none() {
-                return Some((NO_SUCH_NAME, i + 1));
-            }
-            if !self.push_next(found, raw) {
-                return Some((TOO_BIG, 0));
-            }
-        }
-        None
-    }
-
-    /// GETBULK: the instance after each of the first `non_repeaters` OIDs, then up to
-    /// `max_repetitions` rows of the instances after the others, until every one of them
-    /// has reached the end of the view or the datagram is full.
-    fn get_bulk(
-        &mut self,
-        requested: &[Requested<'_>],
-        non_repeaters: usize,
-        max_repetitions: usize,
-    ) {
-        let (singles, repeaters) = requested.split_at(non_repeaters.min(requested.len()));
-        for (oid, raw) in singles {
-            let found = self.view.next(self.olt, self.ctx, oid);
-            if !self.push_next(found, raw) {
-                break;
-            }
-        }
-        let mut cursors: Vec<Vec<u64>> = repeaters.iter().map(|(oid, _)| oid.clone()).collect();
-        let mut ended = vec![false; cursors.len()];
-        'rows: for _ in 0..max_repetitions {
-            if cursors.is_empty() || ended.iter().all(|&e| e) {
-                break;
-            }
-            for (cursor, ended) in cursors.iter_mut().zip(ended.iter_mut()) {
-                let found = if *ended {
-                    None
-                } else {
-                    self.view.next(self.olt, self.ctx, cursor)
-                };
-                let pushed = match found {
-                    Some((name, value)) => {
-                        let pushed = self.writer.push(Name::Arcs(name.arcs()), value, self.limit);
-                        cursor.clear();
-                        cursor.extend_from_slice(name.arcs());
-                        pushed
-                    }
-                    None => {
-                        *ended = true;
-                        self.writer
-                            .push(Name::Arcs(cursor), Value::EndOfMibView, self.limit)
-                    }
-                };
-                if !pushed {
-                    break 'rows;
-                }
-            }
-        }
-    }
-
-    /// Writes what a GETNEXT found, or the end of the view under the requested name;
-    /// `false` when it does not fit.
-    fn push_next(&mut self, found: Option<(InstanceOid, Value<'_>)>, raw: &snmp2::Oid<'_>) -> bool {
-        match found {
-            Some((name, value)) => self.writer.push(Name::Arcs(name.arcs()), value, self.limit),
-            None => self.writer.push(
-                Name::Encoded(raw.as_bytes()),
-                Value::EndOfMibView,
-                self.limit,
-            ),
-        }
-    }
-}
-
-/// Pads an answer with filler varbinds until the next would pass `limit`.
-fn pad_with_filler(writer: &mut ResponseWriter, limit: usize) {
-    let mut filler = FILLER_OID.to_vec();
-    filler.push(0);
-    for n in 1.. {
-        filler[FILLER_OID.len()] = n;
-        if !writer.push(Name::Arcs(&filler), Value::Octets(&FILLER), limit) {
-            break;
-        }
     }
 }
 
@@ -376,7 +290,7 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
     let mut faults = olt.faults.subscribe();
     let mut socket = Some(Arc::new(socket));
     let addr = socket.as_ref().and_then(|s| s.local_addr().ok());
-    // Answers of a `slow` OLT on their way out.
+    // Answers of a `slow` OLT, or waiting for its OMCI channel, on their way out.
     let mut delayed = JoinSet::new();
     // Requests are small; a larger one is cut short, fails to decode and is dropped.
     let mut request = vec![0u8; 16 * 1024];
@@ -418,28 +332,42 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
                 continue;
             }
         };
-        olt.received.fetch_add(1, Ordering::Relaxed);
+        olt.note_request();
         let set = *faults.borrow();
-        if set.is_empty() {
-            if let Some(response) = responder.answer(&request[..len]) {
-                send(&current, &olt, response, peer).await;
-            }
-            continue;
-        }
-        let Some(response) = faulty_response(&mut responder, set, &request[..len], &mut rng) else {
+        let response = if set.is_empty() {
+            responder.answer(&request[..len]).map(<[u8]>::to_vec)
+        } else {
+            faulty_response(&mut responder, set, &request[..len], &mut rng)
+        };
+        let Some(response) = response else {
             continue;
         };
-        match set.delay() {
-            Some(delay) if !delay.is_zero() => {
-                let (socket, olt) = (current.clone(), olt.clone());
-                delayed.spawn(async move {
-                    tokio::time::sleep(delay).await;
-                    send(&socket, &olt, &response, peer).await;
-                });
-            }
-            _ => send(&current, &olt, &response, peer).await,
-        }
+        let delay = responder.take_omci_wait();
+        let delay = delay.saturating_add(set.delay().unwrap_or_default());
+        send_after(&mut delayed, &current, &olt, response, peer, delay).await;
     }
+}
+
+/// Sends `response` to `peer` now, or after `delay` from a task on `delayed`, so the
+/// next request is not held up: answers of a `slow` OLT, and answers waiting for the
+/// OLT's OMCI channel ([`super::omci`]).
+async fn send_after(
+    delayed: &mut JoinSet<()>,
+    socket: &Arc<UdpSocket>,
+    olt: &Arc<OltShared>,
+    response: Vec<u8>,
+    peer: SocketAddr,
+    delay: Duration,
+) {
+    if delay.is_zero() {
+        send(socket, olt, &response, peer).await;
+        return;
+    }
+    let (socket, olt) = (socket.clone(), olt.clone());
+    delayed.spawn(async move {
+        tokio::time::sleep(delay).await;
+        send(&socket, &olt, &response, peer).await;
+    });
 }
 
 /// The agent's socket bound again at `addr` once `gone` is cleared, or `None` (after a

@@ -1,25 +1,41 @@
 //! The simulator's control socket: a Unix socket (`ponkeeper sim --control PATH`) over
-//! which a test or an operator changes the fleet's faults while it runs. One request per
-//! line, one reply line each:
+//! which a test or an operator changes the fleet's faults while it runs, and reads how
+//! hard it is being polled. One request per line, one reply line each:
 //!
 //! ```text
 //! set SPEC        adds the SPEC's faults to the OLTs it names   → ok 3 OLTs
 //! clear           heals every OLT                               → ok 20 OLTs
 //! clear TARGETS   heals the OLTs named (all, N%, 1,3,10-20)     → ok 2 OLTs
 //! show            the current faults as a SPEC                  → ok hang@1-2;slow:300ms@5
+//! stats           every OLT's requests and ONU reads, as JSON   → ok {"olts":[{"id":1,…}]}
+//! stats reset     zeroes those counters                         → ok
 //! ```
 //!
 //! Replies start with `ok` or `error: <reason>`; a bad request changes nothing. It talks
-//! to the same [`FaultBoard`] as [`super::SimFleet::set_faults`].
+//! to the same [`FaultBoard`] as [`super::SimFleet::set_faults`] and the same counters as
+//! [`super::SimFleet::stats`]: `stats` answers `ok` and one line of
+//! [`super::FleetStats`] JSON, e.g.
+//! `{"olts":[{"id":1,"requests":12,"peakRequestsPerSecond":7,"onuStatusReads":{"min":1,"max":1,"total":32},"onuOpticsReads":{"min":0,"max":0,"total":0}}]}`.
 
 use super::fault::{FaultBoard, FaultSpec, Targets};
+use super::stats::StatsBoard;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
+/// What the control socket changes and reads.
+pub(crate) struct Controlled {
+    pub board: Arc<FaultBoard>,
+    pub counters: Arc<StatsBoard>,
+}
+
+/// The requests the control socket knows, for error replies.
+const REQUESTS: &str = "set SPEC, clear [TARGETS], show, stats [reset]";
+
 /// The reply to one request line (without the newline).
-pub(crate) fn respond(board: &FaultBoard, line: &str) -> String {
+pub(crate) fn respond(fleet: &Controlled, line: &str) -> String {
+    let board = &fleet.board;
     let line = line.trim();
     let (command, argument) = match line.split_once(char::is_whitespace) {
         Some((command, argument)) => (command, argument.trim()),
@@ -55,10 +71,19 @@ pub(crate) fn respond(board: &FaultBoard, line: &str) -> String {
             Err(reason) => format!("error: {reason}"),
         },
         ("show", _) => "error: `show` takes no argument".to_string(),
-        ("", _) => "error: empty request (set SPEC, clear [TARGETS], show)".to_string(),
-        (other, _) => {
-            format!("error: unknown request `{other}` (set SPEC, clear [TARGETS], show)")
+        ("stats", "") => match serde_json::to_string(&fleet.counters.stats()) {
+            Ok(json) => format!("ok {json}"),
+            Err(e) => format!("error: cannot encode the counters: {e}"),
+        },
+        ("stats", "reset") => {
+            fleet.counters.reset();
+            "ok".to_string()
         }
+        ("stats", other) => {
+            format!("error: `stats` takes no argument but `reset`, not `{other}`")
+        }
+        ("", _) => format!("error: empty request ({REQUESTS})"),
+        (other, _) => format!("error: unknown request `{other}` ({REQUESTS})"),
     }
 }
 
@@ -79,12 +104,12 @@ pub(crate) fn bind(path: &Path) -> std::io::Result<UnixListener> {
 }
 
 /// Serves requests on `listener` until the task is aborted, one task per connection.
-pub(crate) async fn serve(listener: UnixListener, board: Arc<FaultBoard>) {
+pub(crate) async fn serve(listener: UnixListener, fleet: Arc<Controlled>) {
     let mut connections = tokio::task::JoinSet::new();
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                connections.spawn(converse(stream, board.clone()));
+                connections.spawn(converse(stream, fleet.clone()));
             }
             Err(error) => {
                 tracing::warn!(%error, "control socket accept failed");
@@ -95,16 +120,26 @@ pub(crate) async fn serve(listener: UnixListener, board: Arc<FaultBoard>) {
     }
 }
 
-async fn converse(stream: UnixStream, board: Arc<FaultBoard>) {
+async fn converse(stream: UnixStream, fleet: Arc<Controlled>) {
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let mut reply = respond(&board, &line);
-        tracing::info!(request = %line.trim(), %reply, "simulator control");
+        let mut reply = respond(&fleet, &line);
+        tracing::info!(request = %line.trim(), reply = %abridged(&reply), "simulator control");
         reply.push('\n');
         if write.write_all(reply.as_bytes()).await.is_err() {
             break;
         }
+    }
+}
+
+/// A reply as the log shows it: `stats` of a large fleet is megabytes of JSON, so long
+/// replies are cut to their start and their length.
+fn abridged(reply: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match reply.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &reply[..cut], reply.len()).into(),
+        None => reply.into(),
     }
 }
 
@@ -113,6 +148,13 @@ mod tests {
     use super::*;
     use crate::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
     use std::time::Duration;
+
+    fn controlled(sim: &SimFleet) -> Controlled {
+        Controlled {
+            board: sim.board.clone(),
+            counters: sim.counters.clone(),
+        }
+    }
 
     async fn fleet(olts: usize) -> SimFleet {
         SimFleet::start(FleetSpec {
@@ -123,10 +165,20 @@ mod tests {
         .expect("fleet starts")
     }
 
+    #[test]
+    fn long_replies_are_abridged_in_the_log() {
+        assert_eq!(abridged("ok 3 OLTs"), "ok 3 OLTs");
+        let long = format!("ok {}", "x".repeat(1000));
+        let shown = abridged(&long);
+        assert!(shown.starts_with("ok xxx"), "{shown}");
+        assert!(shown.ends_with("… (1003 bytes)"), "{shown}");
+        assert!(shown.len() < 250, "{} bytes", shown.len());
+    }
+
     #[tokio::test]
     async fn set_clear_and_show() {
         let sim = fleet(20).await;
-        let board = &sim.board;
+        let board = &controlled(&sim);
         assert_eq!(respond(board, "show"), "ok");
         assert_eq!(respond(board, "set hang@10%;slow:300ms@5"), "ok 3 OLTs");
         assert_eq!(respond(board, "show"), "ok hang@1-2;slow:300ms@5");
@@ -153,7 +205,7 @@ mod tests {
     #[tokio::test]
     async fn bad_requests_change_nothing() {
         let sim = fleet(4).await;
-        let board = &sim.board;
+        let board = &controlled(&sim);
         assert_eq!(respond(board, "set hang@1"), "ok 1 OLT");
         let cases = [
             (
@@ -209,7 +261,7 @@ mod tests {
             [
                 "ok 2 OLTs",
                 "ok wrong-id@2;gone@3",
-                "error: unknown request `nonsense` (set SPEC, clear [TARGETS], show)",
+                "error: unknown request `nonsense` (set SPEC, clear [TARGETS], show, stats [reset])",
                 "ok 1 OLT",
                 "ok wrong-id@2",
             ]

@@ -24,8 +24,11 @@
 //! [`SimFleet::inventory`] for the service, compare what the service reports with
 //! [`SimFleet::expected_onus`], inject faults (or simply hang an OLT with
 //! [`SimFleet::set_silent`] and its CLI with [`SimFleet::set_cli_silent`]), and check what
-//! reached a CLI with [`SimFleet::command_log`] and how much SNMP traffic an OLT saw with
-//! [`SimFleet::snmp_traffic`]. The SSH password is the fleet's
+//! reached a CLI with [`SimFleet::command_log`], how much SNMP traffic an OLT saw with
+//! [`SimFleet::snmp_traffic`], and how often each ONU's status and optics were read with
+//! [`SimFleet::stats`] ([`stats`]). Like a real OLT, each simulated OLT fetches optics
+//! over one OMCI channel at [`FleetSpec::omci_cost`] per ONU ([`omci`]), so frequent
+//! optics polling slows its optics answers. The SSH password is the fleet's
 //! [`FleetSpec::ssh_password`]; the inventory names it by the environment variable
 //! [`SSH_PASSWORD_ENV`], which whoever starts the service must set.
 //!
@@ -41,11 +44,14 @@ pub mod ber;
 mod console;
 mod control;
 mod fault;
+mod launch;
 mod mib;
 mod model;
+mod omci;
 mod provisioning;
 mod socket_groups;
 mod ssh;
+mod stats;
 mod traps;
 pub mod usm;
 mod vendor;
@@ -58,19 +64,20 @@ pub const SSH_PASSWORD_ENV: &str = "SIM_SSH_PASSWORD";
 /// The SSH password of a fleet unless its spec says otherwise.
 pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
 
-use agent::{OltShared, Responder};
+use agent::OltShared;
 use fault::FaultBoard;
 pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
+use launch::Launch;
 use mib::MibView;
 use model::SimOlt;
+pub use omci::DEFAULT_OMCI_COST;
 use ponkeeper_actors::domain::{NodeId, OltId, Vendor};
 use ponkeeper_actors::inventory::{Inventory, NodeSpec, OltSpec, SnmpSpec, SnmpVersion, SshSpec};
-use rand::SeedableRng;
+pub use stats::{FleetStats, OltStats, ReadSpread};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::net::{TcpListener, UdpSocket};
 use tokio::task::JoinSet;
 use vendor::SimVendor;
 
@@ -126,11 +133,17 @@ pub struct FleetSpec {
     /// socket `g` (from 0) listens on `base_port + g` and OLT id `n` answers community
     /// `public-n` there, without SSH ([`socket_groups`]).
     pub olts_per_socket: usize,
+    /// OMCI time an OLT spends per ONU whose optics one answer carries; an OLT serves
+    /// one such answer at a time ([`omci`]). `Duration::ZERO` makes optics free.
+    pub omci_cost: Duration,
+    /// Log a warning whenever an ONU's optics are read sooner than an hour / N after
+    /// the previous read.
+    pub max_optics_per_hour: Option<u32>,
 }
 
 impl FleetSpec {
     /// `olts` Huawei OLTs of `onus_per_olt` ONUs on ephemeral ports of 127.0.0.1, seed 1,
-    /// default dynamics.
+    /// default dynamics, [`DEFAULT_OMCI_COST`] per ONU's optics, no optics rate warning.
     pub fn new(olts: usize, onus_per_olt: usize) -> FleetSpec {
         FleetSpec {
             olts,
@@ -143,6 +156,8 @@ impl FleetSpec {
             ssh_password: DEFAULT_SSH_PASSWORD.to_string(),
             reboot_time: Duration::from_secs(5),
             olts_per_socket: 1,
+            omci_cost: DEFAULT_OMCI_COST,
+            max_optics_per_hour: None,
         }
     }
 }
@@ -210,6 +225,8 @@ pub struct SimFleet {
     tasks: JoinSet<()>,
     /// Every OLT's faults.
     pub(crate) board: Arc<FaultBoard>,
+    /// Every OLT's request and ONU read counters.
+    pub(crate) counters: Arc<stats::StatsBoard>,
     /// The SNMPv3 user every agent also answers, when there is one.
     snmp_v3: Option<usm::SimUsmUser>,
 }
@@ -275,16 +292,16 @@ impl SimFleet {
             let shared: Vec<Arc<OltShared>> = olts.iter().map(|olt| olt.shared.clone()).collect();
             tasks.spawn(run_dynamics(shared, spec.dynamics.clone(), period));
         }
-        let board = Arc::new(FaultBoard::new(
-            olts.iter()
-                .map(|olt| (olt.id, olt.shared.clone()))
-                .collect(),
-        ));
+        let by_id: Vec<_> = olts
+            .iter()
+            .map(|olt| (olt.id, olt.shared.clone()))
+            .collect();
         Ok(SimFleet {
+            counters: Arc::new(stats::StatsBoard::new(by_id.clone())),
+            board: Arc::new(FaultBoard::new(by_id)),
             olts,
             bind: spec.bind,
             tasks,
-            board,
             snmp_v3,
         })
     }
@@ -397,9 +414,23 @@ impl SimFleet {
     /// it until the fleet stops; see [`control`] for the protocol.
     pub fn serve_control(&mut self, path: &std::path::Path) -> std::io::Result<()> {
         let listener = control::bind(path)?;
-        self.tasks
-            .spawn(control::serve(listener, self.board.clone()));
+        let fleet = control::Controlled {
+            board: self.board.clone(),
+            counters: self.counters.clone(),
+        };
+        self.tasks.spawn(control::serve(listener, Arc::new(fleet)));
         Ok(())
+    }
+
+    /// Every OLT's requests and ONU reads since the start or the last
+    /// [`SimFleet::reset_stats`], in id order ([`stats`]; the control socket's `stats`).
+    pub fn stats(&self) -> FleetStats {
+        self.counters.stats()
+    }
+
+    /// Zeroes every OLT's request and ONU read counters.
+    pub fn reset_stats(&self) {
+        self.counters.reset();
     }
 
     /// The SNMP datagrams OLT `olt_id` has received and sent (`None`: no such OLT).
@@ -562,114 +593,6 @@ impl SimFleet {
         let i = usize::try_from(olt_id).ok()?.checked_sub(1)?;
         self.olts.get(i).filter(|olt| olt.id == olt_id)
     }
-}
-
-/// What the OLTs of a starting fleet share: the spec, the start time sysUpTime counts
-/// from, one MIB view per vendor, the SSH host key and settings.
-struct Launch<'a> {
-    spec: &'a FleetSpec,
-    started: Instant,
-    views: Vec<(&'static str, Arc<MibView>)>,
-    host_key: russh::keys::PrivateKey,
-    ssh_settings: Arc<ssh::SshSettings>,
-    usm: Option<usm::UserKeys>,
-}
-
-/// A bind failure that names the port and the OLT it was for, keeping the error's kind
-/// (`AddrInUse` lets `ponkeeper sim` suggest `--base-port`).
-fn bind_error(error: std::io::Error, what: &str, at: SocketAddr, olt: OltId) -> std::io::Error {
-    std::io::Error::new(
-        error.kind(),
-        format!(
-            "cannot bind {what} port {} on {} for OLT {olt}: {error}",
-            at.port(),
-            at.ip()
-        ),
-    )
-}
-
-impl Launch<'_> {
-    /// Generates OLT number `i` (id `i + 1`), binds its UDP and TCP ports and spawns its
-    /// SNMP agent and SSH server on `tasks`.
-    async fn start_olt(&self, i: usize, tasks: &mut JoinSet<()>) -> std::io::Result<RunningOlt> {
-        let spec = self.spec;
-        let port = if spec.base_port == 0 {
-            0
-        } else {
-            u16::try_from(i)
-                .ok()
-                .and_then(|i| spec.base_port.checked_add(i))
-                .ok_or_else(|| invalid("base_port + olts exceeds 65535"))?
-        };
-        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
-        let at = SocketAddr::new(spec.bind, port);
-        let socket = UdpSocket::bind(at)
-            .await
-            .map_err(|e| bind_error(e, "UDP (SNMP)", at, id))?;
-        let addr = socket.local_addr()?;
-        let (id, vendor, shared, responder, rng) = self.olt_parts(i)?;
-        tasks.spawn(agent::serve(socket, responder, rng));
-        // SSH listens on the same port number as SNMP (TCP and UDP do not collide).
-        let listener = TcpListener::bind(at)
-            .await
-            .map_err(|e| bind_error(e, "TCP (SSH)", at, id))?;
-        let ssh_addr = listener.local_addr()?;
-        let host_key = Arc::new(ssh::HostKeySlot::new(self.host_key.clone()));
-        tasks.spawn(ssh::serve(
-            listener,
-            host_key.clone(),
-            shared.clone(),
-            vendor,
-            self.ssh_settings.clone(),
-        ));
-        Ok(RunningOlt {
-            id,
-            addr,
-            ssh_addr: Some(ssh_addr),
-            vendor,
-            shared,
-            host_key,
-            community: agent::COMMUNITY.to_vec(),
-        })
-    }
-
-    /// OLT number `i` (id `i + 1`) generated, with the responder that answers for it and
-    /// the random source of its faults (one stream per OLT, following the seed).
-    fn olt_parts(&self, i: usize) -> std::io::Result<OltParts> {
-        let spec = self.spec;
-        let vendor = spec.vendors.sim_vendor(i);
-        let view = self
-            .views
-            .iter()
-            .find(|(family, _)| *family == vendor.profile.family)
-            .map(|(_, view)| view.clone())
-            .ok_or_else(|| invalid("no MIB view for the vendor"))?;
-        let id = OltId::try_from(i + 1).map_err(|_| invalid("too many OLTs"))?;
-        let first_contract = 100_000 + (i as u64) * (spec.onus_per_olt as u64);
-        let state = SimOlt::generate(vendor, spec.seed, id, spec.onus_per_olt, first_contract);
-        let shared = Arc::new(OltShared::new(state));
-        let mut responder = Responder::new(shared.clone(), view, vendor, self.started);
-        if let Some(keys) = &self.usm {
-            responder = responder.with_usm(usm::UsmEngine::new(keys, id, self.started));
-        }
-        let rng = rand_chacha::ChaCha8Rng::seed_from_u64(
-            spec.seed ^ u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
-        Ok((id, vendor, shared, responder, rng))
-    }
-}
-
-/// What [`Launch::olt_parts`] makes of one OLT.
-type OltParts = (
-    OltId,
-    &'static SimVendor,
-    Arc<OltShared>,
-    Responder,
-    rand_chacha::ChaCha8Rng,
-);
-
-fn invalid(message: &str) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidInput, message.to_string())
 }
 
 /// Locks an OLT; a poisoned lock (a panicked ticker) still holds a usable state.

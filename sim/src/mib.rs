@@ -10,7 +10,7 @@
 use super::ber::Value;
 use super::model::{Raw, SimOlt};
 use super::vendor::SimVendor;
-use ponkeeper_actors::profile::{std_oids, OnuColumn};
+use ponkeeper_actors::profile::{std_oids, OnuColumn, OnuField};
 
 /// Longest instance OID the view produces (column ≤ 20 arcs + index + suffix).
 const MAX_ARCS: usize = 32;
@@ -112,6 +112,14 @@ impl Source {
     }
 }
 
+/// Where a table instance lies in the view: its object (column) and the row's position
+/// in that table, e.g. the ONU's position in [`SimOlt::onus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Spot {
+    pub object: usize,
+    pub row: usize,
+}
+
 /// What a GET finds.
 #[derive(Debug)]
 pub(crate) enum Lookup<'a> {
@@ -190,15 +198,27 @@ impl MibView {
         MibView { objects }
     }
 
-    /// GET: the value at exactly `oid`.
+    /// GET: the value at exactly `oid` (the agent uses [`MibView::get_at`]).
+    #[cfg(test)]
     pub fn get<'a>(&self, olt: &'a SimOlt, ctx: AnswerContext, oid: &[u64]) -> Lookup<'a> {
+        self.get_at(olt, ctx, oid).0
+    }
+
+    /// GET: the value at exactly `oid`, and where it lies (`None` for a scalar or a
+    /// missing instance).
+    pub fn get_at<'a>(
+        &self,
+        olt: &'a SimOlt,
+        ctx: AnswerContext,
+        oid: &[u64],
+    ) -> (Lookup<'a>, Option<Spot>) {
         let mut known_object = false;
-        for object in &self.objects {
+        for (position, object) in self.objects.iter().enumerate() {
             match object.source.table() {
                 None => {
                     if oid == object.oid.as_slice() {
                         if let Some(value) = self.value(olt, ctx, object, 0) {
-                            return Lookup::Found(value);
+                            return (Lookup::Found(value), None);
                         }
                     }
                     // The scalar's object is its OID without the trailing instance arc.
@@ -213,38 +233,57 @@ impl MibView {
                         if at < rows && with_key(olt, table, at, &object.suffix, |key| key == rest)
                         {
                             if let Some(value) = self.value(olt, ctx, object, at) {
-                                return Lookup::Found(value);
+                                let spot = Spot {
+                                    object: position,
+                                    row: at,
+                                };
+                                return (Lookup::Found(value), Some(spot));
                             }
                         }
                     }
                 }
             }
         }
-        if known_object {
+        let missing = if known_object {
             Lookup::NoSuchInstance
         } else {
             Lookup::NoSuchObject
-        }
+        };
+        (missing, None)
     }
 
-    /// GETNEXT: the first instance after `oid`, or `None` at the end of the view.
+    /// GETNEXT: the first instance after `oid`, or `None` at the end of the view (the
+    /// agent uses [`MibView::next_at`]).
+    #[cfg(test)]
     pub fn next<'a>(
         &self,
         olt: &'a SimOlt,
         ctx: AnswerContext,
         oid: &[u64],
     ) -> Option<(InstanceOid, Value<'a>)> {
+        self.next_at(olt, ctx, oid)
+            .map(|(name, value, _)| (name, value))
+    }
+
+    /// GETNEXT: the first instance after `oid` (`None` at the end of the view), and
+    /// where it lies (`None` for a scalar).
+    pub fn next_at<'a>(
+        &self,
+        olt: &'a SimOlt,
+        ctx: AnswerContext,
+        oid: &[u64],
+    ) -> Option<(InstanceOid, Value<'a>, Option<Spot>)> {
         // Objects before `oid` that are not its prefix hold nothing after it.
         let start = self
             .objects
             .partition_point(|object| object.oid.as_slice() < oid && !oid.starts_with(&object.oid));
-        for object in &self.objects[start..] {
+        for (position, object) in self.objects.iter().enumerate().skip(start) {
             match object.source.table() {
                 None => {
                     if object.oid.as_slice() > oid {
                         let name = InstanceOid::from_parts(&[&object.oid]);
                         if let Some(value) = self.value(olt, ctx, object, 0) {
-                            return Some((name, value));
+                            return Some((name, value, None));
                         }
                     }
                 }
@@ -263,13 +302,34 @@ impl MibView {
                             let index = row_index(olt, table, at, &mut key);
                             let name =
                                 InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
-                            return Some((name, value));
+                            let spot = Spot {
+                                object: position,
+                                row: at,
+                            };
+                            return Some((name, value, Some(spot)));
                         }
                     }
                 }
             }
         }
         None
+    }
+
+    /// The table column `oid` lies in (a row instance of it, or the column OID itself),
+    /// as the [`Spot::object`] of its instances; `None` outside every column.
+    pub fn column_of(&self, oid: &[u64]) -> Option<usize> {
+        self.objects
+            .iter()
+            .position(|object| object.source.table().is_some() && oid.starts_with(&object.oid))
+    }
+
+    /// What the ONU column of `spot` carries, and the ONU's position in
+    /// [`SimOlt::onus`]; `None` for an instance of any other table.
+    pub fn onu_field(&self, spot: Spot) -> Option<(OnuField, usize)> {
+        match self.objects.get(spot.object)?.source {
+            Source::Onu(column) => Some((column.field, spot.row)),
+            _ => None,
+        }
     }
 
     /// The value of `object` at `row`, or `None` when that row has no such instance.
@@ -530,6 +590,36 @@ mod tests {
                 5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline + uncfg;
             assert_eq!(seen.len(), rows, "{}", vendor.model);
         }
+    }
+
+    #[test]
+    fn found_instances_name_their_onu_column_and_row() {
+        let (view, olt, ctx) = setup(4);
+        let status = arcs(&[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 46, 1, 15]);
+        let column = view.column_of(&status).expect("a column");
+        let (first, _, spot) = view.next_at(&olt, ctx, &status).expect("a row");
+        let spot = spot.expect("a table instance");
+        assert_eq!(spot.object, column);
+        assert_eq!(view.onu_field(spot), Some((OnuField::Status, 0)));
+        assert_eq!(view.column_of(first.arcs()), Some(column));
+        let (lookup, got) = view.get_at(&olt, ctx, first.arcs());
+        assert!(matches!(lookup, Lookup::Found(_)));
+        assert_eq!(got, Some(spot));
+        // Past the last row the walk reaches the next column: another object.
+        let mut last = status.clone();
+        last.extend([u64::from(u32::MAX)]);
+        let (_, _, past) = view.next_at(&olt, ctx, &last).expect("more");
+        let past = past.expect("a table instance");
+        assert_ne!(past.object, column);
+        assert_eq!(view.onu_field(past), Some((OnuField::Distance, 0)));
+        // Scalars and IF-MIB rows are no ONU's.
+        let sys_name = arcs(std_oids::SYS_NAME);
+        assert_eq!(view.get_at(&olt, ctx, &sys_name).1, None);
+        assert_eq!(view.column_of(&sys_name), None);
+        let (_, _, port) = view
+            .next_at(&olt, ctx, &arcs(std_oids::IF_NAME))
+            .expect("a port");
+        assert_eq!(view.onu_field(port.expect("a table instance")), None);
     }
 
     #[test]

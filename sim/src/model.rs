@@ -77,6 +77,8 @@ pub(crate) struct SimOnu {
     pub vlan: Option<u16>,
     /// Counts CLI reboots, so only the latest one brings the ONU back.
     pub reboots: u32,
+    /// How often pollers read its status and its optics ([`super::stats`]).
+    pub reads: super::stats::OnuReads,
 }
 
 /// A raw value as the agent puts it on the wire.
@@ -501,6 +503,7 @@ fn generate_onu(
         transceiver: transceiver_of(&serial),
         vlan: None,
         reboots: 0,
+        reads: Default::default(),
     }
 }
 

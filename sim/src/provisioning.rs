@@ -349,6 +349,7 @@ fn insert_onu(
         transceiver: super::model::transceiver_of(&serial),
         vlan: None,
         reboots: 0,
+        reads: Default::default(),
     };
     let at = olt.onus.partition_point(|o| o.row < row);
     olt.onus.insert(at, onu);

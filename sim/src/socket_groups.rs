@@ -4,7 +4,8 @@
 //! (a UDP and a TCP port each). [`super::SimFleet::start`] calls it; the agents are
 //! [`super::agent::serve_shared`] tasks.
 
-use super::{agent, bind_error, invalid, ssh, Launch, RunningOlt};
+use super::launch::{bind_error, invalid, Launch};
+use super::{agent, ssh, RunningOlt};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::UdpSocket;

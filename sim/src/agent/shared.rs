@@ -6,14 +6,15 @@
 //! fleet spec asks for more than one OLT per socket.
 //!
 //! The faults act as on a socket of one's own, except `gone`: the socket stays open for
-//! the other OLTs, so a gone OLT simply answers nothing until the fault is cleared.
+//! the other OLTs, so a gone OLT simply answers nothing until the fault is cleared. An
+//! answer waiting for its OLT's OMCI channel leaves from a task of its own, as a `slow`
+//! one does, so the other OLTs on the socket are not held up.
 
-use super::{faulty_response, send, Responder};
+use super::{faulty_response, send_after, Responder};
 use crate::fault::Fault;
 use rand::Rng;
 use snmp2::Pdu;
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::net::UdpSocket;
 use tokio::task::JoinSet;
@@ -26,7 +27,7 @@ pub(crate) async fn serve_shared<R: Rng>(socket: UdpSocket, olts: Vec<(Vec<u8>, 
         .into_iter()
         .map(|(community, responder, rng)| (community, (responder, rng)))
         .collect();
-    // Answers of `slow` OLTs on their way out.
+    // Answers of `slow` OLTs, or waiting for an OLT's OMCI channel, on their way out.
     let mut delayed = JoinSet::new();
     let mut request = vec![0u8; 16 * 1024];
     loop {
@@ -46,29 +47,20 @@ pub(crate) async fn serve_shared<R: Rng>(socket: UdpSocket, olts: Vec<(Vec<u8>, 
             continue;
         };
         let olt = responder.olt.clone();
-        olt.received.fetch_add(1, Ordering::Relaxed);
+        olt.note_request();
         let set = *olt.faults.borrow();
-        if set.is_empty() {
-            if let Some(response) = responder.answer(datagram) {
-                send(&socket, &olt, response, peer).await;
-            }
-            continue;
-        }
-        if set.has(Fault::Gone) {
-            continue;
-        }
-        let Some(response) = faulty_response(responder, set, datagram, rng) else {
+        let response = if set.is_empty() {
+            responder.answer(datagram).map(<[u8]>::to_vec)
+        } else if set.has(Fault::Gone) {
+            None
+        } else {
+            faulty_response(responder, set, datagram, rng)
+        };
+        let Some(response) = response else {
             continue;
         };
-        match set.delay() {
-            Some(delay) if !delay.is_zero() => {
-                let socket = socket.clone();
-                delayed.spawn(async move {
-                    tokio::time::sleep(delay).await;
-                    send(&socket, &olt, &response, peer).await;
-                });
-            }
-            _ => send(&socket, &olt, &response, peer).await,
-        }
+        let delay = responder.take_omci_wait();
+        let delay = delay.saturating_add(set.delay().unwrap_or_default());
+        send_after(&mut delayed, &socket, &olt, response, peer, delay).await;
     }
 }
