@@ -29,6 +29,8 @@ fn page(clock: &Clock) -> Paged<OnuItem> {
                 olt_rx_power: Some(-21.5),
                 vlan: Some(100),
                 last_update: clock.format(at),
+                status_at: clock.format(at),
+                optics_at: Some(clock.format(at)),
                 subscriber: None,
             })
             .collect(),

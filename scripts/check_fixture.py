@@ -115,7 +115,7 @@ def main():
         config = os.path.join(work, "ponkeeper.toml")
         with open(config, "w") as f:
             f.write(f'listen = "127.0.0.1:{http_port}"\ndata_dir = "{os.path.join(work, "data")}"\n'
-                    f'inventory = "{inventory}"\n[polling]\ninterval = "5s"\n')
+                    f'inventory = "{inventory}"\n[polling]\nstatus_interval = "5s"\n')
 
         created = subprocess.run([binary, "keys", "create", "--config", config, "--name", "ci", "--level", "READ_ONLY"],
                                  capture_output=True, text=True)

@@ -28,7 +28,7 @@ READ_TOOLS = {"list_olts", "get_olt", "list_nodes", "list_onus", "find_onu", "ge
               "list_olt_configs", "get_olt_config", "list_audit_logs", "list_events", "list_szo", "get_szo",
               "get_szo_outages", "szo_availability_report", "list_unconfigured_onus",
               "list_onu_profiles"}
-FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "set_onu_vlan",
+FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "refresh_onu_optics", "set_onu_vlan",
               "set_onu_description", "backup_olt_config", "authorize_onu", "deauthorize_onu",
               "bind_subscriber"}
 

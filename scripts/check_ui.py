@@ -15,6 +15,7 @@ Usage: check_ui.py --binary target/debug/ponkeeper [--shots target/ui-shots]
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def start(binary, work, interval="1s", require_online=True):
     config = f"{work}/ponkeeper.toml"
     with open(config, "w") as f:
         f.write(f'listen = "127.0.0.1:{port}"\ndata_dir = "{work}/data"\ninventory = "{inventory}"\n\n'
-                f'[polling]\ninterval = "{interval}"\ntimeout = "1s"\nretries = 1\ndeadline = "3s"\n'
+                f'[polling]\nstatus_interval = "{interval}"\noptics_interval = "5s"\ntimeout = "1s"\nretries = 1\ndeadline = "3s"\n'
                 'offline_after = 2\n\n[optics]\nhistory_step = "1s"\n')
     keys = {}
     for name, level in [("noc-ui", "FULL"), ("viewer", "READ_ONLY")]:
@@ -180,6 +181,11 @@ def full_checks(driver, base, api, key, control_path, shots):
            let inked = 0; for (let i = 3; i < p.length; i += 4) if (p[i] > 0) inked++; return inked;"""), 15)
     check("an ONU's optics chart is drawn", drawn > 500, f"{drawn} inked pixels")
     driver.save_screenshot(f"{shots}/onu.png")
+    driver.find_element(By.ID, "read-signal").click()
+    done = wait_for("the read's confirmation", lambda: driver.find_element(By.ID, "flash").text == "Read signal now: Done", 15)
+    age = lambda: driver.find_element(By.ID, "optics-age").text  # noqa: E731
+    fresh = wait_for("a reading seconds old", lambda: re.search(r"\b[0-3] s ago", age()), 15)
+    check("'Read signal now' reads the ONU and the page shows the reading's age", bool(done and fresh), age())
 
     driver.get(base + "/ui/#/search")
     box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))

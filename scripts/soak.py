@@ -135,7 +135,7 @@ def main():
         with open(config, "w") as f:
             f.write(f'listen = "127.0.0.1:{port}"\ndata_dir = "{work}/data"\n'
                     f'inventory = "{inventory}"\n\n'
-                    '[polling]\ninterval = "2s"\ntimeout = "300ms"\nretries = 2\n'
+                    '[polling]\nstatus_interval = "2s"\ntimeout = "300ms"\nretries = 2\n'
                     'deadline = "3s"\noffline_after = 3\n\n'
                     '[rate_limit]\ndefault = "100000/s"\n')
         key = subprocess.run([args.binary, "keys", "create", "--config", config, "--name", "soak",

@@ -20,6 +20,7 @@ pub mod webhooks;
 pub mod onus;
 mod optics;
 mod path;
+mod polling;
 mod provisioning;
 mod provisioning_actions;
 mod subscriber;
@@ -55,6 +56,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(inventory::router())
         .merge(onus::router())
         .merge(optics::router())
+        .merge(polling::router())
         .merge(vlans::router())
         .merge(provisioning::router())
         .merge(provisioning_actions::router())

@@ -24,6 +24,11 @@
 //! | `ponkeeper_runtime_alive_tasks` | gauge | |
 //! | `ponkeeper_poll_failures_total` | counter | `kind` = timeout, deadline, unreachable, agent_error, protocol |
 //! | `ponkeeper_snmp_timeouts_total` | counter | (each SNMP request attempt without an answer) |
+//! | `ponkeeper_poll_group_reads_total` | counter | `olt`, `group` = status, identity, optics, olt (polls that read it) |
+//! | `ponkeeper_onu_optics_reads_total` | counter | `olt` (ONUs whose optics were read) |
+//! | `ponkeeper_olt_requests_per_second`, `ponkeeper_olt_max_requests_per_second` | gauge | `olt` (the pace now, its ceiling) |
+//! | `ponkeeper_olt_throttled` | gauge (0/1) | `olt` |
+//! | `ponkeeper_olt_latency_p50_seconds`, `ponkeeper_olt_latency_p95_seconds` | gauge | `olt` (the last poll's requests) |
 //! | `ponkeeper_webhook_deliveries_total` | counter | `webhook`, `outcome` = delivered, failed (each attempt) |
 //! | `ponkeeper_webhook_lag` | gauge | `webhook` (events logged after its cursor) |
 //! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, malformed |

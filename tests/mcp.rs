@@ -134,13 +134,14 @@ const READ_TOOLS: [&str; 22] = [
     "szo_availability_report",
 ];
 
-const FULL_TOOLS: [&str; 9] = [
+const FULL_TOOLS: [&str; 10] = [
     "authorize_onu",
     "backup_olt_config",
     "bind_subscriber",
     "deauthorize_onu",
     "poll_olt",
     "reboot_onu",
+    "refresh_onu_optics",
     "restart_olt_session",
     "set_onu_description",
     "set_onu_vlan",

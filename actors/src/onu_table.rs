@@ -307,8 +307,8 @@ impl OnuTable {
         }
     }
 
-    /// The optics points to store for the ONUs polled `now`: one whose level changed, or
-    /// whose last point is `history_step` old or older (or that has none).
+    /// The optics points to store for the ONUs whose optics were read `now`: one whose
+    /// level changed, or whose last point is `history_step` old or older (or has none).
     fn due_optics_points(
         &mut self,
         table: &[Onu],
@@ -317,7 +317,8 @@ impl OnuTable {
         history_step: Duration,
         report: &mut MergeReport,
     ) {
-        for onu in table.iter().filter(|o| o.last_update == now) {
+        // Only ONUs whose optics this poll read: a status-only poll has nothing to store.
+        for onu in table.iter().filter(|o| o.optics_at == Some(now)) {
             let level = thresholds.level(onu.rx_power);
             let due = match self.last_point.get(&onu.id) {
                 None => true,

@@ -118,6 +118,8 @@ pub struct OltDetailItem {
     pub firmware: Option<String>,
     pub ports: Vec<PortItem>,
     pub session: SessionItem,
+    /// How the OLT is read: its poll groups, pace and latency (docs/polling.md).
+    pub polling: super::polling::PollingItem,
     /// The SSH host key in force (docs/devices.md): pinned in the inventory or recorded at the
     /// first login; null until the first login of an OLT without a pin.
     pub ssh_host_key: Option<super::host_keys::SshHostKeyItem>,
@@ -147,9 +149,11 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
 
 fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDetailItem {
     let session = olt.session;
+    let polling = super::polling::item(app, olt.polling);
     let ssh_host_key = super::host_keys::in_force(app, inventory, olt.summary.id);
     OltDetailItem {
         ssh_host_key,
+        polling,
         item: item(app, inventory, &olt.summary),
         onu_online: olt.summary.onu_online,
         sys_name: olt.system.sys_name,

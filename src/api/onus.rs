@@ -72,6 +72,11 @@ pub struct OnuItem {
     pub olt_rx_power: Option<f64>,
     pub vlan: Option<u16>,
     pub last_update: String,
+    /// When the ONU's run state was last read from the device (every poll reads it).
+    pub status_at: String,
+    /// When its optics were last read from the device: the optics sweep reads them far
+    /// less often than the status (docs/polling.md); null before the first reading.
+    pub optics_at: Option<String>,
     /// Who the ONU serves, as bound with `POST /onus/{id}/subscriber`; null when unbound.
     pub subscriber: Option<Subscriber>,
 }
@@ -93,6 +98,8 @@ pub fn item(app: &AppState, onu: Onu, subscriber: Option<Subscriber>) -> OnuItem
         olt_rx_power: onu.olt_rx_power,
         vlan: onu.vlan,
         last_update: app.clock.format(onu.last_update),
+        status_at: app.clock.format(onu.last_update),
+        optics_at: onu.optics_at.map(|at| app.clock.format(at)),
         subscriber,
     }
 }

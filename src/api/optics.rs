@@ -93,7 +93,13 @@ pub struct OpticsItem {
     /// Milliamperes.
     pub bias_current: Option<f64>,
     pub level: OpticsLevel,
+    /// When the reading was taken from the device.
     pub measured_at: String,
+    /// The ONU's latest reading only: when its run state was last read (the status group,
+    /// every poll) and when its optics were (the optics sweep, far rarer; null before the
+    /// first). Null on stored history points.
+    pub status_at: Option<String>,
+    pub optics_at: Option<String>,
 }
 
 fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
@@ -111,12 +117,14 @@ fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
         bias_current: point.bias_current,
         level: point.level,
         measured_at: app.clock.format(point.at),
+        status_at: None,
+        optics_at: None,
     }
 }
 
-fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
+pub fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
     let point = OpticsPoint {
-        at: onu.last_update,
+        at: onu.optics_at.unwrap_or(onu.last_update),
         rx_power: onu.rx_power,
         tx_power: onu.tx_power,
         olt_rx_power: onu.olt_rx_power,
@@ -125,7 +133,11 @@ fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
         bias_current: onu.bias_current,
         level: app.config.optics_thresholds().level(onu.rx_power),
     };
-    reading(app, onu, &point)
+    OpticsItem {
+        status_at: Some(app.clock.format(onu.last_update)),
+        optics_at: onu.optics_at.map(|at| app.clock.format(at)),
+        ..reading(app, onu, &point)
+    }
 }
 
 #[utoipa::path(

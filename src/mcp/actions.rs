@@ -1,6 +1,6 @@
 //! The MCP tools that act (FULL keys only; not listed for READ_ONLY keys): restart an
-//! OLT's session, poll it, reboot an ONU, set its VLAN or description, back up an OLT's
-//! configuration. Each is one `POST` through the server's [`super::Backend`], so the
+//! OLT's session, poll it, reboot an ONU, read its optics now, set its VLAN or
+//! description, back up an OLT's configuration. Each is one `POST` through the server's [`super::Backend`], so the
 //! REST validation, level check and audit log apply unchanged. Their router joins the
 //! others in [`super::PonTools::new`].
 
@@ -68,6 +68,27 @@ misbehaving.",
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         self.post(&ctx, format!("/onus/{}/reboot", p.onu_id), None)
+            .await
+    }
+
+    #[tool(
+        description = "FULL key. Read an ONU's optical signal from its OLT now (Rx/Tx power, \
+temperature, voltage, bias), ahead of the scheduled optics sweep, e.g. while the subscriber is \
+on the phone after a repair; returns the fresh reading with opticsAt. The OLT's request budget \
+bounds it: a RATE_LIMITED error says how many seconds to wait. Does not disturb the subscriber.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn refresh_onu_optics(
+        &self,
+        Parameters(p): Parameters<OnuRef>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.post(&ctx, format!("/onus/{}/optics/refresh", p.onu_id), None)
             .await
     }
 

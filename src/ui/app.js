@@ -60,6 +60,14 @@ const query = (params) => {
   return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
 };
 const time = (value) => (value ? String(value).replace("T", " ") : "—");
+// How long ago a service timestamp (local, no offset) was, in the page's language.
+const age = (value) => {
+  if (!value) return t("age.never");
+  const seconds = Math.max(0, Math.round((Date.now() - new Date(value).getTime()) / 1000));
+  if (seconds < 90) return t("age.seconds", seconds);
+  if (seconds < 5400) return t("age.minutes", Math.round(seconds / 60));
+  return t("age.hours", Math.round(seconds / 3600));
+};
 const dbm = (value) => (value === null || value === undefined ? "—" : `${value.toFixed(2)} dBm`);
 const metres = (value) => (value === null || value === undefined ? "—" : `${value} m`);
 const canAct = () => state.who && state.who.level === "FULL";

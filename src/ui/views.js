@@ -167,12 +167,16 @@ async function onuView(id) {
       h("dt", {}, t("onu.latest")), h("dd", {}, optics ? [`${t("c.rx")} ${dbm(optics.rxPower)}, ${t("c.tx")} ${dbm(optics.txPower)}, ${t("c.oltRx")} ${dbm(optics.oltRxPower)}`,
         optics.temperature !== null ? `, ${optics.temperature} °C` : "",
         optics.voltage !== null ? `, ${optics.voltage} V` : "",
-        optics.biasCurrent !== null ? `, ${optics.biasCurrent} mA` : "", " ", levelBadge(optics.level)] : "—"))),
+        optics.biasCurrent !== null ? `, ${optics.biasCurrent} mA` : "", " ", levelBadge(optics.level),
+        h("span", { class: "muted", id: "optics-age" }, " ", t("onu.readAt", time(optics.opticsAt), age(optics.opticsAt)))] : "—"))),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "danger", disabled: !canAct(), onclick: async () => {
         if (!confirm(t("confirm.reboot", onu.serial))) return;
         try { await api(`/onus/${id}/reboot`, { method: "POST" }); flash(`${t("onu.reboot")}: ${t("done")}`); } catch (error) { flash(error.message, true); }
       } }, t("onu.reboot")),
+      h("button", { type: "button", id: "read-signal", disabled: !canAct(), onclick: async () => {
+        try { await api(`/onus/${id}/optics/refresh`, { method: "POST" }); flash(`${t("onu.readNow")}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
+      } }, t("onu.readNow")),
       form("onu.setVlan", h("input", { name: "value", type: "number", min: 1, max: 4094, required: true, value: onu.vlan ?? "" }),
         (v) => api(`/onus/${id}/vlan`, { method: "POST", body: { vlan: Number(v) } })),
       form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, value: onu.description || "" }),

@@ -107,6 +107,22 @@ impl Pacing {
         }
     }
 
+    /// The pace's gauges of OLT `olt` (and the last poll's latency, `load`).
+    pub(super) fn publish(&self, olt: crate::domain::OltId, load: &LoadFigures) {
+        let olt = olt.to_string();
+        metrics::gauge!("ponkeeper_olt_requests_per_second", "olt" => olt.clone()).set(self.rate);
+        metrics::gauge!("ponkeeper_olt_max_requests_per_second", "olt" => olt.clone())
+            .set(f64::from(self.ceiling));
+        metrics::gauge!("ponkeeper_olt_throttled", "olt" => olt.clone())
+            .set(if self.reason.is_some() { 1.0 } else { 0.0 });
+        if let (Some(p50), Some(p95)) = (load.p50, load.p95) {
+            metrics::gauge!("ponkeeper_olt_latency_p50_seconds", "olt" => olt.clone())
+                .set(p50.as_secs_f64());
+            metrics::gauge!("ponkeeper_olt_latency_p95_seconds", "olt" => olt)
+                .set(p95.as_secs_f64());
+        }
+    }
+
     fn back_off(&mut self, reason: String) {
         self.rate = (self.rate / 2.0).max(MIN_RATE);
         self.reason = Some(reason);

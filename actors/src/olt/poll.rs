@@ -365,6 +365,7 @@ impl OltState {
         let failure = report.result.as_ref().err().map(ToString::to_string);
         self.pacing.after_poll(&report.cheap, report.load.timeouts);
         self.load = report.load;
+        self.pacing.publish(self.spec.id, &self.load);
         let event = match report.result {
             Ok(mut merged) => {
                 let read = GroupsRead {
@@ -377,8 +378,15 @@ impl OltState {
                 };
                 self.poll_succeeded(merged, edits, now);
                 let intervals = self.intervals();
-                self.schedule
-                    .read(&report.plan, report.started, read, &self.onus, &intervals);
+                let olt = self.spec.id;
+                self.schedule.read(
+                    olt,
+                    &report.plan,
+                    report.started,
+                    read,
+                    &self.onus,
+                    &intervals,
+                );
                 Event::PollSucceeded
             }
             Err(error) => {

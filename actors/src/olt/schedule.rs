@@ -10,7 +10,7 @@
 //! stands for, and IF-MIB as last read.
 
 use super::pacing::Pacing;
-use crate::domain::{OnuId, OnuStatus};
+use crate::domain::{OltId, OnuId, OnuStatus};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, OpticsPlan, ReadPlan, RowMap};
 use crate::profile::polling::PollGroup;
@@ -148,6 +148,7 @@ impl GroupSchedule {
     /// at `at`, with `rows` (row index → ONU) and IF-MIB if it read it.
     pub(super) fn read(
         &mut self,
+        olt: OltId,
         plan: &ReadPlan,
         started: Instant,
         read: GroupsRead,
@@ -169,6 +170,7 @@ impl GroupSchedule {
             self.interfaces = Some(Arc::new(interfaces));
         }
         let note = |onus| GroupRead { at, took, onus };
+        count_reads(olt, plan, optics_read.len());
         self.last.insert(PollGroup::Status, note(listed));
         if plan.olt {
             self.olt_due = Some(started + intervals.olt);
@@ -258,6 +260,22 @@ fn first_slot(
         .and_then(|at| Some(at + chrono::Duration::from_std(interval).ok()?))
         .and_then(|due| (due - wall).to_std().ok());
     now + stored_due.unwrap_or_else(|| interval.mul_f64(f64::from(rank + 1) / f64::from(count)))
+}
+
+/// The metrics of one good poll of OLT `olt`: the groups it read, the ONUs whose optics.
+fn count_reads(olt: OltId, plan: &ReadPlan, optics: usize) {
+    let olt = olt.to_string();
+    let read = [
+        (PollGroup::Status, true),
+        (PollGroup::Identity, plan.identity),
+        (PollGroup::Optics, optics > 0),
+        (PollGroup::Olt, plan.olt),
+    ];
+    for (group, _) in read.into_iter().filter(|(_, read)| *read) {
+        metrics::counter!("ponkeeper_poll_group_reads_total", "olt" => olt.clone(), "group" => group.name())
+            .increment(1);
+    }
+    metrics::counter!("ponkeeper_onu_optics_reads_total", "olt" => olt).increment(optics as u64);
 }
 
 /// The pace's room for optics in one status interval: ONUs (`per_request` a request).
