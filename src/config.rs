@@ -530,6 +530,27 @@ mod tests {
     }
 
     #[test]
+    fn the_old_interval_key_is_the_status_interval_with_a_warning() {
+        let config = load_text("[polling]\ninterval = \"5s\"\n").expect("still read");
+        assert_eq!(config.polling.status_interval, Duration::from_secs(5));
+        assert_eq!(config.polling.interval, None);
+        assert_eq!(config.deprecations.len(), 1);
+        assert!(config.deprecations[0].contains("status_interval"));
+        assert!(config.deprecations[0].contains("optics_interval"));
+        let both = "[polling]\ninterval = \"5s\"\nstatus_interval = \"10s\"\n";
+        let error = format!("{:#}", load_text(both).expect_err("both"));
+        assert!(error.contains("give only `status_interval`"), "{error}");
+        let config = load_text("[polling]\nstatus_interval = \"7s\"\n").expect("new key");
+        assert_eq!(config.polling.status_interval, Duration::from_secs(7));
+        assert!(config.deprecations.is_empty());
+        let error = format!(
+            "{:#}",
+            load_text("[polling]\noptics_interval = \"0s\"\n").expect_err("zero")
+        );
+        assert!(error.contains("polling.optics_interval"), "{error}");
+    }
+
+    #[test]
     fn shipped_config_loads() {
         let config = {
             let _environment = environment();

@@ -122,6 +122,9 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         ..Config::default()
     };
     config.polling.status_interval = options.poll_interval;
+    // The simulated signals drift by the minute: the demo reads optics every two minutes
+    // so its charts move, where a real fleet keeps the vendors' defaults (docs/polling.md).
+    config.polling.optics_interval = Some(std::time::Duration::from_secs(120));
     // The simulator traps each ONU change to the service, which polls at once: the demo's
     // events arrive within seconds, not a poll interval.
     let traps = std::net::UdpSocket::bind("127.0.0.1:0")

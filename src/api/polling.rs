@@ -31,7 +31,9 @@ pub struct PollingItem {
     /// Requests the last poll sent, and how many of them got no answer in time.
     pub last_poll_requests: u32,
     pub last_poll_timeouts: u32,
-    /// The device's round trip over the last poll's requests, milliseconds.
+    /// Requests the OLT was sent in the last minute.
+    pub requests_last_minute: u32,
+    /// The device's round trip over the last five minutes' requests, milliseconds.
     pub latency_p50_ms: Option<f64>,
     pub latency_p95_ms: Option<f64>,
     /// The OLT's usual round trip of cheap (non-optics) requests, milliseconds.
@@ -79,6 +81,7 @@ pub fn item(app: &AppState, polling: PollingInfo) -> PollingItem {
         groups: polling.groups.into_iter().map(group).collect(),
         last_poll_requests: polling.last_poll_requests,
         last_poll_timeouts: polling.last_poll_timeouts,
+        requests_last_minute: polling.requests_last_minute,
         latency_p50_ms: millis(polling.latency_p50),
         latency_p95_ms: millis(polling.latency_p95),
         baseline_ms: millis(polling.baseline),

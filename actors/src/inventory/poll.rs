@@ -63,3 +63,50 @@ impl PollOverrides {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::inventory::Inventory;
+    use std::time::Duration;
+
+    const OLT: &str = r#"
+[[olts]]
+id = 1
+ip = "127.0.0.1"
+vendor = "zte"
+model = "C320"
+city = "Kazan"
+snmp = { port = 16100, community = "public", version = "2c" }
+"#;
+
+    #[test]
+    fn an_olts_poll_table_is_read_written_and_checked() {
+        let text = format!("{OLT}poll = {{ optics = \"2h\", max_requests_per_second = 5 }}\n");
+        let inventory = Inventory::parse(&text).expect("valid");
+        let poll = inventory.olts[0].poll;
+        assert_eq!(poll.optics, Some(Duration::from_secs(7200)));
+        assert_eq!(poll.max_requests_per_second, Some(5));
+        assert_eq!(poll.status, None);
+        assert_eq!(
+            Inventory::parse(&inventory.to_toml()).expect("round trip"),
+            inventory
+        );
+        // Without the table nothing is written.
+        let plain = Inventory::parse(OLT).expect("valid");
+        assert!(!plain.to_toml().contains("poll"));
+        for (table, message) in [
+            (
+                "poll = { optics = \"0s\" }",
+                "field `poll.optics`: must be above zero",
+            ),
+            (
+                "poll = { max_requests_per_second = 0 }",
+                "poll.max_requests_per_second",
+            ),
+            ("poll = { optic = \"1h\" }", "unknown field `optic`"),
+        ] {
+            let error = Inventory::parse(&format!("{OLT}{table}\n")).expect_err(table);
+            assert!(error.contains(message), "{table}: {error}");
+        }
+    }
+}

@@ -7,7 +7,7 @@
 
 use super::actions::CliQueue;
 use super::msg::OltMsg;
-use super::pacing::Pacing;
+use super::pacing::{LoadSeen, Pacing};
 use super::poll::{PollCycle, PollSettings};
 use super::publish::Publisher;
 use super::refresh::Refresh;
@@ -20,7 +20,6 @@ use crate::onu_table::OnuTable;
 use crate::profile::commands::service_vlans;
 use crate::profile::polling::COMMON_POLLING;
 use crate::profile::Profile;
-use crate::snmp::LoadFigures;
 use crate::store::{ConfigBackup, OltRecord, Store, StoreError, SystemInfo};
 use chrono::Utc;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -80,8 +79,8 @@ pub struct OltState {
     pub(super) schedule: GroupSchedule,
     /// The OLT's request budget and its back-off.
     pub(super) pacing: Pacing,
-    /// The requests of the last poll.
-    pub(super) load: LoadFigures,
+    /// The client's record of requests as the last poll left it.
+    pub(super) load: LoadSeen,
     /// Callers waiting for an ONU's optics to be read.
     pub(super) refreshes: Vec<Refresh>,
     ticker: Option<JoinHandle<()>>,
@@ -132,7 +131,7 @@ impl Actor for OltActor {
             publisher: Publisher::new(view, incarnation),
             schedule: GroupSchedule::default(),
             pacing: Pacing::new(COMMON_POLLING.max_requests_per_second),
-            load: LoadFigures::default(),
+            load: LoadSeen::default(),
             refreshes: Vec::new(),
             ticker: None,
         };

@@ -6,12 +6,13 @@
 use super::actions::{ActionOutcome, CliAction};
 use super::handle::ActionError;
 use super::merge::MergedPoll;
+use super::pacing::LoadSeen;
 use super::view::{OltDetail, OltSummary, VlanInfo};
 use crate::domain::{Onu, OnuId};
 use crate::inventory::OltSpec;
 use crate::onu_table::{OnuPage, OnuQuery};
 use crate::poller::ReadPlan;
-use crate::snmp::{DeviceError, LoadFigures, SnmpClient};
+use crate::snmp::{DeviceError, SnmpClient};
 use crate::ssh::CliSession;
 use crate::store::ConfigBackup;
 use chrono::{DateTime, Utc};
@@ -84,9 +85,8 @@ pub struct PollReport {
     pub(super) plan: ReadPlan,
     /// When it started (the schedule's clock).
     pub(super) started: Instant,
-    /// Its requests: all of them, and those that did not read optics.
-    pub(super) load: LoadFigures,
-    pub(super) cheap: LoadFigures,
+    /// What the client's record of requests said at its end.
+    pub(super) load: LoadSeen,
     /// The poll merged into a copy of the ONU table and stored, or why it failed.
     pub(super) result: Result<MergedPoll, DeviceError>,
     pub(super) client: Option<SnmpClient>,

@@ -15,8 +15,32 @@ use std::time::Duration;
 const LATENCY_FLOOR: Duration = Duration::from_millis(20);
 /// How many times its baseline the median round trip may rise before the pace halves.
 const LATENCY_FACTOR: u32 = 3;
-/// The slowest pace: one request a second.
-const MIN_RATE: f64 = 1.0;
+/// The slowest pace: four requests a second, so that even a throttled OLT's status poll
+/// (a GET and a walk or two) ends within a second or so, well inside a poll's deadline.
+const MIN_RATE: f64 = 4.0;
+
+/// What the client's record said at the end of a poll.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct LoadSeen {
+    /// The poll's own requests: all of them, and those that were not optics.
+    pub(super) poll: LoadFigures,
+    pub(super) cheap: LoadFigures,
+    /// The requests of the last minute, and of the last five (the latency shown).
+    pub(super) last_minute: LoadFigures,
+    pub(super) recent: LoadFigures,
+}
+
+impl LoadSeen {
+    /// Reads `load`'s record at the end of a poll that ran for `poll`.
+    pub(super) fn of(load: &crate::snmp::DeviceLoad, poll: Duration) -> LoadSeen {
+        LoadSeen {
+            poll: load.figures(poll, false),
+            cheap: load.figures(poll, true),
+            last_minute: load.figures(Duration::from_secs(60), false),
+            recent: load.figures(Duration::from_secs(300), false),
+        }
+    }
+}
 
 /// The pace of one OLT and why it is what it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,8 +94,14 @@ impl Pacing {
         }
     }
 
-    /// What the last poll's requests say (`cheap`: its requests that were not optics).
-    pub(super) fn after_poll(&mut self, cheap: &LoadFigures, timeouts: u32) {
+    /// What the last poll's requests say.
+    pub(super) fn after_poll(&mut self, seen: &LoadSeen) {
+        self.judge(&seen.cheap, seen.poll.timeouts);
+    }
+
+    /// The pace after a poll whose cheap (non-optics) requests were `cheap` and which had
+    /// `timeouts` requests without an answer.
+    fn judge(&mut self, cheap: &LoadFigures, timeouts: u32) {
         let high = match (cheap.p50, self.baseline) {
             (Some(p50), Some(baseline)) => p50 > LATENCY_FLOOR && p50 > baseline * LATENCY_FACTOR,
             _ => false,
@@ -107,7 +137,7 @@ impl Pacing {
         }
     }
 
-    /// The pace's gauges of OLT `olt` (and the last poll's latency, `load`).
+    /// The pace's gauges of OLT `olt` (and the latency of the last minutes, `load`).
     pub(super) fn publish(&self, olt: crate::domain::OltId, load: &LoadFigures) {
         let olt = olt.to_string();
         metrics::gauge!("ponkeeper_olt_requests_per_second", "olt" => olt.clone()).set(self.rate);
@@ -145,27 +175,27 @@ mod tests {
     #[test]
     fn slow_answers_halve_the_pace_and_calm_polls_give_it_back_slowly() {
         let mut pacing = Pacing::new(20);
-        pacing.after_poll(&calm(10), 0);
+        pacing.judge(&calm(10), 0);
         assert_eq!(pacing.baseline(), Some(Duration::from_millis(10)));
         assert_eq!(pacing.throttled(), None);
         // Five times the baseline and above the floor: halved, with the reason.
-        pacing.after_poll(&calm(50), 0);
+        pacing.judge(&calm(50), 0);
         assert_eq!(pacing.rate(), 10.0);
         let reason = pacing.throttled().expect("throttled");
         assert!(reason.contains("5.0×"), "{reason}");
-        pacing.after_poll(&calm(50), 0);
+        pacing.judge(&calm(50), 0);
         assert_eq!(pacing.rate(), 5.0);
         // The baseline did not learn the slow answers.
         assert_eq!(pacing.baseline(), Some(Duration::from_millis(10)));
-        // A timeout halves too.
-        pacing.after_poll(&calm(10), 1);
-        assert_eq!(pacing.rate(), 2.5);
+        // A timeout halves too, down to the floor.
+        pacing.judge(&calm(10), 1);
+        assert_eq!(pacing.rate(), MIN_RATE);
         // One request a second back per calm poll until the ceiling.
-        for _ in 0..17 {
-            pacing.after_poll(&calm(10), 0);
+        for _ in 0..15 {
+            pacing.judge(&calm(10), 0);
             assert!(pacing.throttled().is_some());
         }
-        pacing.after_poll(&calm(10), 0);
+        pacing.judge(&calm(10), 0);
         assert_eq!(pacing.rate(), 20.0);
         assert_eq!(pacing.throttled(), None);
     }
@@ -173,9 +203,9 @@ mod tests {
     #[test]
     fn a_fast_olt_is_not_throttled_for_a_slower_but_quick_answer() {
         let mut pacing = Pacing::new(20);
-        pacing.after_poll(&calm(1), 0);
+        pacing.judge(&calm(1), 0);
         // Ten times a 1 ms baseline, but under the floor.
-        pacing.after_poll(&calm(10), 0);
+        pacing.judge(&calm(10), 0);
         assert_eq!(pacing.throttled(), None);
         assert_eq!(pacing.rate(), 20.0);
     }

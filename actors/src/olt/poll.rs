@@ -12,6 +12,7 @@ use super::actor::OltState;
 use super::handle::ActionError;
 use super::merge::{replay, MergedPoll, PollBase, TableEdit};
 use super::msg::{OltMsg, PollReply, PollReport};
+use super::pacing::LoadSeen;
 use super::probe::{self, ProbePlan, Reads};
 use super::schedule::{optics_cap, GroupIntervals, GroupsRead};
 use super::session::Event;
@@ -312,8 +313,7 @@ impl OltState {
             drop(probed.permit);
             let varbinds = client.varbinds_received - varbinds_before;
             let elapsed = probed.device_time;
-            let load = client.load.figures(started.elapsed(), false);
-            let cheap = client.load.figures(started.elapsed(), true);
+            let load = LoadSeen::of(&client.load, started.elapsed());
             let finished_at = Utc::now();
             let _merging = settings.merges.clone().acquire_owned().await;
             let merged = tokio::task::spawn_blocking(move || base.finish(result, finished_at))
@@ -334,7 +334,6 @@ impl OltState {
                 plan: reads.plan,
                 started,
                 load,
-                cheap,
                 result: merged,
                 client: Some(client),
             })));
@@ -363,9 +362,9 @@ impl OltState {
             report.elapsed,
         );
         let failure = report.result.as_ref().err().map(ToString::to_string);
-        self.pacing.after_poll(&report.cheap, report.load.timeouts);
+        self.pacing.after_poll(&report.load);
         self.load = report.load;
-        self.pacing.publish(self.spec.id, &self.load);
+        self.pacing.publish(self.spec.id, &self.load.recent);
         let event = match report.result {
             Ok(mut merged) => {
                 let read = GroupsRead {

@@ -50,7 +50,9 @@ pub struct PollingInfo {
     /// Requests the last poll sent and how many timed out.
     pub last_poll_requests: u32,
     pub last_poll_timeouts: u32,
-    /// The device's round trip over the last poll's requests.
+    /// Requests sent in the last minute.
+    pub requests_last_minute: u32,
+    /// The device's round trip over the last five minutes' requests.
     pub latency_p50: Option<Duration>,
     pub latency_p95: Option<Duration>,
     /// The OLT's usual round trip of cheap (non-optics) requests.
@@ -180,10 +182,11 @@ impl OltState {
             .collect();
         PollingInfo {
             groups,
-            last_poll_requests: self.load.requests,
-            last_poll_timeouts: self.load.timeouts,
-            latency_p50: self.load.p50,
-            latency_p95: self.load.p95,
+            last_poll_requests: self.load.poll.requests,
+            last_poll_timeouts: self.load.poll.timeouts,
+            requests_last_minute: self.load.last_minute.requests,
+            latency_p50: self.load.recent.p50,
+            latency_p95: self.load.recent.p95,
             baseline: self.pacing.baseline(),
             requests_per_second: self.pacing.rate(),
             max_requests_per_second: self.pacing.ceiling(),

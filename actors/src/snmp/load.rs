@@ -1,6 +1,7 @@
 //! How hard one OLT is being asked, seen from its client ([`DeviceLoad`]): the pace
-//! every request waits for (at most one request in flight, and at least `1/rate` between
-//! two, so a burst of reads is spread instead of piled onto the OLT's CPU), and the
+//! every request waits for (at most one request in flight, and at most `rate` requests in
+//! any one second: a status poll of a few requests goes at wire speed, a sweep of many is
+//! spread instead of piled onto the OLT's CPU), and the
 //! round trip of each request over the last minutes, from which the OLT actor reads the
 //! device's latency and decides whether to back off (`olt/pacing.rs`). Requests for
 //! optics are marked costly: the OLT answers them over OMCI, so their time says little
@@ -26,9 +27,10 @@ struct Sample {
 /// The client's pace and its record of round trips.
 #[derive(Debug, Default)]
 pub struct DeviceLoad {
-    /// Least time between two requests; zero sends at once.
-    gap: Duration,
-    next_send: Option<Instant>,
+    /// Most requests in any one second; zero sends at once.
+    per_second: usize,
+    /// When the requests of the last second were sent, oldest first.
+    sent: VecDeque<Instant>,
     samples: VecDeque<Sample>,
     /// Whether the requests sent now read optics.
     costly: bool,
@@ -47,12 +49,13 @@ pub struct LoadFigures {
 }
 
 impl DeviceLoad {
-    /// At most `per_second` requests a second from now on (0 means no limit).
+    /// At most `per_second` requests in any one second from now on (0 means no limit; a
+    /// fraction rounds down, but never below one).
     pub fn set_rate(&mut self, per_second: f64) {
-        self.gap = if per_second > 0.0 {
-            Duration::from_secs_f64(1.0 / per_second)
+        self.per_second = if per_second > 0.0 {
+            (per_second.floor() as usize).max(1)
         } else {
-            Duration::ZERO
+            0
         };
     }
 
@@ -61,14 +64,31 @@ impl DeviceLoad {
         self.costly = costly;
     }
 
-    /// Waits until the pace lets the next request go, and books its slot.
+    /// Waits until the pace lets the next request go: until fewer than `per_second`
+    /// requests were sent in the last second.
     pub(super) async fn pace(&mut self) {
-        let now = Instant::now();
-        let slot = self.next_send.map_or(now, |next| next.max(now));
-        self.next_send = Some(slot + self.gap);
-        if slot > now {
-            tokio::time::sleep_until(slot.into()).await;
+        if self.per_second == 0 {
+            return;
         }
+        // Only the last second's requests are kept: however high the rate, the record
+        // holds no more than the requests actually sent in a second.
+        let now = Instant::now();
+        while self
+            .sent
+            .front()
+            .is_some_and(|&at| now.duration_since(at) >= Duration::from_secs(1))
+        {
+            self.sent.pop_front();
+        }
+        if self.sent.len() >= self.per_second {
+            if let Some(oldest) = self.sent.pop_front() {
+                tokio::time::sleep_until((oldest + Duration::from_secs(1)).into()).await;
+            }
+            while self.sent.len() >= self.per_second {
+                self.sent.pop_front();
+            }
+        }
+        self.sent.push_back(Instant::now());
     }
 
     /// Records a request answered after `took`.
@@ -137,14 +157,18 @@ mod tests {
     #[tokio::test]
     async fn the_pace_spreads_requests_and_figures_count_them() {
         let mut load = DeviceLoad::default();
-        load.set_rate(100.0);
+        load.set_rate(4.5);
         let started = Instant::now();
-        for ms in [1, 2, 3, 4, 50] {
+        for ms in [1, 2, 3, 4] {
             load.pace().await;
             load.answered(Duration::from_millis(ms));
         }
-        // Five requests at 100 a second: the fifth waits four gaps.
-        assert!(started.elapsed() >= Duration::from_millis(40));
+        // Four a second (4.5 rounds down): the first four go at once...
+        assert!(started.elapsed() < Duration::from_millis(500));
+        load.pace().await;
+        load.answered(Duration::from_millis(50));
+        // ...and the fifth waits until the first is a second old.
+        assert!(started.elapsed() >= Duration::from_secs(1));
         load.set_costly(true);
         load.pace().await;
         load.timed_out();
