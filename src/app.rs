@@ -47,6 +47,9 @@ impl App {
                 config.data_dir.display()
             )
         })?;
+        store
+            .space()
+            .set_min_free(config.storage.min_free_mb.saturating_mul(1024 * 1024));
         for deprecation in &config.deprecations {
             tracing::warn!("{deprecation}");
         }

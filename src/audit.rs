@@ -20,6 +20,7 @@
 //! An action's name and target come from its path ([`classify`]); the error code from the
 //! response ([`ErrorCode`]).
 
+pub mod held;
 pub mod refusals;
 
 use crate::auth::API_KEY_HEADER;
@@ -148,13 +149,14 @@ pub async fn record(
         duration_ms: started.elapsed().as_millis() as u64,
         channel,
     };
-    let written = if failed_authentication {
-        refusals.record(&app.records, client_ip, entry).await
-    } else {
-        app.records.append_audit(entry).await.map(|_| ())
-    };
-    match written {
-        Ok(()) => response,
+    // Refusals the log could not take earlier go in first, now that it may again.
+    refusals.held.write_out(&app.records);
+    if failed_authentication {
+        refusals.record(&app.records, client_ip, entry).await;
+        return response;
+    }
+    match app.records.append_audit(entry).await {
+        Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
     }
 }

@@ -34,6 +34,8 @@ pub struct Config {
     pub metrics: Metrics,
     pub paging: Paging,
     pub polling: Polling,
+    /// `[storage]`: the room the store keeps on its disk.
+    pub storage: Storage,
     pub optics: Optics,
     pub onu: OnuHistory,
     pub szo: SzoHistory,
@@ -144,6 +146,23 @@ pub struct Polling {
     pub bulk_varbinds: u32,
 }
 
+/// `[storage]`: writes to the store are held back while the data directory's
+/// filesystem has less than `min_free_mb` free, and resume by themselves once it has
+/// (`ponkeeper_actors::store::space`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Storage {
+    pub min_free_mb: u64,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage {
+            min_free_mb: ponkeeper_actors::store::space::DEFAULT_MIN_FREE / (1024 * 1024),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Optics {
@@ -237,6 +256,7 @@ impl Default for Config {
             metrics: Metrics::default(),
             paging: Paging::default(),
             polling: Polling::default(),
+            storage: Storage::default(),
             optics: Optics::default(),
             onu: OnuHistory::default(),
             szo: SzoHistory::default(),

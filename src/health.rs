@@ -1,5 +1,6 @@
 //! The operations endpoints (docs/operations.md), answered without a key: `GET /healthz` (the
-//! process answers) and `GET /readyz` (the store answers a read, every OLT of the
+//! process answers) and `GET /readyz` (the store answers a read, takes a write and has
+//! room on its disk, every OLT of the
 //! inventory in force has its actor, and the fleet view answers with a row for each;
 //! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready). Load
 //! balancers and orchestrators probe them; [`crate::router`] mounts them in front
@@ -119,13 +120,15 @@ fn check(name: &str, outcome: Result<String, String>) -> ReadinessCheck {
     }
 }
 
-/// The store answers one read within [`CHECK_TIMEOUT`].
+/// The store answers a read and takes a write within [`CHECK_TIMEOUT`], and has room
+/// to write (writes are held back while the disk is nearly full:
+/// `ponkeeper_actors::store::space`).
 async fn store_check(state: &AppState) -> ReadinessCheck {
     let store = state.store.clone();
     let read = tokio::task::spawn_blocking(move || store.ping());
     let outcome = match tokio::time::timeout(CHECK_TIMEOUT, read).await {
-        Ok(Ok(Ok(()))) => Ok("open and answering".into()),
-        Ok(Ok(Err(error))) => Err(format!("a read failed: {error}")),
+        Ok(Ok(Ok(status))) => Ok(status),
+        Ok(Ok(Err(error))) => Err(error),
         Ok(Err(error)) => Err(format!("the read task failed: {error}")),
         Err(_) => Err(format!("no answer to a read within {CHECK_TIMEOUT:?}")),
     };

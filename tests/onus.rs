@@ -88,9 +88,12 @@ async fn onus_of_an_olt_are_what_the_device_serves() {
                 .keys()
                 .map(|k| k.as_str())
                 .collect();
-            // The seed's 14 fields, and `subscriber` (docs/provisioning.md), unbound here.
-            assert_eq!(fields.len(), 15, "{fields:?}");
+            // The seed's 14 fields, `subscriber` (docs/provisioning.md), unbound here,
+            // and when its status and optics were read (docs/polling.md).
+            assert_eq!(fields.len(), 17, "{fields:?}");
             assert_eq!(onu["subscriber"], Value::Null);
+            assert_eq!(onu["statusAt"], onu["lastUpdate"]);
+            assert!(onu["opticsAt"].is_string(), "{onu}");
         }
         let got_ids = ids(&body);
         let mut sorted = got_ids.clone();

@@ -46,6 +46,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     // docs/devices.md: forget the SSH host key recorded on first use.
     "POST /olts/{id}/ssh/trust-host-key",
     "POST /olts/{id}/configs/backup",
+    "POST /onus/{id}/optics/refresh",
     "POST /onus/{id}/reboot",
     "POST /onus/{id}/vlan",
     "POST /onus/{id}/description",

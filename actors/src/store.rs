@@ -29,10 +29,12 @@ pub mod onu_states;
 pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
+pub mod space;
 
 pub use configs::ConfigBackup;
 pub use coverage::Coverage;
 pub use olt_record::{OltRecord, SystemInfo, Transition};
+pub use space::Space;
 
 use configs::{CONFIG_CONTENT, CONFIG_META};
 use coverage::COVERAGE;
@@ -87,6 +89,10 @@ pub enum StoreError {
     DeviceTree(String),
     #[error("store: cannot encode a record: {0}")]
     Encode(#[from] serde_json::Error),
+    /// The data directory's filesystem is nearly full: writes wait until space is freed
+    /// ([`space`]).
+    #[error("store: {} MiB free on the data directory's filesystem, below the {} MiB kept in reserve (storage.min_free_mb); writes resume once space is freed", .available / (1024 * 1024), .min_free / (1024 * 1024))]
+    NoSpace { available: u64, min_free: u64 },
 }
 
 /// Flushes `tree` (with it, the whole database) to disk from tokio's blocking pool.
@@ -133,6 +139,8 @@ pub struct Store {
     config_content: sled::Tree,
     /// Added to sled's id sequence: a restored database starts past the ids it holds.
     id_base: u64,
+    /// Room on the filesystem: the write paths ask it first.
+    space: std::sync::Arc<Space>,
 }
 
 impl Store {
@@ -162,7 +170,28 @@ impl Store {
                 .map(u64::from_be_bytes)
                 .unwrap_or(0),
             db,
+            space: std::sync::Arc::new(Space::new(dir.to_path_buf())),
         })
+    }
+
+    /// Room on the data directory's filesystem ([`space`]).
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// Whether a write may go ahead now ([`Space::check`]); every write path asks first.
+    pub fn writable(&self) -> Result<(), StoreError> {
+        self.space.check()
+    }
+
+    /// Keeps `error` if sled failed a write ([`Space::note_failure`]), and passes it on.
+    pub fn noted<T>(&self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(StoreError::Sled(error)) = &result {
+            if matches!(error, sled::Error::Io(_) | sled::Error::ReportableBug(_)) {
+                self.space.note_failure(&error.to_string());
+            }
+        }
+        result
     }
 
     /// Opens (or creates) a tree of the service's own, `name`, in the same database, so
@@ -179,19 +208,45 @@ impl Store {
     /// A new id, unique in the database and greater than every id given before (ONU ids,
     /// config backup ids and the service's audit entry ids share the one sequence).
     pub fn next_id(&self) -> Result<u64, StoreError> {
-        Ok(self.db.generate_id()? + 1 + self.id_base)
+        self.writable()?;
+        let id = self.noted(self.db.generate_id().map_err(StoreError::from))?;
+        Ok(id + 1 + self.id_base)
     }
 
-    /// One read of the database, for `GET /readyz`: an error if the store cannot answer.
-    pub fn ping(&self) -> Result<(), StoreError> {
-        self.db.get(b"ponkeeper.ping")?;
-        Ok(())
+    /// One read and one small write of the database, for `GET /readyz`: an error if the
+    /// store cannot answer, cannot write, or keeps writes back for lack of space.
+    pub fn ping(&self) -> Result<String, String> {
+        self.db
+            .get(b"ponkeeper.ping")
+            .map_err(|e| format!("a read failed: {e}"))?;
+        let status = self.space.status()?;
+        let written = self
+            .db
+            .insert(
+                b"ponkeeper.ping",
+                &chrono::Utc::now().timestamp().to_be_bytes(),
+            )
+            .map_err(StoreError::from);
+        self.noted(written)
+            .map_err(|e| format!("a write failed: {e}"))?;
+        Ok(status)
     }
 
     /// Writes everything buffered to disk.
     pub async fn flush(&self) -> Result<(), StoreError> {
         flush_tree(&self.db).await?;
         Ok(())
+    }
+}
+
+/// Logs a write that failed: an error, unless the store held it back for lack of space
+/// (the store says so once, when it starts and when it ends; a fleet's polls would
+/// otherwise log it thousands of times a minute).
+pub fn log_write_error(what: &str, olt: Option<u32>, error: &StoreError) {
+    if matches!(error, StoreError::NoSpace { .. }) {
+        tracing::debug!(?olt, %error, "{what}");
+    } else {
+        tracing::error!(?olt, %error, "{what}");
     }
 }
 

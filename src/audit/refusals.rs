@@ -87,6 +87,8 @@ enum Outcome {
 pub struct RefusalCounts {
     per_minute: u32,
     current: Mutex<Minute>,
+    /// Refusals the log could not take when they came ([`super::held`]).
+    pub held: super::held::HeldRefusals,
 }
 
 impl Default for RefusalCounts {
@@ -101,25 +103,29 @@ impl RefusalCounts {
         RefusalCounts {
             per_minute,
             current: Mutex::default(),
+            held: Default::default(),
         }
     }
 
     /// Records the failed authentication `entry` from `ip`: as an entry of its own, in
-    /// the address's count for the minute, or in the minute's summary.
-    pub async fn record(
-        &self,
-        records: &Records,
-        ip: IpAddr,
-        entry: AuditEntry,
-    ) -> Result<(), StoreError> {
+    /// the address's count for the minute, or in the minute's summary. It never fails the
+    /// refusal's answer: what the log cannot take now is held and written later
+    /// ([`super::held`]).
+    pub async fn record(&self, records: &Records, ip: IpAddr, entry: AuditEntry) {
+        let kept = entry.clone();
         let outcome = {
             let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-            self.place(&mut current, records, ip, entry)?
+            self.place(&mut current, records, ip, entry)
         };
-        if let Outcome::Written = outcome {
-            records.flush_audit().await?;
+        let written = match outcome {
+            Ok(Outcome::Written) => records.flush_audit().await,
+            Ok(Outcome::Counted) => Ok(()),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = written {
+            tracing::warn!(%error, "a refusal's audit entry waits: the log takes no writes now");
+            self.held.hold(kept);
         }
-        Ok(())
     }
 
     /// Writes or counts `entry` in `current`, starting a new minute when its time says so.
@@ -258,25 +264,16 @@ mod tests {
             ("192.0.2.1".parse().expect("ip"), "::1".parse().expect("ip"));
         for second in 0..50 {
             let at = minute + chrono::Duration::seconds(second);
-            counts
-                .record(&records, a, refusal("192.0.2.1", at))
-                .await
-                .expect("recorded");
+            counts.record(&records, a, refusal("192.0.2.1", at)).await;
         }
         for second in 0..3 {
             let at = minute + chrono::Duration::seconds(second);
-            counts
-                .record(&records, b, refusal("::1", at))
-                .await
-                .expect("recorded");
+            counts.record(&records, b, refusal("::1", at)).await;
         }
         // The next minute starts anew.
         let next = minute + chrono::Duration::seconds(61);
         for _ in 0..12 {
-            counts
-                .record(&records, a, refusal("192.0.2.1", next))
-                .await
-                .expect("recorded");
+            counts.record(&records, a, refusal("192.0.2.1", next)).await;
         }
         let (total, entries) = records
             .audit_entries(&AuditFilter::default(), 0, 100)
@@ -323,10 +320,7 @@ mod tests {
                 let ip = format!("192.0.2.{n}");
                 let at = minute + chrono::Duration::seconds(round);
                 let address = ip.parse().expect("ip");
-                counts
-                    .record(&records, address, refusal(&ip, at))
-                    .await
-                    .expect("recorded");
+                counts.record(&records, address, refusal(&ip, at)).await;
             }
         }
         // A request begun in the minute before counts in this one.
@@ -334,8 +328,7 @@ mod tests {
         let address = "192.0.2.200".parse().expect("ip");
         counts
             .record(&records, address, refusal("192.0.2.200", late))
-            .await
-            .expect("recorded");
+            .await;
         let (total, entries) = records
             .audit_entries(&AuditFilter::default(), 0, 100)
             .expect("list");
@@ -351,8 +344,7 @@ mod tests {
         let next = minute + chrono::Duration::seconds(60);
         counts
             .record(&records, address, refusal("192.0.2.200", next))
-            .await
-            .expect("recorded");
+            .await;
         let (total, _) = records
             .audit_entries(&AuditFilter::default(), 0, 100)
             .expect("list");

@@ -80,6 +80,7 @@ impl Records {
 
     /// Stores a new key and flushes it to disk; `false` if the name is taken.
     pub async fn insert_api_key(&self, record: &ApiKeyRecord) -> Result<bool, StoreError> {
+        self.store.writable()?;
         let value = serde_json::to_vec(record)?;
         let inserted = self
             .api_keys

@@ -38,6 +38,7 @@ impl Records {
         id: OnuId,
         subscriber: &Subscriber,
     ) -> Result<(), StoreError> {
+        self.store.writable()?;
         if subscriber.is_empty() {
             self.subscribers.remove(key(id))?;
         } else {

@@ -58,6 +58,8 @@ impl ractor::Message for EventLogMsg {}
 struct EventLogActor;
 
 struct EventLogState {
+    /// The store the log lives in: asked whether a write may go ahead.
+    store: Store,
     tree: sled::Tree,
     meta: sled::Tree,
     next: u64,
@@ -67,6 +69,7 @@ struct EventLogState {
 }
 
 struct EventLogArgs {
+    store: Store,
     tree: sled::Tree,
     meta: sled::Tree,
     last: watch::Sender<u64>,
@@ -88,6 +91,7 @@ impl Actor for EventLogActor {
         myself.send_interval(PRUNE_EVERY, || EventLogMsg::Prune);
         let _ = myself.send_message(EventLogMsg::Prune);
         Ok(EventLogState {
+            store: args.store,
             tree: args.tree,
             meta: args.meta,
             next,
@@ -107,7 +111,11 @@ impl Actor for EventLogActor {
             EventLogMsg::Append(drafts, reply) => {
                 let result = state.append(drafts).await;
                 if let Err(error) = &result {
-                    tracing::error!(%error, "events were not written to the log");
+                    crate::store::log_write_error(
+                        "events were not written to the log",
+                        None,
+                        error,
+                    );
                 }
                 if let Some(reply) = reply {
                     let _ = reply.send(result.map_err(|e| e.to_string()));
@@ -133,6 +141,7 @@ impl EventLogState {
         if drafts.is_empty() {
             return Ok(Vec::new());
         }
+        self.store.writable()?;
         let mut ids: Vec<u64> = Vec::with_capacity(drafts.len());
         let mut events = Vec::with_capacity(drafts.len());
         for draft in drafts {
@@ -246,6 +255,7 @@ impl EventLog {
         let (sender, last) = watch::channel(first_next - 1);
         let szo = SzoBindings::default();
         let args = EventLogArgs {
+            store: store.clone(),
             tree: tree.clone(),
             meta,
             last: sender,

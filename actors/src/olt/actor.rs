@@ -63,6 +63,9 @@ pub struct OltState {
     /// written whole (the statistics alone are written after every poll).
     pub(super) record_dirty: bool,
     pub(super) onus: OnuTable,
+    /// The last write of the ONU table failed (the disk was full): the next poll writes
+    /// it whether it changed or not.
+    pub(super) onus_unsaved: bool,
     /// (port, ONU number) → service VLAN, from the latest running configuration.
     pub(super) vlan_map: HashMap<(String, u32), u16>,
     /// Unconfigured ONUs as the latest poll's discovery saw them.
@@ -123,6 +126,7 @@ impl Actor for OltActor {
             record,
             record_dirty: true,
             onus,
+            onus_unsaved: false,
             vlan_map,
             unconfigured: Default::default(),
             session,

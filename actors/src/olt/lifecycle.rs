@@ -149,12 +149,14 @@ impl OltState {
         self.record.transitions.drain(..excess);
     }
 
-    pub(super) fn persist_onus(&self) {
-        if let Err(e) = self
+    pub(super) fn persist_onus(&mut self) {
+        let saved = self
             .store
-            .save_onus(self.spec.id, &self.onus.all(), self.onus.polled_at())
-        {
-            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the ONU table");
+            .save_onus(self.spec.id, &self.onus.all(), self.onus.polled_at());
+        // A table that could not be written is written again after the next poll.
+        self.onus_unsaved = saved.is_err();
+        if let Err(e) = saved {
+            crate::store::log_write_error("cannot persist the ONU table", Some(self.spec.id), &e);
         }
     }
 
@@ -168,7 +170,7 @@ impl OltState {
         };
         self.record_dirty &= saved.is_err();
         if let Err(e) = saved {
-            tracing::error!(olt = self.spec.id, error = %e, "cannot persist the OLT record");
+            crate::store::log_write_error("cannot persist the OLT record", Some(self.spec.id), &e);
         }
     }
 }

@@ -31,6 +31,9 @@ pub(super) struct PollBase {
     pub(super) thresholds: OpticsThresholds,
     pub(super) history_step: Duration,
     pub(super) coverage_tolerance: Duration,
+    /// The last write of the table failed (the disk was full): it is written again even
+    /// if this poll changes nothing.
+    pub(super) unsaved: bool,
 }
 
 /// A good poll, merged and stored.
@@ -52,6 +55,8 @@ pub(super) struct MergedPoll {
     pub(super) optics_read: Vec<OnuId>,
     /// ONUs this poll saw come back online.
     pub(super) came_online: Vec<OnuId>,
+    /// The table could not be written: the next poll writes it again.
+    pub(super) unsaved: bool,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -76,7 +81,7 @@ impl PollBase {
             self.store
                 .extend_coverage(self.olt, at, result.is_ok(), self.coverage_tolerance);
         if let Err(e) = covered {
-            tracing::error!(olt = self.olt, error = %e, "cannot record poll coverage");
+            crate::store::log_write_error("cannot record poll coverage", Some(self.olt), &e);
         }
         let mut outcome = result?;
         let (store, olt) = (&self.store, self.olt);
@@ -96,7 +101,7 @@ impl PollBase {
             |serial| match store.onu_id(olt, serial) {
                 Ok(id) => Some(id),
                 Err(e) => {
-                    tracing::error!(olt, error = %e, "cannot allocate an ONU id");
+                    crate::store::log_write_error("cannot allocate an ONU id", Some(olt), &e);
                     None
                 }
             },
@@ -125,16 +130,17 @@ impl PollBase {
             .collect();
         // A table that changed only in the poll time is not rewritten (the OLT record's
         // `last_success_at` carries that time).
-        let saved = if table_changed {
+        let saved = if table_changed || self.unsaved {
             store.save_onus(olt, &onus, self.table.polled_at())
         } else {
             Ok(())
         };
+        let unsaved = saved.is_err();
         let persisted = saved
             .and_then(|()| store.record_state_changes(&report.state_changes))
             .and_then(|()| store.record_optics(&report.optics));
         if let Err(e) = persisted {
-            tracing::error!(olt, error = %e, "cannot persist the poll");
+            crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
         Ok(MergedPoll {
             ports: port_stats(&outcome.ports, &onus),
@@ -153,6 +159,7 @@ impl PollBase {
             interfaces: outcome.interfaces,
             optics_read,
             came_online,
+            unsaved,
         })
     }
 }

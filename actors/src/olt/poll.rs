@@ -290,6 +290,7 @@ impl OltState {
             thresholds: settings.thresholds,
             history_step: settings.history_step,
             coverage_tolerance: settings.coverage_tolerance(),
+            unsaved: self.onus_unsaved,
         };
         let myself = myself.clone();
         let plan = ProbePlan {
@@ -403,8 +404,9 @@ impl OltState {
         // poll is answered.
         self.fire(myself, event, None);
         self.answer_refreshes(report.generation, failure.as_deref());
-        if self.schedule.hurried() > 0 && !self.poll.in_flight() {
-            // Someone waits for a reading: the next poll starts at once.
+        if !self.refreshes.is_empty() && !self.poll.in_flight() {
+            // Someone waits for a reading: the next poll starts at once. (ONUs back
+            // online wait for the next scheduled poll, at the head of the sweep.)
             self.poll.schedule(Instant::now());
         }
     }
@@ -475,6 +477,7 @@ impl OltState {
 
     /// Takes a merged poll's table and what it says of the OLT into the state.
     fn take_merged(&mut self, merged: MergedPoll, edits: Vec<TableEdit>) {
+        self.onus_unsaved = merged.unsaved;
         let MergedPoll {
             table,
             ports,

@@ -139,11 +139,6 @@ impl GroupSchedule {
         }
     }
 
-    /// ONUs waiting for their optics to be read first.
-    pub(super) fn hurried(&self) -> usize {
-        self.urgent.len()
-    }
-
     /// What a good poll that started at `started` read (`plan`), now merged into `table`
     /// at `at`, with `rows` (row index → ONU) and IF-MIB if it read it.
     pub(super) fn read(
@@ -196,11 +191,13 @@ impl GroupSchedule {
                 }
             }
         }
+        // Back online and not read just now (a new ONU's first reading is this poll's).
+        let just_read: std::collections::HashSet<OnuId> = optics_read.iter().copied().collect();
         for id in came_online {
-            if table
+            let online = table
                 .get_ref(id)
-                .is_some_and(|o| o.status == OnuStatus::Online)
-            {
+                .is_some_and(|o| o.status == OnuStatus::Online);
+            if online && !just_read.contains(&id) {
                 self.hurry(id);
             }
         }
@@ -282,4 +279,142 @@ fn count_reads(olt: OltId, plan: &ReadPlan, optics: usize) {
 pub(super) fn optics_cap(pacing: &Pacing, status: Duration, per_request: usize) -> usize {
     let requests = (pacing.rate() * status.as_secs_f64() * OPTICS_SHARE).max(1.0);
     (requests as usize).saturating_mul(per_request.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Onu;
+
+    const INTERVALS: GroupIntervals = GroupIntervals {
+        status: Duration::from_secs(2),
+        identity: Duration::from_secs(60),
+        optics: Duration::from_secs(40),
+        olt: Duration::from_secs(60),
+    };
+
+    fn onu(id: OnuId, status: OnuStatus) -> Onu {
+        Onu {
+            id,
+            olt_id: 1,
+            pon_port: "0/1/0".into(),
+            onu_index: id as u32,
+            serial: format!("HWTC{id:08X}"),
+            description: String::new(),
+            status,
+            last_down_cause: None,
+            distance: None,
+            rx_power: Some(-20.0),
+            tx_power: None,
+            olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
+            vlan: None,
+            last_update: Utc::now(),
+            optics_at: Some(Utc::now()),
+        }
+    }
+
+    fn read(optics_read: Vec<OnuId>, came_online: Vec<OnuId>) -> GroupsRead {
+        GroupsRead {
+            at: Utc::now(),
+            took: Duration::from_millis(3),
+            rows: RowMap::new((1..=4).map(|id| (u128::from(id as u32), id))),
+            interfaces: Some(Interfaces::default()),
+            optics_read,
+            came_online,
+        }
+    }
+
+    fn after(seconds: f64) -> Instant {
+        Instant::now() + Duration::from_secs_f64(seconds)
+    }
+
+    #[test]
+    fn the_first_poll_reads_everything_then_the_sweep_spreads_the_optics() {
+        let mut schedule = GroupSchedule::default();
+        let started = Instant::now();
+        let first = schedule.plan(started, &OnuTable::default(), &INTERVALS, 100);
+        assert_eq!(first, ReadPlan::everything());
+        let table = OnuTable::new((1..=4).map(|id| onu(id, OnuStatus::Online)).collect());
+        // Every ONU is new, so every one "came online": none is read twice for it.
+        schedule.read(
+            1,
+            &first,
+            started,
+            read(vec![1, 2, 3, 4], vec![1, 2, 3, 4]),
+            &table,
+            &INTERVALS,
+        );
+        let status_only = ReadPlan {
+            olt: false,
+            identity: false,
+            optics: OpticsPlan::Onus(vec![]),
+        };
+        assert_eq!(
+            schedule.plan(after(1.0), &table, &INTERVALS, 100),
+            status_only
+        );
+        // The four first readings' next turns are spread: 10, 20, 30, 40 s on.
+        let at = |seconds| schedule_copy(&schedule).plan(after(seconds), &table, &INTERVALS, 100);
+        assert_eq!(at(11.0).optics, OpticsPlan::Onus(vec![1]));
+        assert_eq!(at(21.0).optics, OpticsPlan::Onus(vec![1, 2]));
+        // All due at once: one walk of the optics columns.
+        assert_eq!(at(41.0).optics, OpticsPlan::All);
+        // Unless the budget has room for fewer.
+        let capped = schedule_copy(&schedule).plan(after(41.0), &table, &INTERVALS, 3);
+        assert_eq!(capped.optics, OpticsPlan::Onus(vec![1, 2, 3]));
+        // Identity and the OLT's tables come back after their interval.
+        let hour = schedule_copy(&schedule).plan(after(61.0), &table, &INTERVALS, 100);
+        assert!(hour.identity && hour.olt);
+    }
+
+    #[test]
+    fn an_onu_back_online_or_asked_about_is_read_first() {
+        let mut schedule = GroupSchedule::default();
+        let started = Instant::now();
+        let first = schedule.plan(started, &OnuTable::default(), &INTERVALS, 100);
+        let mut table = OnuTable::new((1..=4).map(|id| onu(id, OnuStatus::Online)).collect());
+        schedule.read(
+            1,
+            &first,
+            started,
+            read(vec![1, 2, 3, 4], vec![]),
+            &table,
+            &INTERVALS,
+        );
+        // ONU 3 came back online in a status-only poll; ONU 4 was asked about.
+        let plan = schedule.plan(after(1.0), &table, &INTERVALS, 100);
+        schedule.read(1, &plan, started, read(vec![], vec![3]), &table, &INTERVALS);
+        schedule.hurry(4);
+        let next = schedule.plan(after(2.0), &table, &INTERVALS, 100);
+        assert_eq!(next.optics, OpticsPlan::Onus(vec![3, 4]));
+        // An ONU that went offline again is not hurried for having come back.
+        schedule.read(
+            1,
+            &next,
+            started,
+            read(vec![3, 4], vec![]),
+            &table,
+            &INTERVALS,
+        );
+        table.update(2, |o| o.status = OnuStatus::Offline);
+        schedule.read(1, &next, started, read(vec![], vec![2]), &table, &INTERVALS);
+        let then = schedule.plan(after(3.0), &table, &INTERVALS, 100);
+        assert_eq!(then.optics, OpticsPlan::Onus(vec![]));
+    }
+
+    /// The schedule as it is, to ask what it would plan at some later time.
+    fn schedule_copy(schedule: &GroupSchedule) -> GroupSchedule {
+        GroupSchedule {
+            identity_due: schedule.identity_due,
+            olt_due: schedule.olt_due,
+            optics_due: schedule.optics_due.clone(),
+            urgent: schedule.urgent.clone(),
+            rows: schedule.rows.clone(),
+            interfaces: schedule.interfaces.clone(),
+            last: schedule.last.clone(),
+        }
+    }
 }

@@ -36,6 +36,7 @@ impl Store {
         content: &str,
         taken_at: DateTime<Utc>,
     ) -> Result<ConfigBackup, StoreError> {
+        self.writable()?;
         use sha2::{Digest, Sha256};
         let sha256 = hex::encode(Sha256::digest(content.as_bytes()));
         if let Some(mut latest) = self.latest_config(olt)? {

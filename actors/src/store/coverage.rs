@@ -29,6 +29,7 @@ impl Store {
         reachable: bool,
         tolerance: std::time::Duration,
     ) -> Result<(), StoreError> {
+        self.writable()?;
         let tolerance = chrono::Duration::from_std(tolerance).unwrap_or(chrono::Duration::zero());
         let last = self
             .coverage

@@ -39,6 +39,7 @@ impl Store {
         fingerprint: &str,
         at: DateTime<Utc>,
     ) -> Result<RecordedHostKey, StoreError> {
+        self.writable()?;
         let record = RecordedHostKey {
             fingerprint: fingerprint.to_string(),
             recorded_at: at,

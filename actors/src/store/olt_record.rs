@@ -193,6 +193,7 @@ impl Store {
 
     /// Writes the whole OLT record (and its poll statistics).
     pub fn save_olt(&self, record: &OltRecord) -> Result<(), StoreError> {
+        self.writable()?;
         self.olts
             .insert(record.id.to_be_bytes(), serde_json::to_vec(record)?)?;
         self.save_poll_stats(record)
@@ -201,6 +202,7 @@ impl Store {
     /// Writes only the poll statistics of an OLT record (about 60 bytes), for a poll that
     /// changed nothing else in it.
     pub fn save_poll_stats(&self, record: &OltRecord) -> Result<(), StoreError> {
+        self.writable()?;
         self.olt_polls
             .insert(record.id.to_be_bytes(), PollStats::of(record).encode())?;
         Ok(())

@@ -22,6 +22,7 @@ impl Store {
         &self,
         changes: &[(OnuId, OnuStateChange)],
     ) -> Result<(), StoreError> {
+        self.writable()?;
         for (onu, change) in changes {
             self.onu_states
                 .insert(state_key(*onu, change.at), serde_json::to_vec(change)?)?;

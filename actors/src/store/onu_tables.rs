@@ -40,6 +40,7 @@ impl Store {
         onus: &[Onu],
         polled_at: Option<DateTime<Utc>>,
     ) -> Result<(), StoreError> {
+        self.writable()?;
         self.onus.insert(
             olt.to_be_bytes(),
             onu_table_encoding::encode(onus, polled_at),

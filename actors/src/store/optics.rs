@@ -25,6 +25,7 @@ const ABSENT_CENTI_DBM: i16 = i16::MIN;
 impl Store {
     /// Appends optics points in one batch (each to its day's record).
     pub fn record_optics(&self, points: &[(OnuId, OpticsPoint)]) -> Result<(), StoreError> {
+        self.writable()?;
         for (onu, point) in points {
             self.optics
                 .merge(optics_key(day_of(point.at), *onu), encode_point(point))?;
