@@ -54,4 +54,4 @@ freed=$(date +%s.%N)
 until [ "$(ready)" = 200 ]; do sleep 0.1; done
 echo "readyz 200 again $(python3 -c "import time; print(round(time.time() - $freed, 2))") s after the space was freed"
 echo "log lines about space: $(grep -c -i 'nearly full\|writes resume' "$work/serve.log")"
-grep -i 'nearly full\|writes resume\|restart' "$work/serve.log" | cut -c1-200 || true
+grep -i 'nearly full\|writes resume\|a write failed' "$work/serve.log" | cut -c1-220 || true

@@ -81,6 +81,10 @@ struct CliRunning {
     task: JoinHandle<()>,
 }
 
+/// How soon a scheduled backup that failed is first tried again (doubling with each
+/// failure in a row, at most `backup_interval`).
+const BACKUP_RETRY: Duration = Duration::from_secs(10 * 60);
+
 /// The CLI lifecycle's part of the OLT state.
 pub(super) struct CliQueue {
     /// The SSH session while no action has it.
@@ -90,6 +94,8 @@ pub(super) struct CliQueue {
     /// Counts the actions started; a report names the action it is about.
     generation: u64,
     next_backup_at: Instant,
+    /// Scheduled backups that failed in a row.
+    backup_failures: u32,
 }
 
 impl CliQueue {
@@ -98,6 +104,7 @@ impl CliQueue {
             session: None,
             running: None,
             waiting: VecDeque::new(),
+            backup_failures: 0,
             generation: 0,
             next_backup_at,
         }
@@ -115,6 +122,18 @@ impl CliQueue {
     /// Puts an action at the end of the queue; `reply` is `None` for a scheduled backup.
     fn queue(&mut self, action: CliAction, reply: Option<ActionReply>) {
         self.waiting.push_back(CliJob { action, reply });
+    }
+
+    /// A scheduled backup ended: after a failure the next is due in [`BACKUP_RETRY`],
+    /// doubling with each failure in a row, at most `interval`.
+    fn backup_done(&mut self, succeeded: bool, interval: Duration) {
+        if succeeded {
+            self.backup_failures = 0;
+            return;
+        }
+        let retry = BACKUP_RETRY.saturating_mul(1 << self.backup_failures.min(16));
+        self.backup_failures += 1;
+        self.next_backup_at = Instant::now() + retry.min(interval);
     }
 
     /// Whether the scheduled backup is due at `now`; if it is, the next one is due
@@ -394,6 +413,12 @@ impl OltState {
             // An ONU's VLAN or description is now as the action left it: the fleet view
             // hears of it before the caller.
             self.publish();
+            if job.reply.is_none() {
+                // A scheduled backup that failed (the device, or a full disk) is tried
+                // again soon, then less and less often, never later than the interval.
+                self.cli
+                    .backup_done(outcome.is_ok(), self.settings.backup_interval);
+            }
             self.report_action(outcome, job.reply);
         }
         self.start_cli(myself);
@@ -581,5 +606,29 @@ fn cli_error(olt: OltId, error: CliError) -> ActionError {
         | CliError::HostKeyMismatch { .. } => {
             ActionError::Unavailable(format!("OLT {olt}: {error}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_scheduled_backup_is_retried_sooner_and_sooner_no_longer() {
+        let day = Duration::from_secs(86_400);
+        let mut queue = CliQueue::new(Instant::now());
+        let due_in = |queue: &CliQueue| queue.next_backup_at.duration_since(Instant::now());
+        queue.backup_done(false, day);
+        assert!(due_in(&queue) <= BACKUP_RETRY && due_in(&queue) > BACKUP_RETRY / 2);
+        queue.backup_done(false, day);
+        assert!(due_in(&queue) > BACKUP_RETRY && due_in(&queue) <= BACKUP_RETRY * 2);
+        for _ in 0..20 {
+            queue.backup_done(false, day);
+        }
+        assert!(due_in(&queue) <= day && due_in(&queue) > day / 2);
+        // A success starts the count again.
+        queue.backup_done(true, day);
+        queue.backup_done(false, day);
+        assert!(due_in(&queue) <= BACKUP_RETRY);
     }
 }
