@@ -40,6 +40,9 @@ impl App {
     pub async fn start(config: Config) -> anyhow::Result<App> {
         crate::metrics::install();
         let clock = Clock::from_config(&config.timezone)?;
+        // The inventory is read before anything is created: a wrong path leaves no
+        // empty data directory behind.
+        let inventory = Inventory::load(&config.inventory)?;
         crate::data_dir::prepare(&config.data_dir)?;
         let store = open_store(&config.data_dir).await.with_context(|| {
             format!(
@@ -53,7 +56,6 @@ impl App {
         for deprecation in &config.deprecations {
             tracing::warn!("{deprecation}");
         }
-        let inventory = Inventory::load(&config.inventory)?;
         let records = Records::open(&store)?;
         let keys = load_keys(&config, &records)?;
         let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
@@ -290,6 +292,20 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(250));
         release.await.expect("release");
         drop(store);
+    }
+
+    #[tokio::test]
+    async fn a_missing_inventory_is_reported_once_and_creates_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = Config {
+            data_dir: dir.path().join("data"),
+            inventory: dir.path().join("missing.toml"),
+            ..Config::default()
+        };
+        let error = App::start(config).await.err().expect("no inventory");
+        let text = format!("{error:#}");
+        assert_eq!(text.matches("No such file").count(), 1, "{text}");
+        assert!(!dir.path().join("data").exists(), "{text}");
     }
 
     #[test]

@@ -616,6 +616,10 @@ mod tests {
         let text = format!("{err:#}");
         assert!(text.contains("polling.interval"), "{text}");
         assert!(text.contains("ponkeeper.toml"), "{text}");
+        assert!(text.contains("\"30s\""), "an example of a duration: {text}");
+        let err = load_text("listen_addr = \"127.0.0.1:8080\"\n").expect_err("unknown");
+        let text = format!("{err:#}");
+        assert!(text.contains("did you mean `listen`?"), "{text}");
     }
 
     #[test]

@@ -31,7 +31,9 @@
 //! | `ponkeeper_olt_latency_p50_seconds`, `ponkeeper_olt_latency_p95_seconds` | gauge | `olt` (the last poll's requests) |
 //! | `ponkeeper_webhook_deliveries_total` | counter | `webhook`, `outcome` = delivered, failed (each attempt) |
 //! | `ponkeeper_webhook_lag` | gauge | `webhook` (events logged after its cursor) |
-//! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, malformed |
+//! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, wrong_community, malformed |
+//! | `ponkeeper_http_connections_refused_total` | counter | `reason` = per_address, unauthenticated_share |
+//! | `ponkeeper_cluster_connections_refused_total` | counter | (with `[cluster]`) |
 //!
 //! The node and worst-signal series are in [`fleet_series`]. The failure counters are
 //! registered at 0 when the recorder is installed, so a dashboard finds them before the
@@ -124,12 +126,26 @@ pub async fn endpoint(State(app): State<AppState>) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
-/// The poll failure and SNMP timeout counters at 0, one series per failure kind.
+/// The failure counters at 0 (poll failures by kind, SNMP timeouts, actor failures,
+/// refused connections, traps by outcome), so alerts on their rate work from the start.
 fn register_failure_counters() {
     for kind in ponkeeper_actors::snmp::DeviceError::KINDS {
         metrics::counter!("ponkeeper_poll_failures_total", "kind" => kind).increment(0);
     }
     metrics::counter!("ponkeeper_snmp_timeouts_total").increment(0);
+    for result in ["success", "failure"] {
+        metrics::counter!("ponkeeper_cli_actions_total", "result" => result).increment(0);
+    }
+    for outcome in ["restarted", "stopped", "given_up"] {
+        metrics::counter!("ponkeeper_olt_actor_failures_total", "outcome" => outcome).increment(0);
+    }
+    for reason in ["per_address", "unauthenticated_share"] {
+        metrics::counter!("ponkeeper_http_connections_refused_total", "reason" => reason)
+            .increment(0);
+    }
+    for outcome in crate::traps::OUTCOMES {
+        metrics::counter!("ponkeeper_traps_total", "outcome" => outcome).increment(0);
+    }
 }
 
 /// The per-OLT and per-port series, written from the fleet view's rows at each scrape, so

@@ -22,6 +22,15 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// Every `outcome` label of `ponkeeper_traps_total`, registered at 0 at start.
+pub const OUTCOMES: [&str; 5] = [
+    "polled",
+    "debounced",
+    "unknown_sender",
+    "wrong_community",
+    "malformed",
+];
+
 /// What became of one datagram (the `outcome` label of `ponkeeper_traps_total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

@@ -76,6 +76,8 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
                 "lastUpdate",
                 "model",
                 "node",
+                "onuOffline",
+                "onuOnline",
                 "status",
                 "totalOnu",
                 "totalPorts",
@@ -88,6 +90,11 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
         assert_eq!(item["city"], spec.city.as_str());
         assert_eq!(item["status"], "ONLINE");
         assert_eq!(item["totalOnu"], 12);
+        let (online, offline) = (&item["onuOnline"], &item["onuOffline"]);
+        assert_eq!(
+            online.as_u64().zip(offline.as_u64()).map(|(a, b)| a + b),
+            Some(12)
+        );
         assert_eq!(item["totalPorts"], sim.expected_ports(spec.id).len() as u64);
         let last_update = item["lastUpdate"].as_str().expect("lastUpdate is a string");
         assert!(

@@ -117,6 +117,8 @@ async fn a_port_wide_los_is_one_outage_and_a_single_down_reaches_its_szo() {
     let single_down = &single_down["data"][0];
     assert_eq!(single_down["id"], down_id);
     assert_eq!(single_down["data"], serde_json::json!({"cause": "LOS"}));
+    // The ONU's own event names the СЗО it serves as well.
+    assert_eq!(single_down["szoId"], 301);
     assert_eq!(single_down["ponPort"], single_port.as_str());
     assert_eq!(szo_down["onuId"], single_down["onuId"]);
 

@@ -147,6 +147,37 @@ const FULL_TOOLS: [&str; 10] = [
     "set_onu_vlan",
 ];
 
+/// The tools named in a documentation file's MCP table row (reads, then actions).
+fn tools_named_in(file: &str) -> (Vec<String>, Vec<String>) {
+    let text = std::fs::read_to_string(file).expect("the documentation file");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| `list_olts`"))
+        .unwrap_or_else(|| panic!("{file}: no MCP tool table"));
+    let cells: Vec<&str> = row.split('|').collect();
+    let names = |cell: &str| {
+        let mut names: Vec<String> = cell
+            .split('`')
+            .filter(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_') && !n.is_empty())
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    };
+    (names(cells[1]), names(cells[2]))
+}
+
+/// The README and docs/api.md name exactly the tools the server lists (the test below
+/// checks these lists against the server).
+#[test]
+fn the_documented_tool_tables_name_every_tool() {
+    for file in ["README.md", "docs/api.md"] {
+        let (reads, actions) = tools_named_in(file);
+        assert_eq!(reads, READ_TOOLS, "{file}: read tools");
+        assert_eq!(actions, FULL_TOOLS, "{file}: FULL tools");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_lists_tools_by_level_and_refuses_full_tools_to_read_only_keys() {
     let sim = steady_sim(2, 4).await;

@@ -291,10 +291,11 @@ fn default_ssh_port() -> u16 {
 /// Why an inventory was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryError {
-    #[error("inventory {file}: cannot read: {source}")]
+    /// The OS error is in the message and not a `source`, so a report says it once.
+    #[error("inventory {file}: cannot read: {reason}")]
     Read {
         file: String,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("inventory {file}: {message}")]
     Invalid { file: String, message: String },
@@ -304,9 +305,9 @@ impl Inventory {
     /// Reads and validates an inventory file.
     pub fn load(path: &Path) -> Result<Inventory, InventoryError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| InventoryError::Read {
+        let text = std::fs::read_to_string(path).map_err(|reason| InventoryError::Read {
             file: file.clone(),
-            source,
+            reason,
         })?;
         Inventory::parse(&text).map_err(|message| InventoryError::Invalid { file, message })
     }

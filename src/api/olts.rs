@@ -53,7 +53,8 @@ pub struct NodeRef {
     pub city: String,
 }
 
-/// An OLT list item: exactly the published contract's fields (docs/api.md).
+/// An OLT list item: the published contract's fields (docs/api.md) and the ONUs online
+/// and offline.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OltItem {
@@ -69,6 +70,10 @@ pub struct OltItem {
     pub node: Option<NodeRef>,
     pub total_ports: u32,
     pub total_onu: u32,
+    /// ONUs online and offline as of the last poll (beside the contract's fields): the
+    /// OLT with most subscribers down is one sort away.
+    pub onu_online: u32,
+    pub onu_offline: u32,
     pub last_update: String,
 }
 
@@ -112,7 +117,6 @@ pub struct SessionItem {
 pub struct OltDetailItem {
     #[serde(flatten)]
     pub item: OltItem,
-    pub onu_online: u32,
     pub sys_name: Option<String>,
     pub uptime_seconds: Option<u64>,
     pub firmware: Option<String>,
@@ -143,6 +147,8 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
             }),
         total_ports: olt.total_ports,
         total_onu: olt.total_onu,
+        onu_online: olt.onu_online,
+        onu_offline: olt.total_onu.saturating_sub(olt.onu_online),
         last_update: app.clock.format(olt.last_update),
     }
 }
@@ -155,7 +161,6 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
         ssh_host_key,
         polling,
         item: item(app, inventory, &olt.summary),
-        onu_online: olt.summary.onu_online,
         sys_name: olt.system.sys_name,
         uptime_seconds: olt.system.uptime_seconds,
         firmware: olt.system.firmware,

@@ -71,7 +71,16 @@ fn one(error: &figment::Error, path: &Path) -> String {
         }
         Kind::MissingField(field) => format!("{place}: `{}` is missing", join(&key, field)),
         other if key.is_empty() => format!("{place}: {other}"),
-        other => format!("{place}: `{key}`: {other}"),
+        other => format!("{place}: `{key}`: {other}{}", example(other)),
+    }
+}
+
+/// An example of the value a type error wanted, where one helps.
+fn example(kind: &Kind) -> &'static str {
+    if kind.to_string().contains("expected a duration") {
+        " (write a number and a unit: \"500ms\", \"30s\", \"15m\", \"1h\", \"30d\")"
+    } else {
+        ""
     }
 }
 
@@ -117,14 +126,27 @@ fn list(names: &[&str]) -> String {
 
 /// The expected name closest to `given` (case-insensitive edit distance), if it is close
 /// enough to be a slip: at most a third of the name's length (one edit for short names).
+/// Failing that, a key the given name starts with, or that starts with it, of four
+/// letters or more (`listen_addr` → `listen`), the longest.
 fn closest<'a>(given: &str, expected: &[&'a str]) -> Option<&'a str> {
     let given = given.to_ascii_lowercase();
-    expected
+    let slip = expected
         .iter()
         .map(|name| (edit_distance(&given, &name.to_ascii_lowercase()), *name))
         .filter(|(distance, name)| *distance <= (name.len() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
+        .map(|(_, name)| name);
+    slip.or_else(|| {
+        expected
+            .iter()
+            .filter(|name| name.len() >= 4 && given.len() >= 4)
+            .filter(|name| {
+                let name = name.to_ascii_lowercase();
+                given.starts_with(&name) || name.starts_with(&given)
+            })
+            .max_by_key(|name| name.len())
+            .copied()
+    })
 }
 
 /// Levenshtein distance over characters.
@@ -160,6 +182,9 @@ mod tests {
         assert_eq!(closest("retrys", &keys), Some("retries"));
         assert_eq!(closest("INTERVL", &keys), Some("interval"));
         assert_eq!(closest("colour", &keys), None);
+        let top = ["listen", "data_dir", "inventory", "polling"];
+        assert_eq!(closest("listen_addr", &top), Some("listen"));
+        assert_eq!(closest("inv", &top), None);
         assert_eq!(env_name("polling.retries"), "PONKEEPER_POLLING__RETRIES");
     }
 }

@@ -44,6 +44,8 @@ function oltTable(olts) {
     ["c.node", (o) => (o.node ? o.node.name : "—"), { sort: (o) => (o.node ? o.node.name : "") }],
     ["c.ports", (o) => o.totalPorts, { num: true, sort: (o) => o.totalPorts }],
     ["c.onus", (o) => o.totalOnu, { num: true, sort: (o) => o.totalOnu }],
+    ["c.online", (o) => o.onuOnline, { num: true, sort: (o) => o.onuOnline }],
+    ["c.offline", (o) => (o.onuOffline ? h("strong", { class: "bad" }, o.onuOffline) : 0), { num: true, sort: (o) => o.onuOffline }],
     ["c.updated", (o) => time(o.lastUpdate), { sort: (o) => o.lastUpdate || "" }],
   ], olts);
 }

@@ -154,6 +154,8 @@ impl EventLogState {
             }
             ids.push(event.id);
             let szo = self.szo_of(&draft.serial);
+            // The ONU's own event names the СЗО it serves too, not only SZO_DOWN / SZO_UP.
+            event.szo_id = event.szo_id.or(szo);
             let extra = szo.and_then(|szo| szo_event(&event, szo));
             events.push(event);
             if let Some(mut extra) = extra {

@@ -234,6 +234,9 @@ async fn ids_are_gapless_outage_ids_resolved_and_szo_events_follow() {
             serde_json::json!({"cause": "LOS", "outageId": 1})
         );
         assert_eq!(written[3].szo_id, Some(42));
+        // The ONU_DOWN it follows names the СЗО too.
+        assert_eq!(written[2].szo_id, Some(42));
+        assert_eq!(written[1].szo_id, None);
         assert_eq!(written[3].severity, Severity::Critical);
         assert_eq!(written[3].onu_id, Some(2));
         log.stop().await;
