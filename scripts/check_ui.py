@@ -64,6 +64,13 @@ def get(api, path, key):
         return json.load(response)
 
 
+def post(api, path, key, body):
+    request = urllib.request.Request(api + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"X-API-Key": key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
 def wait_for(what, predicate, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -202,6 +209,18 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("search by serial finds the ONU", any(onu["serial"] in row for row in found), found)
     driver.save_screenshot(f"{shots}/search.png")
 
+    post(api, f"/onus/{onu['id']}/subscriber", key, {"contract": "D-2024/117", "name": "Ivanova A. P."})
+    driver.get(base + "/ui/#/search")
+    box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))
+    box.send_keys("ivanova")
+    box.submit()
+    found = wait_for("the subscriber's ONU", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")], 15)
+    check("a subscriber's name and contract show in search results",
+          any("Ivanova A. P. (D-2024/117)" in row for row in found), found)
+    driver.get(base + f"/ui/#/onu/{onu['id']}")
+    shown = wait_for("the ONU page's subscriber", lambda: driver.find_element(By.ID, "onu-subscriber").text, 15)
+    check("the ONU page shows its subscriber", shown == "Ivanova A. P. (D-2024/117)", shown)
+
     driver.get(base + "/ui/#/unconfigured")
     row = wait_for("an unconfigured ONU", lambda: driver.find_elements(By.CSS_SELECTOR, "main tbody tr button"), 30)[0]
     serial = row.find_element(By.XPATH, "./ancestor::tr/td[3]").text
@@ -221,9 +240,23 @@ def full_checks(driver, base, api, key, control_path, shots):
           any("noc-ui" in r and "UI" in r for r in rows), rows)
     driver.save_screenshot(f"{shots}/audit.png")
 
+    # The hung OLT's DEGRADED and back: OLT_STATUS_CHANGED events, each linked to its OLT.
+    driver.get(base + "/ui/#/events?type=OLT_STATUS_CHANGED")
+    cells = lambda n: [c.text for c in driver.find_elements(By.CSS_SELECTOR, f"main tbody tr td:nth-child({n})")]  # noqa: E731
+    kinds = set(wait_for("the OLT status events", lambda: cells(3), 30))
+    links = wait_for("links to the OLT", lambda: driver.find_elements(By.CSS_SELECTOR, f"main tbody tr a[href='#/olt/{HUNG}']"), 15)
+    check("the events view filters by type and links each event to its OLT", kinds == {"OLT status changed"} and bool(links),
+          (kinds, len(links)))
+
+    driver.get(base + "/ui/#/audit")
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "main tbody tr"))
     driver.find_element(By.ID, "lang").click()
     heading = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text)
     check("the page switches to Russian", heading == "Журнал аудита", heading)
+    driver.get(base + "/ui/#/events?type=OLT_STATUS_CHANGED")
+    words = set(wait_for("the events in Russian", lambda: cells(3) + cells(4), 30))
+    check("event types and severities are in Russian",
+          "Статус OLT изменился" in words and words <= {"Статус OLT изменился", "предупреждение", "критично", "инфо"}, words)
 
 
 def main():

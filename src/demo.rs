@@ -196,6 +196,14 @@ fn write_inventory(fleet: &SimFleet, data_dir: &Path) -> anyhow::Result<PathBuf>
     crate::data_dir::prepare(data_dir)?;
     let inventory_path = data_dir.join("inventory.toml");
     let mut inventory = fleet.inventory();
+    // The simulator leaves every fifth OLT without a node (to exercise node-less OLTs);
+    // the demo puts each in one, so the node cards count the whole fleet.
+    let nodes: Vec<_> = inventory.nodes.iter().map(|n| n.id).collect();
+    for (i, olt) in inventory.olts.iter_mut().enumerate() {
+        if olt.node.is_none() && !nodes.is_empty() {
+            olt.node = Some(nodes[i % nodes.len()]);
+        }
+    }
     inventory.szo = demo_szo(fleet, &inventory);
     crate::data_dir::write_private(&inventory_path, inventory.to_toml().as_bytes())?;
     Ok(inventory_path)

@@ -60,6 +60,9 @@ const query = (params) => {
   return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
 };
 const time = (value) => (value ? String(value).replace("T", " ") : "—");
+// A subscriber binding as one line: name and contract, or "" when unbound.
+const subscriberText = (subscriber) =>
+  subscriber ? [subscriber.name, subscriber.contract && `(${subscriber.contract})`].filter(Boolean).join(" ") : "";
 // How long ago a service timestamp (local, no offset) was, in the page's language.
 const age = (value) => {
   if (!value) return t("age.never");

@@ -135,6 +135,7 @@ function onuTable(onus, levels = new Map()) {
     ["c.index", (o) => o.onuIndex, { num: true }],
     ["c.serial", (o) => o.serial, { sort: (o) => o.serial }],
     ["c.description", (o) => o.description || ""],
+    ["c.subscriber", (o) => subscriberText(o.subscriber), { sort: (o) => subscriberText(o.subscriber) }],
     ["c.rx", (o) => [dbm(o.rxPower), " ", levels.has(o.id) ? levelBadge(levels.get(o.id)) : null], { num: true, sort: (o) => o.rxPower ?? -99 }],
     ["c.distance", (o) => metres(o.distance), { num: true }],
     ["c.vlan", (o) => o.vlan ?? "—", { num: true }],
@@ -165,6 +166,7 @@ async function onuView(id) {
       h("dt", {}, t("c.distance")), h("dd", {}, metres(onu.distance)),
       h("dt", {}, t("c.vlan")), h("dd", {}, onu.vlan ?? "—"),
       h("dt", {}, t("c.cause")), h("dd", {}, onu.lastDownCause || "—"),
+      h("dt", {}, t("c.subscriber")), h("dd", { id: "onu-subscriber" }, subscriberText(onu.subscriber) || "—"),
       h("dt", {}, t("c.updated")), h("dd", {}, time(onu.lastUpdate)),
       h("dt", {}, t("onu.latest")), h("dd", {}, optics ? [`${t("c.rx")} ${dbm(optics.rxPower)}, ${t("c.tx")} ${dbm(optics.txPower)}, ${t("c.oltRx")} ${dbm(optics.oltRxPower)}`,
         optics.temperature !== null ? `, ${optics.temperature} °C` : "",
@@ -181,6 +183,14 @@ async function onuView(id) {
       } }, t("onu.readNow")),
       form("onu.setVlan", h("input", { name: "value", type: "number", min: 1, max: 4094, required: true, value: onu.vlan ?? "" }),
         (v) => api(`/onus/${id}/vlan`, { method: "POST", body: { vlan: Number(v) } })),
+      h("form", { class: "inline", id: "subscriber-form", onsubmit: async (e) => {
+        e.preventDefault();
+        const fields = e.target.elements;
+        const body = { ...(onu.subscriber || {}), contract: fields.contract.value.trim() || null, name: fields.name.value.trim() || null };
+        try { await api(`/onus/${id}/subscriber`, { method: "POST", body }); flash(`${t("onu.bind")}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
+      } }, h("label", {}, t("c.contract"), h("input", { name: "contract", type: "text", maxlength: 256, value: onu.subscriber?.contract ?? "" })),
+        h("label", {}, t("c.name"), h("input", { name: "name", type: "text", maxlength: 256, value: onu.subscriber?.name ?? "" })),
+        h("button", { type: "submit", disabled: !canAct() }, t("onu.bind"))),
       form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, value: onu.description || "" }),
         (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
       canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
@@ -194,12 +204,22 @@ function drawOptics(holder, history) {
   const x = history.map((r) => Date.parse(r.measuredAt) / 1000);
   const series = (field) => history.map((r) => r[field]);
   const width = Math.max(320, holder.clientWidth || 900);
+  const now = Date.now() / 1000;
+  // 24-hour times and ISO dates, as everywhere else on the page, in either language.
+  const pad = (n) => String(n).padStart(2, "0");
+  const stamp = (s) => { const d = new Date(s * 1000); return `${pad(d.getHours())}:${pad(d.getMinutes())}`; };
+  const line = (label, stroke) => ({ label: t(label), stroke, width: 2, spanGaps: true, points: { show: true, size: 4 } });
   new uPlot({
     width, height: 260,
-    // One reading alone still gets an hour of axis around it.
-    scales: { x: { time: true, range: (u, min, max) => (min === max ? [min - 1800, max + 1800] : [min, max]) } },
-    series: [{}, { label: "Rx, dBm", stroke: "#2456a6" }, { label: "Tx, dBm", stroke: "#1b7f3b" }, { label: "OLT Rx, dBm", stroke: "#9a6200" }],
-    axes: [{}, { label: "dBm" }],
+    // The range the title names: the last 24 hours.
+    scales: { x: { time: true, range: () => [now - 86400, now] } },
+    series: [{ value: (u, s) => {
+      if (s == null) return "—";
+      const d = new Date(s * 1000);
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${stamp(s)}`;
+    } },
+      line("chart.rx", "#2456a6"), line("chart.tx", "#1b7f3b"), line("chart.oltRx", "#9a6200")],
+    axes: [{ values: (u, splits) => splits.map(stamp) }, { label: "dBm" }],
   }, [x, series("rxPower"), series("txPower"), series("oltRxPower")], holder);
 }
 
@@ -235,16 +255,36 @@ async function opticsView(params) {
     ], list.data), pager(list.meta, (p) => { location.hash = "#/optics" + query({ level, page: p || "" }); }));
 }
 
-async function eventsView() {
+// The event types the log writes, in the order the filter offers them.
+const EVENT_TYPES = ["ONU_DOWN", "ONU_UP", "PON_OUTAGE", "OLT_STATUS_CHANGED", "OPTICS_LEVEL_CHANGED", "ONU_DISCOVERED",
+  "ONU_AUTHORIZED", "ONU_DEAUTHORIZED", "SZO_DOWN", "SZO_UP", "CONFIG_CHANGED"];
+
+async function eventsView(params) {
+  const filters = { type: params.get("type") || "", oltId: params.get("oltId") || "", nodeId: params.get("nodeId") || "" };
   let list;
-  try { list = await api("/events?size=" + PAGE); } catch (error) {
+  try { list = await api("/events" + query({ ...filters, size: PAGE })); } catch (error) {
     show(h("h1", {}, t("events.title")), error.status === 404 ? h("p", { class: "muted" }, t("events.none")) : errorBox(error));
     return;
   }
-  show(h("h1", {}, t("events.title")), table([
-    ["c.id", (e) => e.id, { num: true }], ["c.at", (e) => time(e.at)], ["c.type", (e) => e.type],
-    ["c.severity", (e) => h("span", { class: `badge v-${e.severity}` }, e.severity)],
-    ["c.olt", (e) => e.oltId ?? ""], ["c.target", (e) => e.onuId ?? e.ponPort ?? ""], ["c.message", (e) => e.message ?? ""]], list.data));
+  const go = (e) => {
+    e.preventDefault();
+    const f = e.target.elements;
+    location.hash = "#/events" + query({ type: f.type.value, oltId: f.oltId.value.trim(), nodeId: f.nodeId.value.trim() });
+  };
+  const link = (href, text) => h("a", { href }, text);
+  show(h("h1", {}, t("events.title")),
+    h("form", { class: "inline", id: "events-filter", onsubmit: go },
+      h("label", {}, t("c.type"), h("select", { name: "type" }, h("option", { value: "" }, t("f.any")),
+        EVENT_TYPES.map((type) => h("option", { value: type, selected: filters.type === type }, t(`ev.${type}`))))),
+      h("label", {}, t("c.olt"), h("input", { name: "oltId", type: "number", min: 1, value: filters.oltId, size: 6 })),
+      h("label", {}, t("f.node"), h("input", { name: "nodeId", type: "number", min: 1, value: filters.nodeId, size: 6 })),
+      h("button", { type: "submit", class: "primary" }, t("events.filter"))),
+    table([
+      ["c.id", (e) => e.id, { num: true }], ["c.at", (e) => time(e.at)], ["c.type", (e) => t(`ev.${e.type}`)],
+      ["c.severity", (e) => h("span", { class: `badge v-${e.severity}` }, t(`sev.${e.severity}`))],
+      ["c.olt", (e) => (e.oltId ? link(`#/olt/${e.oltId}`, e.oltId) : "")],
+      ["c.target", (e) => (e.onuId ? link(`#/onu/${e.onuId}`, `ONU ${e.onuId}`) : e.ponPort ?? "")],
+      ["c.message", (e) => e.message ?? ""]], list.data));
 }
 
 async function unconfiguredView(params) {
@@ -342,7 +382,7 @@ async function route() {
   const [, name, id] = path.split("/");
   const views = {
     fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
-    search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(), audit: () => auditView(params),
+    search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(params), audit: () => auditView(params),
     unconfigured: () => unconfiguredView(params),
   };
   document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
