@@ -220,6 +220,12 @@ def full_checks(driver, base, api, key, control_path, shots):
     driver.get(base + f"/ui/#/onu/{onu['id']}")
     shown = wait_for("the ONU page's subscriber", lambda: driver.find_element(By.ID, "onu-subscriber").text, 15)
     check("the ONU page shows its subscriber", shown == "Ivanova A. P. (D-2024/117)", shown)
+    mismatch = lambda text: driver.execute_script(  # noqa: E731
+        "const i = document.querySelector(\"form input[name='value'][pattern]\"); i.value = arguments[0];"
+        " return i.validity.patternMismatch;", text)
+    check("the description field refuses before sending what the server refuses",
+          mismatch("Баумана 7") and mismatch(" lead") and not mismatch("school 7, Baumana 1 (flat 2)"),
+          [mismatch("Баумана 7"), mismatch(" lead"), mismatch("school 7, Baumana 1 (flat 2)")])
 
     driver.get(base + "/ui/#/unconfigured")
     row = wait_for("an unconfigured ONU", lambda: driver.find_elements(By.CSS_SELECTOR, "main tbody tr button"), 30)[0]

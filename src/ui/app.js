@@ -60,6 +60,10 @@ const query = (params) => {
   return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
 };
 const time = (value) => (value ? String(value).replace("T", " ") : "—");
+// What the server takes as an ONU description (src/api/onu_actions.rs): the browser checks
+// it before sending, so a refused value never leaves the page.
+// Written for the `v` flag browsers give `pattern`: `-`, `/`, `(` and `)` escaped in the sets.
+const DESCRIPTION_PATTERN = "[A-Za-z0-9\\-_.,:\\/\\(\\)+@=]([A-Za-z0-9 \\-_.,:\\/\\(\\)+@=]*[A-Za-z0-9\\-_.,:\\/\\(\\)+@=])?";
 // A subscriber binding as one line: name and contract, or "" when unbound.
 const subscriberText = (subscriber) =>
   subscriber ? [subscriber.name, subscriber.contract && `(${subscriber.contract})`].filter(Boolean).join(" ") : "";

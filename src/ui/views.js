@@ -191,7 +191,7 @@ async function onuView(id) {
       } }, h("label", {}, t("c.contract"), h("input", { name: "contract", type: "text", maxlength: 256, value: onu.subscriber?.contract ?? "" })),
         h("label", {}, t("c.name"), h("input", { name: "name", type: "text", maxlength: 256, value: onu.subscriber?.name ?? "" })),
         h("button", { type: "submit", disabled: !canAct() }, t("onu.bind"))),
-      form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, value: onu.description || "" }),
+      form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, pattern: DESCRIPTION_PATTERN, title: t("hint.description"), value: onu.description || "" }),
         (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
       canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
     h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")),
@@ -317,7 +317,7 @@ async function unconfiguredView(params) {
     choice("LINE", "lineProfile", "unconf.line"), choice("SERVICE", "serviceProfile", "unconf.service"),
     choice("ONU_TYPE", "onuType", "unconf.type"),
     h("label", {}, t("c.vlan"), h("input", { name: "vlan", type: "number", min: 1, max: 4094 })),
-    h("label", {}, t("c.description"), h("input", { name: "description", type: "text", maxlength: 64 })),
+    h("label", {}, t("c.description"), h("input", { name: "description", type: "text", maxlength: 64, pattern: DESCRIPTION_PATTERN, title: t("hint.description") })),
     h("button", { type: "submit", class: "primary", disabled: !canAct() }, t("unconf.authorize"))));
     form.querySelector("select, input").focus();
   };
