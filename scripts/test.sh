@@ -86,6 +86,9 @@ say "MCP check: the official Python client over HTTP (/mcp) and stdio (ponkeeper
 say "operator page: headless chromium against serve and sim (screenshots in target/ui-shots)"
 "$VENV/bin/python" scripts/check_ui.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --shots "${CARGO_TARGET_DIR:-target}/ui-shots"
 
+say "README tour: its lines pasted in order against two demo runs with different seeds"
+"$VENV/bin/python" scripts/check_tour.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --seed 1 --seed 7
+
 say "soak: a flapping, faulty fleet under steady reads (2 minutes)"
 "$VENV/bin/python" scripts/soak.py --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" --duration "${SOAK_SECONDS:-120}"
 
