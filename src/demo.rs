@@ -226,8 +226,11 @@ async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
         bind: [127, 0, 0, 1].into(),
         // Ten times the default outage rate: about one ONU in sixteen is down at any
         // moment, so the СЗО reports show outages within minutes.
+        // ONUs plugged in during the run leave again after about three minutes, so the
+        // unconfigured list hovers around four new ONUs an OLT instead of growing.
         dynamics: Dynamics {
             outage_probability: 0.002,
+            unplug_probability: 0.005,
             ..Dynamics::default()
         },
         ssh_password: password,

@@ -677,6 +677,7 @@ async fn dynamics_move_the_fleet() {
             drift_db: 0.2,
             outage_probability: 0.05,
             outage_ticks: (2, 4),
+            unplug_probability: 0.0,
         },
         ..FleetSpec::new(1, 64)
     };

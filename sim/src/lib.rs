@@ -174,6 +174,10 @@ pub struct Dynamics {
     pub outage_probability: f64,
     /// How many ticks such an outage lasts, inclusive range.
     pub outage_ticks: (u32, u32),
+    /// Chance per tick that an unconfigured ONU plugged in while the fleet ran is taken
+    /// away again (0: they stay until registered). With it, the unconfigured lists of a
+    /// long run hover around a level instead of filling every port.
+    pub unplug_probability: f64,
 }
 
 impl Dynamics {
@@ -184,6 +188,7 @@ impl Dynamics {
             drift_db: 0.0,
             outage_probability: 0.0,
             outage_ticks: (1, 1),
+            unplug_probability: 0.0,
         }
     }
 }
@@ -197,6 +202,7 @@ impl Default for Dynamics {
             drift_db: 0.05,
             outage_probability: 0.0002,
             outage_ticks: (5, 60),
+            unplug_probability: 0.0,
         }
     }
 }

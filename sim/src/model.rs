@@ -223,7 +223,8 @@ impl SimOlt {
         let outage = dynamics.outage_probability.clamp(0.0, 1.0);
         let (lo, hi) = dynamics.outage_ticks;
         let (lo, hi) = (lo.min(hi).max(1), lo.max(hi).max(1));
-        self.provisioning.step(&self.ports, &self.onus);
+        self.provisioning
+            .step(&self.ports, &self.onus, dynamics.unplug_probability);
         let rng = &mut self.rng;
         for onu in &mut self.onus {
             if onu.online {

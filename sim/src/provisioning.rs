@@ -53,6 +53,9 @@ pub(crate) struct SimUnconfigured {
     pub equipment: &'static str,
     /// Row index `<port key>.<n>`.
     pub key: [u32; 2],
+    /// Plugged in while the fleet ran (not one of the generated ones): it may be taken
+    /// away again.
+    pub plugged: bool,
 }
 
 /// What one OLT's provisioning side holds.
@@ -141,19 +144,41 @@ impl SimProvisioning {
                 wire,
                 equipment,
                 key,
+                plugged: false,
             },
         );
         Some(serial_text(vendor, &serial))
     }
 
-    /// One tick of a live fleet: now and then a new ONU is plugged in.
-    pub fn step(&mut self, ports: &[SimPort], onus: &[SimOnu]) {
+    /// One tick of a live fleet: now and then a new ONU is plugged in, and (with
+    /// `unplug` above 0) each one plugged in earlier may be taken away again.
+    pub fn step(&mut self, ports: &[SimPort], onus: &[SimOnu], unplug: f64) {
+        if unplug > 0.0 {
+            let rng = &mut self.rng;
+            let unplug = unplug.clamp(0.0, 1.0);
+            self.unconfigured
+                .retain(|u| !(u.plugged && rng.random_bool(unplug)));
+        }
         if ports.is_empty() || !self.rng.random_bool(PLUG_IN) {
             return;
         }
         let port = self.rng.random_range(0..ports.len());
         if self.unconfigured.iter().filter(|u| u.port == port).count() < MAX_PER_PORT {
-            self.plug_in(ports, onus, port);
+            if let Some(serial) = self.plug_in(ports, onus, port) {
+                self.mark_plugged(&serial);
+            }
+        }
+    }
+
+    /// The unconfigured ONU whose serial text is `serial` came in while the fleet ran.
+    fn mark_plugged(&mut self, serial: &str) {
+        let vendor = self.vendor;
+        if let Some(u) = self
+            .unconfigured
+            .iter_mut()
+            .find(|u| serial_text(vendor, &u.serial) == serial)
+        {
+            u.plugged = true;
         }
     }
 }

@@ -200,3 +200,21 @@ fn the_agent_serves_the_unconfigured_table() {
         }
     }
 }
+
+#[test]
+fn onus_plugged_in_during_a_run_may_leave_again_but_the_generated_ones_stay() {
+    let (mut olt, _) = fresh(Vendor::Huawei);
+    let generated = olt.provisioning.unconfigured.len();
+    let (ports, onus) = (olt.ports.clone(), olt.onus.clone());
+    // Without unplugging, a long run only adds (up to the per-port cap).
+    for _ in 0..2000 {
+        olt.provisioning.step(&ports, &onus, 0.0);
+    }
+    let grown = olt.provisioning.unconfigured.len();
+    assert!(grown > generated + 5, "{generated} → {grown}");
+    // Unplugging takes away only those plugged in during the run.
+    olt.provisioning.step(&ports, &onus, 1.0);
+    let left = &olt.provisioning.unconfigured;
+    assert!(left.len() <= generated + 1, "{} left", left.len());
+    assert!(left.iter().filter(|u| !u.plugged).count() == generated);
+}
