@@ -151,6 +151,7 @@ pub async fn record(
     };
     // Refusals the log could not take earlier go in first, now that it may again.
     refusals.held.write_out(&app.records);
+    refusals.write_counts(&app.records);
     if failed_authentication {
         refusals.record(&app.records, client_ip, entry).await;
         return response;

@@ -26,7 +26,9 @@ use crate::records::{AuditEntry, Records};
 use ponkeeper_actors::store::StoreError;
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Failed authentications from one address in one minute that get an entry each.
 pub const SINGLE_PER_MINUTE: u32 = 10;
@@ -37,11 +39,19 @@ pub const REFUSALS_OVER_BUDGET: &str = "auth.refusals_over_budget";
 /// The most addresses a summary tells apart (their set is held for the minute).
 pub const SUMMARY_ADDRESSES_MAX: usize = 65_536;
 
+/// How often a counting entry (an address's, or the summary) is rewritten at most: each
+/// rewrite appends to sled's log, so a count bumped by every refusal of a flood would
+/// grow the data directory with the flood's length.
+const REWRITE_EVERY: Duration = Duration::from_secs(2);
+
 /// The refusals of one address in the current minute.
 struct Window {
     single: u32,
     /// The counting entry, once there is one (with its id in the log).
     counted: Option<AuditEntry>,
+    /// When the counting entry was last written, and whether its count moved since.
+    written_at: Option<Instant>,
+    dirty: bool,
 }
 
 /// The minute's refusals past the shared budget, and their entry.
@@ -51,6 +61,9 @@ struct Summary {
     addresses: HashSet<IpAddr>,
     /// More addresses than [`SUMMARY_ADDRESSES_MAX`] were seen.
     more: bool,
+    /// When the entry was last written, and whether its count moved since.
+    written_at: Instant,
+    dirty: bool,
 }
 
 impl Summary {
@@ -75,6 +88,35 @@ struct Minute {
     summary: Option<Summary>,
 }
 
+impl Minute {
+    /// Writes the counting entries whose count moved since they were written, those last
+    /// written `REWRITE_EVERY` ago or more (all of them with `all`).
+    fn write_counts(&mut self, records: &Records, all: bool) -> Result<bool, StoreError> {
+        let due = |at: Option<Instant>| all || at.is_none_or(|at| at.elapsed() >= REWRITE_EVERY);
+        let mut still = false;
+        for window in self.windows.values_mut().filter(|w| w.dirty) {
+            match &window.counted {
+                Some(counted) if due(window.written_at) => {
+                    records.replace_audit(counted)?;
+                    window.written_at = Some(Instant::now());
+                    window.dirty = false;
+                }
+                _ => still = true,
+            }
+        }
+        if let Some(summary) = self.summary.as_mut().filter(|s| s.dirty) {
+            if due(Some(summary.written_at)) {
+                records.replace_audit(&summary.entry)?;
+                summary.written_at = Instant::now();
+                summary.dirty = false;
+            } else {
+                still = true;
+            }
+        }
+        Ok(still)
+    }
+}
+
 /// What a refusal becomes.
 enum Outcome {
     /// A new entry, flushed before the answer.
@@ -87,6 +129,8 @@ enum Outcome {
 pub struct RefusalCounts {
     per_minute: u32,
     current: Mutex<Minute>,
+    /// Some counting entry's count moved since it was written.
+    pending: AtomicBool,
     /// Refusals the log could not take when they came ([`super::held`]).
     pub held: super::held::HeldRefusals,
 }
@@ -103,6 +147,7 @@ impl RefusalCounts {
         RefusalCounts {
             per_minute,
             current: Mutex::default(),
+            pending: AtomicBool::new(false),
             held: Default::default(),
         }
     }
@@ -128,6 +173,20 @@ impl RefusalCounts {
         }
     }
 
+    /// Writes the counts that moved since they were written and are due
+    /// ([`REWRITE_EVERY`]); the audit middleware calls it for every request, so a count
+    /// reaches the log within seconds of the last refusal it counts.
+    pub fn write_counts(&self, records: &Records) {
+        if !self.pending.load(Ordering::Acquire) {
+            return;
+        }
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        match current.write_counts(records, false) {
+            Ok(still) => self.pending.store(still, Ordering::Release),
+            Err(error) => tracing::debug!(%error, "refusal counts wait for the audit log"),
+        }
+    }
+
     /// Writes or counts `entry` in `current`, starting a new minute when its time says so.
     fn place(
         &self,
@@ -140,6 +199,10 @@ impl RefusalCounts {
         // budget is never handed out twice.
         let minute = entry.at.timestamp().div_euclid(60);
         if minute > current.minute {
+            // The last minute's counts are written as they ended.
+            if let Err(error) = current.write_counts(records, true) {
+                tracing::warn!(%error, "the last minute's refusal counts were not written");
+            }
             *current = Minute {
                 minute,
                 ..Minute::default()
@@ -148,13 +211,13 @@ impl RefusalCounts {
         let within_budget = current.entries < self.per_minute;
         let window = current.windows.get_mut(&ip);
         match window {
-            Some(Window {
-                counted: Some(counted),
-                ..
-            }) => {
-                let count = counted.params.as_ref().and_then(|p| p["count"].as_u64());
-                counted.params = Some(serde_json::json!({ "count": count.unwrap_or(0) + 1 }));
-                records.replace_audit(counted)?;
+            Some(window) if window.counted.is_some() => {
+                if let Some(counted) = window.counted.as_mut() {
+                    let count = counted.params.as_ref().and_then(|p| p["count"].as_u64());
+                    counted.params = Some(serde_json::json!({ "count": count.unwrap_or(0) + 1 }));
+                }
+                window.dirty = true;
+                self.pending.store(true, Ordering::Release);
                 Ok(Outcome::Counted)
             }
             Some(window) if within_budget && window.single < SINGLE_PER_MINUTE => {
@@ -171,6 +234,7 @@ impl RefusalCounts {
                     ..entry
                 };
                 window.counted = Some(records.insert_audit(counted)?);
+                window.written_at = Some(Instant::now());
                 current.entries += 1;
                 Ok(Outcome::Written)
             }
@@ -178,13 +242,21 @@ impl RefusalCounts {
                 let window = Window {
                     single: 1,
                     counted: None,
+                    written_at: None,
+                    dirty: false,
                 };
                 current.windows.insert(ip, window);
                 current.entries += 1;
                 records.insert_audit(entry)?;
                 Ok(Outcome::Written)
             }
-            _ => summarise(&mut current.summary, records, ip, entry),
+            _ => {
+                let outcome = summarise(&mut current.summary, records, ip, entry);
+                if matches!(outcome, Ok(Outcome::Counted)) {
+                    self.pending.store(true, Ordering::Release);
+                }
+                outcome
+            }
         }
     }
 }
@@ -208,6 +280,8 @@ fn summarise(
             count: 1,
             addresses: HashSet::from([ip]),
             more: false,
+            written_at: Instant::now(),
+            dirty: false,
         };
         first.entry.params = Some(first.params());
         first.entry = records.insert_audit(first.entry)?;
@@ -221,7 +295,7 @@ fn summarise(
         summary.more = true;
     }
     summary.entry.params = Some(summary.params());
-    records.replace_audit(&summary.entry)?;
+    summary.dirty = true;
     Ok(Outcome::Counted)
 }
 
@@ -275,6 +349,14 @@ mod tests {
         for _ in 0..12 {
             counts.record(&records, a, refusal("192.0.2.1", next)).await;
         }
+        // The new minute's count is written once it is due (here: at once, as a flood's
+        // last refusal is followed by other requests).
+        counts
+            .current
+            .lock()
+            .expect("lock")
+            .write_counts(&records, true)
+            .expect("written");
         let (total, entries) = records
             .audit_entries(&AuditFilter::default(), 0, 100)
             .expect("list");
@@ -306,6 +388,33 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_flood_rewrites_its_count_every_few_seconds_not_every_refusal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
+        let counts = RefusalCounts::default();
+        let at = Utc::now();
+        let a: IpAddr = "192.0.2.1".parse().expect("ip");
+        for _ in 0..500 {
+            counts.record(&records, a, refusal("192.0.2.1", at)).await;
+        }
+        let counted = |records: &Records| {
+            let filter = AuditFilter {
+                action: Some(REPEATED_REFUSALS.into()),
+                ..AuditFilter::default()
+            };
+            let (_, entries) = records.audit_entries(&filter, 0, 10).expect("list");
+            entries[0].params.clone()
+        };
+        // Written when it began, not since: the 489 further refusals are in memory.
+        assert_eq!(counted(&records), Some(serde_json::json!({"count": 1})));
+        counts.write_counts(&records);
+        assert_eq!(counted(&records), Some(serde_json::json!({"count": 1})), "not due yet");
+        tokio::time::sleep(REWRITE_EVERY).await;
+        counts.write_counts(&records);
+        assert_eq!(counted(&records), Some(serde_json::json!({"count": 490})));
+    }
+
+    #[tokio::test]
     async fn past_the_shared_budget_every_address_is_one_summary_a_minute() {
         let dir = tempfile::tempdir().expect("tempdir");
         let records = Records::open(&Store::open(dir.path()).expect("open")).expect("records");
@@ -329,6 +438,12 @@ mod tests {
         counts
             .record(&records, address, refusal("192.0.2.200", late))
             .await;
+        counts
+            .current
+            .lock()
+            .expect("lock")
+            .write_counts(&records, true)
+            .expect("written");
         let (total, entries) = records
             .audit_entries(&AuditFilter::default(), 0, 100)
             .expect("list");
