@@ -16,8 +16,8 @@ asyncio workers:
   `X-Forwarded-For` address (distinct random addresses in 10.0.0.0/8).
 
 Measures: the answers' status codes and the rate; the data directory's size (`du -sb`)
-when ready, after a 15 s quiet baseline (the fleet's own writes), and 3 s and 30 s after
-the last request (sled flushes every 500 ms; the second shows whether sled gives space back); the audit log's entry count (`GET /audit-logs?size=1`
+when ready, after a 15 s quiet baseline (the fleet's own writes), every second during the
+attack, and 3 s and 30 s after the last request (sled flushes every 500 ms; the second shows whether sled gives space back); the audit log's entry count (`GET /audit-logs?size=1`
 with the FULL key, `meta.totalCount`) before and after; and the `auth.refusals_over_budget`
 summaries' counts. Prints one JSON line; stops every process it started and removes its
 temporary directory. Target: data directory growth under 1 MB.
@@ -27,6 +27,7 @@ import asyncio
 import json
 import random
 import sys
+import threading
 import time
 
 import harness
@@ -103,16 +104,38 @@ def summaries(svc):
     return [entry.get("params") for entry in body["data"]]
 
 
+def sample_sizes(path, stop, out):
+    """Appends (seconds, du -sb of `path`) to `out` every second until `stop` is set."""
+    started = time.monotonic()
+    while not stop.is_set():
+        out.append((round(time.monotonic() - started), harness.du_bytes(path)))
+        stop.wait(1.0)
+
+
+def run_sampled(svc, mode, requests):
+    """The attack with the data directory's size sampled meanwhile."""
+    stop, sizes = threading.Event(), []
+    sampler = threading.Thread(target=sample_sizes, args=(svc.data_dir, stop, sizes))
+    sampler.start()
+    try:
+        statuses, took = asyncio.run(attack(svc.http_port, mode, requests))
+        time.sleep(SETTLE_S)
+    finally:
+        stop.set()
+        sampler.join()
+    return statuses, took, sizes
+
+
 def measure(svc, mode, requests):
     ready_size = harness.du_bytes(svc.data_dir)
     time.sleep(BASELINE_S)
     before_size, before_entries = harness.du_bytes(svc.data_dir), svc.audit_total()
-    statuses, took = asyncio.run(attack(svc.http_port, mode, requests))
-    time.sleep(SETTLE_S)
+    statuses, took, sizes = run_sampled(svc, mode, requests)
     after_size, after_entries = harness.du_bytes(svc.data_dir), svc.audit_total()
     time.sleep(LATER_S - SETTLE_S)
     later_size = harness.du_bytes(svc.data_dir)
     growth = after_size - before_size
+    quiet_rate = (before_size - ready_size) / BASELINE_S
     return {
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
         "seconds": round(took, 1),
@@ -123,7 +146,10 @@ def measure(svc, mode, requests):
         "data_dir_bytes_before": before_size,
         "data_dir_bytes_after": after_size,
         "data_dir_growth_bytes": growth,
+        "data_dir_growth_minus_quiet_rate_bytes": round(growth - quiet_rate * (took + SETTLE_S)),
+        "data_dir_growth_peak_bytes": max(size for _, size in sizes) - before_size,
         "data_dir_growth_30s_after_bytes": later_size - before_size,
+        "data_dir_growth_each_s": [size - before_size for _, size in sizes],
         "audit_entries_before": before_entries,
         "audit_entries_after": after_entries,
         "audit_entries_added": after_entries - before_entries,
