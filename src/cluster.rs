@@ -191,7 +191,8 @@ impl Cluster {
             max_handshakes: config.max_handshakes.max(1),
             handshake_timeout: config.handshake_timeout,
         };
-        tokio::spawn(gate::serve(listener, server.clone(), limits));
+        let members = gate::Members(config.peers.iter().map(|peer| peer.ip()).collect());
+        tokio::spawn(gate::serve(listener, server.clone(), limits, members));
         let (member, _) = Actor::spawn(None, Member, view)
             .await
             .context("cannot start the cluster member")?;

@@ -1,8 +1,9 @@
 //! The cluster port before a peer has authenticated (the second probe's finding 2,
 //! replayed small against a real member in process): a connection that says nothing is
 //! closed within `handshake_timeout`; one that announces a 16 MiB frame and sends its
-//! bytes is cut after the handshake's budget, never buffered; connections past
-//! `max_handshakes` are closed at once; and a member does not start on an unencrypted
+//! bytes is cut after the handshake's budget, never buffered; connections past an
+//! address's share of `max_handshakes`, or past them all, are closed at once, while a
+//! configured peer's address still gets in; and a member does not start on an unencrypted
 //! link unless `insecure = true` says so. tests/cluster.rs proves real members still
 //! link through it.
 
@@ -23,11 +24,22 @@ fn free_port() -> SocketAddr {
     socket.local_addr().expect("addr")
 }
 
+/// A connection to `listen` from the loopback address `source`.
+async fn connect_from(source: [u8; 4], listen: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(SocketAddr::from((source, 0)))
+        .expect("bind a loopback source");
+    socket.connect(listen).await.expect("connect")
+}
+
 fn config(listen: SocketAddr, insecure: bool) -> ClusterConfig {
     ClusterConfig {
         name: "gate-test".into(),
         listen,
-        peers: Vec::new(),
+        // A member whose address is 127.0.0.3 (nothing listens there: only its address
+        // matters to the gate).
+        peers: vec![SocketAddr::from(([127, 0, 0, 3], free_port().port()))],
         cookie_env: COOKIE_ENV.into(),
         insecure,
         handshake_timeout: Duration::from_secs(1),
@@ -96,22 +108,37 @@ async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
             .is_some()
     );
 
-    // Past `max_handshakes` (4): closed at once.
+    // Past an address's share of `max_handshakes` (4: one an address), or past them all:
+    // closed at once. A configured peer's address (127.0.0.3) still gets in.
+    let sources: [[u8; 4]; 8] = [
+        [127, 0, 0, 1],
+        [127, 0, 0, 1],
+        [127, 0, 0, 1],
+        [127, 0, 0, 2],
+        [127, 0, 0, 4],
+        [127, 0, 0, 5],
+        [127, 0, 0, 6],
+        [127, 0, 0, 3],
+    ];
     let mut waiting = Vec::new();
-    for _ in 0..7 {
-        waiting.push(TcpStream::connect(listen).await.expect("connect"));
+    for source in sources {
+        waiting.push(connect_from(source, listen).await);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // All read at once: the first four's handshake timeout (1 s) must not run out meanwhile.
+    // All read at once: the first ones' handshake timeout (1 s) must not run out meanwhile.
     let checks = waiting
         .iter_mut()
         .map(|stream| common::raw::closed_within(stream, Duration::from_millis(300)));
-    let closed_at_once = futures::future::join_all(checks)
+    let closed: Vec<bool> = futures::future::join_all(checks)
         .await
         .iter()
-        .filter(|closed| closed.is_some())
-        .count();
-    assert_eq!(closed_at_once, 3, "the three past the handshakes allowed");
+        .map(Option::is_some)
+        .collect();
+    assert_eq!(
+        closed,
+        [false, true, true, false, false, false, true, false],
+        "127.0.0.1 past its one slot, 127.0.0.6 past the four, the member let in"
+    );
     cluster.stop();
     view.stop();
 }

@@ -408,7 +408,11 @@ mod tests {
         // Written when it began, not since: the 489 further refusals are in memory.
         assert_eq!(counted(&records), Some(serde_json::json!({"count": 1})));
         counts.write_counts(&records);
-        assert_eq!(counted(&records), Some(serde_json::json!({"count": 1})), "not due yet");
+        assert_eq!(
+            counted(&records),
+            Some(serde_json::json!({"count": 1})),
+            "not due yet"
+        );
         tokio::time::sleep(REWRITE_EVERY).await;
         counts.write_counts(&records);
         assert_eq!(counted(&records), Some(serde_json::json!({"count": 490})));

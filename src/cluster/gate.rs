@@ -3,8 +3,10 @@
 //! that nothing reaches the node server before these limits (docs/production.md,
 //! "The cluster port"):
 //!
-//! - at most `max_handshakes` connections may be in their handshake at once; one past it
-//!   is closed at once;
+//! - at most `max_handshakes` connections may be in their handshake at once, and one
+//!   address at most a quarter of them (at least one); one past either is closed at once.
+//!   Connections from the configured peers' addresses are not held to these, so clients
+//!   that keep the slots full cannot keep the members from joining;
 //! - a connection must authenticate (the cookie challenge) within `handshake_timeout`,
 //!   and may send at most [`HANDSHAKE_BYTES`] before it has: a length prefix of 16 MiB
 //!   and the bytes behind it end the connection, they are never buffered;
@@ -45,6 +47,17 @@ pub struct GateLimits {
     pub handshake_timeout: Duration,
 }
 
+/// Who may always begin a handshake: the addresses of the configured peers.
+#[derive(Debug, Clone, Default)]
+pub struct Members(pub Vec<std::net::IpAddr>);
+
+impl GateLimits {
+    /// Handshake slots one address may hold.
+    fn per_address(&self) -> usize {
+        (self.max_handshakes / 4).max(1)
+    }
+}
+
 /// The connections in their handshake, by the label their stream carries.
 #[derive(Default)]
 struct Handshakes(Mutex<HashMap<String, Arc<AtomicBool>>>);
@@ -78,7 +91,12 @@ impl NodeEventSubscription for Authentications {
 }
 
 /// Listens on `listener` for the other members until the node server stops.
-pub async fn serve(listener: TcpListener, server: ActorRef<NodeServerMessage>, limits: GateLimits) {
+pub async fn serve(
+    listener: TcpListener,
+    server: ActorRef<NodeServerMessage>,
+    limits: GateLimits,
+    members: Members,
+) {
     let handshakes = Arc::new(Handshakes::default());
     let subscribed = server.cast(NodeServerMessage::SubscribeToEvents {
         id: "ponkeeper.cluster-gate".into(),
@@ -109,7 +127,18 @@ pub async fn serve(listener: TcpListener, server: ActorRef<NodeServerMessage>, l
         let done = Arc::new(AtomicBool::new(false));
         {
             let mut pending = handshakes.lock();
-            if pending.len() >= limits.max_handshakes {
+            let member = members.0.contains(&peer.ip());
+            let from_address = pending
+                .keys()
+                .filter(|label| {
+                    label
+                        .parse::<std::net::SocketAddr>()
+                        .is_ok_and(|a| a.ip() == peer.ip())
+                })
+                .count();
+            let full =
+                pending.len() >= limits.max_handshakes || from_address >= limits.per_address();
+            if full && !member {
                 drop(pending);
                 metrics::counter!("ponkeeper_cluster_connections_refused_total").increment(1);
                 continue; // dropped: closed unanswered
