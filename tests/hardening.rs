@@ -61,11 +61,28 @@ async fn keyless_requests_cannot_flood_the_audit_log() {
             .expect("answered");
         assert_eq!(response.status().as_u16(), 401);
     }
-    let refusals: Vec<Value> = audit_log(&service)
-        .await
-        .into_iter()
-        .filter(|e| e["httpStatus"] == 401)
-        .collect();
+    // Counts move in memory and reach the log within seconds (every request checks
+    // whether one is due): wait until the log has counted all of them.
+    let counted_all = |refusals: &[Value]| {
+        let total: u64 = refusals
+            .iter()
+            .map(|e| e["params"]["count"].as_u64().unwrap_or(1))
+            .sum();
+        total == SENT
+    };
+    let refusals: Vec<Value> = common::eventually(
+        "every refusal counted in the log",
+        std::time::Duration::from_secs(10),
+        || async {
+            let refusals: Vec<Value> = audit_log(&service)
+                .await
+                .into_iter()
+                .filter(|e| e["httpStatus"] == 401)
+                .collect();
+            counted_all(&refusals).then_some(refusals)
+        },
+    )
+    .await;
     // No body of a failed authentication is kept.
     for entry in &refusals {
         let text = entry.to_string();

@@ -53,11 +53,27 @@ async fn keyless_requests_from_many_addresses_share_one_audit_budget() {
         assert_eq!(response.status().as_u16(), 401);
     }
 
-    let refusals: Vec<Value> = audit_log(&service)
-        .await
-        .into_iter()
-        .filter(|e| e["httpStatus"] == 401)
-        .collect();
+    // The summary's count reaches the log within seconds (every request checks whether a
+    // rewrite is due): wait until it has counted every refusal.
+    let counted = |refusals: &[Value]| -> u64 {
+        refusals
+            .iter()
+            .map(|e| e["params"]["count"].as_u64().unwrap_or(1))
+            .sum()
+    };
+    let refusals: Vec<Value> = common::eventually(
+        "every refusal counted in the log",
+        std::time::Duration::from_secs(10),
+        || async {
+            let refusals: Vec<Value> = audit_log(&service)
+                .await
+                .into_iter()
+                .filter(|e| e["httpStatus"] == 401)
+                .collect();
+            (counted(&refusals) == SENT).then_some(refusals)
+        },
+    )
+    .await;
     let (summaries, entries): (Vec<&Value>, Vec<&Value>) = refusals
         .iter()
         .partition(|e| e["action"] == "auth.refusals_over_budget");

@@ -140,10 +140,10 @@ pub async fn poll_tables(
     profile: &Profile,
     system: SystemGroup,
 ) -> Result<PollOutcome, DeviceError> {
-    let (rows, table) = (RowMap::default(), crate::onu_table::OnuTable::default());
+    let rows = RowMap::default();
     let memory = Memory {
         rows: &rows,
-        table: &table,
+        onus: &[],
         interfaces: None,
         vlans: &[],
     };

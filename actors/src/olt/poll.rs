@@ -453,7 +453,7 @@ impl OltState {
         Reads {
             plan: self.schedule.plan(now, &self.onus, &intervals, cap),
             rows: self.schedule.rows.clone(),
-            table: self.onus.clone(),
+            onus: self.onus.all(),
             interfaces: self.schedule.interfaces.clone(),
             vlans: self.record.vlans.clone(),
         }

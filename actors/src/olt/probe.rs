@@ -14,8 +14,8 @@
 //! time spent talking to the device, not the time spent waiting for a permit.
 
 use super::poll::PollSettings;
+use crate::domain::Onu;
 use crate::domain::Vendor;
-use crate::onu_table::OnuTable;
 use crate::poller::{self, Interfaces, Memory, PollOutcome, ReadPlan, RowMap};
 use crate::snmp::{DeviceError, SnmpClient};
 use std::future::Future;
@@ -43,7 +43,8 @@ pub(super) struct ProbePlan {
 pub(super) struct Reads {
     pub plan: ReadPlan,
     pub rows: Arc<RowMap>,
-    pub table: OnuTable,
+    /// The ONU table's rows, in id order.
+    pub onus: Arc<Vec<Onu>>,
     pub interfaces: Option<Arc<Interfaces>>,
     pub vlans: Vec<(u16, String)>,
 }
@@ -52,7 +53,7 @@ impl Reads {
     fn memory(&self) -> Memory<'_> {
         Memory {
             rows: &self.rows,
-            table: &self.table,
+            onus: &self.onus,
             interfaces: self.interfaces.as_deref(),
             vlans: &self.vlans,
         }

@@ -7,10 +7,10 @@
 //! them are marked costly for the client's load record. What a poll did not read, the
 //! decoder fills from the last reading ([`super::Fill`]).
 
-use super::rows::{Fill, RowMap};
+use super::rows::{onu_by_id, Fill, RowMap};
 use super::{decode_read, decode_serial, row_key, Interfaces, PollOutcome, SystemGroup};
+use crate::domain::Onu;
 use crate::domain::OnuId;
-use crate::onu_table::OnuTable;
 use crate::profile::polling::PollGroup;
 use crate::profile::{std_oids, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
@@ -63,7 +63,8 @@ impl ReadPlan {
 #[derive(Clone, Copy)]
 pub struct Memory<'a> {
     pub rows: &'a RowMap,
-    pub table: &'a OnuTable,
+    /// The ONU table's rows, in id order.
+    pub onus: &'a [Onu],
     /// IF-MIB as the last `olt` read left it.
     pub interfaces: Option<&'a Interfaces>,
     pub vlans: &'a [(u16, String)],
@@ -96,7 +97,7 @@ pub async fn poll_groups(
         memory
             .rows
             .onu(row)
-            .and_then(|id| memory.table.get_ref(id))
+            .and_then(|id| onu_by_id(memory.onus, id))
             .is_some()
     };
     let new: Vec<u128> = seen.iter().copied().filter(|&row| !known(row)).collect();
@@ -119,7 +120,7 @@ pub async fn poll_groups(
                 .filter_map(|&id| memory.rows.row(id))
                 .filter(|row| seen.contains(row))
                 .collect();
-            rows.extend(first_sight(profile, &table, &new, memory.table));
+            rows.extend(first_sight(profile, &table, &new, memory.onus));
             rows.sort_unstable();
             rows.dedup();
             client.load.set_costly(true);
@@ -132,7 +133,7 @@ pub async fn poll_groups(
 
     let (mut interfaces, vlans, interfaces_read) = olt;
     let fill = Fill {
-        previous: Some((memory.rows, memory.table)),
+        previous: Some((memory.rows, memory.onus)),
         identity: identity_read.as_ref(),
         optics: optics_read.as_ref(),
     };
@@ -224,7 +225,7 @@ fn first_sight(
     profile: &Profile,
     table: &[Vec<ColumnEntry>],
     new: &[u128],
-    known: &OnuTable,
+    known: &[Onu],
 ) -> Vec<u128> {
     let Some(serials) = profile
         .onu_columns
@@ -244,7 +245,11 @@ fn first_sight(
             let read_before = serial_of
                 .get(row)
                 .and_then(|value| decode_serial(profile, value))
-                .and_then(|serial| known.get_ref(known.id_of(&serial)?))
+                .and_then(|serial| {
+                    known
+                        .iter()
+                        .find(|o| o.serial.eq_ignore_ascii_case(&serial))
+                })
                 .is_some_and(|onu| onu.optics_at.is_some());
             !read_before
         })

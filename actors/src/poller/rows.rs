@@ -6,7 +6,6 @@
 //! values instead of turning `null`.
 
 use crate::domain::{Onu, OnuId};
-use crate::onu_table::OnuTable;
 use std::collections::HashSet;
 
 /// Row index (packed, [`super::row_key`]) ↔ ONU id, for one OLT. Two sorted vectors: 24
@@ -59,8 +58,9 @@ impl RowMap {
 /// group for every row.
 #[derive(Default)]
 pub struct Fill<'a> {
-    /// The rows' ONUs at the last read; `None` when nothing is remembered.
-    pub previous: Option<(&'a RowMap, &'a OnuTable)>,
+    /// The rows' ONUs at the last read (the table's rows, in id order); `None` when
+    /// nothing is remembered.
+    pub previous: Option<(&'a RowMap, &'a [Onu])>,
     /// Rows whose identity this poll read; `None` means every row.
     pub identity: Option<&'a HashSet<u128>>,
     /// Rows whose optics this poll read; `None` means every row.
@@ -81,13 +81,19 @@ impl<'a> Fill<'a> {
     pub fn row(&self, row: u128) -> RowRead<'a> {
         let previous = self
             .previous
-            .and_then(|(rows, table)| table.get_ref(rows.onu(row)?));
+            .and_then(|(rows, onus)| onu_by_id(onus, rows.onu(row)?));
         RowRead {
             previous,
             identity: self.identity.is_none_or(|read| read.contains(&row)),
             optics: self.optics.is_none_or(|read| read.contains(&row)),
         }
     }
+}
+
+/// ONU `id` of `onus` (in id order, as the ONU table keeps them).
+pub fn onu_by_id(onus: &[Onu], id: OnuId) -> Option<&Onu> {
+    let i = onus.binary_search_by_key(&id, |o| o.id).ok()?;
+    Some(&onus[i])
 }
 
 #[cfg(test)]
