@@ -111,6 +111,10 @@ pub async fn record(
     let body = BodyCapture::default();
     request.extensions_mut().insert(body.clone());
     let response = next.run(request).await;
+    // Whatever the request, refusals the log could not take earlier go in now if it may,
+    // and refusal counts that moved are rewritten when due.
+    refusals.held.write_out(&app.records);
+    refusals.write_counts(&app.records);
     let status = response.status();
     count(&method, status, started);
     let error_code = response
@@ -149,9 +153,6 @@ pub async fn record(
         duration_ms: started.elapsed().as_millis() as u64,
         channel,
     };
-    // Refusals the log could not take earlier go in first, now that it may again.
-    refusals.held.write_out(&app.records);
-    refusals.write_counts(&app.records);
     if failed_authentication {
         refusals.record(&app.records, client_ip, entry).await;
         return response;
