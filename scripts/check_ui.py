@@ -156,9 +156,13 @@ def full_checks(driver, base, api, key, control_path, shots):
     sign_in(driver, base, key)
     ids = sorted(int(a.text) for a in driver.find_elements(By.CSS_SELECTOR, "#olt-table tbody tr td:first-child a"))
     check("FULL: the fleet table lists every OLT", ids == list(range(1, OLTS + 1)), ids)
-    headers = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#olt-table thead th")]
-    counts = [[c.text for c in row.find_elements(By.TAG_NAME, "td")]
-              for row in driver.find_elements(By.CSS_SELECTOR, "#olt-table tbody tr")]
+    def fleet_cells():
+        # The table is redrawn every few seconds: read it whole, again if it changed under us.
+        headers = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "#olt-table thead th")]
+        rows = [[c.text for c in row.find_elements(By.TAG_NAME, "td")]
+                for row in driver.find_elements(By.CSS_SELECTOR, "#olt-table tbody tr")]
+        return headers, rows
+    headers, counts = wait_for("the fleet table's counts", fleet_cells, 15)
     at = {name: headers.index(name) for name in ("ONUs", "Online", "Offline") if name in headers}
     add_up = len(at) == 3 and all(int(r[at["Online"]]) + int(r[at["Offline"]]) == int(r[at["ONUs"]]) for r in counts)
     check("the fleet table shows each OLT's online and offline ONUs", add_up and any(int(r[at["Online"]]) for r in counts),
