@@ -30,6 +30,7 @@ pub mod events;
 pub mod isolation;
 pub mod progress;
 pub mod restart;
+pub mod schedule;
 pub mod snmpv3;
 
 /// OLTs the net-snmp comparison walks (docs/benchmarks.md P3).
@@ -67,6 +68,18 @@ pub struct PollBenchOptions {
     /// (one each up to 5,000 OLTs, else 100) when not given.
     #[arg(long, value_name = "N")]
     pub olts_per_socket: Option<usize>,
+    /// Instead of the all-tables cycle, the default schedule's figures S1–S4
+    /// ([`schedule`]): status sweep (`--cycles` sweeps), CPU per hour, ONU down to
+    /// `ONU_DOWN`, and each vendor's optics reads per ONU.
+    #[arg(long)]
+    pub schedule: bool,
+    /// `--schedule`: S2 and S4 run the schedule with every interval divided, and every
+    /// rate multiplied, by this.
+    #[arg(long, value_name = "K", default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    pub schedule_scale: u32,
+    /// `--schedule`: compressed hours S2 and S4 run for.
+    #[arg(long, value_name = "H", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub schedule_hours: u32,
 }
 
 #[derive(Debug, Serialize)]

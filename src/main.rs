@@ -307,6 +307,22 @@ async fn bench(kind: BenchKind) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&result)?);
             Ok(())
         }
+        BenchKind::Poll(options) if options.schedule => {
+            let result = ponkeeper::bench::schedule::run(&options).await?;
+            if !options.json {
+                println!(
+                    "S1 sweep {:.2} s wall, {:.2} s CPU; S2 {:.0} s CPU an hour; S3 {:.0} ms (polls), {:.0} ms (traps); S4 {}",
+                    result.s1.wall_seconds_median,
+                    result.s1.cpu_seconds_median,
+                    result.s2.cpu_seconds_per_hour,
+                    result.s3.polls_ms_max,
+                    result.s3.traps_ms_max,
+                    if result.s4.pass { "pass" } else { "fail" }
+                );
+            }
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
         BenchKind::Poll(options) => {
             let json = options.json;
             let result = ponkeeper::bench::poll(options).await?;
