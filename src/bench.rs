@@ -80,6 +80,12 @@ pub struct PollBenchOptions {
     /// `--schedule`: compressed hours S2 and S4 run for.
     #[arg(long, value_name = "H", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub schedule_hours: u32,
+    /// `--schedule`: leave out S2 and S4 (the compressed hour).
+    #[arg(long)]
+    pub skip_hour: bool,
+    /// `--schedule`: leave out S3 (ONU down to `ONU_DOWN` through `serve`).
+    #[arg(long)]
+    pub skip_detect: bool,
 }
 
 #[derive(Debug, Serialize)]

@@ -9,6 +9,9 @@
 //! - E3 ([`webhook`]): `kill -9` of `serve` while a webhook delivers about 10,000 events,
 //!   then a restart: every event delivered at least once, first deliveries in order.
 //!
+//! [`down_to_event`] is E1's measurement with a given status interval, with or without
+//! traps: S3 of `bench poll --schedule`.
+//!
 //! Progress goes to stderr, the figures to stdout.
 
 mod sse;

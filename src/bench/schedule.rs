@@ -26,6 +26,7 @@ use super::{cpu_seconds, cycle, median, start_simulator, PollBenchOptions};
 use anyhow::bail;
 use figures::{ReadBounds, Scale, ScaledRun, VendorReads, HOUR};
 use ponkeeper_actors::domain::{SessionStatus, Vendor};
+use ponkeeper_actors::fleet_view::FleetViewError;
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, PollSettings};
 use ponkeeper_actors::store::Store;
@@ -45,6 +46,8 @@ const S3_SAMPLES: usize = 5;
 /// start on their own are done; waited for at most [`SETTLE_LIMIT`].
 const SETTLED: Duration = Duration::from_secs(3);
 const SETTLE_LIMIT: Duration = Duration::from_secs(600);
+/// The fleet view has caught up with the polls when it answers within this.
+const VIEW_CALM: Duration = Duration::from_millis(100);
 /// How long the idle fleet's CPU rate is measured for (S2's time-driven part).
 const IDLE: Duration = Duration::from_secs(10);
 /// The targets at 10,000 OLTs × 128 ONUs.
@@ -59,9 +62,12 @@ pub struct ScheduleBenchResult {
     pub olts: usize,
     pub onus: usize,
     pub s1: SweepFigures,
-    pub s2: HourFigures,
-    pub s3: DetectFigures,
-    pub s4: OpticsFigures,
+    /// `None` with `--skip-hour`.
+    pub s2: Option<HourFigures>,
+    /// `None` with `--skip-detect`.
+    pub s3: Option<DetectFigures>,
+    /// `None` with `--skip-hour`.
+    pub s4: Option<OpticsFigures>,
 }
 
 /// S1: one status sweep of the whole fleet.
@@ -71,7 +77,11 @@ pub struct SweepFigures {
     pub wall_seconds_median: f64,
     pub wall_seconds_all: Vec<f64>,
     pub cpu_seconds_median: f64,
+    /// Process CPU from the sweep's start until the fleet view has taken in what its
+    /// polls published (the API answers from the view).
     pub cpu_seconds_all: Vec<f64>,
+    /// Per sweep: how long after the last poll's answer the fleet view caught up.
+    pub view_seconds_all: Vec<f64>,
     /// From the fleet's start until every OLT's first poll (which reads everything) is
     /// done, wall seconds.
     pub warm_up_seconds: f64,
@@ -103,8 +113,10 @@ pub struct HourFigures {
     /// The compressed status interval.
     pub status_interval_seconds: f64,
     pub window_seconds: f64,
-    /// Process CPU over the window.
+    /// Process CPU over the window, until the fleet view had taken in its polls.
     pub cpu_seconds_in_window: f64,
+    /// How long the fleet view took, once the window closed, to catch up.
+    pub view_lag_seconds: f64,
     pub status_reads_per_onu: f64,
     pub status_reads_expected: f64,
     pub keep_up_factor: f64,
@@ -171,36 +183,44 @@ pub async fn run(options: &PollBenchOptions) -> anyhow::Result<ScheduleBenchResu
         .tempdir()?;
     let progress = Progress::new(options.cycles + 6);
     let (s1, idle) = status_sweeps(options, work.path(), &progress).await?;
-    let (s2, s4) = scaled_hour(options, work.path(), idle, &progress).await?;
-    progress.step("S3: ONU down until ONU_DOWN, polls only");
-    let polls = super::events::down_to_event(
-        work.path(),
-        S3_SAMPLES,
-        options.onus_per_olt,
-        S3_STATUS_INTERVAL,
-        false,
-    )
-    .await?;
-    progress.inc();
-    progress.step("S3: the same with traps, default intervals");
-    let interval = PollSettings::default().interval;
-    let traps = super::events::down_to_event(
-        work.path(),
-        S3_SAMPLES,
-        options.onus_per_olt,
-        interval,
-        true,
-    )
-    .await?;
+    let (s2, s4) = if options.skip_hour {
+        (None, None)
+    } else {
+        let (s2, s4) = scaled_hour(options, work.path(), idle, &progress).await?;
+        (Some(s2), Some(s4))
+    };
+    let s3 = if options.skip_detect {
+        None
+    } else {
+        Some(detection(work.path(), options.onus_per_olt, &progress).await?)
+    };
     progress.finish();
     Ok(ScheduleBenchResult {
         olts: options.olts,
         onus: options.olts * options.onus_per_olt,
         s1,
         s2,
-        s3: detect_figures(polls, traps),
+        s3,
         s4,
     })
+}
+
+/// S3: without traps at [`S3_STATUS_INTERVAL`], then with traps at the default interval.
+async fn detection(
+    work: &Path,
+    onus_per_olt: usize,
+    progress: &Progress,
+) -> anyhow::Result<DetectFigures> {
+    progress.step("S3: ONU down until ONU_DOWN, polls only");
+    let polls =
+        super::events::down_to_event(work, S3_SAMPLES, onus_per_olt, S3_STATUS_INTERVAL, false)
+            .await?;
+    progress.inc();
+    progress.step("S3: the same with traps, default intervals");
+    let interval = PollSettings::default().interval;
+    let traps =
+        super::events::down_to_event(work, S3_SAMPLES, onus_per_olt, interval, true).await?;
+    Ok(detect_figures(polls, traps))
 }
 
 fn max(values: &[f64]) -> f64 {
@@ -301,6 +321,69 @@ async fn optics_settled(socket: &Path) -> anyhow::Result<u64> {
     }
 }
 
+/// Waits until the fleet view has handled everything published before this call (its
+/// queries queue behind the updates): how long that took. A query that times out is
+/// asked again; the view is given [`SETTLE_LIMIT`] in all.
+async fn view_drained(fleet: &Fleet) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    loop {
+        match fleet.view().node_counters(Vec::new()).await {
+            Ok(_) => return Ok(started.elapsed().as_secs_f64()),
+            Err(FleetViewError::NoReply(_)) if started.elapsed() < SETTLE_LIMIT => {}
+            Err(error) => bail!("the fleet view did not catch up: {error}"),
+        }
+    }
+}
+
+/// Waits until the fleet view answers within [`VIEW_CALM`]: it has caught up with what
+/// the polls publish.
+async fn view_caught_up(fleet: &Fleet) -> anyhow::Result<()> {
+    let started = Instant::now();
+    while view_drained(fleet).await? > VIEW_CALM.as_secs_f64() {
+        if started.elapsed() > SETTLE_LIMIT {
+            bail!("the fleet view did not catch up within {SETTLE_LIMIT:?}");
+        }
+    }
+    Ok(())
+}
+
+/// One S1 sweep, and what the simulator counted during it.
+struct Sweep {
+    wall: f64,
+    cpu: f64,
+    view: f64,
+    status_min: u32,
+    status_max: u32,
+    optics: u64,
+    peak: u32,
+}
+
+/// One status sweep of `handles` once the view is idle: wall time until every poll is
+/// answered, CPU time until the fleet view has also taken in what they published.
+async fn sweep(fleet: &Fleet, handles: &[OltHandle], socket: &Path) -> anyhow::Result<Sweep> {
+    view_caught_up(fleet).await?;
+    control(socket, "stats reset").await?;
+    let cpu_before = cpu_seconds()?;
+    let wall = cycle(handles).await?;
+    let view = view_drained(fleet).await?;
+    let cpu = cpu_seconds()? - cpu_before;
+    let counted = stats(socket).await?.olts;
+    let status = counted.iter().map(|o| o.onu_status_reads);
+    Ok(Sweep {
+        wall,
+        cpu,
+        view,
+        status_min: status.clone().map(|s| s.min).min().unwrap_or(0),
+        status_max: status.map(|s| s.max).max().unwrap_or(0),
+        optics: counted.iter().map(|o| o.onu_optics_reads.total).sum(),
+        peak: counted
+            .iter()
+            .map(|o| o.peak_requests_per_second)
+            .max()
+            .unwrap_or(0),
+    })
+}
+
 /// S1, and the idle fleet's CPU seconds per second.
 async fn status_sweeps(
     options: &PollBenchOptions,
@@ -312,7 +395,7 @@ async fn status_sweeps(
         "S1: starting the simulator: {} OLTs × {} ONUs, OMCI {:?} an ONU",
         options.olts, options.onus_per_olt, DEFAULT_OMCI_COST
     ));
-    let (_sim, inventory, socket) = simulator(options, &dir, DEFAULT_OMCI_COST).await?;
+    let (mut sim, inventory, socket) = simulator(options, &dir, DEFAULT_OMCI_COST).await?;
     // The default schedule, but no timer polls: the sweeps are the bench's `poll_now`s.
     // What a poll reads does not depend on the status interval at 128 ONUs an OLT (the
     // optics cap, half an interval's pace, is far above the ONUs due).
@@ -328,56 +411,50 @@ async fn status_sweeps(
     // and the schedule reads their optics again at once, in a poll of its own.
     let optics_at_start = optics_settled(&socket).await?;
     progress.inc();
-    let mut walls = Vec::new();
-    let mut cpus = Vec::new();
-    let mut status_min = Vec::new();
-    let mut status_max = Vec::new();
-    let mut optics = Vec::new();
-    let mut peak = 0;
+    let mut sweeps = Vec::new();
     for i in 0..options.cycles.max(1) {
         progress.step(format!("S1: status sweep {} of {}", i + 1, options.cycles));
-        control(&socket, "stats reset").await?;
-        let cpu_before = cpu_seconds()?;
-        walls.push(cycle(&handles).await?);
-        cpus.push(cpu_seconds()? - cpu_before);
-        let counted = stats(&socket).await?.olts;
-        let status = counted.iter().map(|o| o.onu_status_reads);
-        status_min.push(status.clone().map(|s| s.min).min().unwrap_or(0));
-        status_max.push(status.map(|s| s.max).max().unwrap_or(0));
-        optics.push(counted.iter().map(|o| o.onu_optics_reads.total).sum());
-        peak = counted
-            .iter()
-            .map(|o| o.peak_requests_per_second)
-            .fold(peak, u32::max);
+        sweeps.push(sweep(&fleet, &handles, &socket).await?);
         progress.inc();
     }
     progress.step(format!("S1: idle fleet for {} s", IDLE.as_secs()));
+    view_caught_up(&fleet).await?;
     let cpu_before = cpu_seconds()?;
     let idle_started = Instant::now();
     tokio::time::sleep(IDLE).await;
     let idle = (cpu_seconds()? - cpu_before) / idle_started.elapsed().as_secs_f64();
     fleet.shutdown().await;
+    // S2's simulator binds the same ports: this one must be gone first.
+    sim.0.kill().await?;
     progress.inc();
-    let (wall, cpu) = (median(&walls), median(&cpus));
+    let onus = (options.olts * options.onus_per_olt).max(1) as f64;
+    let optics_at_start = optics_at_start as f64 / onus;
     Ok((
-        SweepFigures {
-            wall_seconds_median: wall,
-            wall_seconds_all: walls,
-            cpu_seconds_median: cpu,
-            cpu_seconds_all: cpus,
-            warm_up_seconds,
-            optics_reads_per_onu_at_start: optics_at_start as f64
-                / (options.olts * options.onus_per_olt).max(1) as f64,
-            status_reads_min_all: status_min,
-            status_reads_max_all: status_max,
-            optics_reads_all: optics,
-            peak_requests_per_second: peak,
-            wall_target_seconds: S1_WALL_TARGET,
-            cpu_target_seconds: S1_CPU_TARGET,
-            pass: wall <= S1_WALL_TARGET && cpu <= S1_CPU_TARGET,
-        },
+        sweep_figures(sweeps, warm_up_seconds, optics_at_start),
         idle,
     ))
+}
+
+fn sweep_figures(sweeps: Vec<Sweep>, warm_up_seconds: f64, optics_at_start: f64) -> SweepFigures {
+    let walls: Vec<f64> = sweeps.iter().map(|s| s.wall).collect();
+    let cpus: Vec<f64> = sweeps.iter().map(|s| s.cpu).collect();
+    let (wall, cpu) = (median(&walls), median(&cpus));
+    SweepFigures {
+        wall_seconds_median: wall,
+        wall_seconds_all: walls,
+        cpu_seconds_median: cpu,
+        cpu_seconds_all: cpus,
+        view_seconds_all: sweeps.iter().map(|s| s.view).collect(),
+        warm_up_seconds,
+        optics_reads_per_onu_at_start: optics_at_start,
+        status_reads_min_all: sweeps.iter().map(|s| s.status_min).collect(),
+        status_reads_max_all: sweeps.iter().map(|s| s.status_max).collect(),
+        optics_reads_all: sweeps.iter().map(|s| s.optics).collect(),
+        peak_requests_per_second: sweeps.iter().map(|s| s.peak).max().unwrap_or(0),
+        wall_target_seconds: S1_WALL_TARGET,
+        cpu_target_seconds: S1_CPU_TARGET,
+        pass: wall <= S1_WALL_TARGET && cpu <= S1_CPU_TARGET,
+    }
 }
 
 /// What the compressed window measured, before it is turned into S2 and S4.
@@ -385,6 +462,9 @@ struct Window {
     inner: f64,
     outer: f64,
     cpu: f64,
+    /// How long the fleet view took, once the window closed, to take in what had been
+    /// published by then (its CPU is counted in `cpu`).
+    view_lag: f64,
     stats: FleetStats,
 }
 
@@ -419,8 +499,11 @@ async fn scaled_hour(
     // The timer takes over; the re-read of every online ONU's optics that follows the
     // first poll (see S1) is a cost of the start, not of an hour: it passes first.
     tokio::time::sleep(SETTLED + status_interval * 3).await;
+    view_caught_up(&fleet).await.map_err(|e| {
+        e.context("the fleet view cannot keep up with this compressed schedule: try a smaller --schedule-scale")
+    })?;
     progress.inc();
-    let window = measure_window(&socket, scale.window(hours), progress).await?;
+    let window = measure_window(&fleet, &socket, scale.window(hours), progress).await?;
     fleet.shutdown().await;
     progress.inc();
 
@@ -444,6 +527,7 @@ async fn scaled_hour(
         status_interval_seconds: status_interval.as_secs_f64(),
         window_seconds: window.inner,
         cpu_seconds_in_window: window.cpu,
+        view_lag_seconds: window.view_lag,
         status_reads_per_onu: run.status_reads_per_onu,
         status_reads_expected: run.status_reads_expected,
         keep_up_factor: run.keep_up_factor(),
@@ -457,8 +541,11 @@ async fn scaled_hour(
 }
 
 /// Resets the simulator's counters, lets the schedule run for `length`, and reads the
-/// counters and the process CPU it took.
+/// counters and the process CPU it took, up to when the fleet view has taken in what the
+/// window's polls published (a view that falls behind would otherwise leave their work
+/// out; the polls of the drain's time are counted in too, an over-count).
 async fn measure_window(
+    fleet: &Fleet,
     socket: &Path,
     length: Duration,
     progress: &Progress,
@@ -476,14 +563,16 @@ async fn measure_window(
             length.as_secs_f64()
         ));
     }
-    let cpu = cpu_seconds()? - cpu_before;
     let inner = opened.elapsed().as_secs_f64();
     let stats = stats(socket).await?;
     let outer = reset_sent.elapsed().as_secs_f64();
+    let view_lag = view_drained(fleet).await?;
+    let cpu = cpu_seconds()? - cpu_before;
     Ok(Window {
         inner,
         outer,
         cpu,
+        view_lag,
         stats,
     })
 }
