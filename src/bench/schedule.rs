@@ -85,6 +85,9 @@ pub struct SweepFigures {
     /// From the fleet's start until every OLT's first poll (which reads everything) is
     /// done, wall seconds.
     pub warm_up_seconds: f64,
+    /// Once those polls were done (and the actors' own re-read of the optics, below),
+    /// how long the fleet view still took to take in what they published, wall seconds.
+    pub view_seconds_after_start: f64,
     /// Optics reads per ONU from the start until the polls the actors start on their
     /// own are done: 1 would be each ONU read by the first poll (less the offline ones);
     /// about twice that means the first poll's ONUs were read again at once (every
@@ -410,6 +413,10 @@ async fn status_sweeps(
     // The first poll counts every online ONU it sees for the first time as come online,
     // and the schedule reads their optics again at once, in a poll of its own.
     let optics_at_start = optics_settled(&socket).await?;
+    progress.step("S1: waiting for the fleet view to take in the first polls");
+    let view_started = Instant::now();
+    view_caught_up(&fleet).await?;
+    let view_after_start = view_started.elapsed().as_secs_f64();
     progress.inc();
     let mut sweeps = Vec::new();
     for i in 0..options.cycles.max(1) {
@@ -429,10 +436,9 @@ async fn status_sweeps(
     progress.inc();
     let onus = (options.olts * options.onus_per_olt).max(1) as f64;
     let optics_at_start = optics_at_start as f64 / onus;
-    Ok((
-        sweep_figures(sweeps, warm_up_seconds, optics_at_start),
-        idle,
-    ))
+    let mut figures = sweep_figures(sweeps, warm_up_seconds, optics_at_start);
+    figures.view_seconds_after_start = view_after_start;
+    Ok((figures, idle))
 }
 
 fn sweep_figures(sweeps: Vec<Sweep>, warm_up_seconds: f64, optics_at_start: f64) -> SweepFigures {
@@ -446,6 +452,7 @@ fn sweep_figures(sweeps: Vec<Sweep>, warm_up_seconds: f64, optics_at_start: f64)
         cpu_seconds_all: cpus,
         view_seconds_all: sweeps.iter().map(|s| s.view).collect(),
         warm_up_seconds,
+        view_seconds_after_start: 0.0,
         optics_reads_per_onu_at_start: optics_at_start,
         status_reads_min_all: sweeps.iter().map(|s| s.status_min).collect(),
         status_reads_max_all: sweeps.iter().map(|s| s.status_max).collect(),
