@@ -307,6 +307,21 @@ async fn bench(kind: BenchKind) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&result)?);
             Ok(())
         }
+        BenchKind::Poll(options) if options.schedule => {
+            let result = ponkeeper::bench::schedule::run(&options).await?;
+            if !options.json {
+                println!(
+                    "S1 sweep {:.2} s wall, {:.2} s CPU; S2 {:?} s CPU an hour; S3 {:?} ms (polls, traps); S4 pass {:?}",
+                    result.s1.wall_seconds_median,
+                    result.s1.cpu_seconds_median,
+                    result.s2.as_ref().map(|s2| s2.cpu_seconds_per_hour.round()),
+                    result.s3.as_ref().map(|s3| (s3.polls_ms_max.round(), s3.traps_ms_max.round())),
+                    result.s4.as_ref().map(|s4| (s4.pass, s4.pass_by_design)),
+                );
+            }
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
         BenchKind::Poll(options) => {
             let json = options.json;
             let result = ponkeeper::bench::poll(options).await?;

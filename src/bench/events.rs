@@ -9,6 +9,9 @@
 //! - E3 ([`webhook`]): `kill -9` of `serve` while a webhook delivers about 10,000 events,
 //!   then a restart: every event delivered at least once, first deliveries in order.
 //!
+//! [`down_to_event`] is E1's measurement with a given status interval, with or without
+//! traps: S3 of `bench poll --schedule`.
+//!
 //! Progress goes to stderr, the figures to stdout.
 
 mod sse;
@@ -265,6 +268,46 @@ async fn traps_and_streams(
     serve.stop().await?;
     sim.shutdown().await;
     Ok((e1, e2))
+}
+
+/// S3 of `bench poll --schedule` (docs/benchmarks.md): `serve` polling every
+/// `status_interval` (the other groups on their defaults), with or without traps; one ONU
+/// of each of `samples` OLTs taken down in turn, each timed until its `ONU_DOWN` is on
+/// the stream, in ms. Without traps the wait is the time to that OLT's next poll, so the
+/// samples are staggered over the interval (sample i starts i/samples of an interval
+/// after the previous one ended) instead of all falling just after a poll.
+pub(crate) async fn down_to_event(
+    work: &Path,
+    samples: usize,
+    onus_per_olt: usize,
+    status_interval: Duration,
+    traps: bool,
+) -> anyhow::Result<Vec<f64>> {
+    let mut sim = online_fleet(samples, onus_per_olt).await?;
+    let mut sections = format!(
+        "[polling]\nstatus_interval = \"{}\"\n",
+        humantime::format_duration(status_interval)
+    );
+    if traps {
+        let target = std::net::UdpSocket::bind("127.0.0.1:0")?.local_addr()?;
+        sim.send_traps_to(target);
+        sections.push_str(&format!("[traps]\nlisten = \"{target}\"\n"));
+    }
+    let dir = work.join(if traps { "s3-traps" } else { "s3-polls" });
+    let mut serve = Serve::prepare(&dir, &sim, &sections, Vec::new()).await?;
+    serve.start(samples, onus_per_olt).await?;
+    let mut ms = Vec::with_capacity(samples);
+    for (i, olt) in (1..=samples as u32).enumerate() {
+        if traps {
+            settle().await;
+        } else {
+            tokio::time::sleep(status_interval.mul_f64(i as f64 / samples as f64)).await;
+        }
+        ms.push(one_down(&serve, &sim, olt).await?);
+    }
+    serve.stop().await?;
+    sim.shutdown().await;
+    Ok(ms)
 }
 
 /// Waits out `traps.min_interval` (2 s by default) after the last trap-triggered poll.

@@ -34,8 +34,9 @@ pub struct IsolationFigures {
     pub poll_seconds: f64,
 }
 
-/// Sends one line to the simulator's control socket; fails unless it answers `ok`.
-async fn control(socket: &Path, line: &str) -> anyhow::Result<()> {
+/// Sends one line to the simulator's control socket; fails unless it answers `ok`, and
+/// gives what follows the `ok` (e.g. the JSON of `stats`).
+pub(crate) async fn control(socket: &Path, line: &str) -> anyhow::Result<String> {
     let stream = tokio::net::UnixStream::connect(socket)
         .await
         .with_context(|| {
@@ -48,10 +49,10 @@ async fn control(socket: &Path, line: &str) -> anyhow::Result<()> {
     write.write_all(format!("{line}\n").as_bytes()).await?;
     let mut reply = String::new();
     BufReader::new(read).read_line(&mut reply).await?;
-    if !reply.starts_with("ok") {
-        bail!("the simulator refused `{line}`: {}", reply.trim());
+    match reply.trim_end().strip_prefix("ok") {
+        Some(rest) => Ok(rest.trim_start().to_string()),
+        None => bail!("the simulator refused `{line}`: {}", reply.trim()),
     }
-    Ok(())
 }
 
 /// Healthy-cycle ratios with `hung` OLTs hanging, their polls running alongside.
