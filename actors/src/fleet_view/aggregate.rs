@@ -301,7 +301,15 @@ impl FleetAggregate {
     /// trigram lists the caller posts for all of an update's rows at once. Returns the
     /// key's slot.
     fn upsert_onu(&mut self, onu: Onu, fresh: bool) -> Option<Slot> {
-        self.remove_onu(onu.id);
+        // The search key is made of the serial and the description only: a row whose
+        // status or readings changed keeps its place in the text index (re-indexing every
+        // such row cost each optics read a trigram edit of the whole fleet's lists).
+        let kept = self
+            .onus
+            .get(&onu.id)
+            .filter(|e| e.onu.serial == onu.serial && e.onu.description == onu.description)
+            .map(|e| e.slot);
+        self.take_out(onu.id, kept.is_none());
         let id = onu.id;
         let olt = self.olts.get_mut(&onu.olt_id)?;
         olt.onus.insert(id);
@@ -314,14 +322,23 @@ impl FleetAggregate {
         }
         self.optics.insert(optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
-        let slot = self
-            .text
-            .hold(id, search_key(&onu.serial, &onu.description));
+        let slot = match kept {
+            Some(slot) => slot,
+            None => self
+                .text
+                .hold(id, search_key(&onu.serial, &onu.description)),
+        };
         self.onus.insert(id, OnuEntry { onu, fresh, slot });
         Some(slot)
     }
 
     fn remove_onu(&mut self, id: OnuId) {
+        self.take_out(id, true);
+    }
+
+    /// Takes ONU `id`'s row and its indexes out; its search key too unless `text` is
+    /// false (the row comes back at once with the same key).
+    fn take_out(&mut self, id: OnuId, text: bool) {
         let Some(OnuEntry { onu, slot, .. }) = self.onus.remove(&id) else {
             return;
         };
@@ -340,7 +357,9 @@ impl FleetAggregate {
         self.offline.remove(&id);
         self.optics.remove(&optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
-        self.text.remove(slot);
+        if text {
+            self.text.remove(slot);
+        }
     }
 
     /// Posts up to `max` ONUs' search keys held since snapshots into the text index's

@@ -167,12 +167,19 @@ impl GroupSchedule {
         let note = |onus| GroupRead { at, took, onus };
         count_reads(olt, plan, optics_read.len());
         self.last.insert(PollGroup::Status, note(listed));
+        // After the first read, each OLT's next one comes at a point of the interval of
+        // its own (by its id), so a fleet started together does not read its identities
+        // and ports together every 15 minutes ever after.
+        let first = |due: Option<Instant>, interval: Duration| match due {
+            None => interval.mul_f64(1.0 + stagger(olt)),
+            Some(_) => interval,
+        };
         if plan.olt {
-            self.olt_due = Some(started + intervals.olt);
+            self.olt_due = Some(started + first(self.olt_due, intervals.olt));
             self.last.insert(PollGroup::Olt, note(1));
         }
         if plan.identity {
-            self.identity_due = Some(started + intervals.identity);
+            self.identity_due = Some(started + first(self.identity_due, intervals.identity));
             self.last.insert(PollGroup::Identity, note(listed));
         }
         if !optics_read.is_empty() {
@@ -257,6 +264,12 @@ fn first_slot(
         .and_then(|at| Some(at + chrono::Duration::from_std(interval).ok()?))
         .and_then(|due| (due - wall).to_std().ok());
     now + stored_due.unwrap_or_else(|| interval.mul_f64(f64::from(rank + 1) / f64::from(count)))
+}
+
+/// A fraction in [0, 1) of its own for OLT `olt`, spread evenly over a fleet's ids.
+fn stagger(olt: OltId) -> f64 {
+    // Multiplying by the golden ratio's fraction spreads consecutive ids far apart.
+    (f64::from(olt) * 0.618_033_988_749_895).fract()
 }
 
 /// The metrics of one good poll of OLT `olt`: the groups it read, the ONUs whose optics.
@@ -365,9 +378,12 @@ mod tests {
         // Unless the budget has room for fewer.
         let capped = schedule_copy(&schedule).plan(after(41.0), &table, &INTERVALS, 3);
         assert_eq!(capped.optics, OpticsPlan::Onus(vec![1, 2, 3]));
-        // Identity and the OLT's tables come back after their interval.
-        let hour = schedule_copy(&schedule).plan(after(61.0), &table, &INTERVALS, 100);
-        assert!(hour.identity && hour.olt);
+        // Identity and the OLT's tables come back after their interval and this OLT's
+        // share of another (0.618 of it for OLT 1): not at 61 s, by 121 s.
+        let early = schedule_copy(&schedule).plan(after(61.0), &table, &INTERVALS, 100);
+        assert!(!early.identity && !early.olt);
+        let later = schedule_copy(&schedule).plan(after(121.0), &table, &INTERVALS, 100);
+        assert!(later.identity && later.olt);
     }
 
     #[test]
