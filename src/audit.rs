@@ -111,10 +111,7 @@ pub async fn record(
     let body = BodyCapture::default();
     request.extensions_mut().insert(body.clone());
     let response = next.run(request).await;
-    // Whatever the request, refusals the log could not take earlier go in now if it may,
-    // and refusal counts that moved are rewritten when due.
-    refusals.held.write_out(&app.records);
-    refusals.write_counts(&app.records);
+    refusals.write_pending(&app.records); // whatever the request: see RefusalCounts
     let status = response.status();
     count(&method, status, started);
     let error_code = response

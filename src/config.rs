@@ -295,6 +295,39 @@ impl Default for Paging {
     }
 }
 
+impl Polling {
+    /// Checks `[polling]`: intervals above zero, counts at least one.
+    fn validate(&self) -> anyhow::Result<()> {
+        let p = self;
+        let intervals = [
+            ("status_interval", Some(p.status_interval)),
+            ("identity_interval", Some(p.identity_interval)),
+            ("optics_interval", p.optics_interval),
+            ("olt_interval", Some(p.olt_interval)),
+            ("timeout", Some(p.timeout)),
+            ("deadline", Some(p.deadline)),
+        ];
+        for (key, value) in intervals {
+            if value.is_some_and(|v| v.is_zero()) {
+                bail!("key `polling.{key}`: must be above zero");
+            }
+        }
+        if p.max_requests_per_second == Some(0) {
+            bail!("key `polling.max_requests_per_second`: must be at least 1");
+        }
+        if p.offline_after == 0 {
+            bail!("key `polling.offline_after`: must be at least 1");
+        }
+        if p.concurrency == 0 {
+            bail!("key `polling.concurrency`: must be at least 1");
+        }
+        if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
+            bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
+        }
+        Ok(())
+    }
+}
+
 impl Default for Polling {
     fn default() -> Self {
         Polling {
@@ -414,32 +447,7 @@ impl Config {
                 self.paging.max_size
             );
         }
-        let p = &self.polling;
-        let intervals = [
-            ("status_interval", Some(p.status_interval)),
-            ("identity_interval", Some(p.identity_interval)),
-            ("optics_interval", p.optics_interval),
-            ("olt_interval", Some(p.olt_interval)),
-            ("timeout", Some(p.timeout)),
-            ("deadline", Some(p.deadline)),
-        ];
-        for (key, value) in intervals {
-            if value.is_some_and(|v| v.is_zero()) {
-                bail!("key `polling.{key}`: must be above zero");
-            }
-        }
-        if p.max_requests_per_second == Some(0) {
-            bail!("key `polling.max_requests_per_second`: must be at least 1");
-        }
-        if p.offline_after == 0 {
-            bail!("key `polling.offline_after`: must be at least 1");
-        }
-        if p.concurrency == 0 {
-            bail!("key `polling.concurrency`: must be at least 1");
-        }
-        if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
-            bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
-        }
+        self.polling.validate()?;
         if self.traps.community.as_deref().is_some_and(str::is_empty) {
             bail!("key `traps.community`: must not be empty (leave it unset instead)");
         }

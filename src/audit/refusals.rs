@@ -173,6 +173,13 @@ impl RefusalCounts {
         }
     }
 
+    /// What waits to be written, for every request the service answers: refusals the
+    /// log could not take earlier ([`super::held`]), and counts that are due.
+    pub fn write_pending(&self, records: &Records) {
+        self.held.write_out(records);
+        self.write_counts(records);
+    }
+
     /// Writes the counts that moved since they were written and are due
     /// ([`REWRITE_EVERY`]); the audit middleware calls it for every request, so a count
     /// reaches the log within seconds of the last refusal it counts.

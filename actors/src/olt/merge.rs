@@ -111,23 +111,8 @@ impl PollBase {
             // ONUs that moved or appeared take their VLAN from the latest configuration.
             table_changed |= self.table.set_vlans(&self.vlan_map);
         }
-        let rows = RowMap::new(
-            row_serials
-                .iter()
-                .filter_map(|(row, serial)| Some((*row, self.table.id_of(serial)?))),
-        );
-        let came_online = report
-            .state_changes
-            .iter()
-            .filter(|(_, change)| change.status == OnuStatus::Online)
-            .map(|(id, _)| *id)
-            .collect();
+        let learnt = Learnt::of(&self.table, &row_serials, &report, at);
         let onus = self.table.all();
-        let optics_read = onus
-            .iter()
-            .filter(|onu| onu.optics_at == Some(at))
-            .map(|onu| onu.id)
-            .collect();
         // A table that changed only in the poll time is not rewritten (the OLT record's
         // `last_success_at` carries that time).
         let saved = if table_changed || self.unsaved {
@@ -155,12 +140,53 @@ impl PollBase {
             vendor: outcome.vendor,
             family: outcome.family,
             table: self.table,
-            rows,
+            rows: learnt.rows,
             interfaces: outcome.interfaces,
-            optics_read,
-            came_online,
+            optics_read: learnt.optics_read,
+            came_online: learnt.came_online,
             unsaved,
         })
+    }
+}
+
+/// What the schedule learns of a merged poll (see [`MergedPoll`]).
+struct Learnt {
+    rows: RowMap,
+    optics_read: Vec<OnuId>,
+    came_online: Vec<OnuId>,
+}
+
+impl Learnt {
+    /// From the merged `table`, the poll's (row, serial) pairs and its merge `report` at
+    /// `at`.
+    fn of(
+        table: &OnuTable,
+        row_serials: &[(u128, String)],
+        report: &crate::onu_table::MergeReport,
+        at: DateTime<Utc>,
+    ) -> Learnt {
+        let rows = RowMap::new(
+            row_serials
+                .iter()
+                .filter_map(|(row, serial)| Some((*row, table.id_of(serial)?))),
+        );
+        let came_online = report
+            .state_changes
+            .iter()
+            .filter(|(_, change)| change.status == OnuStatus::Online)
+            .map(|(id, _)| *id)
+            .collect();
+        let optics_read = table
+            .all()
+            .iter()
+            .filter(|onu| onu.optics_at == Some(at))
+            .map(|onu| onu.id)
+            .collect();
+        Learnt {
+            rows,
+            optics_read,
+            came_online,
+        }
     }
 }
 

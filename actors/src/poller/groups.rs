@@ -115,19 +115,8 @@ pub async fn poll_groups(
     let optics_read = match &plan.optics {
         OpticsPlan::All => None,
         OpticsPlan::Onus(onus) => {
-            let mut rows: Vec<u128> = onus
-                .iter()
-                .filter_map(|&id| memory.rows.row(id))
-                .filter(|row| seen.contains(row))
-                .collect();
-            rows.extend(first_sight(profile, &table, &new, memory.onus));
-            rows.sort_unstable();
-            rows.dedup();
-            client.load.set_costly(true);
-            let read = get_rows(client, profile, PollGroup::Optics, &rows, &mut table).await;
-            client.load.set_costly(false);
-            read?;
-            Some(rows.into_iter().collect::<HashSet<u128>>())
+            let rows = optics_rows(profile, onus, &seen, &new, &table, memory);
+            Some(read_optics(client, profile, rows, &mut table).await?)
         }
     };
 
@@ -152,6 +141,41 @@ pub async fn poll_groups(
         decoded.rows,
         decoded.warnings,
     ))
+}
+
+/// The rows whose optics a poll reads: those of `onus` the status walk listed (`seen`),
+/// and the new rows whose ONU has never had a reading.
+fn optics_rows(
+    profile: &Profile,
+    onus: &[OnuId],
+    seen: &[u128],
+    new: &[u128],
+    table: &[Vec<ColumnEntry>],
+    memory: Memory<'_>,
+) -> Vec<u128> {
+    let mut rows: Vec<u128> = onus
+        .iter()
+        .filter_map(|&id| memory.rows.row(id))
+        .filter(|row| seen.binary_search(row).is_ok())
+        .collect();
+    rows.extend(first_sight(profile, table, new, memory.onus));
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
+
+/// GETs the optics of `rows` into `table`, the requests marked costly; the rows read.
+async fn read_optics(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    rows: Vec<u128>,
+    table: &mut [Vec<ColumnEntry>],
+) -> Result<HashSet<u128>, DeviceError> {
+    client.load.set_costly(true);
+    let read = get_rows(client, profile, PollGroup::Optics, &rows, table).await;
+    client.load.set_costly(false);
+    read?;
+    Ok(rows.into_iter().collect())
 }
 
 /// The `olt` group: IF-MIB's names and types and the VLANs, in one walk (short tables).
