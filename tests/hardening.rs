@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::audit::{audit_log, refusals_counted};
 use common::raw::{head, raw, Answer};
 use common::{all_polled, steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
@@ -23,15 +24,6 @@ fn root(service: &TestService) -> String {
         .strip_suffix(ponkeeper::http::BASE)
         .expect("base ends with the API path")
         .to_string()
-}
-
-/// The entries of the audit log, newest first (the FULL key reads them).
-async fn audit_log(service: &TestService) -> Vec<Value> {
-    let (status, body) = service
-        .request(Method::GET, "/audit-logs?size=500", Some(&service.full))
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body["data"].as_array().expect("entries").clone()
 }
 
 /// An ONU the first poll saw online.
@@ -61,28 +53,7 @@ async fn keyless_requests_cannot_flood_the_audit_log() {
             .expect("answered");
         assert_eq!(response.status().as_u16(), 401);
     }
-    // Counts move in memory and reach the log within seconds (every request checks
-    // whether one is due): wait until the log has counted all of them.
-    let counted_all = |refusals: &[Value]| {
-        let total: u64 = refusals
-            .iter()
-            .map(|e| e["params"]["count"].as_u64().unwrap_or(1))
-            .sum();
-        total == SENT
-    };
-    let refusals: Vec<Value> = common::eventually(
-        "every refusal counted in the log",
-        std::time::Duration::from_secs(10),
-        || async {
-            let refusals: Vec<Value> = audit_log(&service)
-                .await
-                .into_iter()
-                .filter(|e| e["httpStatus"] == 401)
-                .collect();
-            counted_all(&refusals).then_some(refusals)
-        },
-    )
-    .await;
+    let refusals = refusals_counted(&service, SENT).await;
     // No body of a failed authentication is kept.
     for entry in &refusals {
         let text = entry.to_string();

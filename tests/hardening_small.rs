@@ -9,20 +9,12 @@
 
 mod common;
 
+use common::audit::refusals_counted;
 use common::{all_polled, steady_sim, test_config, TestService};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-
-/// Every entry of the audit log, newest first (the FULL key reads them).
-async fn audit_log(service: &TestService) -> Vec<Value> {
-    let (status, body) = service
-        .request(Method::GET, "/audit-logs?size=500", Some(&service.full))
-        .await;
-    assert_eq!(status, 200, "{body}");
-    body["data"].as_array().expect("entries").clone()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyless_requests_from_many_addresses_share_one_audit_budget() {
@@ -53,27 +45,7 @@ async fn keyless_requests_from_many_addresses_share_one_audit_budget() {
         assert_eq!(response.status().as_u16(), 401);
     }
 
-    // The summary's count reaches the log within seconds (every request checks whether a
-    // rewrite is due): wait until it has counted every refusal.
-    let counted = |refusals: &[Value]| -> u64 {
-        refusals
-            .iter()
-            .map(|e| e["params"]["count"].as_u64().unwrap_or(1))
-            .sum()
-    };
-    let refusals: Vec<Value> = common::eventually(
-        "every refusal counted in the log",
-        std::time::Duration::from_secs(10),
-        || async {
-            let refusals: Vec<Value> = audit_log(&service)
-                .await
-                .into_iter()
-                .filter(|e| e["httpStatus"] == 401)
-                .collect();
-            (counted(&refusals) == SENT).then_some(refusals)
-        },
-    )
-    .await;
+    let refusals = refusals_counted(&service, SENT).await;
     let (summaries, entries): (Vec<&Value>, Vec<&Value>) = refusals
         .iter()
         .partition(|e| e["action"] == "auth.refusals_over_budget");

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod audit;
 pub mod raw;
 pub mod tools;
 
