@@ -158,8 +158,7 @@ impl OnuTable {
 
     /// ONU `id`, borrowed.
     pub fn get_ref(&self, id: OnuId) -> Option<&Onu> {
-        let i = self.onus.binary_search_by_key(&id, |o| o.id).ok()?;
-        Some(&self.onus[i])
+        crate::poller::onu_by_id(&self.onus, id)
     }
 
     /// The id of the ONU with `serial` (any ASCII case).
@@ -168,10 +167,7 @@ impl OnuTable {
     }
 
     pub fn get(&self, id: OnuId) -> Option<Onu> {
-        self.onus
-            .binary_search_by_key(&id, |o| o.id)
-            .ok()
-            .map(|i| self.onus[i].clone())
+        self.get_ref(id).cloned()
     }
 
     /// Changes one ONU in place; the ONU as changed, or `None` if there is no such ONU.

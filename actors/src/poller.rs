@@ -12,7 +12,7 @@ mod groups;
 mod rows;
 
 pub use groups::{optics_per_request, poll_groups, Memory, OpticsPlan, ReadPlan};
-pub use rows::{Fill, RowMap, RowRead};
+pub use rows::{onu_by_id, Fill, RowMap, RowRead};
 
 /// Everything one good poll learnt.
 #[derive(Debug, Clone, PartialEq)]

@@ -251,6 +251,9 @@ fn first_sight(
     new: &[u128],
     known: &[Onu],
 ) -> Vec<u128> {
+    if new.is_empty() {
+        return Vec::new();
+    }
     let Some(serials) = profile
         .onu_columns
         .iter()
