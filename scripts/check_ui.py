@@ -198,6 +198,8 @@ def full_checks(driver, base, api, key, control_path, shots):
            const p = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
            let inked = 0; for (let i = 3; i < p.length; i += 4) if (p[i] > 0) inked++; return inked;"""), 15)
     check("an ONU's optics chart is drawn", drawn > 500, f"{drawn} inked pixels")
+    legend = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#optics-chart .u-legend .u-label")]
+    check("the chart draws the warning and critical thresholds", {"Warning level", "Critical level"} <= set(legend), legend)
     driver.save_screenshot(f"{shots}/onu.png")
     driver.find_element(By.ID, "read-signal").click()
     done = wait_for("the read's confirmation", lambda: driver.find_element(By.ID, "flash").text == "Read signal now: Done", 15)
@@ -267,6 +269,58 @@ def full_checks(driver, base, api, key, control_path, shots):
     words = set(wait_for("the events in Russian", lambda: cells(3) + cells(4), 30))
     check("event types and severities are in Russian",
           "Статус OLT изменился" in words and words <= {"Статус OLT изменился", "предупреждение", "критично", "инфо"}, words)
+    messages = wait_for("the event messages in Russian", lambda: cells(7), 30)
+    english = [m for m in messages if foreign_words(m)]
+    check("the server's event messages are in Russian", bool(messages) and not english
+          and any("перешёл" in m for m in messages), english or messages[:3])
+    driver.get(base + "/ui/#/onu/999999999")
+    refusal = wait_for("a refusal in Russian", lambda: driver.find_element(By.CSS_SELECTOR, "p.error").text, 15)
+    check("an error from the server is in Russian", refusal == "нет ONU с id 999999999", refusal)
+    names = {"Huawei", "ZTE", "BDCOM"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
+    names |= {part for name in set(names) for part in re.split(r"[^A-Za-z0-9]+", name)}
+    leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova",
+                                             "#/optics", "#/events", "#/audit", "#/unconfigured"], names)
+    check("no English word in the chrome of any Russian view", not leftovers, leftovers)
+
+
+NAMES = {"dBm", "MiB", "ms", "id", "Rx", "Tx", "sysObjectID", "sysDescr"}
+
+
+def foreign_words(text):
+    """English words in a Russian text, by the service's own rule (src/http/russian.rs):
+    outside `code` and «quoted words», not abbreviations, units, identifiers, paths or
+    durations."""
+    text = re.sub(r"`[^`]*`|«[^»]*»", " ", text)
+    words = re.findall(r"[A-Za-z0-9_./+:-]+", text)
+    def foreign(word):
+        word = word.strip(".:-")
+        return (re.search(r"[A-Za-z][a-z]", word) and "_" not in word and "." not in word.strip(".")
+                and not word[:1].isdigit() and not word.startswith("/") and word not in NAMES)
+    return [w for w in words if foreign(w)]
+
+
+# What a page says in its own voice (not the data it shows): headings, labels, buttons,
+# column names, badges, notes, the chart's legend, and the server's sentences.
+CHROME = "h1, h2, th, label, button, dt, caption, .badge, p.muted, p.error, #flash, .u-legend .u-label, #live"
+
+
+def russian_sweep(driver, base, views, names):
+    """Opens each view in Russian and returns the English words its chrome still holds,
+    apart from `names` (vendors, the inventory's node names: proper names)."""
+    leftovers = {}
+    for view in views:
+        driver.get(base + "/ui/" + view)
+        time.sleep(1.5)
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "main h1"))
+        time.sleep(1.0)
+        # One script reads them all: the views re-render under live updates.
+        texts = driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].filter((e) => e.offsetParent !== null)"
+            ".map((e) => e.innerText);", CHROME)
+        words = sorted({w for text in texts for w in foreign_words(text)} - names)
+        if words:
+            leftovers[view] = words
+    return leftovers
 
 
 def main():

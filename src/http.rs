@@ -16,6 +16,7 @@ use utoipa::{IntoParams, ToSchema};
 
 pub mod library_errors;
 mod query;
+pub mod russian;
 
 pub use query::{echo, parse_query, Bounded, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN};
 

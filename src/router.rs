@@ -46,7 +46,8 @@ pub fn rest_router(state: AppState) -> Router {
     surface(state, None, refusals)
 }
 
-/// The layers, outermost first: the audit log; library answers put in the envelope
+/// The layers, outermost first: the audit log; error messages in the client's language
+/// ([`crate::http::russian`]); library answers put in the envelope
 /// ([`crate::http::library_errors`]); the documentation, or else the access check ([`crate::auth`]),
 /// then the body read ([`crate::body`]), then the route.
 fn surface(
@@ -84,6 +85,8 @@ fn surface(
         // through the key check.
         .fallback_service(api)
         .layer(middleware::from_fn(crate::http::library_errors::enveloped))
+        // Error messages in Russian for a client that prefers it, library refusals too.
+        .layer(middleware::from_fn(crate::http::russian::in_russian))
         // Outermost: sees every answer, the key checks' refusals included.
         .layer(middleware::from_fn_with_state(
             (state, refusals),

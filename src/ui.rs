@@ -2,14 +2,16 @@
 //! page works offline, with no CDN and no build step. `GET /` redirects to it. The page
 //! needs no key to load; it asks for one and reads everything through the REST API (its
 //! calls say `X-Ponkeeper-Channel: UI`, so the audit log tells them apart). The page's
-//! language is the first of English or Russian the browser's `Accept-Language` names;
-//! the page's own toggle overrides it.
+//! language is the first of English or Russian the browser's `Accept-Language` names
+//! ([`Language::of`]); the page's own toggle overrides it, and the page sends its
+//! language with every call, so the server's messages come in it too.
 //!
 //! The code of the page is plain JavaScript in `src/ui/` (`app.js` the helpers, `views.js`
 //! the views, `i18n.js` the words); its one library is uPlot (MIT, vendored in
 //! `src/ui/vendor/`) for the optics chart.
 
 use crate::error::ApiError;
+use crate::http::russian::Language;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -69,11 +71,12 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    let lang = language(
+    let lang = Language::of(
         headers
             .get(header::ACCEPT_LANGUAGE)
             .and_then(|v| v.to_str().ok()),
-    );
+    )
+    .code();
     page(
         "text/html; charset=utf-8",
         INDEX.replace("{{LANG}}", lang).into_bytes(),
@@ -104,42 +107,4 @@ fn page(content_type: &'static str, body: Vec<u8>) -> Response {
         HeaderValue::from_static("nosniff"),
     );
     response
-}
-
-/// `ru` when Russian is preferred over English in an `Accept-Language` header, else `en`.
-fn language(accept: Option<&str>) -> &'static str {
-    let mut best = ("en", 0.0_f32);
-    for entry in accept.unwrap_or("").split(',') {
-        let mut parts = entry.split(';');
-        let tag = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let quality = parts
-            .find_map(|p| p.trim().strip_prefix("q=").map(str::to_owned))
-            .and_then(|q| q.parse::<f32>().ok())
-            .unwrap_or(1.0);
-        let lang = match tag.split('-').next() {
-            Some("ru") => "ru",
-            Some("en") => "en",
-            _ => continue,
-        };
-        if quality > best.1 {
-            best = (lang, quality);
-        }
-    }
-    best.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::language;
-
-    #[test]
-    fn the_language_is_the_preferred_of_english_and_russian() {
-        assert_eq!(language(None), "en");
-        assert_eq!(language(Some("ru-RU,ru;q=0.9,en-US;q=0.8")), "ru");
-        assert_eq!(language(Some("en-GB,en;q=0.9,ru;q=0.8")), "en");
-        assert_eq!(language(Some("de-DE,ru;q=0.5")), "ru");
-        assert_eq!(language(Some("de-DE,fr;q=0.5")), "en");
-        assert_eq!(language(Some("ru;q=0.3, en;q=0.7")), "en");
-        assert_eq!(language(Some("garbage;;;q=x,ru")), "ru");
-    }
 }

@@ -7,6 +7,7 @@
 use super::doc::{BadParameter, Refusals};
 use crate::clock::Clock;
 use crate::events::{item, EventItem};
+use crate::http::russian::Language;
 use crate::http::{page_of, ApiResult, Id32, Id53, LocalDateTime, PageQuery, Paged, Query};
 use crate::state::AppState;
 use axum::extract::State;
@@ -85,6 +86,7 @@ async fn list(
     State(app): State<AppState>,
     Query(page_query): Query<PageQuery>,
     Query(query): Query<EventsQuery>,
+    language: Language,
 ) -> ApiResult {
     let paging = page_query.paging(&app.config.paging)?;
     let filter = query.filter(&app.clock);
@@ -93,7 +95,13 @@ async fn list(
     let (total, events) =
         tokio::task::spawn_blocking(move || log.page(&filter, offset, size)).await??;
     page_of(
-        events.into_iter().map(|e| item(&app.clock, e)).collect(),
+        events
+            .into_iter()
+            .map(|mut e| {
+                e.message = language.say(&e.message);
+                item(&app.clock, e)
+            })
+            .collect(),
         total,
         paging,
     )

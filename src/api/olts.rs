@@ -5,6 +5,7 @@
 
 use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals, TooLarge};
 use super::path::OltPath;
+use crate::http::russian::Language;
 use crate::http::{one, page_of, ApiResult, Id32, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
 use axum::extract::State;
@@ -249,11 +250,25 @@ async fn list(
     params(("id" = u32, Path, description = "OLT id")),
     responses((status = 200, description = "the OLT", body = Single<OltDetailItem>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
-async fn detail(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
+async fn detail(
+    State(app): State<AppState>,
+    OltPath(id): OltPath,
+    language: Language,
+) -> ApiResult {
     let handle = app.olt(id)?;
     let olt = handle.detail().await?;
     let inventory = app.inventory();
-    one(detail_item(&app, &inventory, olt))
+    let mut detail = detail_item(&app, &inventory, olt);
+    // The session's sentences in the reader's language (the states stay codes).
+    let session = &mut detail.session;
+    session.last_error = session.last_error.as_deref().map(|e| language.say(e));
+    for transition in &mut session.transitions {
+        transition.reason = language.say(&transition.reason);
+    }
+    for warning in &mut session.warnings {
+        *warning = language.say(warning);
+    }
+    one(detail)
 }
 
 #[utoipa::path(

@@ -100,6 +100,17 @@ pub struct OpticsItem {
     /// first). Null on stored history points.
     pub status_at: Option<String>,
     pub optics_at: Option<String>,
+    /// The latest reading only: the `[optics]` thresholds its `level` was set by, for a
+    /// chart to draw beside the readings. Null on stored history points.
+    pub thresholds: Option<OpticsThresholds>,
+}
+
+/// Rx at or below `warningDbm` is WARNING, at or below `criticalDbm` CRITICAL (dBm).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpticsThresholds {
+    pub warning_dbm: f64,
+    pub critical_dbm: f64,
 }
 
 fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
@@ -119,10 +130,12 @@ fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
         measured_at: app.clock.format(point.at),
         status_at: None,
         optics_at: None,
+        thresholds: None,
     }
 }
 
 pub fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
+    let thresholds = app.config.optics_thresholds();
     let point = OpticsPoint {
         at: onu.optics_at.unwrap_or(onu.last_update),
         rx_power: onu.rx_power,
@@ -131,9 +144,13 @@ pub fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
         temperature: onu.temperature,
         voltage: onu.voltage,
         bias_current: onu.bias_current,
-        level: app.config.optics_thresholds().level(onu.rx_power),
+        level: thresholds.level(onu.rx_power),
     };
     OpticsItem {
+        thresholds: Some(OpticsThresholds {
+            warning_dbm: thresholds.warning_dbm,
+            critical_dbm: thresholds.critical_dbm,
+        }),
         status_at: Some(app.clock.format(onu.last_update)),
         optics_at: onu.optics_at.map(|at| app.clock.format(at)),
         ..reading(app, onu, &point)

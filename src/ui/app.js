@@ -41,7 +41,9 @@ class ApiError extends Error {
 }
 
 async function api(path, { method = "GET", body } = {}) {
-  const headers = { "X-API-Key": state.key || "", "X-Ponkeeper-Channel": "UI" };
+  // The page's language, so the server's messages (errors, events, session reasons)
+  // come in it too.
+  const headers = { "X-API-Key": state.key || "", "X-Ponkeeper-Channel": "UI", "Accept-Language": state.lang };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(API + path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
@@ -50,7 +52,9 @@ async function api(path, { method = "GET", body } = {}) {
   try { json = await response.json(); } catch (_) { /* not JSON: reported below */ }
   if (!response.ok || !json || json.success === false) {
     const error = json && json.error ? json.error : { code: "HTTP_" + response.status, message: "HTTP " + response.status };
-    throw new ApiError(response.status, error.code, `${error.code}: ${error.message}`);
+    // English readers see the code before the sentence; Russian ones the sentence only
+    // (the code stays on the error, for the page's own checks).
+    throw new ApiError(response.status, error.code, state.lang === "ru" ? error.message : `${error.code}: ${error.message}`);
   }
   return json;
 }

@@ -49,7 +49,7 @@ const WORDS = {
     "ev.ONU_AUTHORIZED": "ONU authorised", "ev.ONU_DEAUTHORIZED": "ONU removed", "ev.SZO_DOWN": "СЗО down",
     "ev.SZO_UP": "СЗО up", "ev.CONFIG_CHANGED": "Config changed",
     "sev.INFO": "info", "sev.WARNING": "warning", "sev.CRITICAL": "critical", "events.filter": "Show",
-    "chart.rx": "Rx, dBm", "chart.tx": "Tx, dBm", "chart.oltRx": "OLT Rx, dBm",
+    "chart.rx": "Rx, dBm", "chart.tx": "Tx, dBm", "chart.oltRx": "OLT Rx, dBm", "chart.warning": "Warning level", "chart.time": "Time", "chart.critical": "Critical level",
     "yes": "yes", "no": "no",
   },
   ru: {
@@ -63,7 +63,7 @@ const WORDS = {
     "live": "онлайн", "live.stream": "онлайн (поток событий)", "live.polling": "онлайн (обновление каждые 3 с)",
     "f.status": "Статус", "f.vendor": "Производитель", "f.node": "Узел", "f.city": "Город", "f.any": "любой",
     "f.level": "Уровень", "f.port": "PON-порт",
-    "c.id": "Id", "c.ip": "Адрес", "c.vendor": "Производитель", "c.model": "Модель", "c.status": "Статус",
+    "c.id": "№", "c.ip": "Адрес", "c.vendor": "Производитель", "c.model": "Модель", "c.status": "Статус",
     "c.city": "Город", "c.node": "Узел", "c.ports": "Порты", "c.onus": "ONU", "c.online": "В сети", "c.offline": "Не в сети",
     "c.updated": "Обновлено", "c.serial": "Серийный номер", "c.description": "Описание", "c.port": "PON-порт",
     "c.index": "Индекс", "c.rx": "Rx", "c.tx": "Tx", "c.oltRx": "Rx на OLT", "c.distance": "Расстояние",
@@ -98,7 +98,7 @@ const WORDS = {
     "ev.ONU_AUTHORIZED": "ONU авторизована", "ev.ONU_DEAUTHORIZED": "ONU удалена", "ev.SZO_DOWN": "СЗО не в сети",
     "ev.SZO_UP": "СЗО в сети", "ev.CONFIG_CHANGED": "Конфигурация изменилась",
     "sev.INFO": "инфо", "sev.WARNING": "предупреждение", "sev.CRITICAL": "критично", "events.filter": "Показать",
-    "chart.rx": "Rx, дБм", "chart.tx": "Tx, дБм", "chart.oltRx": "Rx на OLT, дБм",
+    "chart.rx": "Rx, дБм", "chart.tx": "Tx, дБм", "chart.oltRx": "Rx на OLT, дБм", "chart.warning": "Порог предупреждения", "chart.time": "Время", "chart.critical": "Критический порог",
     "yes": "да", "no": "нет",
   },
 };

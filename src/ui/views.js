@@ -196,15 +196,21 @@ async function onuView(id) {
       canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
     h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")),
     h("h2", {}, t("onu.states")), states);
-  if (history.length) drawOptics(chart, history);
+  if (history.length) drawOptics(chart, history, optics && optics.thresholds);
 }
 
-// The optics history as a uPlot line chart (dBm over time).
-function drawOptics(holder, history) {
-  const x = history.map((r) => Date.parse(r.measuredAt) / 1000);
-  const series = (field) => history.map((r) => r[field]);
-  const width = Math.max(320, holder.clientWidth || 900);
+// The optics history as a uPlot line chart (dBm over time), with the `[optics]`
+// thresholds the levels are set by drawn as dashed lines across the day.
+function drawOptics(holder, history, thresholds) {
   const now = Date.now() / 1000;
+  // The day's two ends join the readings' times, so the threshold lines span the range
+  // the title names; the readings have no value there.
+  const x = history.map((r) => Date.parse(r.measuredAt) / 1000);
+  const ends = [Math.min(now - 86400, x[0]), ...x, Math.max(now, x[x.length - 1])];
+  const padded = (values) => [null, ...values, null];
+  const series = (field) => history.map((r) => r[field]);
+  const limits = thresholds ? [["chart.warning", thresholds.warningDbm, "#c77700"], ["chart.critical", thresholds.criticalDbm, "#b3261e"]] : [];
+  const width = Math.max(320, holder.clientWidth || 900);
   // 24-hour times and ISO dates, as everywhere else on the page, in either language.
   const pad = (n) => String(n).padStart(2, "0");
   const stamp = (s) => { const d = new Date(s * 1000); return `${pad(d.getHours())}:${pad(d.getMinutes())}`; };
@@ -213,14 +219,16 @@ function drawOptics(holder, history) {
     width, height: 260,
     // The range the title names: the last 24 hours.
     scales: { x: { time: true, range: () => [now - 86400, now] } },
-    series: [{ value: (u, s) => {
+    series: [{ label: t("chart.time"), value: (u, s) => {
       if (s == null) return "—";
       const d = new Date(s * 1000);
       return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${stamp(s)}`;
     } },
-      line("chart.rx", "#2456a6"), line("chart.tx", "#1b7f3b"), line("chart.oltRx", "#9a6200")],
+      line("chart.rx", "#2456a6"), line("chart.tx", "#1b7f3b"), line("chart.oltRx", "#9a6200"),
+      ...limits.map(([word, , stroke]) => ({ label: t(word), stroke, width: 1, dash: [6, 4], points: { show: false } }))],
     axes: [{ values: (u, splits) => splits.map(stamp) }, { label: "dBm" }],
-  }, [x, series("rxPower"), series("txPower"), series("oltRxPower")], holder);
+  }, [ends, ...[series("rxPower"), series("txPower"), series("oltRxPower")].map(padded),
+    ...limits.map(([, value]) => ends.map(() => value))], holder);
 }
 
 async function searchView(params) {
