@@ -19,10 +19,13 @@ pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
 pub mod onus;
 mod optics;
+mod outages;
 mod path;
+mod placements;
 mod polling;
 mod provisioning;
 mod provisioning_actions;
+mod splitters;
 mod subscriber;
 mod szo;
 mod vlans;
@@ -69,7 +72,10 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(event_stream::router())
         .merge(webhooks::router())
         .merge(whoami::router())
-        .merge(host_keys::router());
+        .merge(host_keys::router())
+        .merge(splitters::router())
+        .merge(placements::router())
+        .merge(outages::router());
     OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)
         .split_for_parts()

@@ -67,6 +67,7 @@ impl App {
             nodes = inventory.nodes.len(),
             "fleet started"
         );
+        crate::outages::start(&config, &store, &records, &fleet)?;
         let events = crate::events::start(&config.events, &store, &fleet, &inventory).await?;
         let state = AppState::new(
             config,

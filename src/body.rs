@@ -1,8 +1,9 @@
 //! The request body, read once and only after the access check ([`crate::auth`]): a
 //! request refused for its key, address, rate or level is answered without a byte of its
 //! body read, so a keyless client cannot make the service wait for, or buffer, what it
-//! sends. A `Content-Length` over [`MAX_BODY_BYTES`] is answered 413 at once; otherwise
-//! the body is read up to that many bytes (413 above) within [`BODY_TIMEOUT`] (400 when a
+//! sends. A `Content-Length` over [`MAX_BODY_BYTES`] ([`BULK_BODY_BYTES`] for the bulk
+//! import of placements) is answered 413 at once; otherwise the body is read up to that
+//! many bytes (413 above) within [`BODY_TIMEOUT`] (400 when a
 //! client promises more than it sends), and the request runs on with the bytes read.
 //!
 //! The audit log ([`crate::audit`]) puts a [`BodyCapture`] in the request's extensions;
@@ -50,11 +51,12 @@ pub async fn read(request: Request, next: Next) -> Response {
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-        return too_large().into_response();
+    let limit = limit_of(request.uri().path());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large(limit).into_response();
     }
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES));
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, limit));
     let bytes = match read.await {
         Err(_) => {
             return ApiError::InvalidBody(format!(
@@ -62,7 +64,7 @@ pub async fn read(request: Request, next: Next) -> Response {
             ))
             .into_response()
         }
-        Ok(Err(error)) if is_over_limit(&error) => return too_large().into_response(),
+        Ok(Err(error)) if is_over_limit(&error) => return too_large(limit).into_response(),
         Ok(Err(error)) => {
             return ApiError::InvalidBody(format!("the body cannot be read: {error}"))
                 .into_response()
@@ -76,9 +78,24 @@ pub async fn read(request: Request, next: Next) -> Response {
         .await
 }
 
-fn too_large() -> ApiError {
-    ApiError::PayloadTooLarge(format!("the body exceeds {MAX_BODY_BYTES} bytes"))
+fn too_large(limit: usize) -> ApiError {
+    ApiError::PayloadTooLarge(format!("the body exceeds {limit} bytes"))
 }
+
+/// The largest body a path takes: [`MAX_BODY_BYTES`], but [`BULK_BODY_BYTES`] for a
+/// bulk import (10,000 placements of serials and splitter names are ~400 KB). Only keyed
+/// requests get here, each within its key's rate and the connection caps.
+fn limit_of(path: &str) -> usize {
+    if path.ends_with(BULK_PATH) {
+        BULK_BODY_BYTES
+    } else {
+        MAX_BODY_BYTES
+    }
+}
+
+/// A bulk import's path and the largest body it takes.
+pub const BULK_PATH: &str = "/placements/import";
+pub const BULK_BODY_BYTES: usize = 1024 * 1024;
 
 /// Whether reading a body failed because it is longer than [`MAX_BODY_BYTES`].
 fn is_over_limit(error: &axum::Error) -> bool {

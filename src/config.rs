@@ -44,6 +44,7 @@ pub struct Config {
     pub audit: Audit,
     pub api_keys: Vec<ConfiguredKey>,
     pub events: crate::events::EventsConfig,
+    pub outages: crate::outages::OutagesConfig,
     /// `[[webhooks]]` (docs/events.md): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
     /// `[traps]` (docs/events.md): SNMP traps that trigger a poll.
@@ -265,6 +266,7 @@ impl Default for Config {
             audit: Audit::default(),
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
+            outages: crate::outages::OutagesConfig::default(),
             webhooks: Vec::new(),
             traps: TrapsConfig::default(),
             cluster: None,
@@ -468,6 +470,7 @@ impl Config {
             }
         }
         self.events.validate()?;
+        self.outages.validate()?;
         crate::webhooks::resolve(&self.webhooks)?;
         if self.traps.min_interval.is_zero() {
             bail!("key `traps.min_interval`: must be above zero");

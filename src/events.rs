@@ -6,7 +6,7 @@
 
 use crate::clock::Clock;
 use anyhow::bail;
-use ponkeeper_actors::events::{Event, EventLog, EventSettings, EventType, Rules, Severity};
+use ponkeeper_actors::events::{Event, EventLog, EventSettings, EventType, Severity};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
@@ -21,7 +21,8 @@ pub struct EventsConfig {
     /// Events older than this are dropped.
     #[serde(with = "humantime_serde")]
     pub retention: Duration,
-    /// This many LOS downs of one PON port between two polls make a `PON_OUTAGE`.
+    /// This many LOS downs of one PON port (within `outages.window`, and at least
+    /// `outages.port_share` of the port) make a `PON_OUTAGE` (docs/outages.md).
     pub pon_outage_min: u32,
 }
 
@@ -48,9 +49,6 @@ impl EventsConfig {
     fn settings(&self) -> EventSettings {
         EventSettings {
             retention: self.retention,
-            rules: Rules {
-                pon_outage_min: self.pon_outage_min as usize,
-            },
         }
     }
 }

@@ -18,7 +18,7 @@ pub mod library_errors;
 mod query;
 pub mod russian;
 
-pub use query::{echo, parse_query, Bounded, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN};
+pub use query::{echo, parse_query, Bounded, Flag, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN};
 
 /// Where the REST API is mounted.
 pub const BASE: &str = "/api/v1/external";

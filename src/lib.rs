@@ -6,7 +6,7 @@
 //! ([`state`]), the background jobs ([`jobs`]), the REST API ([`api`]), the MCP server
 //! ([`mcp`]), the request body ([`body`]), the audit log ([`audit`]), API keys ([`auth`],
 //! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
-//! history reads handlers make ([`history`]), events ([`events`]) and the demo. The device side —
+//! history reads handlers make ([`history`]), events ([`events`]), outages ([`outages`]) and the demo. The device side —
 //! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles and its store's
 //! typed methods.
@@ -34,6 +34,7 @@ pub mod jobs;
 pub mod keys;
 pub mod mcp;
 pub mod metrics;
+pub mod outages;
 pub mod rate_limit;
 pub mod records;
 pub mod router;

@@ -6,8 +6,9 @@
 //! [`Records`] is opened from the actors' [`Store`] ([`Store::open_tree`] gives it its
 //! trees, [`Store::next_id`] its audit ids) and is, with `ponkeeper_actors::store`, the
 //! only place the service names sled: key management, the key ring's loader and saver,
-//! the admin socket, the audit middleware and the subscriber binding
-//! ([`subscribers`], tree `subscribers`) call its named methods; handlers read the
+//! the admin socket, the audit middleware, the subscriber binding
+//! ([`subscribers`], tree `subscribers`) and the outside plant ([`plant`], trees
+//! `splitters` and `placements`) call its named methods; handlers read the
 //! audit log through [`crate::history`].
 
 use ponkeeper_actors::store::{Store, StoreError};
@@ -15,6 +16,7 @@ use ponkeeper_actors::store::{Store, StoreError};
 pub mod api_keys;
 pub mod audit;
 mod audit_time;
+pub mod plant;
 pub mod subscribers;
 
 pub use api_keys::{AccessLevel, ApiKeyRecord};
@@ -34,6 +36,11 @@ pub struct Records {
     audit_by_time: sled::Tree,
     /// ONU id → its subscriber binding ([`subscribers`]).
     subscribers: sled::Tree,
+    /// Splitter id → the splitter; ONU id → its splitter ([`plant`]).
+    splitters: sled::Tree,
+    placements: sled::Tree,
+    /// Held while a splitter is created or removed.
+    plant_writes: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Records {
@@ -45,6 +52,9 @@ impl Records {
             audit: store.open_tree(audit::AUDIT)?,
             audit_by_time: store.open_tree(audit_time::AUDIT_BY_TIME)?,
             subscribers: store.open_tree(subscribers::SUBSCRIBERS)?,
+            splitters: store.open_tree(plant::SPLITTERS)?,
+            placements: store.open_tree(plant::PLACEMENTS)?,
+            plant_writes: Default::default(),
             store: store.clone(),
         };
         let built = records.build_audit_index()?;

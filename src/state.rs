@@ -16,6 +16,7 @@ use ponkeeper_actors::fleet_view::{BoundOnu, OnuSearch, Window};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::{OltHandle, OltSummary};
 use ponkeeper_actors::onu_table::{OnuFilter, OnuOrder, OnuQuery};
+use ponkeeper_actors::outages::{PlantChange, SplitterId};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::{Fleet, ReconcileReport};
 use std::sync::{Arc, RwLock};
@@ -167,6 +168,24 @@ impl AppState {
     ) -> Result<(), ApiError> {
         self.records.bind_subscriber(id, subscriber).await?;
         self.fleet.view().bind(vec![(id, Some(subscriber.clone()))]);
+        Ok(())
+    }
+
+    /// Places ONUs under splitters (`None` takes one off): kept in the records, then held
+    /// by the fleet view for the outage book and the splitter pages.
+    pub async fn place(
+        &self,
+        placements: Vec<(OnuId, Option<SplitterId>)>,
+    ) -> Result<(), ApiError> {
+        self.records.place(&placements).await?;
+        self.fleet.view().plant(PlantChange::Place(placements));
+        Ok(())
+    }
+
+    /// Tells the fleet view every splitter the records now keep.
+    pub fn splitters_changed(&self) -> Result<(), ApiError> {
+        let splitters = self.records.splitters()?;
+        self.fleet.view().plant(PlantChange::Splitters(splitters));
         Ok(())
     }
 

@@ -82,7 +82,6 @@ fn config_draft(id: u64) -> Draft {
             message: format!("padding {id} {}", "x".repeat(400)),
             data: serde_json::json!({ "configId": id }),
         },
-        outage: None,
         serial: None,
     }
 }

@@ -78,11 +78,20 @@ async fn a_port_wide_los_is_one_outage_and_a_single_down_reaches_its_szo() {
     assert_eq!(outage["severity"], "CRITICAL");
     assert_eq!(outage["oltId"], 1);
     assert_eq!(outage["ponPort"], cut_port.as_str());
+    assert_eq!(outage["data"]["onusDown"], 5);
+    assert_eq!(outage["data"]["onusOnPort"], on_cut_port);
     assert_eq!(
-        outage["data"],
-        serde_json::json!({"onusDown": 5, "onusOnPort": on_cut_port})
+        outage["data"]["cause"],
+        format!("feeder fibre of PON port {cut_port}")
     );
-    let outage_id = outage["id"].as_u64().expect("id");
+    let event_id = outage["id"].as_u64().expect("id");
+    // The outage itself, in the outage book, with the ONUs its event counts.
+    let outage_id = outage["data"]["outageId"].as_u64().expect("outageId");
+    let (status, book) = service.get("/outages?active=true").await;
+    assert_eq!(status, 200, "{book}");
+    assert_eq!(book["data"][0]["id"], outage_id);
+    assert_eq!(book["data"][0]["type"], "PON_OUTAGE");
+    assert_eq!(book["data"][0]["onuIds"].as_array().map(Vec::len), Some(5));
     let downs = eventually("five ONU_DOWNs", Duration::from_secs(5), || async {
         let downs = events(&service, "type=ONU_DOWN&oltId=1").await;
         (downs.len() == 5).then_some(downs)
@@ -93,10 +102,7 @@ async fn a_port_wide_los_is_one_outage_and_a_single_down_reaches_its_szo() {
         .iter()
         .map(|e| e["id"].as_u64().expect("id"))
         .collect();
-    assert_eq!(
-        ids,
-        (outage_id + 1..=outage_id + 5).rev().collect::<Vec<_>>()
-    );
+    assert_eq!(ids, (event_id + 1..=event_id + 5).rev().collect::<Vec<_>>());
     for down in &downs {
         assert_eq!(
             down["data"],
@@ -142,7 +148,7 @@ async fn a_port_wide_los_is_one_outage_and_a_single_down_reaches_its_szo() {
     // Paging (newest first: the single down, then outage + 5, + 4, …) and the filters.
     let (_, page) = service.get("/events?type=ONU_DOWN&page=1&size=2").await;
     assert_eq!(page["meta"]["totalCount"], 6);
-    assert_eq!(page["data"][0]["id"], outage_id + 4);
+    assert_eq!(page["data"][0]["id"], event_id + 4);
     assert_eq!(
         events(&service, "type=ONU_DOWN&severity=CRITICAL")
             .await

@@ -16,8 +16,8 @@ pub mod derive;
 pub mod log;
 pub mod record;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
-pub use derive::{derive, HeldRows, Rules};
+pub use derive::{derive, HeldRows};
 pub use log::{EventLog, EventSettings};
 pub use record::{Draft, Event, EventFilter, EventType, Severity};

@@ -38,8 +38,12 @@ pub use aggregate::{
 };
 
 use crate::domain::{NodeId, OltId, Onu, OnuId, OpticsThresholds, Subscriber};
-use crate::events::{EventLog, Rules};
+use crate::events::EventLog;
 use crate::onu_table::OnuOrder;
+use crate::outages::{
+    Outage, OutageArchive, OutageBook, OutageFilter, OutageId, OutageRules, Plant, PlantChange,
+    SplitterId,
+};
 use crate::published::OltSummary;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -67,9 +71,19 @@ pub enum FleetViewMsg {
     /// ONUs bound to subscribers (`None`: unbound), as the records now keep them.
     Bind(Vec<(OnuId, Option<Subscriber>)>),
     OnusBySerial(Vec<String>, RpcReplyPort<Vec<Option<Onu>>>),
+    /// Each ONU's row with its binding, in the order asked.
+    OnusById(Vec<OnuId>, RpcReplyPort<Vec<Option<BoundOnu>>>),
     Vlans(Box<OnuSearch>, Option<u16>, RpcReplyPort<Vec<FleetVlan>>),
     /// From now on, derive events and send them to this log.
     FeedEvents(EventLog),
+    /// From now on, keep outages by these rules in this archive, starting from these.
+    FeedOutages(OutageRules, Option<OutageArchive>, Vec<Outage>),
+    /// Splitters or placements the records now keep.
+    Plant(PlantChange),
+    /// The outages a filter admits, newest first.
+    Outages(OutageFilter, RpcReplyPort<Vec<Outage>>),
+    /// The ONUs placed directly under a splitter, with their bindings.
+    PlacedUnder(SplitterId, RpcReplyPort<Vec<BoundOnu>>),
     /// Post a batch of the search keys snapshots left for later (see `post_text`).
     PostText,
 }
@@ -107,10 +121,12 @@ impl FleetViewState {
     }
 }
 
-/// The aggregate and, once fed, the event log.
+/// The aggregate, the plant and the outage book, and once fed, the event log.
 struct FleetViewState {
     view: FleetAggregate,
-    events: Option<(EventLog, Rules)>,
+    events: Option<EventLog>,
+    plant: Plant,
+    outages: OutageBook,
     /// When the last snapshot came, and since when search keys wait to be posted.
     last_snapshot: Instant,
     behind_since: Instant,
@@ -131,6 +147,8 @@ impl Actor for FleetViewActor {
         Ok(FleetViewState {
             view: FleetAggregate::new(thresholds),
             events: None,
+            plant: Plant::default(),
+            outages: OutageBook::new(OutageRules::default(), None, Vec::new()),
             last_snapshot: Instant::now(),
             behind_since: Instant::now(),
             posting: false,
@@ -147,13 +165,19 @@ impl Actor for FleetViewActor {
         match message {
             FleetViewMsg::Publish(change) => {
                 let snapshot = matches!(&change, FleetChange::Olt(update) if update.snapshot);
+                let olt = match &change {
+                    FleetChange::Olt(update) => Some(update.olt),
+                    _ => None,
+                };
                 let drafts = state
                     .events
                     .as_ref()
-                    .map(|(_, rules)| crate::events::derive(view, &change, *rules));
+                    .map(|_| crate::events::derive(view, &change));
                 if view.apply(change) {
-                    if let (Some((log, _)), Some(drafts)) = (&state.events, drafts) {
-                        log.send(drafts);
+                    if let (Some(log), Some(drafts)) = (&state.events, drafts) {
+                        let now = chrono::Utc::now();
+                        let plant = &state.plant;
+                        log.send(state.outages.observe(olt, drafts, view, plant, now));
                     }
                 }
                 if snapshot && view.text_behind() {
@@ -166,9 +190,23 @@ impl Actor for FleetViewActor {
                 }
             }
             FleetViewMsg::PostText => state.post_text(&myself),
-            FleetViewMsg::FeedEvents(log) => {
-                let rules = log.settings().rules;
-                state.events = Some((log, rules));
+            FleetViewMsg::FeedEvents(log) => state.events = Some(log),
+            FleetViewMsg::FeedOutages(rules, archive, kept) => {
+                state.outages = OutageBook::new(rules, archive, kept);
+            }
+            FleetViewMsg::Plant(change) => state.plant.apply(change),
+            FleetViewMsg::Outages(filter, reply) => {
+                let _ = reply.send(state.outages.list(&filter));
+            }
+            FleetViewMsg::PlacedUnder(splitter, reply) => {
+                let placed = state.plant.placed_under(splitter).into_iter();
+                let rows = placed.filter_map(|id| {
+                    view.known_onu(id).map(|onu| BoundOnu {
+                        onu: onu.clone(),
+                        subscriber: view.subscriber(id).cloned(),
+                    })
+                });
+                let _ = reply.send(rows.collect());
             }
             FleetViewMsg::Olts(filter, window, reply) => {
                 let _ = reply.send(view.olts(&filter, window));
@@ -204,6 +242,15 @@ impl Actor for FleetViewActor {
                 for (id, subscriber) in bindings {
                     view.bind(id, subscriber);
                 }
+            }
+            FleetViewMsg::OnusById(ids, reply) => {
+                let rows = ids.iter().map(|id| {
+                    view.known_onu(*id).map(|onu| BoundOnu {
+                        onu: onu.clone(),
+                        subscriber: view.subscriber(*id).cloned(),
+                    })
+                });
+                let _ = reply.send(rows.collect());
             }
             FleetViewMsg::OnusBySerial(serials, reply) => {
                 let _ = reply.send(view.onus_by_serial(&serials));
@@ -334,6 +381,47 @@ impl FleetViewHandle {
     /// asked after this see them.
     pub fn bind(&self, bindings: Vec<(OnuId, Option<Subscriber>)>) {
         let _ = self.actor.send_message(FleetViewMsg::Bind(bindings));
+    }
+
+    /// Hands the view the outage book's rules, archive and kept outages (at start).
+    pub fn feed_outages(&self, rules: OutageRules, archive: OutageArchive, kept: Vec<Outage>) {
+        let _ = self
+            .actor
+            .send_message(FleetViewMsg::FeedOutages(rules, Some(archive), kept));
+    }
+
+    /// Tells the view the splitters or placements the records now keep.
+    pub fn plant(&self, change: PlantChange) {
+        let _ = self.actor.send_message(FleetViewMsg::Plant(change));
+    }
+
+    /// The outages `filter` admits, newest first.
+    pub async fn outages(&self, filter: OutageFilter) -> Result<Vec<Outage>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::Outages(filter, reply)).await
+    }
+
+    /// One outage, going on or ended within the retention.
+    pub async fn outage(&self, id: OutageId) -> Result<Option<Outage>, FleetViewError> {
+        let filter = OutageFilter::default();
+        let all = self.outages(filter).await?;
+        Ok(all.into_iter().find(|o| o.id == id))
+    }
+
+    /// The ONUs placed directly under `splitter`, with their bindings, by id.
+    pub async fn placed_under(
+        &self,
+        splitter: SplitterId,
+    ) -> Result<Vec<BoundOnu>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::PlacedUnder(splitter, reply))
+            .await
+    }
+
+    /// Each ONU's row and binding, in the order of `ids` (`None`: not held).
+    pub async fn onus_by_id(
+        &self,
+        ids: Vec<OnuId>,
+    ) -> Result<Vec<Option<BoundOnu>>, FleetViewError> {
+        self.ask(|reply| FleetViewMsg::OnusById(ids, reply)).await
     }
 
     /// The ONU holding each serial, in the same order.

@@ -12,6 +12,7 @@ pub mod host_keys;
 pub mod inventory;
 pub mod olt;
 pub mod onu_table;
+pub mod outages;
 pub mod poller;
 pub mod profile;
 pub mod provision;

@@ -1,5 +1,5 @@
 //! The ids in the API's paths, parsed before a handler runs: [`OltPath`], [`OnuPath`],
-//! [`NodePath`] and [`SzoPath`] read the `{id}` segment, [`ConfigPath`] the `{configId}`
+//! [`NodePath`], [`SzoPath`], [`SplitterPath`] and [`OutagePath`] read the `{id}` segment, [`ConfigPath`] the `{configId}`
 //! one. A handler receives a typed id, never the text. A segment that is not a number in
 //! the id's range is `INVALID_PARAMETER` naming the segment; one that is not UTF-8 after
 //! percent-decoding is `INVALID_PARAMETER` too, in the envelope rather than axum's
@@ -23,6 +23,12 @@ pub struct NodePath(pub NodeId);
 
 /// `{id}` of `/szo/{id}…`: a socially significant object's id.
 pub struct SzoPath(pub u32);
+
+/// `{id}` of `/splitters/{id}`: a splitter's id.
+pub struct SplitterPath(pub u32);
+
+/// `{id}` of `/outages/{id}`: an outage's id.
+pub struct OutagePath(pub u64);
 
 /// `{configId}` of `/olts/{id}/configs/{configId}…`: a config backup's id.
 pub struct ConfigPath(pub u64);
@@ -56,6 +62,22 @@ impl<S: Send + Sync> FromRequestParts<S> for SzoPath {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         segment(parts, "id").await.map(SzoPath)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for SplitterPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        segment(parts, "id").await.map(SplitterPath)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for OutagePath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        segment(parts, "id").await.map(OutagePath)
     }
 }
 

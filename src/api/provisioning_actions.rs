@@ -399,7 +399,6 @@ fn record_event(app: &AppState, kind: EventType, olt: u32, onu: &Onu, done: &str
     };
     app.events.send(vec![Draft {
         event,
-        outage: None,
         serial: None,
     }]);
 }

@@ -87,7 +87,7 @@ fn field(name: &str, value: Option<String>) -> Result<Option<String>, ApiError> 
 /// those that change how the text around them is laid out — bidirectional overrides,
 /// embeddings and isolates (the "Trojan Source" characters) and the Unicode line and
 /// paragraph separators. The document's `pattern` for each field excludes the same.
-fn unwelcome(c: char) -> Option<&'static str> {
+pub(super) fn unwelcome(c: char) -> Option<&'static str> {
     match c {
         c if c.is_control() => Some("control character"),
         '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Some("bidirectional control"),

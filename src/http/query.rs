@@ -15,10 +15,12 @@
 use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use schemars::JsonSchema;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
+use utoipa::ToSchema;
 
 /// A query string deserialized into `T` under the rules above.
 pub struct Query<T>(pub T);
@@ -410,6 +412,20 @@ impl schemars::JsonSchema for LocalDateTime {
             "pattern": LOCAL_DATE_TIME,
             "description": LOCAL_DATE_TIME_MEANING,
         })
+    }
+}
+
+/// A yes-or-no query parameter: `true` or `false`, as written in a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Flag {
+    True,
+    False,
+}
+
+impl Flag {
+    pub fn yes(self) -> bool {
+        self == Flag::True
     }
 }
 

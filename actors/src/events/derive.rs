@@ -1,9 +1,9 @@
 //! Turns a change an OLT actor published ([`FleetChange`]) into event drafts, by
 //! comparing it with what the fleet view held before folding it in: the OLT's status
 //! (`OLT_STATUS_CHANGED`), each ONU row's status (`ONU_DOWN` / `ONU_UP`) and optics level
-//! (`OPTICS_LEVEL_CHANGED`), LOS downs of one port in one update (`PON_OUTAGE`, ahead of
-//! its `ONU_DOWN`s), a new running-config version (`CONFIG_CHANGED`), and unconfigured
-//! ONUs a poll saw for the first time (`ONU_DISCOVERED`). The fleet view
+//! (`OPTICS_LEVEL_CHANGED`), a new running-config version (`CONFIG_CHANGED`), and
+//! unconfigured ONUs a poll saw for the first time (`ONU_DISCOVERED`). Outages are the
+//! outage book's, which reads these drafts ([`crate::outages`]). The fleet view
 //! actor calls [`derive`] before it folds the change into its rows and keeps the drafts
 //! only if the change was applied. What derivation reads of those rows is the
 //! [`HeldRows`] trait, which the fleet view's aggregate implements: the events module
@@ -19,20 +19,6 @@ use crate::domain::{DownCause, OltId, Onu, OnuId, OnuStatus, OpticsLevel, Sessio
 use crate::published::{FleetChange, OltSummary, OltUpdate, OnuChange};
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use std::collections::{BTreeMap, HashSet};
-
-/// Rules of derivation from `[events]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rules {
-    /// This many LOS downs on one port in one update or more make a `PON_OUTAGE`.
-    pub pon_outage_min: usize,
-}
-
-impl Default for Rules {
-    fn default() -> Self {
-        Rules { pon_outage_min: 4 }
-    }
-}
 
 /// What derivation reads of the fleet as the fleet view held it before a change.
 pub trait HeldRows {
@@ -40,16 +26,14 @@ pub trait HeldRows {
     fn olt_summary(&self, olt: OltId) -> Option<&OltSummary>;
     /// The row held of ONU `id`.
     fn known_onu(&self, id: OnuId) -> Option<&Onu>;
-    /// How many ONUs of OLT `olt` are held on port `port`.
-    fn onus_on_port(&self, olt: OltId, port: &str) -> usize;
     /// The optics level of an Rx power under the view's thresholds.
     fn level(&self, rx_power: Option<f64>) -> OpticsLevel;
 }
 
 /// The drafts `change` gives against `view` as it was before the change.
-pub fn derive(view: &impl HeldRows, change: &FleetChange, rules: Rules) -> Vec<Draft> {
+pub fn derive(view: &impl HeldRows, change: &FleetChange) -> Vec<Draft> {
     match change {
-        FleetChange::Olt(update) => derive_update(view, update, rules),
+        FleetChange::Olt(update) => derive_update(view, update),
         FleetChange::Removed { .. } => Vec::new(),
         FleetChange::Discovered { olt, onus, .. } => discovered(view, *olt, onus),
         FleetChange::ConfigStored {
@@ -59,19 +43,16 @@ pub fn derive(view: &impl HeldRows, change: &FleetChange, rules: Rules) -> Vec<D
             ..
         } => {
             let node = view.olt_summary(*olt).and_then(|s| s.node);
-            vec![draft(
-                Event {
-                    at: *taken_at,
-                    kind: EventType::ConfigChanged,
-                    severity: Severity::Info,
-                    olt_id: Some(*olt),
-                    node_id: node,
-                    message: format!("OLT {olt}: a backup stored a new running-config version"),
-                    data: json!({ "configId": backup_id }),
-                    ..blank(*taken_at)
-                },
-                None,
-            )]
+            vec![draft(Event {
+                at: *taken_at,
+                kind: EventType::ConfigChanged,
+                severity: Severity::Info,
+                olt_id: Some(*olt),
+                node_id: node,
+                message: format!("OLT {olt}: a backup stored a new running-config version"),
+                data: json!({ "configId": backup_id }),
+                ..blank(*taken_at)
+            })]
         }
     }
 }
@@ -85,26 +66,23 @@ fn discovered(
     let node = view.olt_summary(olt).and_then(|s| s.node);
     onus.iter()
         .map(|onu| {
-            draft(
-                Event {
-                    kind: EventType::OnuDiscovered,
-                    olt_id: Some(olt),
-                    node_id: node,
-                    pon_port: Some(onu.pon_port.clone()),
-                    message: format!(
-                        "OLT {olt} port {}: unconfigured ONU {} appeared",
-                        onu.pon_port, onu.serial
-                    ),
-                    data: json!({ "serial": onu.serial, "equipmentId": onu.equipment_id }),
-                    ..blank(onu.first_seen_at)
-                },
-                None,
-            )
+            draft(Event {
+                kind: EventType::OnuDiscovered,
+                olt_id: Some(olt),
+                node_id: node,
+                pon_port: Some(onu.pon_port.clone()),
+                message: format!(
+                    "OLT {olt} port {}: unconfigured ONU {} appeared",
+                    onu.pon_port, onu.serial
+                ),
+                data: json!({ "serial": onu.serial, "equipmentId": onu.equipment_id }),
+                ..blank(onu.first_seen_at)
+            })
         })
         .collect()
 }
 
-fn derive_update(view: &impl HeldRows, update: &OltUpdate, rules: Rules) -> Vec<Draft> {
+fn derive_update(view: &impl HeldRows, update: &OltUpdate) -> Vec<Draft> {
     let Some(old) = view.olt_summary(update.olt) else {
         return Vec::new(); // the first word of this OLT: nothing to compare with
     };
@@ -122,9 +100,8 @@ fn derive_update(view: &impl HeldRows, update: &OltUpdate, rules: Rules) -> Vec<
         })
         .collect();
     rows.sort_by_key(|(_, now)| now.id);
-    let in_outage = outages(view, update, &rows, rules, at, &mut drafts);
     for (was, now) in &rows {
-        if goes_down(was, now) && !in_outage.contains(&now.id) {
+        if goes_down(was, now) {
             drafts.push(onu_down(now, &update.summary, at));
         } else if was.status == OnuStatus::Offline && now.status == OnuStatus::Online {
             drafts.push(onu_draft(
@@ -148,56 +125,6 @@ fn goes_down(was: &Onu, now: &Onu) -> bool {
     was.status == OnuStatus::Online && now.status == OnuStatus::Offline
 }
 
-/// Pushes a `PON_OUTAGE` and its `ONU_DOWN`s for each port with enough LOS downs in
-/// `rows`; answers the ids of the ONUs it covered.
-fn outages(
-    view: &impl HeldRows,
-    update: &OltUpdate,
-    rows: &[(&Onu, &Onu)],
-    rules: Rules,
-    at: DateTime<Utc>,
-    drafts: &mut Vec<Draft>,
-) -> HashSet<OnuId> {
-    let mut los_by_port: BTreeMap<&str, Vec<&Onu>> = BTreeMap::new();
-    for (was, now) in rows {
-        if goes_down(was, now) && now.last_down_cause == Some(DownCause::Los) {
-            los_by_port.entry(&now.pon_port).or_default().push(now);
-        }
-    }
-    let mut in_outage = HashSet::new();
-    for (port, onus) in &los_by_port {
-        if onus.len() < rules.pon_outage_min.max(1) {
-            continue;
-        }
-        let outage = drafts.len();
-        let on_port = view.onus_on_port(update.olt, port);
-        drafts.push(draft(
-            Event {
-                kind: EventType::PonOutage,
-                severity: Severity::Critical,
-                olt_id: Some(update.olt),
-                node_id: update.summary.node,
-                pon_port: Some(port.to_string()),
-                message: format!(
-                    "OLT {}: {} of {on_port} ONUs on port {port} went down with LOS (likely fibre cut)",
-                    update.olt,
-                    onus.len()
-                ),
-                data: json!({ "onusDown": onus.len(), "onusOnPort": on_port }),
-                ..blank(at)
-            },
-            None,
-        ));
-        for onu in onus {
-            in_outage.insert(onu.id);
-            let mut d = onu_down(onu, &update.summary, at);
-            d.outage = Some(outage);
-            drafts.push(d);
-        }
-    }
-    in_outage
-}
-
 fn status_move(old: &OltSummary, new: &OltSummary) -> Option<Draft> {
     let (from, to) = (old.status, new.status);
     if from == to || (from == SessionStatus::Connecting && to == SessionStatus::Online) {
@@ -214,18 +141,15 @@ fn status_move(old: &OltSummary, new: &OltSummary) -> Option<Draft> {
         SessionStatus::Disabled => "disabled in the inventory",
         SessionStatus::Connecting => "the session restarted",
     };
-    Some(draft(
-        Event {
-            kind: EventType::OltStatusChanged,
-            severity,
-            olt_id: Some(new.id),
-            node_id: new.node,
-            message: format!("OLT {} went from {from} to {to}", new.id),
-            data: json!({ "from": from, "to": to, "reason": reason }),
-            ..blank(new.status_since)
-        },
-        None,
-    ))
+    Some(draft(Event {
+        kind: EventType::OltStatusChanged,
+        severity,
+        olt_id: Some(new.id),
+        node_id: new.node,
+        message: format!("OLT {} went from {from} to {to}", new.id),
+        data: json!({ "from": from, "to": to, "reason": reason }),
+        ..blank(new.status_since)
+    }))
 }
 
 fn onu_down(onu: &Onu, olt: &OltSummary, at: DateTime<Utc>) -> Draft {
@@ -286,28 +210,24 @@ fn onu_draft(
     message: String,
     data: serde_json::Value,
 ) -> Draft {
-    let mut d = draft(
-        Event {
-            kind,
-            severity,
-            olt_id: Some(onu.olt_id),
-            node_id: olt.node,
-            pon_port: Some(onu.pon_port.clone()),
-            onu_id: Some(onu.id),
-            message,
-            data,
-            ..blank(at)
-        },
-        None,
-    );
+    let mut d = draft(Event {
+        kind,
+        severity,
+        olt_id: Some(onu.olt_id),
+        node_id: olt.node,
+        pon_port: Some(onu.pon_port.clone()),
+        onu_id: Some(onu.id),
+        message,
+        data,
+        ..blank(at)
+    });
     d.serial = Some(onu.serial.clone());
     d
 }
 
-fn draft(event: Event, outage: Option<usize>) -> Draft {
+fn draft(event: Event) -> Draft {
     Draft {
         event,
-        outage,
         serial: None,
     }
 }

@@ -8,7 +8,6 @@
 //! id for the stream and webhooks. Every hour the actor drops events older than
 //! `events.retention`.
 
-use super::derive::Rules;
 use super::record::{Draft, Event, EventFilter, EventType, Severity};
 use crate::store::{decode, flush_tree, Store, StoreError};
 use chrono::Utc;
@@ -26,19 +25,17 @@ const NEXT_ID: &[u8] = b"next_id";
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 const APPEND_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// `[events]` as the log and derivation use it.
+/// `[events]` as the log uses it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EventSettings {
     /// Events older than this are dropped.
     pub retention: Duration,
-    pub rules: Rules,
 }
 
 impl Default for EventSettings {
     fn default() -> Self {
         EventSettings {
             retention: Duration::from_secs(30 * 24 * 3600),
-            rules: Rules::default(),
         }
     }
 }
@@ -142,17 +139,10 @@ impl EventLogState {
             return Ok(Vec::new());
         }
         self.store.writable()?;
-        let mut ids: Vec<u64> = Vec::with_capacity(drafts.len());
         let mut events = Vec::with_capacity(drafts.len());
         for draft in drafts {
             let mut event = draft.event;
             event.id = self.next + events.len() as u64;
-            if let Some(outage_id) = draft.outage.and_then(|i| ids.get(i).copied()) {
-                if let Some(data) = event.data.as_object_mut() {
-                    data.insert("outageId".into(), outage_id.into());
-                }
-            }
-            ids.push(event.id);
             let szo = self.szo_of(&draft.serial);
             // The ONU's own event names the СЗО it serves too, not only SZO_DOWN / SZO_UP.
             event.szo_id = event.szo_id.or(szo);

@@ -25,10 +25,14 @@ pub enum EventType {
     SzoDown,
     SzoUp,
     ConfigChanged,
+    SplitterOutage,
+    PowerOutage,
+    OltOutage,
+    OutageCleared,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 11] = [
+    pub const ALL: [EventType; 15] = [
         EventType::OltStatusChanged,
         EventType::OnuDown,
         EventType::OnuUp,
@@ -40,6 +44,10 @@ impl EventType {
         EventType::SzoDown,
         EventType::SzoUp,
         EventType::ConfigChanged,
+        EventType::SplitterOutage,
+        EventType::PowerOutage,
+        EventType::OltOutage,
+        EventType::OutageCleared,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -55,6 +63,10 @@ impl EventType {
             EventType::SzoDown => "SZO_DOWN",
             EventType::SzoUp => "SZO_UP",
             EventType::ConfigChanged => "CONFIG_CHANGED",
+            EventType::SplitterOutage => "SPLITTER_OUTAGE",
+            EventType::PowerOutage => "POWER_OUTAGE",
+            EventType::OltOutage => "OLT_OUTAGE",
+            EventType::OutageCleared => "OUTAGE_CLEARED",
         }
     }
 }
@@ -127,9 +139,6 @@ pub struct Event {
 pub struct Draft {
     /// The event; its `id` is 0 until the log appends it.
     pub event: Event,
-    /// For an `ONU_DOWN` of a port-wide outage: the position, in the same batch, of its
-    /// `PON_OUTAGE`, whose id the log writes into `data.outageId`.
-    pub outage: Option<usize>,
     /// The ONU's serial, for the СЗО bound to it.
     pub serial: Option<String>,
 }

@@ -1,6 +1,7 @@
 //! Event derivation against a real fleet aggregate, and the log against a real sled
-//! store: a port-wide LOS is one `PON_OUTAGE` whose downs carry its id, ids are gapless
-//! across a reopen, СЗО events follow their ONU's, retention drops the oldest.
+//! store: each down is its `ONU_DOWN` with its cause (the outage book, tested in
+//! `outages/tests.rs` on these same helpers, groups them), ids are gapless across a
+//! reopen, СЗО events follow their ONU's, retention drops the oldest.
 
 use super::*;
 use crate::domain::{DownCause, Onu, OnuStatus, OpticsThresholds, SessionStatus, Vendor};
@@ -9,14 +10,14 @@ use crate::olt::OltSummary;
 use crate::store::Store;
 use chrono::{DateTime, TimeZone, Utc};
 
-fn time(second: i64) -> DateTime<Utc> {
+pub(crate) fn time(second: i64) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 23, 10, 0, 0)
         .single()
         .expect("a valid time")
         + chrono::Duration::seconds(second)
 }
 
-fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
+pub(crate) fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
     Onu {
         id,
         olt_id: 7,
@@ -39,7 +40,7 @@ fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
     }
 }
 
-fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
+pub(crate) fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
     OltSummary {
         id: 7,
         ip: std::net::IpAddr::from([127, 0, 0, 7]),
@@ -56,7 +57,12 @@ fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
     }
 }
 
-fn update(snapshot: bool, status: SessionStatus, at: DateTime<Utc>, onus: Vec<Onu>) -> FleetChange {
+pub(crate) fn update(
+    snapshot: bool,
+    status: SessionStatus,
+    at: DateTime<Utc>,
+    onus: Vec<Onu>,
+) -> FleetChange {
     FleetChange::Olt(Box::new(OltUpdate {
         olt: 7,
         incarnation: 1,
@@ -73,7 +79,7 @@ fn update(snapshot: bool, status: SessionStatus, at: DateTime<Utc>, onus: Vec<On
 }
 
 /// Six ONUs on 0/1/0, two on 0/1/1, all online and OK, known to the view.
-fn a_view() -> (FleetAggregate, Vec<Onu>) {
+pub(crate) fn a_view() -> (FleetAggregate, Vec<Onu>) {
     let mut view = FleetAggregate::new(OpticsThresholds {
         warning_dbm: -25.0,
         critical_dbm: -27.0,
@@ -82,15 +88,12 @@ fn a_view() -> (FleetAggregate, Vec<Onu>) {
         .map(|id| onu(id, if id <= 6 { "0/1/0" } else { "0/1/1" }, time(0)))
         .collect();
     let first = update(true, SessionStatus::Online, time(0), onus.clone());
-    assert!(
-        derive(&view, &first, Rules::default()).is_empty(),
-        "nothing to compare with"
-    );
+    assert!(derive(&view, &first).is_empty(), "nothing to compare with");
     assert!(view.apply(first));
     (view, onus)
 }
 
-fn down(mut onu: Onu, cause: DownCause, at: DateTime<Utc>) -> Onu {
+pub(crate) fn down(mut onu: Onu, cause: DownCause, at: DateTime<Utc>) -> Onu {
     onu.status = OnuStatus::Offline;
     onu.last_down_cause = Some(cause);
     onu.rx_power = None;
@@ -99,7 +102,7 @@ fn down(mut onu: Onu, cause: DownCause, at: DateTime<Utc>) -> Onu {
 }
 
 #[test]
-fn a_port_wide_los_is_one_outage_and_other_downs_stay_single() {
+fn each_down_is_its_onu_down_with_its_cause_and_an_optics_move_its_own_event() {
     let (view, onus) = a_view();
     let mut changed: Vec<Onu> = onus[..5]
         .iter()
@@ -111,56 +114,40 @@ fn a_port_wide_los_is_one_outage_and_other_downs_stay_single() {
     weaker.last_update = time(60);
     changed.push(weaker);
     let change = update(false, SessionStatus::Online, time(60), changed);
-    let drafts = derive(&view, &change, Rules { pon_outage_min: 4 });
-    let kinds: Vec<(EventType, Option<u64>, Option<usize>)> = drafts
+    let drafts = derive(&view, &change);
+    let kinds: Vec<(EventType, Option<u64>)> = drafts
         .iter()
-        .map(|d| (d.event.kind, d.event.onu_id, d.outage))
+        .map(|d| (d.event.kind, d.event.onu_id))
         .collect();
     assert_eq!(
         kinds,
         vec![
-            (EventType::PonOutage, None, None),
-            (EventType::OnuDown, Some(1), Some(0)),
-            (EventType::OnuDown, Some(2), Some(0)),
-            (EventType::OnuDown, Some(3), Some(0)),
-            (EventType::OnuDown, Some(4), Some(0)),
-            (EventType::OnuDown, Some(5), Some(0)),
-            (EventType::OnuDown, Some(7), None),
-            (EventType::OpticsLevelChanged, Some(8), None),
+            (EventType::OnuDown, Some(1)),
+            (EventType::OnuDown, Some(2)),
+            (EventType::OnuDown, Some(3)),
+            (EventType::OnuDown, Some(4)),
+            (EventType::OnuDown, Some(5)),
+            (EventType::OnuDown, Some(7)),
+            (EventType::OpticsLevelChanged, Some(8)),
         ]
     );
+    assert_eq!(drafts[0].event.data, serde_json::json!({"cause": "LOS"}));
     assert_eq!(
-        drafts[0].event.data,
-        serde_json::json!({"onusDown": 5, "onusOnPort": 6})
-    );
-    assert_eq!(drafts[0].event.severity, Severity::Critical);
-    assert_eq!(drafts[0].event.pon_port.as_deref(), Some("0/1/0"));
-    assert_eq!(
-        drafts[6].event.data,
+        drafts[5].event.data,
         serde_json::json!({"cause": "DYING_GASP"})
     );
     assert_eq!(
-        drafts[7].event.data,
+        drafts[6].event.data,
         serde_json::json!({"from": "OK", "to": "CRITICAL", "rxPower": -27.5})
     );
-    assert_eq!(drafts[7].event.severity, Severity::Critical);
-    // Below the threshold the same downs are single ONU_DOWNs.
-    let drafts = derive(&view, &change, Rules { pon_outage_min: 6 });
-    assert!(drafts.iter().all(|d| d.event.kind != EventType::PonOutage));
-    assert_eq!(
-        drafts
-            .iter()
-            .filter(|d| d.event.kind == EventType::OnuDown)
-            .count(),
-        6
-    );
+    assert_eq!(drafts[6].event.severity, Severity::Critical);
 }
 
 #[test]
 fn status_moves_and_comebacks_are_events_but_a_first_connect_is_not() {
     let (mut view, onus) = a_view();
     let change = update(false, SessionStatus::Degraded, time(60), vec![]);
-    let drafts = derive(&view, &change, Rules::default());
+    let drafts = derive(&view, &change);
     assert_eq!(drafts.len(), 1);
     assert_eq!(drafts[0].event.kind, EventType::OltStatusChanged);
     assert_eq!(drafts[0].event.severity, Severity::Warning);
@@ -182,7 +169,7 @@ fn status_moves_and_comebacks_are_events_but_a_first_connect_is_not() {
         time(120),
         vec![onu(1, "0/1/0", time(120))],
     );
-    let drafts = derive(&view, &back, Rules::default());
+    let drafts = derive(&view, &back);
     assert_eq!(drafts.len(), 1);
     assert_eq!(drafts[0].event.kind, EventType::OnuUp);
     assert_eq!(drafts[0].serial.as_deref(), Some("HWTC00000001"));
@@ -197,7 +184,7 @@ async fn open_log(dir: &std::path::Path) -> (Store, EventLog) {
 }
 
 #[tokio::test]
-async fn ids_are_gapless_outage_ids_resolved_and_szo_events_follow() {
+async fn ids_are_gapless_and_szo_events_follow() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (view, onus) = a_view();
     let downs: Vec<Onu> = onus[..4]
@@ -207,7 +194,6 @@ async fn ids_are_gapless_outage_ids_resolved_and_szo_events_follow() {
     let drafts = derive(
         &view,
         &update(false, SessionStatus::Online, time(60), downs),
-        Rules::default(),
     );
     {
         let (_store, log) = open_log(dir.path()).await;
@@ -216,46 +202,41 @@ async fn ids_are_gapless_outage_ids_resolved_and_szo_events_follow() {
         let mut watch = log.subscribe();
         let written = log.append(drafts).await.expect("append");
         assert!(watch.has_changed().expect("watch"));
-        assert_eq!(*watch.borrow_and_update(), 6);
+        assert_eq!(*watch.borrow_and_update(), 5);
         let ids: Vec<(u64, EventType)> = written.iter().map(|e| (e.id, e.kind)).collect();
         assert_eq!(
             ids,
             vec![
-                (1, EventType::PonOutage),
+                (1, EventType::OnuDown),
                 (2, EventType::OnuDown),
-                (3, EventType::OnuDown),
-                (4, EventType::SzoDown),
+                (3, EventType::SzoDown),
+                (4, EventType::OnuDown),
                 (5, EventType::OnuDown),
-                (6, EventType::OnuDown),
             ]
         );
-        assert_eq!(
-            written[1].data,
-            serde_json::json!({"cause": "LOS", "outageId": 1})
-        );
-        assert_eq!(written[3].szo_id, Some(42));
-        // The ONU_DOWN it follows names the СЗО too.
         assert_eq!(written[2].szo_id, Some(42));
-        assert_eq!(written[1].szo_id, None);
-        assert_eq!(written[3].severity, Severity::Critical);
-        assert_eq!(written[3].onu_id, Some(2));
+        // The ONU_DOWN it follows names the СЗО too.
+        assert_eq!(written[1].szo_id, Some(42));
+        assert_eq!(written[0].szo_id, None);
+        assert_eq!(written[2].severity, Severity::Critical);
+        assert_eq!(written[2].onu_id, Some(2));
         log.stop().await;
     }
     // Reopened: the ids go on where they stopped, and the readers see the same log.
     let (_store, log) = open_log(dir.path()).await;
-    assert_eq!(log.last_id(), 6);
+    assert_eq!(log.last_id(), 5);
     let more = log.append(drafts_of_one_config()).await.expect("append");
-    assert_eq!(more[0].id, 7);
+    assert_eq!(more[0].id, 6);
     let (total, newest) = log.page(&EventFilter::default(), 0, 2).expect("page");
-    assert_eq!(total, 7);
-    assert_eq!(newest.iter().map(|e| e.id).collect::<Vec<_>>(), vec![7, 6]);
+    assert_eq!(total, 6);
+    assert_eq!(newest.iter().map(|e| e.id).collect::<Vec<_>>(), vec![6, 5]);
     let only_downs = EventFilter {
         types: vec![EventType::OnuDown],
         onu_id: Some(3),
         ..EventFilter::default()
     };
     let (total, found) = log.page(&only_downs, 0, 10).expect("page");
-    assert_eq!((total, found[0].id), (1, 5));
+    assert_eq!((total, found[0].id), (1, 4));
     let (after, seen) = log.after(2, &EventFilter::default(), 3).expect("after");
     assert_eq!(
         after.iter().map(|e| e.id).collect::<Vec<_>>(),
@@ -263,7 +244,7 @@ async fn ids_are_gapless_outage_ids_resolved_and_szo_events_follow() {
     );
     assert_eq!(seen, 5);
     let (none, seen) = log.after(3, &only_downs, 10).expect("after");
-    assert_eq!((none.len(), seen), (1, 7));
+    assert_eq!((none.len(), seen), (1, 6));
 }
 
 fn drafts_of_one_config() -> Vec<Draft> {
@@ -274,7 +255,7 @@ fn drafts_of_one_config() -> Vec<Draft> {
         backup_id: 99,
         taken_at: time(300),
     };
-    let drafts = derive(&view, &change, Rules::default());
+    let drafts = derive(&view, &change);
     assert_eq!(drafts[0].event.data, serde_json::json!({"configId": 99}));
     drafts
 }
@@ -285,7 +266,6 @@ async fn retention_drops_the_oldest_and_never_reuses_their_ids() {
     let store = Store::open(dir.path()).expect("store");
     let settings = EventSettings {
         retention: std::time::Duration::from_secs(3600),
-        ..EventSettings::default()
     };
     let log = EventLog::start(&store, settings).await.expect("log");
     let mut old = drafts_of_one_config();

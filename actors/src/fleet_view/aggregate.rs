@@ -383,7 +383,7 @@ impl FleetAggregate {
         self.onus.get(&id).map(|e| &e.onu)
     }
 
-    /// How many ONUs of OLT `olt` the view holds on port `port`.
+    /// How many ONUs of OLT `olt` the view holds on port `port` (for the outage book).
     pub fn onus_on_port(&self, olt: OltId, port: &str) -> usize {
         self.olts.get(&olt).map_or(0, |e| {
             e.onus
@@ -528,12 +528,38 @@ impl crate::events::HeldRows for FleetAggregate {
         FleetAggregate::known_onu(self, id)
     }
 
+    fn level(&self, rx_power: Option<f64>) -> OpticsLevel {
+        FleetAggregate::level(self, rx_power)
+    }
+}
+
+/// The outage book reads the rows held after a change through these.
+impl crate::outages::book::FleetRows for FleetAggregate {
+    fn onu(&self, id: OnuId) -> Option<&Onu> {
+        self.known_onu(id)
+    }
+
+    fn onus_of(&self, olt: OltId) -> Vec<OnuId> {
+        self.olts
+            .get(&olt)
+            .map(|e| e.onus.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
     fn onus_on_port(&self, olt: OltId, port: &str) -> usize {
         FleetAggregate::onus_on_port(self, olt, port)
     }
 
-    fn level(&self, rx_power: Option<f64>) -> OpticsLevel {
-        FleetAggregate::level(self, rx_power)
+    fn olt_status(&self, olt: OltId) -> Option<crate::domain::SessionStatus> {
+        self.olt_summary(olt).map(|s| s.status)
+    }
+
+    fn node_of(&self, olt: OltId) -> Option<NodeId> {
+        self.olt_summary(olt).and_then(|s| s.node)
+    }
+
+    fn subscriber(&self, onu: OnuId) -> Option<&Subscriber> {
+        FleetAggregate::subscriber(self, onu)
     }
 }
 
