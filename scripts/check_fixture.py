@@ -164,7 +164,7 @@ def main():
         status, listing = get(base, "/olts?nodeId=1", key)
         check("GET /olts?nodeId=1 totalCount", listing["meta"]["totalCount"], len(fixtures))
         check("OLT item fields", sorted(listing["data"][0].keys()),
-              sorted(["id", "ip", "vendor", "model", "status", "city", "node", "totalPorts", "totalOnu", "onuOnline", "onuOffline", "lastUpdate"]))
+              sorted(["id", "ip", "vendor", "family", "model", "status", "city", "node", "totalPorts", "totalOnu", "onuOnline", "onuOffline", "lastUpdate"]))
         status, node = get(base, "/nodes/1", key)
         check("node counters", (node["data"]["oltCount"], node["data"]["onuTotal"], node["data"]["onuOnline"]),
               (len(fixtures), total, online))

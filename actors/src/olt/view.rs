@@ -113,12 +113,21 @@ impl OltState {
         profile_of(&self.spec, &self.record)
     }
 
+    /// The short name of the layout the last good poll read the OLT with, `None` before
+    /// any (or when the recorded one is not of the OLT's vendor, say after the inventory
+    /// changed it): the API never shows a layout no poll saw.
+    fn detected_layout(&self) -> Option<&'static str> {
+        let family = self.record.detected_family.as_deref();
+        Profile::detected(self.vendor()?, family).map(|profile| profile.layout)
+    }
+
     pub(super) fn summary(&self) -> OltSummary {
         let online = self.onus.online();
         OltSummary {
             id: self.spec.id,
             ip: self.spec.ip,
             vendor: self.vendor(),
+            family: self.detected_layout(),
             model: self.spec.model.clone(),
             city: self.spec.city.clone(),
             node: self.spec.node,
