@@ -140,6 +140,7 @@ def main():
             check(f"{name}: OLT status", olt["status"], "ONLINE")
             check(f"{name}: totalOnu", olt["totalOnu"], expected["totalOnu"])
             check(f"{name}: totalPorts", olt["totalPorts"], expected["ports"])
+            check(f"{name}: family (the detected layout)", olt["family"], expected["layout"])
             status, detail = get(base, f"/olts/{olt_id}", key)
             check(f"{name}: onuOnline", detail["data"]["onuOnline"], expected["onuOnline"])
             check(f"{name}: session.warnings", detail["data"]["session"]["warnings"], expected.get("warnings", []))

@@ -126,6 +126,11 @@ async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
         detail.session
     );
     assert_eq!(summary.vendor, Some(expected.vendor), "{name}: vendor");
+    assert_eq!(
+        summary.family,
+        Some(expected.layout.as_str()),
+        "{name}: family (the detected layout)"
+    );
 
     let polled: Vec<PolledOnu> = handle
         .onus()
