@@ -129,12 +129,8 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
         ("vendor=huawei", vec![1, 2, 3, 4, 5, 6, 7, 8]),
         ("vendor=HUAWEI", vec![1, 2, 3, 4, 5, 6, 7, 8]),
         ("vendor=zte", vec![]),
-        ("family=MA5800", vec![1, 2, 3, 4, 5, 6, 7, 8]),
-        ("family=ma5800", vec![1, 2, 3, 4, 5, 6, 7, 8]),
+        ("family=ma5800&city=Ufa", vec![2, 6]),
         ("family=GP3600", vec![]),
-        ("family=MA5800&city=Ufa", vec![2, 6]),
-        // A name no layout has is no error: it matches nothing, as an unknown vendor does.
-        ("family=XYZ9000", vec![]),
         ("city=Ufa", vec![2, 6]),
         ("nodeId=2", vec![2, 6]),
         (&format!("node={node2}"), vec![2, 6]),
