@@ -114,9 +114,11 @@ pub struct SessionItem {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<TransitionItem>,
-    /// ONU rows the last good poll could not place as IF-MIB says, counted and named
-    /// (e.g. `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`); empty when
-    /// every row was placed.
+    /// Where the last good poll found the ONU table and IF-MIB disagreeing, counted and
+    /// named: ONU rows it could not place as IF-MIB says (e.g. `12 ONU rows on ifIndex
+    /// 4194312448: no such port in IF-MIB`), and ONU interfaces IF-MIB lists that the ONU
+    /// table gave no ONU for (e.g. `IF-MIB lists 64 ONU interfaces but the ONU table gave
+    /// an ONU for 0 of them: none for GPON0/2:1-51, GPON0/4:1-13`); empty when they agree.
     pub warnings: Vec<String>,
 }
 

@@ -26,7 +26,8 @@ pub struct SessionInfo {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<Transition>,
-    /// ONU rows the last good poll could not place as IF-MIB says, counted and named.
+    /// Where the last good poll found the ONU table and IF-MIB disagreeing (rows it could
+    /// not place, ONU interfaces without an ONU), counted and named.
     pub warnings: Vec<String>,
 }
 

@@ -8,7 +8,9 @@
 //! decoder fills from the last reading ([`super::Fill`]).
 
 use super::rows::{onu_by_id, Fill, RowMap};
-use super::{decode_read, decode_serial, row_key, Interfaces, PollOutcome, SystemGroup};
+use super::{
+    decode_read, decode_serial, onu_interfaces, row_key, Interfaces, PollOutcome, SystemGroup,
+};
 use crate::domain::Onu;
 use crate::domain::OnuId;
 use crate::profile::polling::PollGroup;
@@ -126,10 +128,12 @@ pub async fn poll_groups(
         identity: identity_read.as_ref(),
         optics: optics_read.as_ref(),
     };
-    let decoded = decode_read(profile, &interfaces, &table, &fill)?;
+    let mut decoded = decode_read(profile, &interfaces, &table, &fill)?;
     interfaces.ports.extend(decoded.decoded_ports);
+    let unanswered = onu_interfaces::unanswered(profile, &interfaces, &decoded.rows);
+    decoded.warnings.extend(unanswered);
     for warning in &decoded.warnings {
-        tracing::warn!(warning = %warning, "ONU rows not placed as IF-MIB says");
+        tracing::warn!(warning = %warning, "ONU table and IF-MIB disagree");
     }
     Ok(PollOutcome::new(
         system,
