@@ -107,13 +107,14 @@ pub async fn poll_groups(
         None
     } else {
         get_rows(client, profile, PollGroup::Identity, &new, &mut table).await?;
-        if !new.is_empty() && !olt.2 {
-            // A new ONU may sit on a port (or, BDCOM, an ONU interface) IF-MIB has not
-            // shown before.
-            olt = read_olt(client, profile).await?;
-        }
         Some(new.iter().copied().collect::<HashSet<u128>>())
     };
+    // A new ONU may sit on a port (or, BDCOM, an ONU interface) IF-MIB has not shown
+    // before; an ONU interface whose row left the table may be gone from IF-MIB too.
+    let new_rows = !plan.identity && !new.is_empty();
+    if !olt.2 && (new_rows || onu_interfaces::rows_gone(profile, &seen, memory)) {
+        olt = read_olt(client, profile).await?;
+    }
     let optics_read = match &plan.optics {
         OpticsPlan::All => None,
         OpticsPlan::Onus(onus) => {

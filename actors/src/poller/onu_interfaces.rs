@@ -4,8 +4,13 @@
 //! fewer rows (a GP3600 whose NMS-GPON-MIB table does not answer at all) would otherwise
 //! show fewer ONUs, or none, without a word: [`unanswered`] names the difference for
 //! `session.warnings` (docs/devices.md, "Nothing dropped silently").
+//!
+//! IF-MIB is read with the `olt` group, far less often than the status walk, so a row
+//! that left the table since the last poll ([`rows_gone`]) has IF-MIB read again before
+//! the comparison: an ONU deleted from the device is not reported as unanswered for the
+//! quarter of an hour until the next `olt` read.
 
-use super::{row_key, Interfaces};
+use super::{row_key, Interfaces, Memory};
 use crate::profile::{OnuIndexing, Profile};
 use std::collections::HashSet;
 
@@ -90,9 +95,21 @@ fn runs(missing: &[Missing]) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Whether a row the last poll read is missing from this poll's status walk (`seen`,
+/// sorted), for a profile whose rows are ONU interfaces: IF-MIB as last read may then
+/// list an interface the device no longer has.
+pub(super) fn rows_gone(profile: &Profile, seen: &[u128], memory: Memory<'_>) -> bool {
+    matches!(profile.onu_indexing, OnuIndexing::OnuIfIndex { .. })
+        && memory
+            .rows
+            .rows()
+            .any(|row| seen.binary_search(&row).is_err())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::poller::RowMap;
     use crate::profile::{BDCOM, BDCOM_GPON, HUAWEI};
 
     /// IF-MIB of a GP3600: two ports, `GPON0/2:1` … `:12` on ifIndex 1001 …, and an
@@ -174,5 +191,21 @@ mod tests {
                  none for EPON0/1:1"
             )
         );
+    }
+
+    #[test]
+    fn a_row_that_left_the_table_asks_for_if_mib_again() {
+        let last = RowMap::new(rows([1001, 1002]).into_iter().zip([1, 2]));
+        let memory = Memory {
+            rows: &last,
+            onus: &[],
+            interfaces: None,
+            vlans: &[],
+        };
+        let both = rows([1001, 1002]);
+        assert!(!rows_gone(&BDCOM_GPON, &both, memory));
+        assert!(!rows_gone(&BDCOM_GPON, &rows([1001, 1002, 1003]), memory));
+        assert!(rows_gone(&BDCOM_GPON, &rows([1001]), memory));
+        assert!(!rows_gone(&HUAWEI, &rows([1001]), memory));
     }
 }
