@@ -140,6 +140,7 @@ def main():
             check(f"{name}: OLT status", olt["status"], "ONLINE")
             check(f"{name}: totalOnu", olt["totalOnu"], expected["totalOnu"])
             check(f"{name}: totalPorts", olt["totalPorts"], expected["ports"])
+            check(f"{name}: family (the detected layout)", olt["family"], expected["layout"])
             status, detail = get(base, f"/olts/{olt_id}", key)
             check(f"{name}: onuOnline", detail["data"]["onuOnline"], expected["onuOnline"])
             check(f"{name}: session.warnings", detail["data"]["session"]["warnings"], expected.get("warnings", []))
@@ -164,7 +165,7 @@ def main():
         status, listing = get(base, "/olts?nodeId=1", key)
         check("GET /olts?nodeId=1 totalCount", listing["meta"]["totalCount"], len(fixtures))
         check("OLT item fields", sorted(listing["data"][0].keys()),
-              sorted(["id", "ip", "vendor", "model", "status", "city", "node", "totalPorts", "totalOnu", "onuOnline", "onuOffline", "lastUpdate"]))
+              sorted(["id", "ip", "vendor", "family", "model", "status", "city", "node", "totalPorts", "totalOnu", "onuOnline", "onuOffline", "lastUpdate"]))
         status, node = get(base, "/nodes/1", key)
         check("node counters", (node["data"]["oltCount"], node["data"]["onuTotal"], node["data"]["onuOnline"]),
               (len(fixtures), total, online))

@@ -70,7 +70,8 @@ cargo build --locked --bin ponkeeper
     --snmpsim "$VENV/bin/snmpsim-command-responder" \
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
-    --fixture huawei-ma5800-no-port --fixture zte-c620 --fixture bdcom-gp3600
+    --fixture huawei-ma5800-no-port --fixture zte-c620 --fixture bdcom-gp3600 \
+    --fixture bdcom-gp3600-no-onu-table
 
 say "SNMPv3 check: the same fixtures over v3 authPriv (snmpsim's USM), polled by serve; a wrong password"
 "$VENV/bin/python" scripts/check_snmpv3.py \

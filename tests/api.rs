@@ -71,6 +71,7 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
             fields,
             [
                 "city",
+                "family",
                 "id",
                 "ip",
                 "lastUpdate",
@@ -86,6 +87,7 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
         );
         assert_eq!(item["ip"], "127.0.0.1");
         assert_eq!(item["vendor"], "huawei");
+        assert_eq!(item["family"], "MA5800");
         assert_eq!(item["model"], spec.model.as_str());
         assert_eq!(item["city"], spec.city.as_str());
         assert_eq!(item["status"], "ONLINE");
@@ -127,6 +129,8 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
         ("vendor=huawei", vec![1, 2, 3, 4, 5, 6, 7, 8]),
         ("vendor=HUAWEI", vec![1, 2, 3, 4, 5, 6, 7, 8]),
         ("vendor=zte", vec![]),
+        ("family=ma5800&city=Ufa", vec![2, 6]),
+        ("family=GP3600", vec![]),
         ("city=Ufa", vec![2, 6]),
         ("nodeId=2", vec![2, 6]),
         (&format!("node={node2}"), vec![2, 6]),
@@ -171,6 +175,7 @@ async fn olt_list_has_the_seed_shape_and_every_filter() {
     let detail = &body["data"];
     assert_eq!(detail["onuOnline"], online(&sim, 1));
     assert_eq!(detail["sysName"], "OLT-1");
+    assert_eq!(detail["family"], "MA5800");
     assert_eq!(detail["firmware"].as_str(), sim.firmware(1).as_deref());
     assert_eq!(detail["session"]["status"], "ONLINE");
     assert_eq!(detail["session"]["failuresInRow"], 0);

@@ -213,6 +213,36 @@ fn the_document_describes_exactly_the_spec_endpoints() {
     assert_eq!(operations, expected);
 }
 
+/// The OLT's `family` (the list's filter and the item's field) names every table layout
+/// the service reads, in the served document and in docs/api.md, so an integrator can
+/// filter on each without reading the code.
+#[test]
+fn the_family_filter_and_field_name_every_layout() {
+    let spec = serde_json::to_value(ponkeeper::router::openapi(
+        &ponkeeper::config::Config::default().paging,
+    ))
+    .expect("serializes");
+    let parameters = spec["paths"][format!("{BASE}/olts")]["get"]["parameters"]
+        .as_array()
+        .expect("GET /olts has parameters");
+    let filter = parameters
+        .iter()
+        .find(|p| p["name"] == "family")
+        .expect("GET /olts has a `family` filter");
+    assert_eq!(filter["in"], "query");
+    let filter = filter["description"].as_str().expect("described");
+    let field = spec["components"]["schemas"]["OltItem"]["properties"]["family"]["description"]
+        .as_str()
+        .expect("OltItem.family is described");
+    let api_md = std::fs::read_to_string("docs/api.md").expect("docs/api.md");
+    for profile in ponkeeper_actors::profile::Profile::ALL {
+        let name = format!("`{}`", profile.layout);
+        assert!(filter.contains(&name), "the filter lacks {name}: {filter}");
+        assert!(field.contains(&name), "the field lacks {name}: {field}");
+        assert!(api_md.contains(&name), "docs/api.md lacks {name}");
+    }
+}
+
 /// Every documented operation reaches a handler, and every other method on those paths
 /// is 405: the router and the document are the same list.
 #[tokio::test]

@@ -218,6 +218,18 @@ fn authorization(olt: u32, port: &str, serial: &str, index: u32) -> Value {
     body
 }
 
+/// Polls OLT `olt` and checks its `session.warnings` are empty. After an ONU's removal
+/// the poll reads the status alone (IF-MIB is not due for 15 minutes), yet must name no
+/// BDCOM ONU interface as unanswered: the row that left the ONU table has IF-MIB read
+/// again, where the removed ONU's interface is gone too.
+async fn polls_without_warnings(service: &TestService, olt: u32) {
+    let (status, _) = service.post(&format!("/olts/{olt}/poll")).await;
+    assert_eq!(status, 200);
+    let (_, detail) = service.get(&format!("/olts/{olt}")).await;
+    let warnings = &detail["data"]["session"]["warnings"];
+    assert_eq!(warnings, &json!([]), "OLT {olt}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_vendor_authorises_reboots_and_removes_an_onu() {
     let sim = mixed_sim().await;
@@ -336,6 +348,7 @@ async fn every_vendor_authorises_reboots_and_removes_an_onu() {
         );
         let (_, onus) = service.get(&format!("/onus?q={serial}")).await;
         assert_eq!(onus["meta"]["totalCount"], 0, "{onus}");
+        polls_without_warnings(&service, olt).await;
         // The binding went with it: the ONU authorised again starts without one.
         let (status, body) = service
             .post_json(

@@ -1,7 +1,8 @@
 //! `vendor = "auto"` through the real service (docs/devices.md): OLTs of every simulated vendor,
 //! each named `auto` in the inventory, are detected from the sysObjectID and sysDescr their
 //! agents answer, polled with the right profile and shown with their vendor; the detection
-//! is kept in the store, so after a restart an OLT that no longer answers still shows it;
+//! is kept in the store, so after a restart an OLT that no longer answers still shows it
+//! (and its layout, `family`, which the list filters on);
 //! and an OLT not detected yet shows `auto` and refuses CLI actions with a clear error.
 //! (A device no rule knows: `actors/tests/fixtures.rs`, against snmpsim.)
 
@@ -44,6 +45,30 @@ async fn vendors(service: &TestService) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// Each OLT's `family` (the detected table layout; null while undetected), by id.
+async fn families(service: &TestService) -> Vec<Option<String>> {
+    let (status, body) = service.get("/olts?size=10").await;
+    assert_eq!(status, 200, "{body}");
+    body["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|o| o["family"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The ids `GET /olts?{query}` lists.
+async fn ids(service: &TestService, query: &str) -> Vec<u64> {
+    let (status, body) = service.get(&format!("/olts?{query}")).await;
+    assert_eq!(status, 200, "{query}: {body}");
+    body["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|o| o["id"].as_u64().expect("id"))
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_detects_every_simulated_vendor_and_keeps_it() {
     let sim = SimFleet::start(FleetSpec {
@@ -71,6 +96,16 @@ async fn auto_detects_every_simulated_vendor_and_keeps_it() {
     assert_eq!(body["meta"]["totalCount"], 1, "{body}");
     let (_, body) = service.get("/olts?vendor=auto").await;
     assert_eq!(body["data"][0]["id"], 4, "{body}");
+    // The undetected OLT has no layout yet, so no family filter lists it.
+    let detected = |layouts: &[&str]| -> Vec<Option<String>> {
+        layouts
+            .iter()
+            .map(|l| Some(l.to_string()).filter(|l| !l.is_empty()))
+            .collect()
+    };
+    let mut layouts = detected(&["MA5800", "C320", "P3310", ""]);
+    assert_eq!(families(&service).await, layouts);
+    assert_eq!(ids(&service, "family=ma5800").await, [1]);
 
     // A CLI action on the undetected OLT is refused, naming why.
     let (status, body) = service.post("/olts/4/configs/backup").await;
@@ -84,6 +119,8 @@ async fn auto_detects_every_simulated_vendor_and_keeps_it() {
     assert_eq!(status, 200);
     want[3] = (Vendor::Huawei.to_string(), 8);
     assert_eq!(vendors(&service).await, want);
+    layouts[3] = Some("MA5800".into());
+    assert_eq!(families(&service).await, layouts);
 
     // Restarted with every agent silent: the detected vendors come from the store.
     service.stop().await;
@@ -97,6 +134,7 @@ async fn auto_detects_every_simulated_vendor_and_keeps_it() {
     })
     .await;
     assert_eq!(shown, want);
+    assert_eq!(families(&service).await, layouts, "the stored layouts");
     service.stop().await;
     sim.shutdown().await;
 }
@@ -121,6 +159,19 @@ async fn auto_reads_every_family_with_its_own_layout() {
         .map(|v| (v.to_string(), 8))
         .collect();
     assert_eq!(shown, want);
+    // Each OLT's layout by its short name, and the list filtered by it, in any case.
+    let layouts = ["MA5800", "C320", "P3310", "C620", "GP3600"];
+    let expected: Vec<Option<String>> = layouts.iter().map(|l| Some(l.to_string())).collect();
+    assert_eq!(families(&service).await, expected);
+    for (olt, layout) in (1u64..).zip(layouts) {
+        assert_eq!(ids(&service, &format!("family={layout}")).await, [olt]);
+        let lower = layout.to_ascii_lowercase();
+        assert_eq!(ids(&service, &format!("family={lower}")).await, [olt]);
+        let (_, body) = service.get(&format!("/olts/{olt}")).await;
+        assert_eq!(body["data"]["family"], layout, "OLT {olt}: {body}");
+    }
+    assert_eq!(ids(&service, "family=C300").await, Vec::<u64>::new());
+    assert_eq!(ids(&service, "vendor=zte&family=c620").await, [4]);
     for olt in 1..=5u32 {
         let (_, body) = service.get(&format!("/olts/{olt}")).await;
         let ports = sim.expected_ports(olt).len() as u64;

@@ -9,6 +9,7 @@ use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod groups;
+mod onu_interfaces;
 mod rows;
 
 pub use groups::{optics_per_request, poll_groups, Memory, OpticsPlan, ReadPlan};
@@ -27,7 +28,8 @@ pub struct PollOutcome {
     /// Statically configured VLANs (Q-BRIDGE-MIB): id and name, by id. Empty when the
     /// device does not implement the table.
     pub vlans: Vec<(u16, String)>,
-    /// What the poll could not place, counted and named (docs/devices.md: nothing silent), e.g.
+    /// What the poll could not place, and ONU interfaces IF-MIB lists without an ONU,
+    /// counted and named (docs/devices.md: nothing silent), e.g.
     /// `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`.
     pub warnings: Vec<String>,
     /// The vendor whose profile read the device (for `vendor = "auto"`, the detected one).

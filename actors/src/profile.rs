@@ -194,6 +194,10 @@ pub struct Profile {
     /// The device family whose table layout this is (`C600 / C620`): a vendor has one
     /// profile per layout, and detection picks among them.
     pub family: &'static str,
+    /// The layout's short, stable name (`GP3600`): what the API shows as an OLT's
+    /// `family` and filters on. Unlike [`Profile::family`], which is written for people,
+    /// it never changes once published.
+    pub layout: &'static str,
     pub sys_object_id: &'static [u32],
     pub sys_descr: &'static str,
     /// The IF-MIB column holding interface names.
@@ -239,10 +243,17 @@ impl Profile {
     /// The profile of `vendor` whose [`Profile::family`] is `family`, else the vendor's
     /// default (a family no longer known, or none recorded yet).
     pub fn for_family(vendor: Vendor, family: Option<&str>) -> &'static Profile {
+        Profile::detected(vendor, family).unwrap_or_else(|| Profile::for_vendor(vendor))
+    }
+
+    /// The profile of `vendor` whose [`Profile::family`] is `family` exactly, or `None`:
+    /// the layout a poll detected, without [`Profile::for_family`]'s fallback to the
+    /// vendor's default (the API shows no layout it did not see).
+    pub fn detected(vendor: Vendor, family: Option<&str>) -> Option<&'static Profile> {
+        let family = family?;
         Profile::ALL
             .into_iter()
-            .find(|profile| profile.vendor == vendor && Some(profile.family) == family)
-            .unwrap_or_else(|| Profile::for_vendor(vendor))
+            .find(|profile| profile.vendor == vendor && profile.family == family)
     }
 
     /// The profile of a device that answered `sys_object_id` and `sys_descr`: for a
@@ -508,6 +519,26 @@ mod tests {
         assert_eq!(format_gpon_serial(&bytes), "HWTC2265B1F5");
         assert_eq!(parse_gpon_serial("HWTC2265B1F5"), Some(bytes));
         assert_eq!(parse_gpon_serial("HWTC2265B1F"), None);
+    }
+
+    #[test]
+    fn every_layout_has_its_own_short_name() {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.layout).collect();
+        assert_eq!(names, ["MA5800", "C320", "P3310", "C620", "GP3600"]);
+        for profile in Profile::ALL {
+            let name = profile.layout;
+            assert!(
+                name.len() <= 16
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-'),
+                "{name}: upper-case letters, digits and dashes only"
+            );
+            let found = Profile::detected(profile.vendor, Some(profile.family));
+            assert_eq!(found.map(|p| p.layout), Some(name));
+        }
+        assert!(Profile::detected(Vendor::Zte, Some(HUAWEI.family)).is_none());
+        assert!(Profile::detected(Vendor::Zte, None).is_none());
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub struct OltSummary {
     pub ip: IpAddr,
     /// `None` while an OLT with `vendor = "auto"` has not been detected yet.
     pub vendor: Option<Vendor>,
+    /// The table layout a good poll read the OLT with, by its short name
+    /// ([`crate::profile::Profile::layout`], `GP3600`); `None` before any good poll
+    /// (the record keeps it across restarts).
+    pub family: Option<&'static str>,
     pub model: String,
     pub city: String,
     pub node: Option<NodeId>,

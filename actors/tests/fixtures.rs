@@ -1,6 +1,6 @@
 //! The pollers against an independent SNMP agent: snmpsim serves real vendor layouts from
 //! `.snmprec` fixtures in `tests/fixtures` (Huawei MA5800, ZTE C320 and C620, BDCOM P3310
-//! and GP3600; see
+//! and GP3600, with and without its ONU table; see
 //! that folder's README for where each came from), the real `Fleet` polls each one over
 //! UDP, and every ONU, the port count and the totals must equal the fixture's
 //! `.expected.json` exactly. Our simulator encodes with the same profiles the pollers
@@ -126,6 +126,11 @@ async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
         detail.session
     );
     assert_eq!(summary.vendor, Some(expected.vendor), "{name}: vendor");
+    assert_eq!(
+        summary.family,
+        Some(expected.layout.as_str()),
+        "{name}: family (the detected layout)"
+    );
 
     let polled: Vec<PolledOnu> = handle
         .onus()
@@ -201,6 +206,14 @@ async fn zte_c620_fixture_polls_as_expected() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bdcom_gp3600_fixture_polls_as_expected() {
     polls_as_expected(&our_fixtures(), "bdcom-gp3600", "GP3600-16B").await;
+}
+
+/// The LibreNMS GP3600-16B capture as it is: IF-MIB lists 64 ONU interfaces (`GPON0/2:1`
+/// … `:51`, `GPON0/4:1` … `:13`) and the NMS-GPON-MIB ONU table answers no row. The OLT
+/// shows no ONU, and `session.warnings` names all 64 interfaces rather than a silent 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bdcom_gp3600_onu_interfaces_without_onu_rows_are_reported() {
+    polls_as_expected(&our_fixtures(), "bdcom-gp3600-no-onu-table", "GP3600-16B").await;
 }
 
 /// `vendor = "auto"` against a device no detection rule knows (a Cisco router's system

@@ -47,6 +47,7 @@ pub fn summary(olt: u32, onus: &[Onu], at: DateTime<Utc>) -> OltSummary {
         id: olt,
         ip: [127, 0, 0, 1].into(),
         vendor: Some(Vendor::ALL[olt as usize % 3]),
+        family: None,
         model: "MA5800-X7".into(),
         city: "Kazan".into(),
         node: Some(1 + olt % 50),

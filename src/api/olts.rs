@@ -34,6 +34,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 pub struct OltsQuery {
     /// Vendor: `huawei`, `zte` or `bdcom`.
     pub vendor: Option<String>,
+    /// Table layout, the item's `family`: `MA5800`, `C320`, `C620`, `P3310` or `GP3600`,
+    /// any case. A name no layout has matches no OLT (as an unknown vendor or city
+    /// does), and neither does an OLT whose layout no poll has detected yet.
+    pub family: Option<String>,
     /// City name.
     pub city: Option<String>,
     /// Only OLTs whose session is in this state.
@@ -65,6 +69,11 @@ pub struct OltItem {
     /// been detected yet (the first good poll detects it).
     #[schema(value_type = ponkeeper_actors::inventory::VendorSetting)]
     pub vendor: String,
+    /// The table layout the OLT is read with, by its short, stable name: `MA5800`
+    /// (Huawei MA5600T / MA5800), `C320` (ZTE C300 / C320), `C620` (ZTE C600 / C620),
+    /// `P3310` (BDCOM P3310 / P3600, EPON) or `GP3600` (BDCOM GP3600, GPON). Null until a
+    /// good poll has detected it from the device's system group (kept across restarts).
+    pub family: Option<String>,
     pub model: String,
     pub status: SessionStatus,
     pub city: String,
@@ -106,9 +115,11 @@ pub struct SessionItem {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<TransitionItem>,
-    /// ONU rows the last good poll could not place as IF-MIB says, counted and named
-    /// (e.g. `12 ONU rows on ifIndex 4194312448: no such port in IF-MIB`); empty when
-    /// every row was placed.
+    /// Where the last good poll found the ONU table and IF-MIB disagreeing, counted and
+    /// named: ONU rows it could not place as IF-MIB says (e.g. `12 ONU rows on ifIndex
+    /// 4194312448: no such port in IF-MIB`), and ONU interfaces IF-MIB lists that the ONU
+    /// table gave no ONU for (e.g. `IF-MIB lists 64 ONU interfaces but the ONU table gave
+    /// an ONU for 0 of them: none for GPON0/2:1-51, GPON0/4:1-13`); empty when they agree.
     pub warnings: Vec<String>,
 }
 
@@ -135,6 +146,7 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
         id: olt.id,
         ip: olt.ip.to_string(),
         vendor: olt.vendor_name().to_string(),
+        family: olt.family.map(str::to_string),
         model: olt.model.clone(),
         status: olt.status,
         city: olt.city.clone(),
@@ -217,6 +229,7 @@ async fn list(
     let filter = OltFilter {
         status: query.status,
         vendor: query.vendor,
+        family: query.family,
         city: query.city,
         node_id: query.node_id.map(Id32::u32),
         node_in: query.node.map(|name| {

@@ -15,10 +15,11 @@ use serde_json::json;
 #[tool_router(router = reads_router, vis = "pub(super)")]
 impl PonTools {
     #[tool(
-        description = "List OLTs (optical line terminals) with their vendor, model, IP, city, \
+        description = "List OLTs (optical line terminals) with their vendor, table layout \
+(family: MA5800, C320, C620, P3310, GP3600; null until detected), model, IP, city, \
 communication node, session status (ONLINE, DEGRADED, OFFLINE, CONNECTING, DISABLED), port \
-and ONU counts and last update. Filter by vendor, city, status or node. Use it to get an \
-overview of the network or to find an OLT's id.",
+and ONU counts and last update. Filter by vendor, family, city, status or node. Use it to \
+get an overview of the network or to find an OLT's id.",
         annotations(read_only_hint = true)
     )]
     async fn list_olts(

@@ -45,6 +45,7 @@ pub(crate) fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
         id: 7,
         ip: std::net::IpAddr::from([127, 0, 0, 7]),
         vendor: Some(Vendor::Huawei),
+        family: Some("MA5800"),
         model: "MA5800".into(),
         city: "Kazan".into(),
         node: Some(3),

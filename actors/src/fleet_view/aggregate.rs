@@ -39,6 +39,9 @@ pub struct Page<T> {
 pub struct OltFilter {
     pub status: Option<SessionStatus>,
     pub vendor: Option<String>,
+    /// The layout's short name ([`crate::profile::Profile::layout`]), any case; an OLT
+    /// whose layout is not known yet matches no value.
+    pub family: Option<String>,
     pub city: Option<String>,
     pub node_id: Option<NodeId>,
     /// The nodes whose name the caller matched (`node=`); `None` when not filtered.
@@ -406,6 +409,10 @@ impl FleetAggregate {
                     .vendor
                     .as_deref()
                     .is_none_or(|v| o.vendor_name().eq_ignore_ascii_case(v))
+                && filter.family.as_deref().is_none_or(|wanted| {
+                    o.family
+                        .is_some_and(|family| family.eq_ignore_ascii_case(wanted))
+                })
                 && filter
                     .city
                     .as_deref()

@@ -80,6 +80,7 @@ fn summary_of(olt: OltId, node: Option<NodeId>, status: SessionStatus, onus: &[O
         id: olt,
         ip: std::net::IpAddr::from([127, 0, 0, olt as u8]),
         vendor: Some(Vendor::ALL[olt as usize % 3]),
+        family: [Some("MA5800"), Some("GP3600"), None][olt as usize % 3],
         model: "MA5800".into(),
         city: if olt % 2 == 0 { "Kazan" } else { "Пермь" }.into(),
         node,
@@ -272,6 +273,28 @@ fn assert_agrees(view: &FleetAggregate, actors: &BTreeMap<OltId, ActorState>, rn
             total: online.len(),
             items: online.into_iter().skip(1).take(2).collect()
         }
+    );
+    // The layout filter ignores case and matches no OLT whose layout is not known yet.
+    let filter = OltFilter {
+        family: Some("gp3600".into()),
+        ..OltFilter::default()
+    };
+    let gp3600: Vec<OltSummary> = summaries
+        .iter()
+        .filter(|s| s.family == Some("GP3600"))
+        .cloned()
+        .collect();
+    assert_eq!(
+        view.olts(
+            &filter,
+            Window {
+                offset: 0,
+                limit: usize::MAX
+            }
+        )
+        .items,
+        gp3600,
+        "family=gp3600"
     );
     let vlans: Vec<FleetVlan> = actors
         .values()

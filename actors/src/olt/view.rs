@@ -26,7 +26,8 @@ pub struct SessionInfo {
     pub last_error: Option<String>,
     pub failures_in_row: u32,
     pub transitions: Vec<Transition>,
-    /// ONU rows the last good poll could not place as IF-MIB says, counted and named.
+    /// Where the last good poll found the ONU table and IF-MIB disagreeing (rows it could
+    /// not place, ONU interfaces without an ONU), counted and named.
     pub warnings: Vec<String>,
 }
 
@@ -113,12 +114,21 @@ impl OltState {
         profile_of(&self.spec, &self.record)
     }
 
+    /// The short name of the layout the last good poll read the OLT with, `None` before
+    /// any (or when the recorded one is not of the OLT's vendor, say after the inventory
+    /// changed it): the API never shows a layout no poll saw.
+    fn detected_layout(&self) -> Option<&'static str> {
+        let family = self.record.detected_family.as_deref();
+        Profile::detected(self.vendor()?, family).map(|profile| profile.layout)
+    }
+
     pub(super) fn summary(&self) -> OltSummary {
         let online = self.onus.online();
         OltSummary {
             id: self.spec.id,
             ip: self.spec.ip,
             vendor: self.vendor(),
+            family: self.detected_layout(),
             model: self.spec.model.clone(),
             city: self.spec.city.clone(),
             node: self.spec.node,

@@ -8,7 +8,9 @@
 //! decoder fills from the last reading ([`super::Fill`]).
 
 use super::rows::{onu_by_id, Fill, RowMap};
-use super::{decode_read, decode_serial, row_key, Interfaces, PollOutcome, SystemGroup};
+use super::{
+    decode_read, decode_serial, onu_interfaces, row_key, Interfaces, PollOutcome, SystemGroup,
+};
 use crate::domain::Onu;
 use crate::domain::OnuId;
 use crate::profile::polling::PollGroup;
@@ -105,13 +107,14 @@ pub async fn poll_groups(
         None
     } else {
         get_rows(client, profile, PollGroup::Identity, &new, &mut table).await?;
-        if !new.is_empty() && !olt.2 {
-            // A new ONU may sit on a port (or, BDCOM, an ONU interface) IF-MIB has not
-            // shown before.
-            olt = read_olt(client, profile).await?;
-        }
         Some(new.iter().copied().collect::<HashSet<u128>>())
     };
+    // A new ONU may sit on a port (or, BDCOM, an ONU interface) IF-MIB has not shown
+    // before; an ONU interface whose row left the table may be gone from IF-MIB too.
+    let new_rows = !plan.identity && !new.is_empty();
+    if !olt.2 && (new_rows || onu_interfaces::rows_gone(profile, &seen, memory)) {
+        olt = read_olt(client, profile).await?;
+    }
     let optics_read = match &plan.optics {
         OpticsPlan::All => None,
         OpticsPlan::Onus(onus) => {
@@ -126,10 +129,12 @@ pub async fn poll_groups(
         identity: identity_read.as_ref(),
         optics: optics_read.as_ref(),
     };
-    let decoded = decode_read(profile, &interfaces, &table, &fill)?;
+    let mut decoded = decode_read(profile, &interfaces, &table, &fill)?;
     interfaces.ports.extend(decoded.decoded_ports);
+    let unanswered = onu_interfaces::unanswered(profile, &interfaces, &decoded.rows);
+    decoded.warnings.extend(unanswered);
     for warning in &decoded.warnings {
-        tracing::warn!(warning = %warning, "ONU rows not placed as IF-MIB says");
+        tracing::warn!(warning = %warning, "ONU table and IF-MIB disagree");
     }
     Ok(PollOutcome::new(
         system,

@@ -45,6 +45,11 @@ impl RowMap {
         Some(self.by_onu[i].1)
     }
 
+    /// Every row, in order.
+    pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
+        self.by_row.iter().map(|&(row, _)| row)
+    }
+
     pub fn len(&self) -> usize {
         self.by_row.len()
     }

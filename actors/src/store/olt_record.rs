@@ -52,7 +52,8 @@ pub struct OltRecord {
     /// VLANs the device reported in the last good poll: id and name.
     #[serde(default)]
     pub vlans: Vec<(u16, String)>,
-    /// What the last good poll could not place as IF-MIB says (docs/devices.md).
+    /// Where the last good poll found the ONU table and IF-MIB disagreeing
+    /// (docs/devices.md).
     #[serde(default)]
     pub warnings: Vec<String>,
     /// `vendor = "auto"`: the vendor the first good poll detected (docs/devices.md), kept so a

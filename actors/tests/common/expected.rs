@@ -1,4 +1,4 @@
-//! A fixture's `.expected.json`: the OLT's vendor, its ONUs in the API's field names, the
+//! A fixture's `.expected.json`: the OLT's vendor and layout, its ONUs in the API's field names, the
 //! port count, the totals and the session warnings (`tests/fixtures/README.md` says how
 //! each was written). These are the test's own types, so the poller's `PolledOnu` is
 //! shaped by the poller alone; [`FixtureOnu`] converts into the `PolledOnu` a correct
@@ -12,6 +12,8 @@ use ponkeeper_actors::poller::PolledOnu;
 #[serde(rename_all = "camelCase")]
 pub struct Expected {
     pub vendor: Vendor,
+    /// The layout's short name (`GP3600`), the API's `family`.
+    pub layout: String,
     pub onus: Vec<FixtureOnu>,
     pub ports: u32,
     pub total_onu: u32,

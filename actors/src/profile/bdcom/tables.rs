@@ -17,6 +17,7 @@ const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
 pub static BDCOM: Profile = Profile {
     vendor: Vendor::Bdcom,
     family: "P3310 / P3600 (EPON)",
+    layout: "P3310",
     // Unconfirmed: docs/devices.md gives the prefix 1.3.6.1.4.1.3320.1 only.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3320, 1, 164, 0],
     sys_descr: "BDCOM(tm) P3310 Software, Version 10.1.0E Build 41588",
@@ -112,6 +113,7 @@ pub static BDCOM: Profile = Profile {
 pub static BDCOM_GPON: Profile = Profile {
     vendor: Vendor::Bdcom,
     family: "GP3600 (GPON)",
+    layout: "GP3600",
     // LibreNMS tests/snmpsim/bdcom.snmprec, a GP3600-16B.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3320, 1, 390, 0],
     sys_descr: "BDCOM(tm) GP3600-16B Software, Version 74104\nhardware version: A",

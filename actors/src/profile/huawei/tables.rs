@@ -31,6 +31,7 @@ const HUAWEI_ABSENT: &[i64] = &[2_147_483_647];
 pub static HUAWEI: Profile = Profile {
     vendor: Vendor::Huawei,
     family: "MA5600T / MA5800",
+    layout: "MA5800",
     sys_object_id: &[1, 3, 6, 1, 4, 1, 2011, 2, 248],
     sys_descr: "Huawei Integrated Access Software",
     interface_names: InterfaceNames::IfName,

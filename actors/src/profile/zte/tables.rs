@@ -22,6 +22,7 @@ const ZTE_ONU_DBM: Encoding = Encoding::WrappingDbm {
 pub static ZTE: Profile = Profile {
     vendor: Vendor::Zte,
     family: "C300 / C320",
+    layout: "C320",
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 320, 2, 1],
     sys_descr: "C320 Version V2.1.0 Software, Copyright (c) by ZTE Corporation Compiled",
     interface_names: InterfaceNames::IfName,
@@ -135,6 +136,7 @@ const fn zte_c600_onu(table: u32, column: u32) -> [u32; 15] {
 pub static ZTE_C600: Profile = Profile {
     vendor: Vendor::Zte,
     family: "C600 / C620",
+    layout: "C620",
     // LibreNMS tests/snmpsim/zxa10_c620.snmprec.
     sys_object_id: &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 620, 1, 1],
     sys_descr: "ZXA10 C620, ZTE ZXA10 Software Version: V2.0.30",
