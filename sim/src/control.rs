@@ -17,7 +17,8 @@
 //! [`super::FleetStats`] JSON, e.g.
 //! `{"olts":[{"id":1,"requests":12,"peakRequestsPerSecond":7,"onuStatusReads":{"min":1,"max":1,"total":32},"onuOpticsReads":{"min":0,"max":0,"total":0}}]}`.
 
-use super::fault::{FaultBoard, FaultSpec, Targets};
+use super::fault::{FaultSpec, Targets};
+use super::fault_board::FaultBoard;
 use super::stats::StatsBoard;
 use std::path::Path;
 use std::sync::Arc;

@@ -17,7 +17,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
-pub(crate) use cut::{held, OnuCut};
+pub(crate) use cut::{held, OnuCut, MAX_CUTS};
 
 /// One PON port.
 #[derive(Debug, Clone)]
