@@ -6,19 +6,24 @@
 //! OLT at once, `show` prints them back and `clear` brings the ONUs back ONLINE before it
 //! answers, on every table layout the simulator speaks.
 
-use ponkeeper_actors::domain::{DownCause, OltId, OnuStatus};
+use ponkeeper_actors::domain::{DownCause, OltId, OnuStatus, Vendor};
 use ponkeeper_actors::inventory::SnmpVersion;
 use ponkeeper_actors::profile::{OnuField, Profile};
 use ponkeeper_actors::snmp::{ClientSettings, SnmpClient, SnmpValue};
 use ponkeeper_sim::{Dynamics, FaultSpec, FleetSpec, FleetVendors, SimFleet};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 
 /// What a poller reads of one ONU: its status and, when offline, its last down cause.
 type Reading = (OnuStatus, Option<DownCause>);
+
+/// Every ONU of an OLT by (port, ONU number).
+type Onus = HashMap<(String, u32), Reading>;
+
+const ONLINE: Reading = (OnuStatus::Online, None);
 
 /// Every ONU of OLT `id` by (port, ONU number), read over SNMP: the serial, status and
 /// (where the layout has one) down-cause columns, decoded as the poller decodes them; the
@@ -104,8 +109,35 @@ async fn control(path: &Path, requests: &[&str]) -> Vec<String> {
     replies
 }
 
+/// A group as the test writes it: ONUs `first..=last` of `port`.
+#[derive(Debug, Clone)]
+struct Group {
+    port: String,
+    first: u32,
+    last: u32,
+}
+
+impl Group {
+    fn new(port: &str, first: u32, last: u32) -> Group {
+        Group {
+            port: port.to_string(),
+            first,
+            last,
+        }
+    }
+
+    fn holds(&self, onu: &(String, u32)) -> bool {
+        onu.0 == self.port && (self.first..=self.last).contains(&onu.1)
+    }
+
+    /// The SPEC rule `KIND:PORT:FIRST-LAST@ID`.
+    fn rule(&self, kind: &str, id: OltId) -> String {
+        format!("{kind}:{}:{}-{}@{id}", self.port, self.first, self.last)
+    }
+}
+
 /// The ONU numbers on `port`, ascending.
-fn numbers(onus: &HashMap<(String, u32), Reading>, port: &str) -> Vec<u32> {
+fn numbers(onus: &Onus, port: &str) -> Vec<u32> {
     let mut numbers: Vec<u32> = onus
         .keys()
         .filter(|(p, _)| p == port)
@@ -115,35 +147,60 @@ fn numbers(onus: &HashMap<(String, u32), Reading>, port: &str) -> Vec<u32> {
     numbers
 }
 
-/// Whether `onu` is one of the group `port` `first..=last`.
-fn in_group(onu: &(String, u32), (port, first, last): (&str, u32, u32)) -> bool {
-    onu.0 == port && (first..=last).contains(&onu.1)
+/// The offline ONUs of `ports`, by port and number.
+fn offline_on(onus: &Onus, ports: &[&str]) -> Vec<(String, u32, Reading)> {
+    let mut offline: Vec<(String, u32, Reading)> = onus
+        .iter()
+        .filter(|(onu, reading)| reading.0 == OnuStatus::Offline && ports.contains(&&*onu.0))
+        .map(|((port, n), reading)| (port.clone(), *n, *reading))
+        .collect();
+    offline.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    offline
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_splitter_cut_reads_los_over_snmp_and_clear_brings_it_back() {
-    // Seed 34: ports 0/1/0 and 0/1/1 carry 16 ONUs each, numbered 0-15, all online.
+/// Every ONU of `now` outside `groups` reads as it did `before`.
+fn assert_untouched(now: &Onus, before: &Onus, groups: &[&Group], what: &str) {
+    assert_eq!(now.len(), before.len(), "{what}");
+    for (onu, reading) in now {
+        if !groups.iter().any(|group| group.holds(onu)) {
+            assert_eq!(
+                Some(reading),
+                before.get(onu),
+                "{what}: {onu:?} is untouched"
+            );
+        }
+    }
+}
+
+/// A frozen fleet with its control socket open in a temporary directory.
+async fn fleet(spec: FleetSpec) -> (SimFleet, tempfile::TempDir, PathBuf) {
     let mut sim = SimFleet::start(FleetSpec {
         dynamics: Dynamics::none(),
-        seed: 34,
-        ..FleetSpec::new(2, 512)
+        ..spec
     })
     .await
     .expect("fleet starts");
     let dir = tempfile::tempdir().expect("tempdir");
     let socket = dir.path().join("control.sock");
     sim.serve_control(&socket).expect("control socket");
-    let huawei = Profile::for_vendor(ponkeeper_actors::domain::Vendor::Huawei);
+    (sim, dir, socket)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_splitter_cut_reads_los_over_snmp_and_clear_brings_it_back() {
+    // Seed 34: ports 0/1/0 and 0/1/1 carry 16 ONUs each, numbered 0-15, all online.
+    let (sim, _dir, socket) = fleet(FleetSpec {
+        seed: 34,
+        ..FleetSpec::new(2, 512)
+    })
+    .await;
+    let huawei = Profile::for_vendor(Vendor::Huawei);
     let before = read_onus(&sim, 1, huawei).await;
     let other = read_onus(&sim, 2, huawei).await;
     assert_eq!(before.len(), 512);
-    let online = (OnuStatus::Online, None);
     for port in ["0/1/0", "0/1/1"] {
         assert_eq!(numbers(&before, port), (0..16).collect::<Vec<u32>>());
-        assert!(before
-            .iter()
-            .filter(|(o, _)| o.0 == port)
-            .all(|(_, r)| *r == online));
+        assert_eq!(offline_on(&before, &[port]), []);
     }
 
     let replies = control(
@@ -160,30 +217,18 @@ async fn a_splitter_cut_reads_los_over_snmp_and_clear_brings_it_back() {
         ]
     );
     let cut = read_onus(&sim, 1, huawei).await;
-    let los = ("0/1/0", 1, 12);
-    let gasp = ("0/1/1", 3, 4);
-    let mut offline: Vec<(String, u32, Reading)> = cut
-        .iter()
-        .filter(|(onu, reading)| {
-            reading.0 == OnuStatus::Offline && (onu.0 == "0/1/0" || onu.0 == "0/1/1")
-        })
-        .map(|((port, n), reading)| (port.clone(), *n, *reading))
-        .collect();
-    offline.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let down = |port: &str, n: u32, cause| (port.to_string(), n, (OnuStatus::Offline, Some(cause)));
     let expected: Vec<_> = (1..=12)
         .map(|n| down("0/1/0", n, DownCause::Los))
         .chain((3..=4).map(|n| down("0/1/1", n, DownCause::DyingGasp)))
         .collect();
     assert_eq!(
-        offline, expected,
+        offline_on(&cut, &["0/1/0", "0/1/1"]),
+        expected,
         "the 12 ONUs of the splitter and the 2 of the power cut, nothing else on the ports"
     );
-    for (onu, reading) in &cut {
-        if !in_group(onu, los) && !in_group(onu, gasp) {
-            assert_eq!(Some(reading), before.get(onu), "{onu:?} is untouched");
-        }
-    }
+    let (los, gasp) = (Group::new("0/1/0", 1, 12), Group::new("0/1/1", 3, 4));
+    assert_untouched(&cut, &before, &[&los, &gasp], "OLT 1");
     assert_eq!(
         read_onus(&sim, 2, huawei).await,
         other,
@@ -195,32 +240,90 @@ async fn a_splitter_cut_reads_los_over_snmp_and_clear_brings_it_back() {
         ["ok 1 OLT", "ok"]
     );
     let healed = read_onus(&sim, 1, huawei).await;
-    for port in ["0/1/0", "0/1/1"] {
-        assert!(
-            healed
-                .iter()
-                .filter(|(o, _)| o.0 == port)
-                .all(|(_, r)| *r == online),
-            "{port} is back online"
-        );
-    }
-    assert_eq!(healed, before);
+    assert!(healed
+        .iter()
+        .filter(|(o, _)| los.holds(o))
+        .all(|(_, r)| *r == ONLINE));
+    assert_eq!(healed, before, "every ONU back as it was");
     sim.shutdown().await;
+}
+
+/// One OLT of the every-layout fleet: its ONUs before the cuts, its two groups and what
+/// its layout reads for a dying gasp.
+struct Layout {
+    id: OltId,
+    profile: &'static Profile,
+    before: Onus,
+    los: Group,
+    gasp: Group,
+    gasp_read: DownCause,
+}
+
+impl Layout {
+    /// OLT `id`: the second to the fifth ONU of its first port lose light, those of its
+    /// second port from the second on lose power.
+    async fn new(sim: &SimFleet, id: OltId, family: &str, gasp_read: DownCause) -> Layout {
+        let profile = *Profile::ALL
+            .iter()
+            .find(|p| p.family == family)
+            .expect("a profile");
+        let before = read_onus(sim, id, profile).await;
+        assert_eq!(before.len(), 128, "{family}");
+        let ports = sim.expected_ports(id);
+        let on_first = numbers(&before, &ports[0]);
+        let on_second = numbers(&before, &ports[1]);
+        Layout {
+            id,
+            profile,
+            los: Group::new(&ports[0], on_first[1], on_first[4]),
+            gasp: Group::new(&ports[1], on_second[1], on_second[on_second.len() - 1]),
+            before,
+            gasp_read,
+        }
+    }
+
+    /// Reads the OLT over SNMP while its groups hold.
+    async fn assert_cut(&self, sim: &SimFleet) {
+        let family = self.profile.family;
+        let cut = read_onus(sim, self.id, self.profile).await;
+        let (mut lost, mut gasped) = (0, 0);
+        for (onu, reading) in &cut {
+            if self.los.holds(onu) {
+                let los = (OnuStatus::Offline, Some(DownCause::Los));
+                assert_eq!(*reading, los, "{family} {onu:?}");
+                lost += 1;
+            } else if self.gasp.holds(onu) {
+                let gasp = (OnuStatus::Offline, Some(self.gasp_read));
+                assert_eq!(*reading, gasp, "{family} {onu:?}");
+                gasped += 1;
+            }
+        }
+        assert_eq!(lost, 4, "{family}");
+        assert!(gasped >= 3, "{family}: {gasped}");
+        assert_untouched(&cut, &self.before, &[&self.los, &self.gasp], family);
+    }
+
+    /// Reads the OLT over SNMP once cleared.
+    async fn assert_healed(&self, sim: &SimFleet) {
+        let family = self.profile.family;
+        let healed = read_onus(sim, self.id, self.profile).await;
+        for (onu, reading) in &healed {
+            if self.los.holds(onu) || self.gasp.holds(onu) {
+                assert_eq!(*reading, ONLINE, "{family} {onu:?}");
+            }
+        }
+        assert_untouched(&healed, &self.before, &[&self.los, &self.gasp], family);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_layout_reports_the_cut_it_can() {
     let vendors = FleetVendors::EveryFamily;
-    let mut sim = SimFleet::start(FleetSpec {
-        dynamics: Dynamics::none(),
+    let (sim, _dir, socket) = fleet(FleetSpec {
         vendors,
         ..FleetSpec::new(5, 128)
     })
-    .await
-    .expect("fleet starts");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let socket = dir.path().join("control.sock");
-    sim.serve_control(&socket).expect("control socket");
+    .await;
     // What each layout reads for a dying gasp: BDCOM's status has no value for it.
     let gasp_reads = [
         ("MA5600T / MA5800", DownCause::DyingGasp),
@@ -229,30 +332,16 @@ async fn every_layout_reports_the_cut_it_can() {
         ("C600 / C620", DownCause::DyingGasp),
         ("GP3600 (GPON)", DownCause::Unknown),
     ];
-    let mut rules = Vec::new();
-    let mut olts = Vec::new();
+    let mut layouts = Vec::new();
     for (i, (family, gasp_read)) in gasp_reads.into_iter().enumerate() {
         assert_eq!(vendors.family_of_olt(i), family);
-        let id = i as OltId + 1;
-        let profile = *Profile::ALL
-            .iter()
-            .find(|p| p.family == family)
-            .expect("a profile");
-        let before = read_onus(&sim, id, profile).await;
-        assert_eq!(before.len(), 128, "{family}");
-        // The second to the fifth ONU of the first port lose light, those of the second
-        // port from its second on lose power.
-        let ports = sim.expected_ports(id);
-        let (first, second) = (&ports[0], &ports[1]);
-        let on_first = numbers(&before, first);
-        let on_second = numbers(&before, second);
-        let los = (first.clone(), on_first[1], on_first[4]);
-        let gasp = (second.clone(), on_second[1], on_second[on_second.len() - 1]);
-        rules.push(format!("los:{}:{}-{}@{id}", los.0, los.1, los.2));
-        rules.push(format!("dying-gasp:{}:{}-{}@{id}", gasp.0, gasp.1, gasp.2));
-        olts.push((id, profile, before, los, gasp, gasp_read));
+        layouts.push(Layout::new(&sim, i as OltId + 1, family, gasp_read).await);
     }
-    let spec = rules.join(";");
+    let spec = layouts
+        .iter()
+        .flat_map(|l| [l.los.rule("los", l.id), l.gasp.rule("dying-gasp", l.id)])
+        .collect::<Vec<_>>()
+        .join(";");
     let replies = control(&socket, &[&format!("set {spec}"), "show"]).await;
     assert_eq!(replies[0], "ok 5 OLTs");
     // `show` folds the OLTs with the same group into one rule; it means the same.
@@ -264,49 +353,15 @@ async fn every_layout_reports_the_cut_it_can() {
     let fleet: Vec<OltId> = (1..=5).collect();
     let set: FaultSpec = spec.parse().expect("a SPEC");
     assert_eq!(shown.resolve(&fleet), set.resolve(&fleet));
-    for (id, profile, before, los, gasp, gasp_read) in &olts {
-        let cut = read_onus(&sim, *id, profile).await;
-        let (mut lost, mut gasped) = (0, 0);
-        for (onu, reading) in &cut {
-            let family = profile.family;
-            if in_group(onu, (&los.0, los.1, los.2)) {
-                assert_eq!(
-                    *reading,
-                    (OnuStatus::Offline, Some(DownCause::Los)),
-                    "{family} {onu:?}"
-                );
-                lost += 1;
-            } else if in_group(onu, (&gasp.0, gasp.1, gasp.2)) {
-                assert_eq!(
-                    *reading,
-                    (OnuStatus::Offline, Some(*gasp_read)),
-                    "{family} {onu:?}"
-                );
-                gasped += 1;
-            } else {
-                assert_eq!(
-                    Some(reading),
-                    before.get(onu),
-                    "{family} {onu:?} is untouched"
-                );
-            }
-        }
-        assert_eq!(lost, 4, "{}", profile.family);
-        assert!(gasped >= 3, "{}: {gasped}", profile.family);
+    for layout in &layouts {
+        layout.assert_cut(&sim).await;
     }
     assert_eq!(
         control(&socket, &["clear", "show"]).await,
         ["ok 5 OLTs", "ok"]
     );
-    for (id, profile, before, los, gasp, _) in &olts {
-        let healed = read_onus(&sim, *id, profile).await;
-        for (onu, reading) in &healed {
-            if in_group(onu, (&los.0, los.1, los.2)) || in_group(onu, (&gasp.0, gasp.1, gasp.2)) {
-                assert_eq!(reading.0, OnuStatus::Online, "{} {onu:?}", profile.family);
-            } else {
-                assert_eq!(Some(reading), before.get(onu), "{} {onu:?}", profile.family);
-            }
-        }
+    for layout in &layouts {
+        layout.assert_healed(&sim).await;
     }
     sim.shutdown().await;
 }
