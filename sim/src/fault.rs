@@ -169,7 +169,8 @@ impl FromStr for Fault {
     }
 }
 
-/// The faults of one OLT: at most one of each kind. Empty means a healthy OLT.
+/// The faults of one OLT itself: at most one of each kind. Empty means the OLT answers
+/// as it should (its ONU groups are kept apart, in its model).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FaultSet([Option<Fault>; Fault::KINDS]);
 

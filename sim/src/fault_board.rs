@@ -162,9 +162,11 @@ impl FaultBoard {
     }
 
     fn faults_of(&self, olt: &BoardOlt) -> OltFaults {
+        // The set first: no borrow of the watch channel is held under the state's lock.
+        let set = *olt.shared.faults.borrow();
         let state = crate::lock(&olt.shared);
         OltFaults {
-            set: *olt.shared.faults.borrow(),
+            set,
             groups: state
                 .cuts
                 .iter()
