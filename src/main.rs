@@ -122,14 +122,17 @@ struct SimOptions {
     #[arg(long, default_value_t = 20)]
     reboot_seconds: u64,
     /// Faults to inject from the start: `;`-separated rules KIND[:PARAM]@TARGETS, e.g.
-    /// 'hang@1-100;slow:300ms@200;ssh-mute@5'. Kinds: hang, drop:PCT, slow:DURATION,
-    /// garbage, malformed, wrong-id, oversized, gone, ssh-mute, ssh-drop; targets: all,
-    /// N% (the first OLTs by id), or ids and ranges such as 1,3,10-20.
+    /// 'hang@1-100;slow:300ms@200;ssh-mute@5;los:0/1/0:1-12@3'. Kinds: hang, drop:PCT,
+    /// slow:DURATION, garbage, malformed, wrong-id, oversized, gone, ssh-mute, ssh-drop,
+    /// and ONU groups los:PORT:FIRST-LAST (those ONUs of the port lose light) and
+    /// dying-gasp:PORT:FIRST-LAST (they lose power), PORT as the API shows ponPort;
+    /// targets: all, N% (the first OLTs by id), or ids and ranges such as 1,3,10-20.
     #[arg(long, value_name = "SPEC", value_parser = parse_fault_spec)]
     faults: Option<FaultSpec>,
     /// Unix socket for changing faults at run time and reading the request and ONU read
-    /// counters: one request a line (`set SPEC`, `clear [TARGETS]`, `show`,
-    /// `stats [reset]`), one reply a line (`ok ...` or `error: ...`).
+    /// counters: one request a line (`set SPEC`, `clear [TARGETS]` (ONU groups come back
+    /// online at once), `show`, `stats [reset]`), one reply a line (`ok ...` or
+    /// `error: ...`).
     #[arg(long, value_name = "PATH")]
     control: Option<PathBuf>,
     /// Also answer SNMPv3 (USM, SHA-256 + AES-128) for this user, and write an inventory

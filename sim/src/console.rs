@@ -3,9 +3,10 @@
 //! prompts, the setup lines, the running-configuration command and every line of the
 //! three action scripts, and refuses anything else with the vendor's own error text.
 //! A line of the reboot script takes the ONU offline (seen by the SNMP agent) for the
-//! fleet's reboot time; VLAN and description lines change the ONU, so the next SNMP poll
-//! and the next running configuration show the change. Long output is paged until the
-//! pager is turned off, as on the real devices.
+//! fleet's reboot time; an ONU held down by a fibre or power cut (`model/cut.rs`) is
+//! neither reset nor brought back, since no reset reaches it. VLAN and description lines
+//! change the ONU, so the next SNMP poll and the next running configuration show the
+//! change. Long output is paged until the pager is turned off, as on the real devices.
 //!
 //! The running configurations (one renderer per vendor, chosen by the
 //! [`super::vendor::SimVendor`] table) include every ONU's description and service-port
@@ -13,7 +14,7 @@
 //! identical from one backup to the next.
 
 use super::agent::OltShared;
-use super::model::{SimOlt, SimOnu};
+use super::model::{held, SimOlt, SimOnu};
 use super::vendor::SimVendor;
 use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
 use ponkeeper_actors::profile::OnuField;
@@ -355,13 +356,17 @@ impl Terminal {
         {
             return self.vendor.error_no_vlan.to_string();
         }
-        let SimOlt { ports, onus, .. } = &mut *olt;
+        let SimOlt {
+            ports, onus, cuts, ..
+        } = &mut *olt;
         let Some(onu) = onus.iter_mut().find(|onu| {
             Some(onu.ont_id) == number && port.as_deref() == Some(ports[onu.port].name.as_str())
         }) else {
             return self.vendor.error_no_onu.to_string();
         };
         match effect {
+            // No reset reaches an ONU without light or power.
+            Effect::Reboot if held(cuts, onu) => {}
             Effect::Reboot => {
                 onu.online = false;
                 // Huawei reports it (down cause 9, reset); ZTE's and BDCOM's status cannot.
@@ -373,10 +378,11 @@ impl Terminal {
                 tokio::spawn(async move {
                     tokio::time::sleep(after).await;
                     let mut olt = super::lock(&shared);
-                    if let Some(onu) = olt
-                        .onus
+                    let SimOlt { onus, cuts, .. } = &mut *olt;
+                    // A cut that came meanwhile keeps it down.
+                    if let Some(onu) = onus
                         .iter_mut()
-                        .find(|o| o.row == row && o.reboots == generation)
+                        .find(|o| o.row == row && o.reboots == generation && !held(cuts, o))
                     {
                         onu.online = true;
                     }

@@ -6,18 +6,22 @@
 //! set SPEC        adds the SPEC's faults to the OLTs it names   → ok 3 OLTs
 //! clear           heals every OLT                               → ok 20 OLTs
 //! clear TARGETS   heals the OLTs named (all, N%, 1,3,10-20)     → ok 2 OLTs
-//! show            the current faults as a SPEC                  → ok hang@1-2;slow:300ms@5
+//! show            the current faults as a SPEC                  → ok hang@1-2;los:0/1/0:1-12@5
 //! stats           every OLT's requests and ONU reads, as JSON   → ok {"olts":[{"id":1,…}]}
 //! stats reset     zeroes those counters                         → ok
 //! ```
 //!
-//! Replies start with `ok` or `error: <reason>`; a bad request changes nothing. It talks
+//! A SPEC's rules are faults of an OLT (`hang`, `slow:300ms`, …) or groups of its ONUs
+//! going down (`los:PORT:FIRST-LAST`, `dying-gasp:PORT:FIRST-LAST`, [`super::fault`]);
+//! `clear` heals both, bringing a group's ONUs back online before it answers. Replies
+//! start with `ok` or `error: <reason>`; a bad request changes nothing. It talks
 //! to the same [`FaultBoard`] as [`super::SimFleet::set_faults`] and the same counters as
 //! [`super::SimFleet::stats`]: `stats` answers `ok` and one line of
 //! [`super::FleetStats`] JSON, e.g.
 //! `{"olts":[{"id":1,"requests":12,"peakRequestsPerSecond":7,"onuStatusReads":{"min":1,"max":1,"total":32},"onuOpticsReads":{"min":0,"max":0,"total":0}}]}`.
 
-use super::fault::{FaultBoard, FaultSpec, Targets};
+use super::fault::{FaultSpec, Targets};
+use super::fault_board::FaultBoard;
 use super::stats::StatsBoard;
 use std::path::Path;
 use std::sync::Arc;
@@ -51,7 +55,9 @@ pub(crate) fn respond(fleet: &Controlled, line: &str) -> String {
                 format!("ok {spec}")
             }
         }
-        ("set", "") => "error: `set` needs a SPEC, e.g. set hang@1-3;slow:300ms@5".to_string(),
+        ("set", "") => {
+            "error: `set` needs a SPEC, e.g. set hang@1-3;slow:300ms@5;los:0/1/0:1-12@2".to_string()
+        }
         ("set", spec) => match spec.parse::<FaultSpec>() {
             Ok(spec) => match board.apply(&spec) {
                 Ok(count) => touched(count),
@@ -147,6 +153,7 @@ fn abridged(reply: &str) -> std::borrow::Cow<'_, str> {
 mod tests {
     use super::*;
     use crate::{Dynamics, Fault, FaultSet, FleetSpec, SimFleet};
+    use ponkeeper_actors::domain::OnuStatus;
     use std::time::Duration;
 
     fn controlled(sim: &SimFleet) -> Controlled {
@@ -199,6 +206,58 @@ mod tests {
         assert_eq!(respond(board, "set drop:30@all"), "ok 20 OLTs");
         assert_eq!(respond(board, "show"), "ok drop:30@1-20");
         assert_eq!(respond(board, "clear all"), "ok 20 OLTs");
+        sim.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn onu_groups_are_set_shown_and_cleared() {
+        // Huawei, 64 ONUs an OLT: 8 ports 0/1/0-0/1/7 of 8 ONUs.
+        let sim = SimFleet::start(FleetSpec {
+            dynamics: Dynamics::none(),
+            ..FleetSpec::new(3, 64)
+        })
+        .await
+        .expect("fleet starts");
+        let board = &controlled(&sim);
+        let down = |id| {
+            sim.expected_onus(id)
+                .iter()
+                .filter(|onu| onu.status == OnuStatus::Offline)
+                .count()
+        };
+        let (before_1, before_2) = (down(1), down(2));
+        assert_eq!(
+            respond(
+                board,
+                "set los:0/1/0:0-127@1;dying-gasp:0/1/3:0-127@1-2;hang@3"
+            ),
+            "ok 3 OLTs"
+        );
+        assert_eq!(
+            respond(board, "show"),
+            "ok hang@3;los:0/1/0:0-127@1;dying-gasp:0/1/3:0-127@1-2"
+        );
+        assert!(
+            down(1) >= 16 && down(1) > before_1,
+            "two ports of OLT 1 are down"
+        );
+        // The same ONUs again replace the group: its cause changes.
+        assert_eq!(respond(board, "set los:0/1/3:0-127@2"), "ok 1 OLT");
+        assert_eq!(
+            respond(board, "show"),
+            "ok hang@3;los:0/1/0:0-127@1;dying-gasp:0/1/3:0-127@1;los:0/1/3:0-127@2"
+        );
+        assert_eq!(respond(board, "clear 1"), "ok 1 OLT");
+        assert_eq!(respond(board, "show"), "ok hang@3;los:0/1/3:0-127@2");
+        assert!(down(1) <= before_1, "healed at once");
+        assert_eq!(
+            respond(board, "set los:0/1/9:1@2"),
+            "error: bad fault rule `los:0/1/9:1@2`: OLT 2: no PON port `0/1/9` \
+             (its ports: 8 from 0/1/0 to 0/1/7)"
+        );
+        assert_eq!(respond(board, "clear"), "ok 3 OLTs");
+        assert_eq!(respond(board, "show"), "ok");
+        assert!(down(2) <= before_2);
         sim.shutdown().await;
     }
 

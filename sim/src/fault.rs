@@ -1,28 +1,48 @@
 //! Fault injection for the simulated fleet: what can go wrong with one OLT ([`Fault`]),
-//! the faults one OLT has right now ([`FaultSet`]), and the text form operators and tests
-//! write them in ([`FaultSpec`]: `;`-separated rules `KIND[:PARAM]@TARGETS`, e.g.
-//! `hang@1-100;slow:300ms@200;ssh-mute@5`). The SNMP agent ([`super::agent`]) and the SSH
-//! server ([`super::ssh`]) read their OLT's set before every answer; [`super::SimFleet`]
-//! changes it in-process, the `ponkeeper sim --faults` flag at start and the control
-//! socket ([`super::control`]) at run time. The text form is parsed, printed and resolved
-//! against a fleet in `fault/spec.rs`; this file holds the faults and the board of sets.
+//! the faults one OLT has right now ([`FaultSet`]), groups of its ONUs that go down
+//! ([`OnuGroup`]: a fibre cut `los:PORT:FIRST-LAST`, a power cut
+//! `dying-gasp:PORT:FIRST-LAST`), and the text form operators and tests write them in
+//! ([`FaultSpec`]: `;`-separated rules `KIND[:PARAM]@TARGETS`, e.g.
+//! `hang@1-100;slow:300ms@200;ssh-mute@5;los:0/1/0:1-12@3`). The SNMP agent
+//! ([`super::agent`]) and the SSH server ([`super::ssh`]) read their OLT's set before every
+//! answer; [`super::SimFleet`] changes it in-process, the `ponkeeper sim --faults` flag at
+//! start and the control socket ([`super::control`]) at run time, all through the fault
+//! board (`fault_board.rs`), which joins these values to the OLTs: this module knows no
+//! OLT. The text form is parsed, printed and resolved against a fleet's ids in
+//! `fault/spec.rs`, ONU groups in `fault/group.rs`; this file holds the faults of an OLT
+//! and their set.
 //!
 //! A set holds at most one fault of each kind: adding `slow:1s` to an OLT that is
 //! `slow:300ms` replaces the delay. Faults of different kinds combine: `hang` and `gone`
 //! silence every other SNMP fault, `drop` decides before `slow` delays, and `wrong-id`,
 //! `oversized` and `malformed` bend the same answer in that order.
+//!
+//! ONU groups are not in the set, because one OLT may have several at once (a splitter
+//! cut on one port and a power cut on another) and because they change what the OLT
+//! reports, not how it answers: they are cuts in the OLT's model (`model/cut.rs`), a list
+//! of at most 64 per OLT in the order added, beside the ONUs they hold down. A group of
+//! the same port and ONU numbers as one the OLT has replaces it (so its cause can
+//! change); where groups overlap, the one added last gives the cause. PORT is written as
+//! the API shows `ponPort` for the OLT's vendor, and a group is checked against the OLT
+//! when applied: an unknown port, numbers a port of that vendor cannot have, or a range
+//! holding no ONU at all is an error naming the rule and the OLT; numbers inside the
+//! range without an ONU are skipped (the range is clipped to the ONUs the port has). While
+//! a group holds, its ONUs are OFFLINE with last down cause LOS or DYING_GASP as the
+//! vendor encodes it (BDCOM's status cannot say dying gasp: it reports offline, cause
+//! unknown), and neither the dynamics nor a CLI reboot brings them back. Clearing an OLT
+//! heals its groups at once: every ONU they held is ONLINE again when `clear` answers,
+//! keeping its last down cause.
 
+mod group;
 mod spec;
 
-use super::agent::OltShared;
-use ponkeeper_actors::domain::OltId;
 use rand::Rng;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
-pub use spec::{FaultRule, FaultSpec, FaultSpecError, Targets};
+pub use group::{GroupCause, OnuGroup};
+pub use spec::{FaultRule, FaultSpec, FaultSpecError, OltFaults, RuleFault, Targets};
 
 /// One way a simulated OLT misbehaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -142,13 +162,15 @@ impl FromStr for Fault {
             "" => Err("no fault kind".to_string()),
             other => Err(format!(
                 "unknown fault `{other}` (known: hang, drop:PCT, slow:DURATION, garbage, \
-                 malformed, wrong-id, oversized, gone, ssh-mute, ssh-drop)"
+                 malformed, wrong-id, oversized, gone, ssh-mute, ssh-drop, \
+                 los:PORT:FIRST-LAST, dying-gasp:PORT:FIRST-LAST)"
             )),
         }
     }
 }
 
-/// The faults of one OLT: at most one of each kind. Empty means a healthy OLT.
+/// The faults of one OLT itself: at most one of each kind. Empty means the OLT answers
+/// as it should (its ONU groups are kept apart, in its model).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FaultSet([Option<Fault>; Fault::KINDS]);
 
@@ -219,82 +241,6 @@ impl FromIterator<Fault> for FaultSet {
             set.insert(fault);
         }
         set
-    }
-}
-
-/// Every OLT's fault set, by id: what [`super::SimFleet`] and the control socket change.
-pub(crate) struct FaultBoard {
-    /// Ascending by id.
-    olts: Vec<(OltId, Arc<OltShared>)>,
-}
-
-impl FaultBoard {
-    pub fn new(olts: Vec<(OltId, Arc<OltShared>)>) -> FaultBoard {
-        FaultBoard { olts }
-    }
-
-    fn ids(&self) -> Vec<OltId> {
-        self.olts.iter().map(|(id, _)| *id).collect()
-    }
-
-    fn olt(&self, id: OltId) -> Option<&OltShared> {
-        self.olts
-            .binary_search_by_key(&id, |(olt, _)| *olt)
-            .ok()
-            .map(|i| &*self.olts[i].1)
-    }
-
-    /// The faults of OLT `id` (`None`: no such OLT).
-    pub fn get(&self, id: OltId) -> Option<FaultSet> {
-        self.olt(id).map(|olt| *olt.faults.borrow())
-    }
-
-    /// Replaces the faults of OLT `id`; `false` if there is no such OLT.
-    pub fn set(&self, id: OltId, faults: FaultSet) -> bool {
-        self.update(id, |set| *set = faults)
-    }
-
-    /// Changes the faults of OLT `id` in place; `false` if there is no such OLT.
-    pub fn update(&self, id: OltId, change: impl FnOnce(&mut FaultSet)) -> bool {
-        match self.olt(id) {
-            Some(olt) => {
-                olt.faults.send_modify(change);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Adds the SPEC's faults to the OLTs it names (replacing faults of the same kinds);
-    /// all or nothing. Returns how many OLTs it touched.
-    pub fn apply(&self, spec: &FaultSpec) -> Result<usize, FaultSpecError> {
-        let sets = spec.resolve(&self.ids())?;
-        for (id, faults) in &sets {
-            self.update(*id, |set| set.merge(faults));
-        }
-        Ok(sets.len())
-    }
-
-    /// Heals the targeted OLTs (every OLT for `None`); returns how many.
-    pub fn clear(&self, targets: Option<&Targets>) -> Result<usize, String> {
-        let ids = match targets {
-            Some(targets) => targets.select(&self.ids())?,
-            None => self.ids(),
-        };
-        for id in &ids {
-            self.set(*id, FaultSet::new());
-        }
-        Ok(ids.len())
-    }
-
-    /// The current faults as a SPEC (empty when the fleet is healthy).
-    pub fn describe(&self) -> FaultSpec {
-        let sets: Vec<(OltId, FaultSet)> = self
-            .olts
-            .iter()
-            .map(|(id, olt)| (*id, *olt.faults.borrow()))
-            .collect();
-        FaultSpec::describe(&sets)
     }
 }
 

@@ -12,7 +12,9 @@
 //!
 //! Any OLT can be made to misbehave ([`fault`]): hang, drop a share of requests, answer
 //! late, answer garbage, malformed or oversized datagrams or another request's id, close
-//! its UDP port, or, over SSH, never prompt or drop the connection mid-output. Faults are
+//! its UDP port, or, over SSH, never prompt or drop the connection mid-output; and groups
+//! of its ONUs can go down as a splitter's fibre or a building's power is cut (LOS or
+//! dying gasp on ONUs FIRST..=LAST of one port). Faults are
 //! set per OLT with [`SimFleet::set_faults`], for a whole SPEC
 //! (`hang@1-100;slow:300ms@200`) with [`SimFleet::apply_faults`], and at run time over a
 //! Unix socket ([`SimFleet::serve_control`], [`control`]). Which datagrams `drop` drops
@@ -36,7 +38,7 @@
 //! SimFleet ── JoinSet ─┬─ agent task per OLT (UdpSocket ⇄ Responder ⇄ Mutex<SimOlt>)
 //!                      ├─ SSH server per OLT (TcpListener ⇄ Terminal per shell ⇄ same Mutex)
 //!                      ├─ dynamics ticker (steps every SimOlt)
-//!                      └─ control socket (optional) ⇄ FaultBoard ⇄ each OLT's FaultSet
+//!                      └─ control socket (optional) ⇄ FaultBoard ⇄ each OLT's FaultSet and ONU cuts
 //! ```
 
 mod agent;
@@ -44,6 +46,7 @@ pub mod ber;
 mod console;
 mod control;
 mod fault;
+mod fault_board;
 mod launch;
 mod mib;
 mod model;
@@ -65,8 +68,11 @@ pub const SSH_PASSWORD_ENV: &str = "SIM_SSH_PASSWORD";
 pub const DEFAULT_SSH_PASSWORD: &str = "sim-olt-secret";
 
 use agent::OltShared;
-use fault::FaultBoard;
-pub use fault::{Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, Targets};
+pub use fault::{
+    Fault, FaultRule, FaultSet, FaultSpec, FaultSpecError, GroupCause, OltFaults, OnuGroup,
+    RuleFault, Targets,
+};
+use fault_board::{BoardOlt, FaultBoard};
 use launch::Launch;
 use mib::MibView;
 use model::SimOlt;
@@ -302,9 +308,17 @@ impl SimFleet {
             .iter()
             .map(|olt| (olt.id, olt.shared.clone()))
             .collect();
+        let board = olts
+            .iter()
+            .map(|olt| BoardOlt {
+                id: olt.id,
+                shared: olt.shared.clone(),
+                vendor: olt.vendor,
+            })
+            .collect();
         Ok(SimFleet {
-            counters: Arc::new(stats::StatsBoard::new(by_id.clone())),
-            board: Arc::new(FaultBoard::new(by_id)),
+            counters: Arc::new(stats::StatsBoard::new(by_id)),
+            board: Arc::new(FaultBoard::new(board)),
             olts,
             bind: spec.bind,
             tasks,
@@ -383,15 +397,17 @@ impl SimFleet {
         self.switch_fault(olt_id, Fault::Hang, silent);
     }
 
-    /// Gives OLT `olt_id` exactly these faults (an empty set heals it). Unknown ids are
+    /// Gives OLT `olt_id` exactly these faults of its own (an empty set takes them all
+    /// away); its ONU groups stay until [`SimFleet::clear_faults`]. Unknown ids are
     /// ignored.
     pub fn set_faults(&self, olt_id: OltId, faults: FaultSet) {
         self.board.set(olt_id, faults);
     }
 
-    /// Heals OLT `olt_id`: no fault of any kind.
+    /// Heals OLT `olt_id`: no fault of any kind, and the ONUs its groups held down
+    /// online again at once.
     pub fn clear_faults(&self, olt_id: OltId) {
-        self.board.set(olt_id, FaultSet::new());
+        self.board.heal(olt_id);
     }
 
     /// Heals every OLT.
@@ -400,13 +416,15 @@ impl SimFleet {
         let _ = self.board.clear(None);
     }
 
-    /// The faults OLT `olt_id` has now (empty for an unknown id).
+    /// The faults of its own OLT `olt_id` has now (empty for an unknown id); its ONU
+    /// groups are in [`SimFleet::fault_spec`].
     pub fn faults(&self, olt_id: OltId) -> FaultSet {
         self.board.get(olt_id).unwrap_or_default()
     }
 
-    /// Adds a SPEC's faults to the OLTs it names, replacing faults of the same kinds;
-    /// all or nothing. Returns how many OLTs it touched.
+    /// Adds a SPEC's faults to the OLTs it names, replacing faults of the same kinds and
+    /// ONU groups of the same port and numbers; all or nothing (a group is checked
+    /// against each OLT's ports and ONUs first). Returns how many OLTs it touched.
     pub fn apply_faults(&self, spec: &FaultSpec) -> Result<usize, FaultSpecError> {
         self.board.apply(spec)
     }

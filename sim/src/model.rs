@@ -4,7 +4,10 @@
 //! ([`super::mib`]) serves those values and [`SimOlt::expected_onus`] decodes the very
 //! same values with the driver profile, so "what the agent says" and "what a correct
 //! poller must report" cannot drift apart. Each OLT lives behind its own mutex in
-//! [`super::SimFleet`]; the agent task and the ticker lock it briefly.
+//! [`super::SimFleet`]; the agent task and the ticker lock it briefly. ONUs held down by a
+//! fibre or power cut outside the OLT are in [`cut`].
+
+mod cut;
 
 use super::vendor::{PortPosition, RowIndex, SimVendor};
 use super::{Dynamics, ExpectedOnu};
@@ -13,6 +16,8 @@ use ponkeeper_actors::profile::{OnuColumn, OnuField};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
+
+pub(crate) use cut::{held, OnuCut, MAX_CUTS};
 
 /// One PON port.
 #[derive(Debug, Clone)]
@@ -119,6 +124,8 @@ pub(crate) struct SimOlt {
     rng: ChaCha8Rng,
     /// Unconfigured ONUs ([`super::provisioning`]).
     pub provisioning: super::provisioning::SimProvisioning,
+    /// Runs of ONUs held down by a fibre or power cut ([`cut`]), in the order added.
+    pub cuts: Vec<OnuCut>,
 }
 
 /// Share of ONUs offline when the fleet starts.
@@ -214,10 +221,11 @@ impl SimOlt {
             onus,
             vlans: vlans_of(id),
             rng: dynamics_rng,
+            cuts: Vec::new(),
         }
     }
 
-    /// Advances the OLT by one tick of `dynamics`.
+    /// Advances the OLT by one tick of `dynamics`; ONUs held by a cut stay as they are.
     pub fn step(&mut self, dynamics: &Dynamics) {
         let drift = dynamics.drift_db.abs();
         let outage = dynamics.outage_probability.clamp(0.0, 1.0);
@@ -227,6 +235,9 @@ impl SimOlt {
             .step(&self.ports, &self.onus, dynamics.unplug_probability);
         let rng = &mut self.rng;
         for onu in &mut self.onus {
+            if held(&self.cuts, onu) {
+                continue;
+            }
             if onu.online {
                 if outage > 0.0 && rng.random_bool(outage) {
                     onu.online = false;

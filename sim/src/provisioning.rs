@@ -378,6 +378,8 @@ fn insert_onu(
     };
     let at = olt.onus.partition_point(|o| o.row < row);
     olt.onus.insert(at, onu);
+    // Registered where a cut holds the port: no light, so down like its neighbours.
+    olt.hold_cut_onus();
     if let (OnuIndexing::OnuIfIndex { separator }, Some(if_index)) =
         (vendor.profile.onu_indexing, if_index)
     {
