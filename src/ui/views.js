@@ -264,7 +264,7 @@ async function opticsView(params) {
 }
 
 // The event types the log writes, in the order the filter offers them.
-const EVENT_TYPES = ["ONU_DOWN", "ONU_UP", "PON_OUTAGE", "OLT_STATUS_CHANGED", "OPTICS_LEVEL_CHANGED", "ONU_DISCOVERED",
+const EVENT_TYPES = ["ONU_DOWN", "ONU_UP", "PON_OUTAGE", "SPLITTER_OUTAGE", "POWER_OUTAGE", "OLT_OUTAGE", "OUTAGE_CLEARED", "OLT_STATUS_CHANGED", "OPTICS_LEVEL_CHANGED", "ONU_DISCOVERED",
   "ONU_AUTHORIZED", "ONU_DEAUTHORIZED", "SZO_DOWN", "SZO_UP", "CONFIG_CHANGED"];
 
 async function eventsView(params) {
