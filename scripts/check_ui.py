@@ -245,6 +245,22 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("an unconfigured ONU is authorised from the page and opens as an ONU", authorised, serial)
     driver.save_screenshot(f"{shots}/onu-authorised.png")
 
+    # A whole port of OLT 3 loses light: one PON outage in the Outages view, live.
+    port = get(api, "/olts/3/onus?size=1", key)["data"][0]["ponPort"]
+    indexes = [o["onuIndex"] for o in get(api, f"/olts/3/onus?size=500&ponPort={port}", key)["data"]]
+    driver.get(base + "/ui/#/outages")
+    WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "outage-table"))
+    control(control_path, f"set los:{port}:{min(indexes)}-{max(indexes)}@3")
+    row = wait_for("the outage row", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#outage-table tbody tr")
+                                              if "PON outage" in r.text], 30)
+    check("a port cut shows as one PON outage in the Outages view without a reload",
+          len(row) == 1 and f"feeder fibre of PON port {port}" in row[0], row)
+    driver.save_screenshot(f"{shots}/outages.png")
+    control(control_path, "clear 3")
+    gone = wait_for("the outage to end", lambda: not [r for r in driver.find_elements(By.CSS_SELECTOR, "#outage-table tbody tr")
+                                                      if "PON outage" in r.text], 30)
+    check("and leaves the list of those going on when the port is healed", gone, "")
+
     driver.get(base + "/ui/#/audit")
     rows = wait_for("the audit log", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "main tbody tr")
                                               if "olt.restart_session" in r.text], 15)
@@ -279,7 +295,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     names = {"Huawei", "ZTE", "BDCOM"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
     names |= {part for name in set(names) for part in re.split(r"[^A-Za-z0-9]+", name)}
     leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova",
-                                             "#/optics", "#/events", "#/audit", "#/unconfigured"], names)
+                                             "#/optics", "#/outages?active=all", "#/events", "#/audit", "#/unconfigured"], names)
     check("no English word in the chrome of any Russian view", not leftovers, leftovers)
 
 

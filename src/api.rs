@@ -38,7 +38,9 @@ pub use nodes::NodesQuery;
 pub use olts::OltsQuery;
 pub use onus::{OnuFilterQuery, OnuSearchQuery};
 pub use optics::{HistoryQuery, OpticsQuery};
+pub use outages::OutagesQuery;
 pub use provisioning::UnconfiguredQuery;
+pub use splitters::SplittersQuery;
 pub use szo::{PeriodQuery, RequiredPeriodQuery, SzoQuery, SzoStatusQuery};
 pub use vlans::VlansQuery;
 

@@ -67,7 +67,8 @@ impl App {
             nodes = inventory.nodes.len(),
             "fleet started"
         );
-        crate::outages::start(&config, &store, &records, &fleet)?;
+        let outage_rules = config.outages.rules(config.events.pon_outage_min);
+        crate::outages::start(outage_rules, &store, &records, &fleet)?;
         let events = crate::events::start(&config.events, &store, &fleet, &inventory).await?;
         let state = AppState::new(
             config,

@@ -19,6 +19,7 @@
 mod actions;
 mod backend;
 mod low_signal;
+mod outages;
 mod params;
 mod provisioning;
 mod reads;
@@ -131,7 +132,8 @@ impl PonTools {
             backend: Arc::new(backend),
             tool_router: Self::reads_router()
                 + Self::actions_router()
-                + Self::provisioning_router(),
+                + Self::provisioning_router()
+                + Self::outages_router(),
         }
     }
 

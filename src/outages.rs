@@ -88,12 +88,11 @@ impl OutagesConfig {
 /// Opens the archive and hands the fleet view the book (before the event log, so every
 /// change it derives events from is seen by the book) and the records' plant.
 pub fn start(
-    config: &crate::config::Config,
+    rules: OutageRules,
     store: &Store,
     records: &crate::records::Records,
     fleet: &Fleet,
 ) -> anyhow::Result<()> {
-    let rules = config.outages.rules(config.events.pon_outage_min);
     let archive = OutageArchive::open(store)?;
     let kept_since = chrono::Utc::now()
         - chrono::Duration::from_std(rules.retention).unwrap_or(chrono::Duration::days(30));

@@ -109,7 +109,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 22] = [
+const READ_TOOLS: [&str; 26] = [
     "diff_olt_config",
     "find_onu",
     "get_node",
@@ -118,6 +118,8 @@ const READ_TOOLS: [&str; 22] = [
     "get_onu",
     "get_onu_optics",
     "get_onu_optics_history",
+    "get_outage",
+    "get_splitter",
     "get_szo",
     "get_szo_outages",
     "list_audit_logs",
@@ -128,17 +130,21 @@ const READ_TOOLS: [&str; 22] = [
     "list_olts",
     "list_onu_profiles",
     "list_onus",
+    "list_outages",
+    "list_splitters",
     "list_szo",
     "list_unconfigured_onus",
     "list_vlans",
     "szo_availability_report",
 ];
 
-const FULL_TOOLS: [&str; 10] = [
+const FULL_TOOLS: [&str; 12] = [
     "authorize_onu",
     "backup_olt_config",
     "bind_subscriber",
+    "create_splitter",
     "deauthorize_onu",
+    "place_onu",
     "poll_olt",
     "reboot_onu",
     "refresh_onu_optics",

@@ -103,7 +103,45 @@ const POST_AT_LATEST: Duration = Duration::from_secs(10);
 
 struct FleetViewActor;
 
+/// The row of ONU `id` with its binding, if the view holds it.
+fn bound(view: &FleetAggregate, id: OnuId) -> Option<BoundOnu> {
+    view.known_onu(id).map(|onu| BoundOnu {
+        onu: onu.clone(),
+        subscriber: view.subscriber(id).cloned(),
+    })
+}
+
 impl FleetViewState {
+    /// `Publish`: derives the change's events against the rows held before it, folds it
+    /// in, lets the outage book read the events against the rows after it, and sends
+    /// them all to the log; a snapshot's search keys are posted once snapshots stop.
+    fn publish(&mut self, change: FleetChange, myself: &ActorRef<FleetViewMsg>) {
+        let view = &mut self.view;
+        let snapshot = matches!(&change, FleetChange::Olt(update) if update.snapshot);
+        let olt = match &change {
+            FleetChange::Olt(update) => Some(update.olt),
+            _ => None,
+        };
+        let drafts = self
+            .events
+            .as_ref()
+            .map(|_| crate::events::derive(view, &change));
+        if view.apply(change) {
+            if let (Some(log), Some(drafts)) = (&self.events, drafts) {
+                let now = chrono::Utc::now();
+                log.send(self.outages.observe(olt, drafts, view, &self.plant, now));
+            }
+        }
+        if snapshot && view.text_behind() {
+            self.last_snapshot = Instant::now();
+            if !self.posting {
+                self.posting = true;
+                self.behind_since = self.last_snapshot;
+                myself.send_after(POST_QUIET, || FleetViewMsg::PostText);
+            }
+        }
+    }
+
     /// `PostText`: once snapshots stopped coming (or after `POST_AT_LATEST` of them),
     /// posts a batch of search keys and sends itself the next, behind whatever is queued
     /// by then.
@@ -163,32 +201,7 @@ impl Actor for FleetViewActor {
     ) -> Result<(), ActorProcessingErr> {
         let view = &mut state.view;
         match message {
-            FleetViewMsg::Publish(change) => {
-                let snapshot = matches!(&change, FleetChange::Olt(update) if update.snapshot);
-                let olt = match &change {
-                    FleetChange::Olt(update) => Some(update.olt),
-                    _ => None,
-                };
-                let drafts = state
-                    .events
-                    .as_ref()
-                    .map(|_| crate::events::derive(view, &change));
-                if view.apply(change) {
-                    if let (Some(log), Some(drafts)) = (&state.events, drafts) {
-                        let now = chrono::Utc::now();
-                        let plant = &state.plant;
-                        log.send(state.outages.observe(olt, drafts, view, plant, now));
-                    }
-                }
-                if snapshot && view.text_behind() {
-                    state.last_snapshot = Instant::now();
-                    if !state.posting {
-                        state.posting = true;
-                        state.behind_since = state.last_snapshot;
-                        myself.send_after(POST_QUIET, || FleetViewMsg::PostText);
-                    }
-                }
-            }
+            FleetViewMsg::Publish(change) => state.publish(change, &myself),
             FleetViewMsg::PostText => state.post_text(&myself),
             FleetViewMsg::FeedEvents(log) => state.events = Some(log),
             FleetViewMsg::FeedOutages(rules, archive, kept) => {
@@ -200,13 +213,7 @@ impl Actor for FleetViewActor {
             }
             FleetViewMsg::PlacedUnder(splitter, reply) => {
                 let placed = state.plant.placed_under(splitter).into_iter();
-                let rows = placed.filter_map(|id| {
-                    view.known_onu(id).map(|onu| BoundOnu {
-                        onu: onu.clone(),
-                        subscriber: view.subscriber(id).cloned(),
-                    })
-                });
-                let _ = reply.send(rows.collect());
+                let _ = reply.send(placed.filter_map(|id| bound(view, id)).collect());
             }
             FleetViewMsg::Olts(filter, window, reply) => {
                 let _ = reply.send(view.olts(&filter, window));
@@ -244,13 +251,7 @@ impl Actor for FleetViewActor {
                 }
             }
             FleetViewMsg::OnusById(ids, reply) => {
-                let rows = ids.iter().map(|id| {
-                    view.known_onu(*id).map(|onu| BoundOnu {
-                        onu: onu.clone(),
-                        subscriber: view.subscriber(*id).cloned(),
-                    })
-                });
-                let _ = reply.send(rows.collect());
+                let _ = reply.send(ids.iter().map(|id| bound(view, *id)).collect());
             }
             FleetViewMsg::OnusBySerial(serials, reply) => {
                 let _ = reply.send(view.onus_by_serial(&serials));

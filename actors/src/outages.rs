@@ -22,7 +22,8 @@
 //! ([`OutageArchive`]), so a restart keeps the active ones and the history.
 
 mod archive;
-pub mod book;
+mod book;
+mod grouping;
 mod plant;
 #[cfg(test)]
 mod tests;
@@ -31,10 +32,21 @@ pub use archive::OutageArchive;
 pub use book::OutageBook;
 pub use plant::{Plant, PlantChange};
 
-use crate::domain::{OltId, OnuId};
+use crate::domain::{NodeId, OltId, Onu, OnuId, SessionStatus, Subscriber};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+/// What the book reads of the fleet, as the fleet view holds it after a change.
+pub trait FleetRows {
+    fn onu(&self, id: OnuId) -> Option<&Onu>;
+    /// Every ONU the view holds of OLT `olt`.
+    fn onus_of(&self, olt: OltId) -> Vec<OnuId>;
+    fn onus_on_port(&self, olt: OltId, port: &str) -> usize;
+    fn olt_status(&self, olt: OltId) -> Option<SessionStatus>;
+    fn node_of(&self, olt: OltId) -> Option<NodeId>;
+    fn subscriber(&self, onu: OnuId) -> Option<&Subscriber>;
+}
 
 pub type SplitterId = u32;
 pub type OutageId = u64;

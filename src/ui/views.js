@@ -295,6 +295,33 @@ async function eventsView(params) {
       ["c.message", (e) => e.message ?? ""]], list.data));
 }
 
+// Outages: what is broken now (or what was), each with its cause, OLT, ONUs and contracts;
+// refreshed live, since an outage opens and clears as the polls come in.
+async function outagesView(params) {
+  const active = params.get("active") || "true";
+  const page = Number(params.get("page") || 0);
+  const go = (a, p) => { location.hash = "#/outages" + query({ active: a, page: p || "" }); };
+  const holder = h("div", { id: "outage-table" });
+  const contracts = (list) => list.slice(0, 5).join(", ") + (list.length > 5 ? ` +${list.length - 5}` : "");
+  const refresh = async () => {
+    try {
+      const list = await api("/outages" + query({ active: active === "all" ? "" : active, page, size: PAGE }));
+      holder.replaceChildren(table([
+        ["c.id", (o) => o.id, { num: true }], ["c.type", (o) => t(`ev.${o.type}`)], ["outages.cause", (o) => o.cause],
+        ["c.olt", (o) => h("a", { href: `#/olt/${o.oltId}` }, o.oltId)], ["c.port", (o) => o.ponPort ?? ""],
+        ["c.onus", (o) => o.onuIds.length, { num: true, sort: (o) => o.onuIds.length }],
+        ["outages.contracts", (o) => contracts(o.contracts)],
+        ["outages.started", (o) => time(o.startedAt)], ["outages.ended", (o) => (o.endedAt ? time(o.endedAt) : t("outages.ongoing"))],
+      ], list.data), pager(list.meta, (p) => go(active, p)));
+    } catch (error) { holder.replaceChildren(errorBox(error)); }
+  };
+  await refresh();
+  show(h("h1", {}, t("outages.title"), " ", live(refresh)),
+    h("div", { class: "filters" }, h("label", {}, t("outages.show"), h("select", { id: "outages-active", onchange: (e) => go(e.target.value, 0) },
+      ["true", "false", "all"].map((value) => h("option", { value, selected: value === active }, t(`outages.${value}`)))))),
+    holder);
+}
+
 async function unconfiguredView(params) {
   const page = Number(params.get("page") || 0);
   const list = await api("/unconfigured-onus" + query({ page, size: PAGE }));
@@ -391,7 +418,7 @@ async function route() {
   const views = {
     fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
     search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(params), audit: () => auditView(params),
-    unconfigured: () => unconfiguredView(params),
+    unconfigured: () => unconfiguredView(params), outages: () => outagesView(params),
   };
   document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
   try { await (views[name] || views.fleet)(); } catch (error) { show(errorBox(error)); }

@@ -541,7 +541,7 @@ impl crate::events::HeldRows for FleetAggregate {
 }
 
 /// The outage book reads the rows held after a change through these.
-impl crate::outages::book::FleetRows for FleetAggregate {
+impl crate::outages::FleetRows for FleetAggregate {
     fn onu(&self, id: OnuId) -> Option<&Onu> {
         self.known_onu(id)
     }
