@@ -256,6 +256,22 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("a port cut shows as one PON outage in the Outages view without a reload",
           len(row) == 1 and f"feeder fibre of PON port {port}" in row[0], row)
     driver.save_screenshot(f"{shots}/outages.png")
+    # Its alarm, acknowledged from the page: the key's name and the comment are kept.
+    driver.get(base + "/ui/#/alarms")
+    button = wait_for("the outage's alarm", lambda: [r.find_element(By.CSS_SELECTOR, "button.ack")
+                                                     for r in driver.find_elements(By.CSS_SELECTOR, "#alarm-table tbody tr")
+                                                     if "PON outage" in r.text and r.find_elements(By.CSS_SELECTOR, "button.ack")], 30)
+    button[0].click()
+    prompt = driver.switch_to.alert
+    prompt.send_keys("crew on the way")
+    prompt.accept()
+    taken = wait_for("the acknowledgement", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#alarm-table tbody tr")
+                                                     if "PON outage" in r.text and "noc-ui" in r.text], 15)
+    check("an alarm is acknowledged from the page with the key's name and a comment",
+          bool(taken) and "crew on the way" in taken[0], taken)
+    driver.save_screenshot(f"{shots}/alarms.png")
+    driver.get(base + "/ui/#/outages")
+    WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "outage-table"))
     control(control_path, "clear 3")
     gone = wait_for("the outage to end", lambda: not [r for r in driver.find_elements(By.CSS_SELECTOR, "#outage-table tbody tr")
                                                       if "PON outage" in r.text], 30)
@@ -295,7 +311,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     names = {"Huawei", "ZTE", "BDCOM"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
     names |= {part for name in set(names) for part in re.split(r"[^A-Za-z0-9]+", name)}
     leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova",
-                                             "#/optics", "#/outages?active=all", "#/events", "#/audit", "#/unconfigured"], names)
+                                             "#/optics", "#/alarms?active=all", "#/outages?active=all", "#/events", "#/audit", "#/unconfigured"], names)
     check("no English word in the chrome of any Russian view", not leftovers, leftovers)
 
 

@@ -5,6 +5,7 @@
 //! [`crate::http`]'s, the errors [`crate::error`]'s. [`crate::router`] mounts this API
 //! behind the access check, beside MCP and the operator page.
 
+mod alarms;
 mod audit;
 mod configs;
 pub mod doc;
@@ -31,6 +32,7 @@ mod szo;
 mod vlans;
 mod whoami;
 
+pub use alarms::AlarmsQuery;
 pub use audit::AuditQuery;
 pub use configs::DiffQuery;
 pub use events::EventsQuery;
@@ -77,7 +79,8 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(host_keys::router())
         .merge(splitters::router())
         .merge(placements::router())
-        .merge(outages::router());
+        .merge(outages::router())
+        .merge(alarms::router());
     OpenApiRouter::with_openapi(doc::ApiDoc::openapi())
         .nest(BASE, resources)
         .split_for_parts()

@@ -85,6 +85,9 @@ impl App {
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.run_webhooks(webhooks)?;
         state
+            .alarms
+            .start(&state.store, state.events.clone(), &state.config.alarms)?;
+        state
             .cluster
             .start(state.config.cluster.as_ref(), state.fleet.view().clone())
             .await?;

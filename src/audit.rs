@@ -53,7 +53,7 @@ pub type AuditState = (AppState, Arc<RefusalCounts>);
 /// The action name and target of a request path under the API base, for the mutating
 /// endpoints; `None` for anything else.
 pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
-    if *method != Method::POST {
+    if *method != Method::POST && *method != Method::DELETE {
         return None;
     }
     let segments: Vec<&str> = path
@@ -61,6 +61,12 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
         .trim_matches('/')
         .split('/')
         .collect();
+    if *method == Method::DELETE {
+        return match segments.as_slice() {
+            ["splitters", id] => Some(("splitter.delete", format!("splitter:{id}"))),
+            _ => None,
+        };
+    }
     let action = match segments.as_slice() {
         ["olts", id, "restart-session"] => ("olt.restart_session", format!("olt:{id}")),
         ["olts", id, "poll"] => ("olt.poll", format!("olt:{id}")),
@@ -74,6 +80,10 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
         ["onus", id, "deauthorize"] => ("onu.deauthorize", format!("onu:{id}")),
         ["onus", id, "subscriber"] => ("onu.bind_subscriber", format!("onu:{id}")),
         ["inventory", "reload"] => ("inventory.reload", "inventory".to_string()),
+        ["alarms", id, "ack"] => ("alarm.acknowledge", format!("alarm:{id}")),
+        ["splitters"] => ("splitter.create", "splitters".to_string()),
+        ["onus", id, "placement"] => ("onu.place", format!("onu:{id}")),
+        ["placements", "import"] => ("placements.import", "placements".to_string()),
         _ => return None,
     };
     Some(action)

@@ -45,6 +45,7 @@ pub struct Config {
     pub api_keys: Vec<ConfiguredKey>,
     pub events: crate::events::EventsConfig,
     pub outages: crate::outages::OutagesConfig,
+    pub alarms: crate::alarms::AlarmsConfig,
     /// `[[webhooks]]` (docs/events.md): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
     /// `[traps]` (docs/events.md): SNMP traps that trigger a poll.
@@ -267,6 +268,7 @@ impl Default for Config {
             api_keys: Vec::new(),
             events: crate::events::EventsConfig::default(),
             outages: crate::outages::OutagesConfig::default(),
+            alarms: crate::alarms::AlarmsConfig::default(),
             webhooks: Vec::new(),
             traps: TrapsConfig::default(),
             cluster: None,

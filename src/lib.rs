@@ -6,12 +6,13 @@
 //! ([`state`]), the background jobs ([`jobs`]), the REST API ([`api`]), the MCP server
 //! ([`mcp`]), the request body ([`body`]), the audit log ([`audit`]), API keys ([`auth`],
 //! [`keys`], [`admin`]), the service's own records in the store ([`records`]), the
-//! history reads handlers make ([`history`]), events ([`events`]), outages ([`outages`]) and the demo. The device side —
+//! history reads handlers make ([`history`]), events ([`events`]), outages ([`outages`]), alarms ([`alarms`]) and the demo. The device side —
 //! supervisor, OLT actors, fleet view, SNMP, the store, simulator — lives in
 //! `ponkeeper-actors`, which this crate reaches only through its handles and its store's
 //! typed methods.
 
 pub mod admin;
+pub mod alarms;
 pub mod api;
 pub mod app;
 pub mod audit;

@@ -43,6 +43,8 @@ pub struct Shared {
     pub webhooks: crate::webhooks::Webhooks,
     /// The other `serve` processes of `[cluster]`, started by `App::start`.
     pub cluster: crate::cluster::Cluster,
+    /// The active alarms and their history (docs/outages.md#alarms), started by `App::start`.
+    pub alarms: crate::alarms::Alarms,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -83,6 +85,7 @@ impl AppState {
                 events,
                 webhooks: crate::webhooks::Webhooks::default(),
                 cluster: crate::cluster::Cluster::default(),
+                alarms: crate::alarms::Alarms::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }

@@ -109,9 +109,10 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 26] = [
+const READ_TOOLS: [&str; 28] = [
     "diff_olt_config",
     "find_onu",
+    "get_alarm",
     "get_node",
     "get_olt",
     "get_olt_config",
@@ -122,6 +123,7 @@ const READ_TOOLS: [&str; 26] = [
     "get_splitter",
     "get_szo",
     "get_szo_outages",
+    "list_alarms",
     "list_audit_logs",
     "list_events",
     "list_low_signal_onus",
@@ -138,7 +140,8 @@ const READ_TOOLS: [&str; 26] = [
     "szo_availability_report",
 ];
 
-const FULL_TOOLS: [&str; 12] = [
+const FULL_TOOLS: [&str; 13] = [
+    "acknowledge_alarm",
     "authorize_onu",
     "backup_olt_config",
     "bind_subscriber",

@@ -3,8 +3,9 @@
 //! splitter's 12 ONUs dark on a 64-ONU BDCOM port are one `SPLITTER_OUTAGE` naming the
 //! splitter, the 12 ONUs and their contracts (placed by a CSV import whose dry run
 //! names every bad line), cleared when they come back; the whole port is a
-//! `PON_OUTAGE`; a dying-gasp group on a Huawei port a `POWER_OUTAGE`. And the CSV import
-//! of 10,000 placements in one request.
+//! `PON_OUTAGE`; a dying-gasp group on a Huawei port a `POWER_OUTAGE`. The splitter's
+//! outage is one alarm, acknowledged once and audited. And the CSV import of 10,000
+//! placements in one request.
 
 mod common;
 
@@ -82,6 +83,61 @@ async fn none_active(service: &TestService) {
             .then_some(())
     })
     .await;
+}
+
+/// The outage's one alarm (its twelve ONUs have none of their own), acknowledged once
+/// through the API, with who and when kept and audited; answers the alarm's id.
+async fn acknowledged_once(service: &TestService, outage: &Value) -> u64 {
+    let alarms = eventually("the outage's alarm", Duration::from_secs(20), || async {
+        let alarms = list(service, "/alarms?active=true&size=500").await;
+        alarms
+            .iter()
+            .any(|a| a["outageId"] == outage["id"])
+            .then_some(alarms)
+    })
+    .await;
+    let of_outage: Vec<&Value> = alarms
+        .iter()
+        .filter(|a| a["outageId"] == outage["id"])
+        .collect();
+    assert_eq!(of_outage.len(), 1, "{alarms:?}");
+    assert_eq!(
+        (&of_outage[0]["type"], &of_outage[0]["severity"]),
+        (&json!("SPLITTER_OUTAGE"), &json!("CRITICAL"))
+    );
+    let onus = outage["onuIds"].as_array().expect("onus");
+    assert!(alarms
+        .iter()
+        .all(|a| a["type"] != "ONU_DOWN" || !onus.contains(&a["onuId"])));
+    let id = of_outage[0]["id"].as_u64().expect("id");
+    let ack = json!({"comment": "бригада выехала"});
+    let (status, acked) = service.post_json(&format!("/alarms/{id}/ack"), &ack).await;
+    assert_eq!(status, 200, "{acked}");
+    assert_eq!(acked["data"]["acknowledgedBy"], "test-full");
+    assert_eq!(acked["data"]["comment"], "бригада выехала");
+    assert!(!acked["data"]["acknowledgedAt"].is_null());
+    let (status, again) = service
+        .post_json(&format!("/alarms/{id}/ack"), &json!({}))
+        .await;
+    assert_eq!(
+        (status, &again["error"]["code"]),
+        (409, &json!("CONFLICT")),
+        "{again}"
+    );
+    let (status, audit) = service
+        .request(
+            reqwest::Method::GET,
+            "/audit-logs?action=alarm.acknowledge",
+            Some(&service.full),
+        )
+        .await;
+    assert_eq!(status, 200, "{audit}");
+    let entries = audit["data"].as_array().expect("entries");
+    assert_eq!(entries.len(), 2, "both attempts: {entries:?}");
+    assert!(entries
+        .iter()
+        .all(|e| e["keyName"] == "test-full" && e["target"] == format!("alarm:{id}")));
+    id
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -189,10 +245,16 @@ async fn a_splitter_cut_a_port_cut_and_a_power_cut_are_one_outage_each() {
         .iter()
         .all(|d| d["data"]["outageId"] == all_twelve["id"]));
     assert!(events.iter().all(|e| e["type"] != "PON_OUTAGE"));
+    let alarm = acknowledged_once(&service, &all_twelve).await;
     sim.clear_faults(3);
     none_active(&service).await;
     let cleared = list(&service, "/events?type=OUTAGE_CLEARED").await;
     assert_eq!(cleared[0]["data"]["outageId"], all_twelve["id"]);
+    eventually("the alarm cleared", Duration::from_secs(20), || async {
+        let (_, alarm) = service.get(&format!("/alarms/{alarm}")).await;
+        (!alarm["data"]["clearedAt"].is_null()).then_some(())
+    })
+    .await;
 
     cut(&sim, &format!("los:{port}:1-64@3"));
     let whole = active(&service, "PON_OUTAGE").await;

@@ -1,5 +1,6 @@
 //! The ids in the API's paths, parsed before a handler runs: [`OltPath`], [`OnuPath`],
-//! [`NodePath`], [`SzoPath`], [`SplitterPath`] and [`OutagePath`] read the `{id}` segment, [`ConfigPath`] the `{configId}`
+//! [`NodePath`], [`SzoPath`], [`SplitterPath`], [`OutagePath`] and [`AlarmPath`] read the
+//! `{id}` segment, [`ConfigPath`] the `{configId}`
 //! one. A handler receives a typed id, never the text. A segment that is not a number in
 //! the id's range is `INVALID_PARAMETER` naming the segment; one that is not UTF-8 after
 //! percent-decoding is `INVALID_PARAMETER` too, in the envelope rather than axum's
@@ -29,6 +30,9 @@ pub struct SplitterPath(pub u32);
 
 /// `{id}` of `/outages/{id}`: an outage's id.
 pub struct OutagePath(pub u64);
+
+/// `{id}` of `/alarms/{id}…`: an alarm's id.
+pub struct AlarmPath(pub u64);
 
 /// `{configId}` of `/olts/{id}/configs/{configId}…`: a config backup's id.
 pub struct ConfigPath(pub u64);
@@ -78,6 +82,14 @@ impl<S: Send + Sync> FromRequestParts<S> for OutagePath {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         segment(parts, "id").await.map(OutagePath)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for AlarmPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        segment(parts, "id").await.map(AlarmPath)
     }
 }
 

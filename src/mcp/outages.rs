@@ -1,6 +1,7 @@
-//! The MCP tools of outages and the outside plant (docs/outages.md): `list_outages`,
-//! `get_outage`, `list_splitters`, `get_splitter` (read-only), `create_splitter` and
-//! `place_onu` (FULL). Each is one REST call through the server's [`super::Backend`], so
+//! The MCP tools of outages, alarms and the outside plant (docs/outages.md):
+//! `list_outages`, `get_outage`, `list_alarms`, `get_alarm`, `list_splitters`,
+//! `get_splitter` (read-only), `acknowledge_alarm`, `create_splitter` and `place_onu`
+//! (FULL). Each is one REST call through the server's [`super::Backend`], so
 //! validation, levels and the audit log are the REST API's; their router is added to the
 //! main one in [`super::PonTools::new`]. The descriptions tell a model where to look
 //! first when many subscribers call at once: the active outages.
@@ -15,6 +16,29 @@ use rmcp::{tool, tool_router, ErrorData, RoleServer};
 use serde::{Deserialize, Serialize};
 
 pub type ListOutages = Listed<crate::api::OutagesQuery>;
+pub type ListAlarms = Listed<crate::api::AlarmsQuery>;
+
+/// Arguments of `get_alarm`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlarmRef {
+    /// Alarm id (from list_alarms).
+    #[schemars(range(min = 1))]
+    pub alarm_id: u64,
+}
+
+/// Arguments of `acknowledge_alarm`: the alarm and the body of `POST /alarms/{id}/ack`.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcknowledgeAlarm {
+    /// Alarm id (from list_alarms).
+    #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
+    pub alarm_id: u64,
+    /// What is being done about it (at most 512 characters, any language).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
 pub type ListSplitters = Listed<crate::api::SplittersQuery>;
 
 /// Arguments of `get_outage`.
@@ -91,6 +115,55 @@ report no service at once.",
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         self.get(&ctx, with_query("/outages", &p)?).await
+    }
+
+    #[tool(
+        description = "Alarms: one list of what is wrong now and what was — OLT_OFFLINE, \
+OLT_DEGRADED, each outage (PON_OUTAGE, SPLITTER_OUTAGE, POWER_OUTAGE, OLT_OUTAGE), ONU_DOWN \
+for an ONU down that no outage explains, OPTICS_CRITICAL — with severity, object (olt:ID, \
+outage:ID, onu:ID), message, startedAt, clearedAt (null while active) and who acknowledged \
+it, when and with what comment. Unacknowledged first. active=true, acknowledged=false for \
+what nobody has taken yet.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_alarms(
+        &self,
+        Parameters(p): Parameters<ListAlarms>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.get(&ctx, with_query("/alarms", &p)?).await
+    }
+
+    #[tool(
+        description = "One alarm by id, as list_alarms gives it.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_alarm(
+        &self,
+        Parameters(p): Parameters<AlarmRef>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.get(&ctx, format!("/alarms/{}", p.alarm_id)).await
+    }
+
+    #[tool(
+        description = "FULL key. Acknowledge an alarm: records that this key has taken it, \
+when, and an optional comment; once per alarm (a second time is CONFLICT naming who took \
+it). Audited. Say what you are doing about it in the comment.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn acknowledge_alarm(
+        &self,
+        Parameters(p): Parameters<AcknowledgeAlarm>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = format!("/alarms/{}/ack", p.alarm_id);
+        self.post(&ctx, path, Some(body_of(&p)?)).await
     }
 
     #[tool(

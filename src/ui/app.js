@@ -2,8 +2,8 @@
 // through /api/v1/external with the tab's key (X-API-Key), so the key's level, address
 // rules, rate limit and the audit log apply as for any client; calls are marked
 // X-Ponkeeper-Channel: UI so the audit log can tell them apart. Views are chosen by the
-// URL's hash (#/fleet, #/olt/1, #/onu/7, #/search, #/optics, #/outages, #/events,
-// #/audit).
+// URL's hash (#/fleet, #/olt/1, #/onu/7, #/search, #/optics, #/alarms, #/outages,
+// #/events, #/audit).
 "use strict";
 
 const API = "/api/v1/external";

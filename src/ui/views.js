@@ -322,6 +322,41 @@ async function outagesView(params) {
     holder);
 }
 
+// Alarms: what is wrong now, the ones nobody has taken first; a FULL key acknowledges one
+// with a comment (the key's name and the time are recorded, and audited). Live.
+async function alarmsView(params) {
+  const active = params.get("active") || "true";
+  const page = Number(params.get("page") || 0);
+  const go = (a, p) => { location.hash = "#/alarms" + query({ active: a, page: p || "" }); };
+  const holder = h("div", { id: "alarm-table" });
+  const object = (a) => (a.onuId ? h("a", { href: `#/onu/${a.onuId}` }, `ONU ${a.onuId}`)
+    : a.outageId ? h("a", { href: "#/outages?active=all" }, `${t("outages.title")} ${a.outageId}`)
+      : a.oltId ? h("a", { href: `#/olt/${a.oltId}` }, `OLT ${a.oltId}`) : a.object);
+  const ack = (a) => h("button", { type: "button", class: "ack", disabled: !canAct(), onclick: async () => {
+    const comment = prompt(t("alarms.comment"), "");
+    if (comment === null) return;
+    try { await api(`/alarms/${a.id}/ack`, { method: "POST", body: { comment } }); flash(`${t("alarms.ack")}: ${t("done")}`); refresh(); } catch (error) { flash(error.message, true); }
+  } }, t("alarms.ack"));
+  const taken = (a) => (a.acknowledgedBy ? `${a.acknowledgedBy}, ${time(a.acknowledgedAt)}${a.comment ? ` — ${a.comment}` : ""}` : ack(a));
+  const refresh = async () => {
+    try {
+      const list = await api("/alarms" + query({ active: active === "all" ? "" : active, page, size: PAGE }));
+      holder.replaceChildren(table([
+        ["c.id", (a) => a.id, { num: true }], ["c.type", (a) => t(`alarm.${a.type}`)],
+        ["c.severity", (a) => h("span", { class: `badge v-${a.severity}` }, t(`sev.${a.severity}`))],
+        ["c.target", object], ["c.message", (a) => a.message],
+        ["outages.started", (a) => time(a.startedAt)], ["alarms.cleared", (a) => (a.clearedAt ? time(a.clearedAt) : t("outages.ongoing"))],
+        ["alarms.taken", taken],
+      ], list.data), pager(list.meta, (p) => go(active, p)));
+    } catch (error) { holder.replaceChildren(errorBox(error)); }
+  };
+  await refresh();
+  show(h("h1", {}, t("alarms.title"), " ", live(refresh)),
+    h("div", { class: "filters" }, h("label", {}, t("outages.show"), h("select", { id: "alarms-active", onchange: (e) => go(e.target.value, 0) },
+      ["true", "false", "all"].map((value) => h("option", { value, selected: value === active }, t(`outages.${value}`)))))),
+    holder);
+}
+
 async function unconfiguredView(params) {
   const page = Number(params.get("page") || 0);
   const list = await api("/unconfigured-onus" + query({ page, size: PAGE }));
@@ -418,7 +453,7 @@ async function route() {
   const views = {
     fleet: () => fleetView(params), olt: () => oltView(Number(id), params), onu: () => onuView(Number(id)),
     search: () => searchView(params), optics: () => opticsView(params), events: () => eventsView(params), audit: () => auditView(params),
-    unconfigured: () => unconfiguredView(params), outages: () => outagesView(params),
+    unconfigured: () => unconfiguredView(params), outages: () => outagesView(params), alarms: () => alarmsView(params),
   };
   document.querySelectorAll("header nav a").forEach((a) => a.setAttribute("aria-current", a.getAttribute("href") === `#/${name}` ? "page" : "false"));
   try { await (views[name] || views.fleet)(); } catch (error) { show(errorBox(error)); }

@@ -1,0 +1,224 @@
+//! The alarm book against a real sled archive, fed events as the log writes them: an OLT
+//! offline raises and its return clears, an outage is one alarm (its ONUs' downs none),
+//! a lone ONU down is one, acknowledgement is once and kept, the list puts what nobody
+//! acknowledged first, and a reopened book goes on from its cursor.
+
+use super::archive::AlarmArchive;
+use super::{AckRefusal, AlarmBook, AlarmFilter, AlarmType};
+use chrono::{DateTime, TimeZone, Utc};
+use ponkeeper_actors::events::{Event, EventType, Severity};
+use serde_json::json;
+use std::time::Duration;
+
+fn at(second: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 26, 10, 0, 0)
+        .single()
+        .expect("a time")
+        + chrono::Duration::seconds(second)
+}
+
+fn event(id: u64, kind: EventType, olt: u32, onu: Option<u64>, data: serde_json::Value) -> Event {
+    Event {
+        id,
+        at: at(id as i64),
+        kind,
+        severity: Severity::Warning,
+        olt_id: Some(olt),
+        node_id: None,
+        pon_port: Some("0/1/0".into()),
+        onu_id: onu,
+        szo_id: None,
+        message: format!("event {id}"),
+        data,
+    }
+}
+
+fn book(dir: &std::path::Path) -> (AlarmBook, AlarmArchive) {
+    let store = ponkeeper_actors::store::Store::open(dir).expect("store");
+    let archive = AlarmArchive::open(&store).expect("archive");
+    let book =
+        AlarmBook::load(archive.clone(), Duration::from_secs(86_400), 0, at(0)).expect("load");
+    (book, archive)
+}
+
+fn active(book: &AlarmBook) -> Vec<(AlarmType, String)> {
+    let filter = AlarmFilter {
+        active: Some(true),
+        ..AlarmFilter::default()
+    };
+    book.list(&filter, 0, 100)
+        .1
+        .into_iter()
+        .map(|a| (a.kind, a.object))
+        .collect()
+}
+
+#[test]
+fn events_raise_and_clear_alarms_once_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut book, _) = book(dir.path());
+    let status = |id, to: &str| {
+        event(
+            id,
+            EventType::OltStatusChanged,
+            3,
+            None,
+            json!({"from": "ONLINE", "to": to}),
+        )
+    };
+    book.apply(&status(1, "DEGRADED"));
+    book.apply(&status(2, "OFFLINE"));
+    assert_eq!(
+        active(&book),
+        vec![(AlarmType::OltOffline, "olt:3".to_string())]
+    );
+    book.apply(&event(
+        3,
+        EventType::PonOutage,
+        3,
+        None,
+        json!({"outageId": 77}),
+    ));
+    book.apply(&event(
+        4,
+        EventType::OnuDown,
+        3,
+        Some(9),
+        json!({"cause": "LOS", "outageId": 77}),
+    ));
+    book.apply(&event(
+        5,
+        EventType::OnuDown,
+        3,
+        Some(12),
+        json!({"cause": "DYING_GASP"}),
+    ));
+    book.apply(&event(
+        6,
+        EventType::OpticsLevelChanged,
+        3,
+        Some(14),
+        json!({"from": "WARNING", "to": "CRITICAL"}),
+    ));
+    let mut now = active(&book);
+    now.sort();
+    assert_eq!(
+        now,
+        vec![
+            (AlarmType::OltOffline, "olt:3".to_string()),
+            (AlarmType::PonOutage, "outage:77".to_string()),
+            (AlarmType::OnuDown, "onu:12".to_string()),
+            (AlarmType::OpticsCritical, "onu:14".to_string()),
+        ],
+        "the outage's ONU down is the outage's, not an alarm of its own"
+    );
+    book.apply(&status(7, "ONLINE"));
+    book.apply(&event(
+        8,
+        EventType::OutageCleared,
+        3,
+        None,
+        json!({"outageId": 77}),
+    ));
+    book.apply(&event(9, EventType::OnuUp, 3, Some(12), json!({})));
+    book.apply(&event(
+        10,
+        EventType::OpticsLevelChanged,
+        3,
+        Some(14),
+        json!({"from": "CRITICAL", "to": "WARNING"}),
+    ));
+    assert!(active(&book).is_empty());
+    let cleared = book.get(2).expect("the offline alarm");
+    assert_eq!(
+        (cleared.cleared_at, cleared.severity),
+        (Some(at(7)), Severity::Critical)
+    );
+    // The same OLT offline again is a new alarm, with the new event's id.
+    book.apply(&status(11, "OFFLINE"));
+    assert_eq!(book.get(11).map(|a| a.kind), Some(AlarmType::OltOffline));
+}
+
+#[test]
+fn an_acknowledgement_is_kept_once_and_the_unacknowledged_come_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let (mut book, _) = book(dir.path());
+        book.apply(&event(
+            1,
+            EventType::OnuDown,
+            3,
+            Some(12),
+            json!({"cause": "LOS"}),
+        ));
+        book.apply(&event(
+            2,
+            EventType::OnuDown,
+            3,
+            Some(13),
+            json!({"cause": "LOS"}),
+        ));
+        book.apply(&event(
+            3,
+            EventType::OltStatusChanged,
+            3,
+            None,
+            json!({"to": "OFFLINE"}),
+        ));
+        let acked = book
+            .acknowledge(3, "noc-ivanov", Some("crew on the way".into()), at(60))
+            .expect("acknowledged");
+        assert_eq!(acked.acknowledged_by.as_deref(), Some("noc-ivanov"));
+        assert_eq!(
+            book.acknowledge(3, "noc-petrov", None, at(61)),
+            Err(AckRefusal::Already {
+                by: "noc-ivanov".into(),
+                at: at(60)
+            })
+        );
+        assert_eq!(
+            book.acknowledge(99, "noc-petrov", None, at(61)),
+            Err(AckRefusal::NoSuchAlarm)
+        );
+        // Unacknowledged first (the newest of them first), the acknowledged one last.
+        let order: Vec<u64> = book
+            .list(&AlarmFilter::default(), 0, 10)
+            .1
+            .iter()
+            .map(|a| a.id)
+            .collect();
+        assert_eq!(order, vec![2, 1, 3]);
+        book.moved_to(3);
+    }
+    // Reopened: the alarms, the acknowledgement and the cursor are still there.
+    let (book, _) = book(dir.path());
+    assert_eq!(book.cursor(), 3);
+    let acked = book.get(3).expect("kept");
+    assert_eq!(acked.comment.as_deref(), Some("crew on the way"));
+    assert_eq!(active(&book).len(), 3);
+}
+
+#[test]
+fn cleared_alarms_past_the_retention_are_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut book, archive) = book(dir.path());
+    book.apply(&event(
+        1,
+        EventType::OnuDown,
+        3,
+        Some(12),
+        json!({"cause": "LOS"}),
+    ));
+    book.apply(&event(2, EventType::OnuUp, 3, Some(12), json!({})));
+    book.apply(&event(
+        3,
+        EventType::OnuDown,
+        3,
+        Some(13),
+        json!({"cause": "LOS"}),
+    ));
+    book.prune(at(2) + chrono::Duration::days(2));
+    assert!(book.get(1).is_none(), "cleared two days ago, kept one");
+    assert!(book.get(3).is_some(), "active alarms are never pruned");
+    assert_eq!(archive.load().expect("load").len(), 1);
+}
