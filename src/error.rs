@@ -48,6 +48,10 @@ pub enum ApiError {
     /// The device refused the command; the message carries the device's own words.
     #[error("{0}")]
     DeviceError(String),
+    /// The OLT's family has no known command for what was asked (501 `NOT_SUPPORTED`,
+    /// naming the family): ponkeeper does not guess a device's commands.
+    #[error("{0}")]
+    NotSupported(String),
     #[error("{0}")]
     DeviceUnavailable(String),
     #[error("{0}")]
@@ -64,6 +68,7 @@ impl ApiError {
             ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "INVALID_BODY"),
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
             ApiError::DeviceError(_) => (StatusCode::BAD_GATEWAY, "DEVICE_ERROR"),
+            ApiError::NotSupported(_) => (StatusCode::NOT_IMPLEMENTED, "NOT_SUPPORTED"),
             ApiError::DeviceUnavailable(_) => {
                 (StatusCode::SERVICE_UNAVAILABLE, "DEVICE_UNAVAILABLE")
             }
@@ -136,6 +141,7 @@ impl From<ponkeeper_actors::olt::ActionError> for ApiError {
                 ApiError::DeviceUnavailable(error.to_string())
             }
             ActionError::Device(_) => ApiError::DeviceError(error.to_string()),
+            ActionError::NotSupported(_) => ApiError::NotSupported(error.to_string()),
             ActionError::RateLimited {
                 retry_after,
                 reason,

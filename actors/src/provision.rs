@@ -1,5 +1,5 @@
 //! Discovery of unconfigured ONUs: after each good poll the OLT's poll task reads the
-//! vendor's autofind / uncfg table ([`crate::profile::provisioning`]) with the same SNMP
+//! autofind / uncfg table of the layout the poll read the OLT with ([`crate::profile::provisioning`]) with the same SNMP
 //! client ([`discover`]) and sends the sightings to its actor, which merges them into its
 //! [`UnconfiguredList`]: an ONU keeps the time it was first seen while it stays in the
 //! table, and leaves the list when the device stops showing it (it was authorised or
@@ -7,11 +7,11 @@
 
 pub mod cli;
 
-use crate::domain::{OltId, Vendor};
+use crate::domain::OltId;
 use crate::profile::provisioning::{
     dotted_mac, parse_mac, PortKey, Provisioning, UnconfiguredSerial,
 };
-use crate::profile::{format_gpon_serial, format_mac, Profile};
+use crate::profile::{format_gpon_serial, format_gpon_serial_text, format_mac, Profile};
 use crate::snmp::{DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -97,12 +97,12 @@ impl UnconfiguredList {
     }
 }
 
-/// Reads the vendor's unconfigured table with `client`.
+/// Reads the unconfigured table of `profile`'s layout with `client`.
 pub async fn discover(
     client: &mut SnmpClient,
-    vendor: Vendor,
+    profile: &'static Profile,
 ) -> Result<Vec<Sighting>, DeviceError> {
-    let table = Provisioning::for_vendor(vendor).unconfigured;
+    let table = Provisioning::for_profile(profile).unconfigured;
     let mut columns: Vec<&[u32]> = vec![table.serial];
     columns.extend(table.equipment);
     let walked = client.walk_columns(&columns).await?;
@@ -115,7 +115,7 @@ pub async fn discover(
         .flatten()
         .filter_map(|(index, value)| Some((index.as_slice(), value.as_text()?)))
         .collect();
-    let ports = port_names(client, vendor, serials.iter().map(|(index, _)| index)).await?;
+    let ports = port_names(client, profile, serials.iter().map(|(index, _)| index)).await?;
     let mut sightings = Vec::with_capacity(serials.len());
     for (index, value) in serials {
         let [key, _n] = index.as_slice() else {
@@ -143,13 +143,12 @@ pub async fn discover(
 /// (one GET for all of them) where the key is the port's ifIndex.
 async fn port_names<'a>(
     client: &mut SnmpClient,
-    vendor: Vendor,
+    profile: &'static Profile,
     indexes: impl Iterator<Item = &'a Vec<u32>>,
 ) -> Result<BTreeMap<u32, String>, DeviceError> {
     let keys: BTreeSet<u32> = indexes.filter_map(|i| i.first().copied()).collect();
-    let profile = Profile::for_vendor(vendor);
     let mut names = BTreeMap::new();
-    match Provisioning::for_vendor(vendor).unconfigured.port_key {
+    match Provisioning::for_profile(profile).unconfigured.port_key {
         PortKey::PonId(layout) => {
             for key in keys {
                 if let Some(name) = layout.port_name(key) {
@@ -183,6 +182,10 @@ fn decode_serial(encoding: UnconfiguredSerial, bytes: &[u8]) -> Option<String> {
     match encoding {
         UnconfiguredSerial::GponBytes if bytes.len() == 8 => Some(format_gpon_serial(bytes)),
         UnconfiguredSerial::GponBytes => None,
+        UnconfiguredSerial::GponText => {
+            let shown = format_gpon_serial_text(bytes);
+            crate::profile::parse_gpon_serial(&shown).map(|_| shown)
+        }
         UnconfiguredSerial::DottedMac => {
             let text = String::from_utf8_lossy(bytes);
             parse_mac(text.trim()).map(|mac| format_mac(&mac))
@@ -258,6 +261,14 @@ mod tests {
         assert_eq!(
             decode_serial(UnconfiguredSerial::DottedMac, b"fcfa.f712.3456").as_deref(),
             Some("fc:fa:f7:12:34:56")
+        );
+        assert_eq!(
+            decode_serial(UnconfiguredSerial::GponText, b"HWTC:1a2b3c4d").as_deref(),
+            Some("HWTC1A2B3C4D")
+        );
+        assert_eq!(
+            decode_serial(UnconfiguredSerial::GponText, b"HWTC1a2b"),
+            None
         );
         assert_eq!(
             dotted("fc:fa:f7:12:34:56").as_deref(),

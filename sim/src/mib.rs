@@ -178,10 +178,9 @@ impl MibView {
             suffix: arcs(column.suffix),
             source: Source::Onu(*column),
         }));
-        let unconfigured = ponkeeper_actors::profile::provisioning::Provisioning::for_vendor(
-            vendor.profile.vendor,
-        )
-        .unconfigured;
+        let unconfigured =
+            ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile)
+                .unconfigured;
         objects.push(MibObject {
             oid: arcs(unconfigured.serial),
             suffix: Vec::new(),
@@ -581,9 +580,8 @@ mod tests {
             assert!(offline > 0, "the seed gives offline ONUs");
             let onu_objects = vendor.profile.onu_columns.len();
             // Distance has no absent sentinel on either: offline ONUs have no instance.
-            let table = ponkeeper_actors::profile::provisioning::Provisioning::for_vendor(
-                vendor.profile.vendor,
-            );
+            let table =
+                ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile);
             let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
             let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
             let rows =

@@ -159,7 +159,7 @@ fn vlans_of(id: OltId) -> Vec<(u16, String)> {
 impl SimOlt {
     /// Builds OLT `id` with `onu_count` ONUs. Description numbers start at `first_contract`.
     pub fn generate(
-        vendor: &SimVendor,
+        vendor: &'static SimVendor,
         seed: u64,
         id: OltId,
         onu_count: usize,

@@ -1,8 +1,11 @@
 //! The simulated OLT's provisioning: the ONUs it sees but has not registered (generated on
 //! some ports, and in a live fleet new ones plugged in over time), the profiles it offers,
 //! and the CLI lines of [`ponkeeper_actors::profile::provisioning`] that list them, register an ONU
-//! and remove it again, with the vendor's refusals (index taken, serial registered,
-//! unknown profile). Registering moves an ONU from the unconfigured list into the ONU
+//! and remove it again, with the refusals (index taken, serial registered, unknown
+//! profile). Each OLT speaks its own family's dialect, the table of its layout: a C620
+//! knows `interface gpon_olt-1/1/1` and not the C320's `interface gpon-olt_1/1/1`, a
+//! GP3600 `gpon bind-onu sn` and not the EPON `epon bind-onu mac`; the other family's
+//! lines are refused like any unknown command. Registering moves an ONU from the unconfigured list into the ONU
 //! table (so the SNMP agent and the next poll see it); removing puts it back, as the
 //! fibre is still plugged in. The console ([`super::console`]) hands every line it does
 //! not know to [`command`]; the MIB view ([`super::mib`]) serves [`SimProvisioning`]'s
@@ -14,7 +17,8 @@ use super::{lock, SimFleet};
 use ponkeeper_actors::domain::{round_dbm, OltId};
 use ponkeeper_actors::profile::commands::{capture, port_of, CliMode};
 use ponkeeper_actors::profile::provisioning::{
-    dotted_mac, parse_mac, PortKey, Provisioning, SerialKind, UnconfiguredSerial,
+    dotted_mac, parse_mac, Discovery, DiscoveryFormat, PortKey, Provisioning, SerialKind,
+    UnconfiguredSerial,
 };
 use ponkeeper_actors::profile::{format_gpon_serial, format_mac, parse_gpon_serial, OnuIndexing};
 use rand::{Rng, SeedableRng};
@@ -72,13 +76,12 @@ impl SimProvisioning {
     /// Unconfigured ONUs on every [`PORT_STRIDE`]-th port of OLT `id`, none of them a
     /// serial in `taken`.
     pub fn generate(
-        vendor: &SimVendor,
+        vendor: &'static SimVendor,
         seed: u64,
         id: OltId,
         ports: &[SimPort],
         taken: &[SimOnu],
     ) -> SimProvisioning {
-        let vendor = SimVendor::for_vendor(vendor.profile.vendor);
         let mut sim = SimProvisioning {
             vendor,
             unconfigured: Vec::new(),
@@ -123,7 +126,7 @@ impl SimProvisioning {
         equipment: &'static str,
     ) -> Option<String> {
         let vendor = self.vendor;
-        let table = Provisioning::for_vendor(vendor.profile.vendor);
+        let table = Provisioning::for_profile(vendor.profile);
         let at = ports.get(port)?;
         let port_key = match table.unconfigured.port_key {
             PortKey::IfIndex => at.if_index,
@@ -131,6 +134,7 @@ impl SimProvisioning {
         };
         let (wire, equipment) = match table.unconfigured.serial_encoding {
             UnconfiguredSerial::GponBytes => (serial.to_vec(), equipment),
+            UnconfiguredSerial::GponText => (colon_serial(&serial).into_bytes(), ""),
             UnconfiguredSerial::DottedMac => (dotted_mac(&mac_of(&serial)).into_bytes(), ""),
         };
         let key = [port_key, self.next_n];
@@ -189,6 +193,12 @@ fn mac_of(serial: &[u8; 8]) -> [u8; 6] {
     mac
 }
 
+/// `HWTC:1A2B3C4D`, as BDCOM's GPON OLTs write a serial.
+fn colon_serial(serial: &[u8; 8]) -> String {
+    let text = format_gpon_serial(serial);
+    format!("{}:{}", &text[..4], &text[4..])
+}
+
 /// A serial as the API shows it.
 fn serial_text(vendor: &SimVendor, serial: &[u8; 8]) -> String {
     match vendor.serial_len() {
@@ -199,7 +209,7 @@ fn serial_text(vendor: &SimVendor, serial: &[u8; 8]) -> String {
 
 /// The sub-modes the provisioning scripts enter beyond the CLI profile's own.
 pub(crate) fn modes(vendor: &SimVendor) -> &'static [CliMode] {
-    Provisioning::for_vendor(vendor.profile.vendor).modes
+    Provisioning::for_profile(vendor.profile).modes
 }
 
 /// The answer to a provisioning line typed at `depth` (1 privileged, 2 configuration, 3
@@ -211,11 +221,18 @@ pub(crate) fn command(
     depth: u8,
     line: &str,
 ) -> Option<String> {
-    let table = Provisioning::for_vendor(vendor.profile.vendor);
-    if line == table.discover || line.starts_with(&format!("{} ", table.discover)) {
-        return Some(discovery_listing(olt, vendor, table));
+    let table = Provisioning::for_profile(vendor.profile);
+    if let Some(discovery) = table.discover {
+        if line == discovery.command || line.starts_with(&format!("{} ", discovery.command)) {
+            return Some(discovery_listing(olt, vendor, discovery));
+        }
     }
-    if let Some(listing) = table.profiles.iter().find(|p| p.command == line) {
+    if let Some(listing) = table
+        .profiles
+        .unwrap_or(&[])
+        .iter()
+        .find(|p| p.command == line)
+    {
         return Some(profile_listing(listing.kind));
     }
     if depth < 2 {
@@ -263,6 +280,10 @@ fn register_onu(
     let index = values.get("onu").and_then(|n| n.parse::<u32>().ok());
     let serial = values.get("serial").and_then(|s| match table.serial_kind {
         SerialKind::Gpon => parse_gpon_serial(s),
+        SerialKind::GponColon => {
+            let (vendor, number) = s.split_once(':')?;
+            parse_gpon_serial(&format!("{vendor}{number}"))
+        }
         SerialKind::Mac => parse_mac(s).map(|mac| {
             let mut serial = [0u8; 8];
             serial[..6].copy_from_slice(&mac);
@@ -399,15 +420,15 @@ fn insert_onu(
     }
 }
 
-/// The discovery command's output, as each vendor prints it.
-fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> String {
+/// The discovery command's output, as each family prints it.
+fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, discovery: Discovery) -> String {
     let list = &olt.provisioning.unconfigured;
     if list.is_empty() {
-        return table.discover_none.to_string();
+        return discovery.none.to_string();
     }
     let mut out = String::new();
-    match table.vendor {
-        ponkeeper_actors::domain::Vendor::Huawei => {
+    match discovery.format {
+        DiscoveryFormat::HuaweiAutofind => {
             let rule = format!("   {}", "-".repeat(76));
             for (n, onu) in list.iter().enumerate() {
                 let text = serial_text(vendor, &onu.serial);
@@ -426,7 +447,16 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
             let _ = writeln!(out, "{rule}");
             let _ = write!(out, "   The number of GPON autofind ONT is {}", list.len());
         }
-        ponkeeper_actors::domain::Vendor::Zte => {
+        DiscoveryFormat::ZteTitanUncfg => {
+            let _ = writeln!(out, "OltIndex            Model                SN");
+            let _ = writeln!(out, "{}", "-".repeat(59));
+            for onu in list {
+                let index = format!("gpon_olt-{}", olt.ports[onu.port].name);
+                let serial = serial_text(vendor, &onu.serial);
+                let _ = writeln!(out, "{index:<20}{:<21}{serial}", onu.equipment);
+            }
+        }
+        DiscoveryFormat::ZteUncfg => {
             let _ = writeln!(out, "OnuIndex                 Sn                  State");
             let _ = writeln!(out, "{}", "-".repeat(69));
             for onu in list {
@@ -435,7 +465,7 @@ fn discovery_listing(olt: &SimOlt, vendor: &SimVendor, table: &Provisioning) -> 
                 let _ = writeln!(out, "{index:<25}{serial:<20}unknown");
             }
         }
-        ponkeeper_actors::domain::Vendor::Bdcom => {
+        DiscoveryFormat::BdcomMacRows => {
             let _ = writeln!(out, "Interface    MAC Address     Status");
             for onu in list {
                 let mac = String::from_utf8_lossy(&onu.wire);

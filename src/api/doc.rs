@@ -158,6 +158,8 @@ pub enum ErrorCodeName {
     DeviceError,
     DeviceUnavailable,
     DeviceTimeout,
+    /// The OLT's family has no known command for the request (501).
+    NotSupported,
     InternalError,
     /// `GET /readyz` only: the service is not ready for traffic.
     NotReady,
@@ -227,6 +229,12 @@ pub struct Missing(pub ErrorEnvelope);
 #[response(status = 504)]
 pub struct ActorTimeout(pub ErrorEnvelope);
 
+/// `NOT_SUPPORTED`: the OLT's family has no known command for the request; the message
+/// names the family.
+#[derive(IntoResponses)]
+#[response(status = 501)]
+pub struct NotSupported(pub ErrorEnvelope);
+
 /// What an action on a device can meet besides a timeout.
 #[derive(IntoResponses)]
 pub enum DeviceFailures {
@@ -292,6 +300,7 @@ mod tests {
             ApiError::DeviceError(String::new()),
             ApiError::DeviceUnavailable(String::new()),
             ApiError::DeviceTimeout(String::new()),
+            ApiError::NotSupported(String::new()),
             ApiError::Internal(String::new()),
         ];
         let schema = serde_json::to_value(ErrorCodeName::schema()).expect("schema serializes");

@@ -5,7 +5,7 @@
 //! asks every OLT in scope and orders by OLT, port and serial. `GET /olts/{id}/onu-profiles`
 //! reads the profiles an authorisation can name from the device, over its CLI queue.
 
-use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals};
+use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, NotSupported, Refusals};
 use super::path::OltPath;
 use crate::error::ApiError;
 use crate::http::{page, ApiResult, PageQuery, Paged, Query, ScopeQuery};
@@ -145,9 +145,9 @@ pub struct OnuProfileItem {
     operation_id = "list_onu_profiles",
     tag = "provisioning",
     summary = "Profiles an authorisation can name on one OLT",
-    description = "Read from the device over SSH: Huawei line and service profiles, ZTE ONU types; BDCOM has none (an empty list). Paged.",
+    description = "Read from the device over SSH with the commands of the OLT's family: Huawei line and service profiles, ZTE C300/C320 ONU types; BDCOM has none (an empty list). A family whose listing command no source settles (ZTE C600/C620) answers 501 NOT_SUPPORTED naming it. Paged.",
     params(("id" = u32, Path, description = "OLT id"), PageQuery),
-    responses((status = 200, description = "one page of profiles", body = Paged<OnuProfileItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, Refusals)
+    responses((status = 200, description = "one page of profiles", body = Paged<OnuProfileItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, NotSupported, Refusals)
 )]
 async fn profiles(
     State(app): State<AppState>,

@@ -119,13 +119,26 @@ fn valid_port(port: &str) -> Result<&str, ApiError> {
     Ok(port)
 }
 
+/// The provisioning table of the OLT's family: the inventory's vendor (or the one
+/// `vendor = "auto"` detected) and the layout the last good poll read it with, so a C620
+/// is checked and provisioned with the C620's commands; before any poll detected the
+/// layout, the vendor's default family's (the OLT actor picks the same).
+async fn table_of(owner: &OltHandle) -> Result<&'static Provisioning, ApiError> {
+    let summary = owner.detail().await?.summary;
+    let vendor = summary
+        .vendor
+        .ok_or_else(|| ApiError::DeviceUnavailable(VENDOR_NOT_DETECTED.into()))?;
+    Ok(Provisioning::for_layout(vendor, summary.family))
+}
+
 /// Everything the body says, each value checked on its own (400 naming the field).
 fn checked_job(table: &Provisioning, body: &AuthorizeBody) -> Result<AuthorizeJob, ApiError> {
     let pon_port = valid_port(&body.pon_port)?.to_string();
     let serial =
         table.cli_serial(&body.serial).ok_or_else(|| {
             invalid("serial", match table.serial_kind {
-            ponkeeper_actors::profile::provisioning::SerialKind::Gpon => {
+            ponkeeper_actors::profile::provisioning::SerialKind::Gpon
+            | ponkeeper_actors::profile::provisioning::SerialKind::GponColon => {
                 "must be a GPON serial: 4 letters or digits and 8 hex digits (`HWTC1A2B3C4D`)"
             }
             ponkeeper_actors::profile::provisioning::SerialKind::Mac => {
@@ -230,7 +243,9 @@ async fn check_on_olt(
     if let Some(vlan) = job.vlan {
         known_vlan(owner, vlan).await?;
     }
-    if table.required.is_empty() {
+    // A family whose listing no source settles (ZTE C600 / C620): the device judges the
+    // named profile, and refuses an unknown one with its own words (502).
+    if table.required.is_empty() || table.profiles.is_none() {
         return Ok(());
     }
     let ActionOutcome::Provisioned(ProvisionDone::Profiles(known)) = owner
@@ -296,14 +311,7 @@ async fn authorize(
     JsonBody(body): JsonBody<AuthorizeBody>,
 ) -> ApiResult {
     let owner = app.olt(id)?;
-    // The inventory's vendor, or the one `vendor = "auto"` detected.
-    let vendor = owner
-        .detail()
-        .await?
-        .summary
-        .vendor
-        .ok_or_else(|| ApiError::DeviceUnavailable(VENDOR_NOT_DETECTED.into()))?;
-    let table = Provisioning::for_vendor(vendor);
+    let table = table_of(&owner).await?;
     let mut job = checked_job(table, &body)?;
     check_on_olt(&owner, table, &body.serial, &mut job).await?;
     let (port, index) = (job.pon_port.clone(), job.index);
@@ -491,9 +499,8 @@ mod tests {
             serial in proptest::prop_oneof!["\\PC{0,20}", "[A-Z]{4}[0-9A-F]{8}", "([0-9a-f]{2}:){5}[0-9a-f]{2}", "[ -~]{12,17}"],
             name in proptest::prop_oneof!["\\PC{0,40}", "[ -~]{1,33}", "[A-Za-z0-9_.-]{1,32}"],
         ) {
-            for vendor in Vendor::ALL {
-                let table = Provisioning::for_vendor(vendor);
-                let Ok(job) = checked_job(table, &body(vendor, &port, &serial, &name)) else {
+            for table in Provisioning::ALL {
+                let Ok(job) = checked_job(table, &body(table.vendor, &port, &serial, &name)) else {
                     continue;
                 };
                 let mut values: std::collections::HashMap<&str, String> =

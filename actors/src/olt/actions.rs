@@ -371,12 +371,22 @@ impl OltState {
         let layout = self
             .profile()
             .ok_or_else(|| ActionError::Unavailable(super::VENDOR_NOT_DETECTED.into()))?;
-        let vendor = layout.vendor;
         let profile = layout.cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
             CliAction::Provision(job) => {
-                let table = crate::profile::provisioning::Provisioning::for_vendor(vendor);
+                // The layout's own table: a C620 is not provisioned with a C320's commands.
+                let table = crate::profile::provisioning::Provisioning::for_profile(layout);
+                if *job == crate::provision::cli::ProvisionJob::ListProfiles
+                    && table.profiles.is_none()
+                {
+                    return Err(ActionError::NotSupported(format!(
+                        "listing the ONU profiles of OLT {} is not supported on the {} family \
+                         ({}): no source settles the command; the device checks the ONU type \
+                         an authorisation names",
+                        self.spec.id, layout.layout, layout.family
+                    )));
+                }
                 return Ok(Script::Provision(profile, table, job.clone()));
             }
             CliAction::Reboot(onu) => (onu, profile.reboot),

@@ -37,6 +37,9 @@ pub enum ActionError {
     /// The device cannot be reached for this action (OFFLINE, no SSH, no password).
     #[error("{0}")]
     Unavailable(String),
+    /// The OLT's family has no known command for the action (docs/provisioning.md).
+    #[error("{0}")]
+    NotSupported(String),
     /// The device refused the command; the message is the device's.
     #[error("{0}")]
     Device(String),

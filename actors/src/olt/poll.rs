@@ -19,6 +19,7 @@ use super::session::Event;
 use super::view::OltSummary;
 use crate::domain::OpticsThresholds;
 use crate::profile::polling::COMMON_POLLING;
+use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
 use chrono::{DateTime, Utc};
 use ractor::ActorRef;
@@ -305,7 +306,8 @@ impl OltState {
             let result = probed.result;
             match &result {
                 Ok(outcome) => {
-                    discover(&mut client, outcome.vendor, settings.deadline, &myself).await
+                    let layout = Profile::for_family(outcome.vendor, Some(outcome.family));
+                    discover(&mut client, layout, settings.deadline, &myself).await
                 }
                 Err(_) => client.reset(),
             }
@@ -521,11 +523,11 @@ impl OltState {
 /// that does not answer leaves the last list as it was (the poll itself was good).
 async fn discover(
     client: &mut SnmpClient,
-    vendor: crate::domain::Vendor,
+    layout: &'static Profile,
     deadline: Duration,
     myself: &ActorRef<OltMsg>,
 ) {
-    match tokio::time::timeout(deadline, crate::provision::discover(client, vendor)).await {
+    match tokio::time::timeout(deadline, crate::provision::discover(client, layout)).await {
         Ok(Ok(sightings)) => {
             let _ = myself.send_message(OltMsg::Discovered(sightings, Utc::now()));
         }

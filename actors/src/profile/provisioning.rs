@@ -11,14 +11,17 @@
 //! the description are set afterwards by the existing `set_vlan` / `set_description`
 //! scripts of [`super::commands::CliProfile`].
 //!
-//! This file holds the types and what they compute; each vendor's table is in its folder
-//! (`huawei/provisioning.rs`, `zte/provisioning.rs`, `bdcom/provisioning.rs`), reached
-//! through [`Provisioning::for_vendor`]. Facts are from docs/provisioning.md; refusal
-//! texts and the BDCOM unbound table are marked (?) where no public transcript confirmed
-//! them.
+//! This file holds the types and what they compute; each family's table is in its
+//! vendor's folder (`huawei/provisioning.rs`, `zte/provisioning.rs` with the C300 / C320
+//! and the C600 / C620, `bdcom/provisioning.rs` with the EPON and the GP3600), one per
+//! layout of [`super::Profile::ALL`], reached through [`Provisioning::for_profile`]: a
+//! C620 is provisioned with the C620's commands, not the C320's. Facts are from
+//! docs/provisioning.md and docs/devices.md; refusal texts and tables no public source
+//! settled are marked (?), and a command no source gives is `None` (the API answers
+//! 501 `NOT_SUPPORTED` naming the family rather than guess it).
 
 use super::commands::CliMode;
-use super::PonIdLayout;
+use super::{PonIdLayout, Profile};
 use crate::domain::Vendor;
 
 /// What kind of profile an authorisation names.
@@ -52,6 +55,30 @@ pub enum ListingFormat {
     OnuTypeBlocks,
 }
 
+/// How the discovery command prints its list (the simulator's side: the service reads
+/// the SNMP table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiscoveryFormat {
+    /// Huawei `display ont autofind all`: a block of `Key : value` lines per ONT.
+    HuaweiAutofind,
+    /// ZTE C300 `show gpon onu uncfg`: `OnuIndex  Sn  State` rows `gpon-onu_1/1/2:1 …`.
+    ZteUncfg,
+    /// ZTE C600 `show pon onu uncfg`: `OltIndex  Model  SN` rows `gpon_olt-1/1/1 …`.
+    ZteTitanUncfg,
+    /// BDCOM EPON: `Interface  MAC Address  Status` rows.
+    BdcomMacRows,
+}
+
+/// The CLI command that lists unconfigured ONUs (the simulator answers it; the service
+/// reads the SNMP table).
+#[derive(Debug, Clone, Copy)]
+pub struct Discovery {
+    pub command: &'static str,
+    /// What it prints when there are none.
+    pub none: &'static str,
+    pub format: DiscoveryFormat,
+}
+
 /// A command that lists the profiles of one kind.
 #[derive(Debug, Clone, Copy)]
 pub struct ProfileListing {
@@ -74,6 +101,8 @@ pub enum PortKey {
 pub enum UnconfiguredSerial {
     /// 8 bytes: 4 ASCII vendor letters + 4 bytes (`HWTC1A2B3C4D`).
     GponBytes,
+    /// Text `VEND:XXXXXXXX` (`HWTC:1a2b3c4d`, BDCOM GPON).
+    GponText,
     /// Text: a dotted MAC `fcfa.f712.3456` (BDCOM EPON).
     DottedMac,
 }
@@ -94,21 +123,25 @@ pub struct UnconfiguredTable {
 pub enum SerialKind {
     /// GPON: `HWTC1A2B3C4D` (4 letters or digits, 8 hex digits).
     Gpon,
+    /// GPON, written `HWTC1A2B3C4D` in the API and `HWTC:1A2B3C4D` in the CLI (BDCOM).
+    GponColon,
     /// EPON: a MAC, `fc:fa:f7:12:34:56` in the API, `fcfa.f712.3456` in the CLI.
     Mac,
 }
 
-/// A vendor's provisioning table.
+/// One layout's provisioning table.
 #[derive(Debug)]
 pub struct Provisioning {
     pub vendor: Vendor,
+    /// The layout it provisions ([`Profile::layout`], `C620`).
+    pub layout: &'static str,
     pub unconfigured: UnconfiguredTable,
-    /// The CLI command that lists unconfigured ONUs (the simulator answers it; the
-    /// service reads the SNMP table).
-    pub discover: &'static str,
-    /// What the discovery command prints when there are none.
-    pub discover_none: &'static str,
-    pub profiles: &'static [ProfileListing],
+    /// The CLI's list of unconfigured ONUs; `None` where no source gives the command.
+    pub discover: Option<Discovery>,
+    /// The commands that list what an authorisation names (none: an empty list); `None`
+    /// where no source settles the command or its output, so the listing is not
+    /// supported and the device alone judges a named profile.
+    pub profiles: Option<&'static [ProfileListing]>,
     /// Profile kinds an authorisation must name.
     pub required: &'static [ProfileKind],
     pub serial_kind: SerialKind,
@@ -129,6 +162,16 @@ pub struct Provisioning {
 }
 
 impl Provisioning {
+    /// One table per layout, in the order of [`Profile::ALL`].
+    pub const ALL: [&'static Provisioning; 5] = [
+        &super::huawei::provisioning::HUAWEI_PROVISIONING,
+        &super::zte::provisioning::ZTE_PROVISIONING,
+        &super::bdcom::provisioning::BDCOM_PROVISIONING,
+        &super::zte::provisioning::ZTE_C600_PROVISIONING,
+        &super::bdcom::provisioning::BDCOM_GPON_PROVISIONING,
+    ];
+
+    /// The table of the vendor's default layout ([`Profile::for_vendor`]).
     pub fn for_vendor(vendor: Vendor) -> &'static Provisioning {
         match vendor {
             Vendor::Huawei => &super::huawei::provisioning::HUAWEI_PROVISIONING,
@@ -137,23 +180,53 @@ impl Provisioning {
         }
     }
 
+    /// The table of `profile`'s layout.
+    pub fn for_profile(profile: &Profile) -> &'static Provisioning {
+        Provisioning::ALL
+            .into_iter()
+            .find(|table| table.vendor == profile.vendor && table.layout == profile.layout)
+            .unwrap_or_else(|| Provisioning::for_vendor(profile.vendor))
+    }
+
+    /// The table of the layout a poll detected (`layout` as the API shows it, `C620`),
+    /// or of the vendor's default layout while none was detected yet.
+    pub fn for_layout(vendor: Vendor, layout: Option<&str>) -> &'static Provisioning {
+        Provisioning::ALL
+            .into_iter()
+            .find(|table| table.vendor == vendor && Some(table.layout) == layout)
+            .unwrap_or_else(|| Provisioning::for_vendor(vendor))
+    }
+
+    /// The family as people name it (`C600 / C620`), for messages.
+    pub fn family(&self) -> &'static str {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.vendor == self.vendor && p.layout == self.layout)
+            .map_or(self.layout, |p| p.family)
+    }
+
     /// The serial as the API writes it (`HWTC1A2B3C4D`, `fc:fa:f7:12:34:56`).
     pub fn api_serial(&self, serial: &str) -> Option<String> {
         match self.serial_kind {
-            SerialKind::Gpon => {
+            SerialKind::Gpon | SerialKind::GponColon => {
                 super::parse_gpon_serial(serial).map(|bytes| super::format_gpon_serial(&bytes))
             }
             SerialKind::Mac => parse_mac(serial).map(|bytes| super::format_mac(&bytes)),
         }
     }
 
-    /// The serial as the device's CLI writes it: `HWTC1A2B3C4D`, or `fcfa.f712.3456`
-    /// for a MAC given as `fc:fa:f7:12:34:56`. `None` when `serial` is not one.
+    /// The serial as the device's CLI writes it: `HWTC1A2B3C4D` (BDCOM GPON
+    /// `HWTC:1A2B3C4D`), or `fcfa.f712.3456` for a MAC given as `fc:fa:f7:12:34:56`.
+    /// `None` when `serial` is not one.
     pub fn cli_serial(&self, serial: &str) -> Option<String> {
         match self.serial_kind {
             SerialKind::Gpon => {
                 super::parse_gpon_serial(serial).map(|bytes| super::format_gpon_serial(&bytes))
             }
+            SerialKind::GponColon => super::parse_gpon_serial(serial).map(|bytes| {
+                let text = super::format_gpon_serial(&bytes);
+                format!("{}:{}", &text[..4], &text[4..])
+            }),
             SerialKind::Mac => parse_mac(serial).map(|bytes| dotted_mac(&bytes)),
         }
     }
@@ -208,16 +281,40 @@ mod tests {
     }
 
     #[test]
-    fn every_vendor_has_scripts_and_a_table() {
-        for vendor in Vendor::ALL {
-            let table = Provisioning::for_vendor(vendor);
-            assert_eq!(table.vendor, vendor);
+    fn every_layout_has_its_own_scripts_and_table() {
+        for profile in Profile::ALL {
+            let table = Provisioning::for_profile(profile);
+            assert_eq!(
+                (table.vendor, table.layout),
+                (profile.vendor, profile.layout)
+            );
+            assert_eq!(
+                Provisioning::for_layout(profile.vendor, Some(profile.layout)).layout,
+                profile.layout
+            );
             assert!(table.register.iter().any(|l| l.contains("{serial}")));
             assert!(table.deregister.iter().any(|l| l.contains("{onu}")));
             assert!(table.first_index < table.last_index);
             for kind in table.required {
-                assert!(table.profiles.iter().any(|p| p.kind == *kind));
+                let listed = table.profiles.unwrap_or(&[]);
+                assert!(
+                    table.profiles.is_none() || listed.iter().any(|p| p.kind == *kind),
+                    "{}: {kind:?}",
+                    table.layout
+                );
             }
         }
+        // Before any poll detected a layout: the vendor's default one.
+        assert_eq!(Provisioning::for_layout(Vendor::Zte, None).layout, "C320");
+        assert_eq!(
+            Provisioning::for_layout(Vendor::Bdcom, Some("C620")).layout,
+            "P3310"
+        );
+        let bdcom_gpon = Provisioning::for_layout(Vendor::Bdcom, Some("GP3600"));
+        assert_eq!(
+            bdcom_gpon.cli_serial("HWTC1a2b3c4d").as_deref(),
+            Some("HWTC:1A2B3C4D")
+        );
+        assert_eq!(bdcom_gpon.family(), "GP3600 (GPON)");
     }
 }

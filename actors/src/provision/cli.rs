@@ -88,7 +88,7 @@ pub async fn run(
     match job {
         ProvisionJob::ListProfiles => {
             let mut profiles = Vec::new();
-            for listing in table.profiles {
+            for listing in table.profiles.unwrap_or(&[]) {
                 let output = session.run(listing.command, step).await?;
                 profiles.extend(parse_profiles(listing.kind, listing.format, &output));
             }

@@ -1,6 +1,7 @@
-//! Unit tests of the simulator's provisioning: the lines of each vendor's scripts move an
-//! ONU between the unconfigured list and the ONU table, refusals leave both alone, and the
-//! MIB view serves the unconfigured table.
+//! Unit tests of the simulator's provisioning: the lines of each family's scripts move an
+//! ONU between the unconfigured list and the ONU table, refusals leave both alone, the
+//! other family's lines are not the device's, and the MIB view serves the unconfigured
+//! table.
 
 use super::*;
 use crate::mib::{AnswerContext, MibView};
@@ -168,15 +169,65 @@ fn zte_and_bdcom_register_by_type_and_by_mac() {
 }
 
 #[test]
+fn c620_and_gp3600_speak_their_own_dialect() {
+    for (sim, own, other) in [
+        (
+            SimVendor::ALL[3],
+            "onu 60 type ZTE-F660 sn {serial}",
+            "show gpon onu uncfg",
+        ),
+        (
+            SimVendor::ALL[4],
+            "gpon bind-onu sn {serial} 60",
+            "epon bind-onu mac fcfa.f712.3456 60",
+        ),
+    ] {
+        let mut olt = SimOlt::generate(sim, 5, 1, 40, 0);
+        let table = Provisioning::for_profile(sim.profile);
+        assert_eq!(table.layout, sim.profile.layout);
+        let first = olt.provisioning.unconfigured[0].clone();
+        let serial = table
+            .cli_serial(&serial_text(sim, &first.serial))
+            .expect("a serial");
+        let port = olt.ports[first.port].name.clone();
+        let mode = [("pon", port.as_str())];
+        // The C300's and the EPON's lines are not this device's: the console refuses them.
+        let values: HashMap<String, String> = HashMap::from([("pon".into(), port.clone())]);
+        assert_eq!(command(&mut olt, sim, &values, 3, other), None, "{other}");
+        let line = own.replace("{serial}", &serial);
+        assert_eq!(run(&mut olt, sim, &mode, &line), "", "{line}");
+        let onu = olt.onus.iter().find(|o| o.serial == first.serial);
+        assert_eq!(onu.map(|o| (o.port, o.ont_id)), Some((first.port, 60)));
+        assert_eq!(run(&mut olt, sim, &mode, &line), table.refuse_index_taken);
+        let removal = table.deregister[2].replace("{onu}", "60");
+        assert_eq!(run(&mut olt, sim, &mode, &removal), "");
+        assert!(olt.onus.iter().all(|o| o.serial != first.serial));
+    }
+    // The C620 lists its unconfigured ONUs with `show pon onu uncfg`, by `gpon_olt-` port.
+    let sim = SimVendor::ALL[3];
+    let mut olt = SimOlt::generate(sim, 5, 1, 40, 0);
+    let listing = command(&mut olt, sim, &HashMap::new(), 1, "show pon onu uncfg")
+        .expect("the C620's discovery");
+    let first = &olt.provisioning.unconfigured[0];
+    assert!(listing.starts_with("OltIndex"), "{listing}");
+    assert!(listing.contains(&format!("gpon_olt-{}", olt.ports[first.port].name)));
+    assert!(
+        listing.contains(&serial_text(sim, &first.serial)),
+        "{listing}"
+    );
+}
+
+#[test]
 fn the_agent_serves_the_unconfigured_table() {
-    for vendor in Vendor::ALL {
-        let (olt, sim) = fresh(vendor);
+    for sim in SimVendor::ALL {
+        let vendor = sim.profile.layout;
+        let olt = SimOlt::generate(sim, 5, 1, 40, 0);
         let view = MibView::for_vendor(sim);
         let ctx = AnswerContext {
             vendor: sim,
             uptime: 1,
         };
-        let table = Provisioning::for_vendor(vendor).unconfigured;
+        let table = Provisioning::for_profile(sim.profile).unconfigured;
         let column: Vec<u64> = table.serial.iter().map(|&a| u64::from(a)).collect();
         let mut at = column.clone();
         let mut rows = Vec::new();
@@ -195,7 +246,7 @@ fn the_agent_serves_the_unconfigured_table() {
             .collect();
         let got: Vec<Vec<u64>> = rows.iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(got, expected, "{vendor}");
-        if vendor == Vendor::Zte {
+        if vendor == "C320" {
             assert_eq!(expected[0][0], 268_501_248, "ponId of 1/1/1");
         }
     }

@@ -4,22 +4,26 @@
 
 use crate::domain::Vendor;
 use crate::profile::provisioning::{
-    ListingFormat, PortKey, ProfileKind, ProfileListing, Provisioning, SerialKind,
-    UnconfiguredSerial, UnconfiguredTable,
+    Discovery, DiscoveryFormat, ListingFormat, PortKey, ProfileKind, ProfileListing, Provisioning,
+    SerialKind, UnconfiguredSerial, UnconfiguredTable,
 };
 
 /// Huawei P = 1.3.6.1.4.1.2011.6.128.1.1.2; hwGponDeviceAutoFindOntInfoTable is P.48.
 pub static HUAWEI_PROVISIONING: Provisioning = Provisioning {
     vendor: Vendor::Huawei,
+    layout: "MA5800",
     unconfigured: UnconfiguredTable {
         serial: &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 48, 1, 2],
         serial_encoding: UnconfiguredSerial::GponBytes,
         equipment: Some(&[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 48, 1, 7]),
         port_key: PortKey::IfIndex,
     },
-    discover: "display ont autofind all",
-    discover_none: "   Failure: The automatically found ONTs do not exist",
-    profiles: &[
+    discover: Some(Discovery {
+        command: "display ont autofind all",
+        none: "   Failure: The automatically found ONTs do not exist",
+        format: DiscoveryFormat::HuaweiAutofind,
+    }),
+    profiles: Some(&[
         ProfileListing {
             kind: ProfileKind::Line,
             command: "display ont-lineprofile gpon all",
@@ -30,7 +34,7 @@ pub static HUAWEI_PROVISIONING: Provisioning = Provisioning {
             command: "display ont-srvprofile gpon all",
             format: ListingFormat::IdNameTable,
         },
-    ],
+    ]),
     required: &[ProfileKind::Line, ProfileKind::Service],
     serial_kind: SerialKind::Gpon,
     first_index: 0,
