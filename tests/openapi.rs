@@ -53,6 +53,18 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "POST /inventory/reload",
     // Beyond docs/api.md: the presented key's level, which MCP over stdio needs.
     "GET /whoami",
+    // docs/outages.md: outages, alarms and the outside plant.
+    "GET /outages",
+    "GET /outages/{id}",
+    "GET /alarms",
+    "GET /alarms/{id}",
+    "POST /alarms/{id}/ack",
+    "GET /splitters",
+    "POST /splitters",
+    "GET /splitters/{id}",
+    "DELETE /splitters/{id}",
+    "POST /onus/{id}/placement",
+    "POST /placements/import",
 ];
 
 /// docs/operations.md's operations endpoints, at the root and without a key.

@@ -96,6 +96,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("is required on this OLT", "обязательно на этом OLT"),
     ("does not apply to a {} OLT", "не применяется к OLT {1}"),
     // Provisioning (src/api/provisioning_actions.rs).
+    ("listing the ONU profiles of OLT {} is not supported on the {} family ({}): no source settles the command; the device checks the ONU type an authorisation names", "чтение профилей ONU на OLT {1} не поддерживается для семейства {2} ({3}): ни один источник не подтверждает команду; тип ONU при авторизации проверит само устройство"),
     ("serial {} is already registered on OLT {} as ONU {}", "серийный номер {1} уже зарегистрирован на OLT {2} как ONU {3}"),
     ("port {} has no free ONU index", "на порту {1} нет свободного индекса ONU"),
     ("ONU index {} on port {} is taken", "индекс ONU {1} на порту {2} занят"),
@@ -227,6 +228,7 @@ fn lead(code: &str) -> &'static str {
         "DEVICE_ERROR" => "Устройство ответило ошибкой",
         "DEVICE_UNAVAILABLE" => "Устройство недоступно",
         "DEVICE_TIMEOUT" => "Устройство не ответило вовремя",
+        "NOT_SUPPORTED" => "Не поддерживается",
         _ => "Ошибка",
     }
 }
