@@ -116,7 +116,13 @@ impl TestService {
             inventory_path: config.inventory.clone(),
             config,
             state,
-            client: reqwest::Client::new(),
+            // The service closes a keep-alive connection idle for `http.idle_timeout`
+            // (60 s); a pooled connection idle longer could be reused just as it closes
+            // (an IncompleteMessage under load), so the pool lets go of it well before.
+            client: reqwest::Client::builder()
+                .pool_idle_timeout(Duration::from_secs(20))
+                .build()
+                .expect("an HTTP client"),
             stop: Some(stop),
             task: Some(task),
         }
