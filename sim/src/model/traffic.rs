@@ -15,10 +15,7 @@ const DAY: f64 = 86_400.0;
 /// the evening peak).
 const SWING: f64 = 0.6;
 /// One ONU in this many is a heavy user.
-pub(crate) const HEAVY_ONE_IN: u64 = 16;
-/// The fastest mean rate an ONU has (down, bits a second); the curve's peak is
-/// `1 + SWING` times it.
-pub(crate) const MAX_MEAN_BPS: f64 = 100e6;
+const HEAVY_ONE_IN: u64 = 16;
 
 /// A 64-bit mix of an ONU's serial (SplitMix64's finaliser over its bytes).
 fn mix(serial: &[u8; 8]) -> u64 {
@@ -63,6 +60,10 @@ pub(crate) fn counter(serial: &[u8; 8], uptime: u32, inbound: bool, bits: u32) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fastest mean rate an ONU has (down, bits a second); the curve's peak is
+    /// `1 + SWING` times it.
+    const MAX_MEAN_BPS: f64 = 100e6;
 
     #[test]
     fn counters_only_grow_and_rates_stay_within_the_model() {
