@@ -109,7 +109,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 22] = [
+const READ_TOOLS: [&str; 23] = [
     "diff_olt_config",
     "find_onu",
     "get_node",
@@ -118,6 +118,7 @@ const READ_TOOLS: [&str; 22] = [
     "get_onu",
     "get_onu_optics",
     "get_onu_optics_history",
+    "get_onu_traffic",
     "get_szo",
     "get_szo_outages",
     "list_audit_logs",
