@@ -1,0 +1,109 @@
+//! Per-ONU traffic end to end (docs/api.md, "Traffic"): the real service polls a simulated
+//! fleet holding one OLT of every layout (Huawei MA5800, ZTE C320 and C620, BDCOM P3310 and
+//! GP3600), whose ONUs' counters advance with the simulator's traffic model, over real
+//! SNMP. Every layout's `traffic` group is read on its OIDs (docs/devices.md) and gives
+//! rates within the model's bounds for online ONUs, all `null` for offline ones.
+
+mod common;
+
+use common::{eventually, TestService};
+use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
+use serde_json::Value;
+use std::time::Duration;
+
+/// The most an ONU of the simulator's traffic model carries at the day's peak (100 Mb/s
+/// mean, 160 % at the peak), with room for the rounding of two reads' times.
+const MODEL_PEAK_BPS: f64 = 200e6;
+
+/// The layouts in the order `FleetVendors::EveryFamily` gives them to OLTs 1..=5.
+const LAYOUTS: [&str; 5] = ["MA5800", "C320", "P3310", "C620", "GP3600"];
+
+async fn every_layout() -> SimFleet {
+    SimFleet::start(FleetSpec {
+        vendors: FleetVendors::EveryFamily,
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(LAYOUTS.len(), 12)
+    })
+    .await
+    .expect("simulator starts")
+}
+
+/// The ids of OLT `olt`'s ONUs with `status`.
+async fn onus(service: &TestService, olt: usize, status: &str) -> Vec<u64> {
+    let (_, body) = service
+        .get(&format!("/olts/{olt}/onus?status={status}&size=100"))
+        .await;
+    body["data"]
+        .as_array()
+        .expect("ONUs")
+        .iter()
+        .filter_map(|o| o["id"].as_u64())
+        .collect()
+}
+
+/// ONU `id`'s traffic once it has a rate (its second read).
+async fn rated(service: &TestService, id: u64) -> Value {
+    eventually("a traffic rate", Duration::from_secs(20), || async {
+        let (status, body) = service.get(&format!("/onus/{id}/traffic")).await;
+        assert_eq!(status, 200, "{body}");
+        body["data"]["inBps"]
+            .is_number()
+            .then(|| body["data"].clone())
+    })
+    .await
+}
+
+fn assert_plausible(layout: &str, reading: &Value) {
+    for key in ["inBps", "outBps"] {
+        let bps = reading[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{layout}: {reading}"));
+        assert!(
+            (0.0..=MODEL_PEAK_BPS).contains(&bps),
+            "{layout}: {key} {bps} outside the model: {reading}"
+        );
+    }
+    for key in ["inOctets", "outOctets"] {
+        assert!(reading[key].is_u64(), "{layout}: {key}: {reading}");
+    }
+    assert!(reading["at"].is_string(), "{layout}: {reading}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_layout_reads_its_counters_and_gives_rates() {
+    let sim = every_layout().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.traffic_interval = Duration::from_secs(1);
+    })
+    .await;
+    common::all_polled(&service).await;
+    for (i, layout) in LAYOUTS.iter().enumerate() {
+        let olt = i + 1;
+        let (_, detail) = service.get(&format!("/olts/{olt}")).await;
+        assert_eq!(detail["data"]["family"], *layout, "OLT {olt}");
+        let online = onus(&service, olt, "ONLINE").await;
+        assert!(!online.is_empty(), "{layout}: an ONLINE ONU");
+        for &id in online.iter().take(3) {
+            let first = rated(&service, id).await;
+            assert_plausible(layout, &first);
+            // Rates keep coming read after read, never negative, never a spike.
+            let later = eventually("a later read", Duration::from_secs(10), || async {
+                let (_, body) = service.get(&format!("/onus/{id}/traffic")).await;
+                (body["data"]["at"] != first["at"]).then(|| body["data"].clone())
+            })
+            .await;
+            assert_plausible(layout, &later);
+        }
+        // An offline ONU is in no read: everything null, never 0.
+        for id in onus(&service, olt, "OFFLINE").await.into_iter().take(2) {
+            let (_, body) = service.get(&format!("/onus/{id}/traffic")).await;
+            for key in ["inBps", "outBps", "inOctets", "outOctets", "at"] {
+                assert!(body["data"][key].is_null(), "{layout}: {key}: {body}");
+            }
+        }
+    }
+    let (status, body) = service.get("/onus/999999/traffic").await;
+    assert_eq!(status, 404, "{body}");
+    service.stop().await;
+}
