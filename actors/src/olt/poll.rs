@@ -432,7 +432,7 @@ impl OltState {
                 .or(settings.optics_interval)
                 .unwrap_or(vendor_optics),
             olt: own.olt.unwrap_or(settings.olt_interval),
-            traffic: settings.traffic_interval,
+            traffic: own.traffic.unwrap_or(settings.traffic_interval),
         }
     }
 
