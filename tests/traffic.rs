@@ -2,7 +2,9 @@
 //! fleet holding one OLT of every layout (Huawei MA5800, ZTE C320 and C620, BDCOM P3310 and
 //! GP3600), whose ONUs' counters advance with the simulator's traffic model, over real
 //! SNMP. Every layout's `traffic` group is read on its OIDs (docs/devices.md) and gives
-//! rates within the model's bounds for online ONUs, all `null` for offline ones.
+//! rates within the model's bounds for online ONUs, all `null` for offline ones. The
+//! C320's 32-bit counters wrap within the simulator's first half minute: the read across
+//! the wrap gives a rate like any other, neither a gap nor a spike.
 
 mod common;
 
@@ -105,5 +107,65 @@ async fn every_layout_reads_its_counters_and_gives_rates() {
     }
     let (status, body) = service.get("/onus/999999/traffic").await;
     assert_eq!(status, 404, "{body}");
+    service.stop().await;
+}
+
+/// Watches ONU `id`'s readings (faster than they are taken) until both its counters
+/// have gone backwards, and checks the rate of each read across a wrap.
+async fn watch_wraps(service: &TestService, id: u64, deadline: std::time::Instant) {
+    let mut last: Option<Value> = None;
+    let mut wrapped = [false, false];
+    while wrapped != [true, true] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ONU {id}: no wrap seen ({wrapped:?})"
+        );
+        let (_, body) = service.get(&format!("/onus/{id}/traffic")).await;
+        let now = body["data"].clone();
+        if let Some(before) = last.as_ref().filter(|b| b["at"] != now["at"]) {
+            for (i, (octets, bps)) in [("inOctets", "inBps"), ("outOctets", "outBps")]
+                .into_iter()
+                .enumerate()
+            {
+                let (was, is) = (before[octets].as_u64(), now[octets].as_u64());
+                if let (Some(was), Some(is)) = (was, is) {
+                    if is < was {
+                        wrapped[i] = true;
+                        let rate = now[bps].as_f64();
+                        assert!(
+                            rate.is_some_and(|r| (0.0..=MODEL_PEAK_BPS).contains(&r)),
+                            "ONU {id}: the read across a wrap gave {bps} {rate:?}: {before} -> {now}"
+                        );
+                    }
+                }
+            }
+        }
+        if now["at"].is_string() {
+            last = Some(now);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_32_bit_counter_wrap_gives_a_rate_not_a_gap_or_a_spike() {
+    let sim = every_layout().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.traffic_interval = Duration::from_secs(1);
+    })
+    .await;
+    common::all_polled(&service).await;
+    // OLT 2 is the C320, whose counters are 32-bit and wrap 8–23 s after the start.
+    let (_, detail) = service.get("/olts/2").await;
+    assert_eq!(detail["data"]["family"], "C320");
+    let online = onus(&service, 2, "ONLINE").await;
+    assert!(!online.is_empty());
+    let deadline = std::time::Instant::now() + Duration::from_secs(45);
+    let watches = online
+        .iter()
+        .take(3)
+        .map(|&id| watch_wraps(&service, id, deadline));
+    futures::future::join_all(watches).await;
     service.stop().await;
 }
