@@ -116,12 +116,6 @@ impl TrafficBook {
     pub fn get(&self, id: OnuId) -> Option<TrafficReading> {
         self.readings.get(&id).copied()
     }
-
-    /// The session restarted: the next read is a baseline.
-    pub fn forget(&mut self) {
-        self.readings.clear();
-        self.uptime = None;
-    }
 }
 
 #[cfg(test)]
