@@ -29,6 +29,7 @@ mod provisioning_actions;
 mod splitters;
 mod subscriber;
 mod szo;
+mod traffic;
 mod vlans;
 mod whoami;
 
@@ -63,6 +64,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(inventory::router())
         .merge(onus::router())
         .merge(optics::router())
+        .merge(traffic::router())
         .merge(polling::router())
         .merge(vlans::router())
         .merge(provisioning::router())

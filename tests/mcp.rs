@@ -109,7 +109,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 28] = [
+const READ_TOOLS: [&str; 29] = [
     "diff_olt_config",
     "find_onu",
     "get_alarm",
@@ -119,6 +119,7 @@ const READ_TOOLS: [&str; 28] = [
     "get_onu",
     "get_onu_optics",
     "get_onu_optics_history",
+    "get_onu_traffic",
     "get_outage",
     "get_splitter",
     "get_szo",

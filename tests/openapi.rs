@@ -28,6 +28,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /onus/{id}",
     "GET /onus/{id}/optics",
     "GET /onus/{id}/optics/history",
+    "GET /onus/{id}/traffic",
     "GET /optics",
     "GET /vlans",
     "GET /unconfigured-onus",

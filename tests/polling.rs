@@ -24,13 +24,15 @@ async fn mixed_sim(olts: usize, onus: usize, reboot: Duration) -> SimFleet {
     .expect("simulator starts")
 }
 
-/// Status every `status`, optics every `optics`, identity and the OLT's tables hourly.
+/// Status every `status`, optics every `optics`, identity, the OLT's tables and the
+/// traffic counters hourly.
 fn intervals(status: Duration, optics: Duration) -> impl FnOnce(&mut Config) {
     move |config| {
         config.polling.status_interval = status;
         config.polling.optics_interval = Some(optics);
         config.polling.identity_interval = Duration::from_secs(3600);
         config.polling.olt_interval = Duration::from_secs(3600);
+        config.polling.traffic_interval = Duration::from_secs(3600);
         config.polling.deadline = Duration::from_secs(10);
     }
 }
@@ -80,8 +82,8 @@ async fn each_onu_is_read_as_often_as_its_groups_intervals_say() {
     }
     let (_, olt) = service.get("/olts/1").await;
     let groups = &olt["data"]["polling"]["groups"];
-    let names: Vec<&str> = (0..4).filter_map(|i| groups[i]["group"].as_str()).collect();
-    assert_eq!(names, ["status", "identity", "optics", "olt"]);
+    let names: Vec<&str> = (0..5).filter_map(|i| groups[i]["group"].as_str()).collect();
+    assert_eq!(names, ["status", "identity", "optics", "olt", "traffic"]);
     assert_eq!(groups[0]["intervalSeconds"], 2.0);
     assert_eq!(groups[2]["intervalSeconds"], 40.0);
     service.stop().await;

@@ -22,3 +22,4 @@ pub mod ssh;
 pub mod store;
 pub mod supervisor;
 pub mod szo;
+pub mod traffic;

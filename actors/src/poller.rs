@@ -40,6 +40,15 @@ pub struct PollOutcome {
     pub rows: Vec<u128>,
     /// IF-MIB as this poll read it; `None` when it used the last reading.
     pub interfaces: Option<Interfaces>,
+    /// The `traffic` group's counters by row, when this poll read them.
+    pub traffic: Option<RowTraffic>,
+}
+
+/// One read of the `traffic` group: each row's counters and their width (32 or 64).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowTraffic {
+    pub rows: Vec<(u128, crate::traffic::Counters)>,
+    pub bits: u32,
 }
 
 /// One ONU as the device reported it, decoded by [`poll`].
@@ -179,6 +188,7 @@ impl PollOutcome {
             vendor: profile.vendor,
             family: profile.family,
             interfaces: interfaces_read.then_some(interfaces),
+            traffic: None,
         }
     }
 }

@@ -113,6 +113,18 @@ pub struct OnuColumn {
     pub absent: &'static [i64],
 }
 
+/// A layout's per-ONU traffic counters (the `traffic` poll group), indexed by the ONU
+/// table's row index as its columns are. Where each comes from is in docs/devices.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrafficColumns {
+    /// Octets the OLT received from the ONU (upstream).
+    pub in_octets: &'static [u32],
+    /// Octets the OLT sent to the ONU (downstream).
+    pub out_octets: &'static [u32],
+    /// The counters' width: 32 (Counter32, wraps) or 64 (Counter64).
+    pub bits: u32,
+}
+
 /// ZTE's packed PON port id: `base + slot*slot_step + port*port_step` names the port
 /// `frame/slot/port` (`gpon-olt_1/1/1` = 0x10000000 + 65536 + 256 = 268501248).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,6 +236,8 @@ pub struct Profile {
     /// How often optics may be read and how fast requests may be sent
     /// ([`polling::PollingDefaults`]).
     pub polling: polling::PollingDefaults,
+    /// The per-ONU traffic counters, where the layout has them; `None` answers `null`.
+    pub traffic: Option<TrafficColumns>,
 }
 
 impl Profile {

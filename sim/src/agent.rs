@@ -519,7 +519,8 @@ mod tests {
     fn getbulk_honours_non_repeaters_and_ends_the_view() {
         let mut agent = responder(4);
         let sys_name = u32_arcs(std_oids::SYS_NAME);
-        let last_column = [1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2, 51, 1, 6];
+        // hwGponOntStatisticDownBytes: the view's last column.
+        let last_column = [1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 4, 23, 1, 4];
         let bulk = request(GETBULK, 1, b"public", &[&sys_name, &last_column], 1, 10);
         let (_, _, varbinds) = decode(agent.answer(&bulk).expect("an answer"));
         let mut first_if_descr = u32_arcs(std_oids::IF_DESCR);

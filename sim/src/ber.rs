@@ -14,7 +14,9 @@ pub(crate) mod tag {
     pub const NULL: u8 = 0x05;
     pub const OBJECT_IDENTIFIER: u8 = 0x06;
     pub const SEQUENCE: u8 = 0x30;
+    pub const COUNTER32: u8 = 0x41;
     pub const TIMETICKS: u8 = 0x43;
+    pub const COUNTER64: u8 = 0x46;
     pub const GET_RESPONSE: u8 = 0xA2;
     pub const NO_SUCH_OBJECT: u8 = 0x80;
     pub const NO_SUCH_INSTANCE: u8 = 0x81;
@@ -30,6 +32,8 @@ pub enum Value<'a> {
     Inline([u8; 16], u8),
     Oid(&'static [u32]),
     TimeTicks(u32),
+    Counter32(u32),
+    Counter64(u64),
     Null,
     NoSuchObject,
     NoSuchInstance,
@@ -177,6 +181,18 @@ pub(crate) fn push_integer(out: &mut Vec<u8>, tag: u8, value: i64) {
     push_tlv(out, tag, &bytes[start..]);
 }
 
+/// Appends an unsigned application type (Counter32, Counter64): big-endian, fewest
+/// bytes, with a leading zero byte where the top bit is set.
+fn push_unsigned(out: &mut Vec<u8>, tag: u8, value: u64) {
+    let mut bytes = [0u8; 9];
+    bytes[1..].copy_from_slice(&value.to_be_bytes());
+    let mut start = 0;
+    while start < 8 && bytes[start] == 0 && bytes[start + 1] & 0x80 == 0 {
+        start += 1;
+    }
+    push_tlv(out, tag, &bytes[start..]);
+}
+
 /// Appends `value` as base-128 with continuation bits.
 fn push_base128(out: &mut Vec<u8>, value: u64) {
     let groups = ((u64::BITS - value.leading_zeros()).max(1)).div_ceil(7);
@@ -213,6 +229,8 @@ fn push_value(out: &mut Vec<u8>, value: Value<'_>) {
             push_oid(out, &arcs);
         }
         Value::TimeTicks(ticks) => push_integer(out, tag::TIMETICKS, i64::from(ticks)),
+        Value::Counter32(count) => push_unsigned(out, tag::COUNTER32, u64::from(count)),
+        Value::Counter64(count) => push_unsigned(out, tag::COUNTER64, count),
         Value::Null => out.extend_from_slice(&[tag::NULL, 0]),
         Value::NoSuchObject => out.extend_from_slice(&[tag::NO_SUCH_OBJECT, 0]),
         Value::NoSuchInstance => out.extend_from_slice(&[tag::NO_SUCH_INSTANCE, 0]),
@@ -266,6 +284,16 @@ mod tests {
             Value::TimeTicks(4_000_000_000),
             1000
         ));
+        assert!(writer.push(
+            Name::Arcs(&[1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6, 7]),
+            Value::Counter64(u64::MAX),
+            1000
+        ));
+        assert!(writer.push(
+            Name::Arcs(&[1, 3, 6, 1, 2, 1, 2, 2, 1, 10, 7]),
+            Value::Counter32(u32::MAX),
+            1000
+        ));
         assert!(writer.push(Name::Arcs(&[1, 3, 6, 1, 9]), Value::EndOfMibView, 1000));
         let bytes = writer.finish(1, b"public", 42, 0, 0).to_vec();
         let pdu = snmp2::Pdu::from_bytes(&bytes).expect("decodes");
@@ -280,6 +308,8 @@ mod tests {
             [
                 "1.3.6.1.2.1.1.5.0 OCTET STRING: OLT-1",
                 "1.3.6.1.2.1.1.3.0 TIMETICKS: 4000000000",
+                "1.3.6.1.2.1.31.1.1.1.6.7 COUNTER64: 18446744073709551615",
+                "1.3.6.1.2.1.2.2.1.10.7 COUNTER32: 4294967295",
                 "1.3.6.1.9 END OF MIB VIEW",
             ]
         );

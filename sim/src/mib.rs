@@ -5,10 +5,12 @@
 //! an offline ONU); GETNEXT skips such rows. GET and GETNEXT are binary searches over the rows, and values
 //! are read from [`SimOlt`] at answer time, so 1,000 OLTs × 128 ONUs cost no varbind
 //! memory. OIDs compare arc by arc as unsigned numbers (Huawei ifIndex values exceed
-//! 2^31). The agent ([`super::agent`]) is the only caller.
+//! 2^31). ONUs' traffic counters are columns over the ONU rows too, served as
+//! Counter32 or Counter64 from the traffic model at answer time. The agent
+//! ([`super::agent`]) is the only caller.
 
 use super::ber::Value;
-use super::model::{Raw, SimOlt};
+use super::model::{traffic, Raw, SimOlt};
 use super::vendor::SimVendor;
 use ponkeeper_actors::profile::{std_oids, OnuColumn, OnuField};
 
@@ -73,6 +75,11 @@ enum Source {
     Scalar(Scalar),
     Port(PortColumn),
     Onu(OnuColumn),
+    /// An ONU's traffic counter (the profile's `traffic` columns): octets it sent
+    /// (`inbound`) or received.
+    Traffic {
+        inbound: bool,
+    },
     /// dot1qVlanStaticName, indexed by VLAN id.
     VlanName,
     /// The autofind / uncfg table ([`super::provisioning`]): serial, or equipment id.
@@ -105,7 +112,7 @@ impl Source {
         match self {
             Source::Scalar(_) => None,
             Source::Port(_) => Some(Table::Interfaces),
-            Source::Onu(_) => Some(Table::Onus),
+            Source::Onu(_) | Source::Traffic { .. } => Some(Table::Onus),
             Source::VlanName => Some(Table::Vlans),
             Source::Unconfigured { .. } => Some(Table::Unconfigured),
         }
@@ -178,6 +185,15 @@ impl MibView {
             suffix: arcs(column.suffix),
             source: Source::Onu(*column),
         }));
+        if let Some(traffic) = vendor.profile.traffic {
+            for (oid, inbound) in [(traffic.in_octets, true), (traffic.out_octets, false)] {
+                objects.push(MibObject {
+                    oid: arcs(oid),
+                    suffix: Vec::new(),
+                    source: Source::Traffic { inbound },
+                });
+            }
+        }
         let unconfigured =
             ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile)
                 .unconfigured;
@@ -362,6 +378,15 @@ impl MibView {
                     false => Value::Octets(&onu.wire),
                 }
             }
+            Source::Traffic { inbound } => {
+                let onu = olt.onus.get(row).filter(|onu| onu.online)?;
+                let bits = profile.traffic?.bits;
+                let count = traffic::counter(&onu.serial, ctx.uptime, inbound, bits);
+                match bits {
+                    32 => Value::Counter32(count as u32),
+                    _ => Value::Counter64(count),
+                }
+            }
             Source::Onu(column) => {
                 match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
                     Raw::Integer(n) => Value::Integer(n),
@@ -488,11 +513,13 @@ mod tests {
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "unsigned arc order");
         let ports = olt.ports.len();
         // Huawei serves 11 ONU columns (8 plus temperature, bias and voltage), and the
-        // autofind table: serial and equipment id of each unconfigured ONU.
+        // autofind table: serial and equipment id of each unconfigured ONU; the two
+        // traffic counters of each online ONU.
         let autofind = 2 * olt.provisioning.unconfigured.len();
+        let online = olt.onus.iter().filter(|o| o.online).count();
         assert_eq!(
             seen.len(),
-            5 + 3 * ports + olt.vlans.len() + 11 * 40 + autofind
+            5 + 3 * ports + olt.vlans.len() + 11 * 40 + autofind + 2 * online
         );
         for oid in &seen {
             assert!(
@@ -578,14 +605,16 @@ mod tests {
             }
             let offline = olt.onus.iter().filter(|o| !o.online).count();
             assert!(offline > 0, "the seed gives offline ONUs");
+            let traffic = vendor.profile.traffic.map_or(0, |_| 2);
             let onu_objects = vendor.profile.onu_columns.len();
             // Distance has no absent sentinel on either: offline ONUs have no instance.
             let table =
                 ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile);
             let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
             let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
-            let rows =
-                5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline + uncfg;
+            let rows = 5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline
+                + uncfg
+                + traffic * (60 - offline);
             assert_eq!(seen.len(), rows, "{}", vendor.model);
         }
     }

@@ -5,9 +5,11 @@
 //! same values with the driver profile, so "what the agent says" and "what a correct
 //! poller must report" cannot drift apart. Each OLT lives behind its own mutex in
 //! [`super::SimFleet`]; the agent task and the ticker lock it briefly. ONUs held down by a
-//! fibre or power cut outside the OLT are in [`cut`].
+//! fibre or power cut outside the OLT are in [`cut`]; the ONUs' traffic counters, a
+//! function of the OLT's uptime, in [`traffic`].
 
 mod cut;
+pub(crate) mod traffic;
 
 use super::vendor::{PortPosition, RowIndex, SimVendor};
 use super::{Dynamics, ExpectedOnu};

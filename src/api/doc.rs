@@ -43,6 +43,7 @@ const KEY_SCHEME: &str = "apiKey";
         (name = "nodes", description = "communication nodes"),
         (name = "onus", description = "ONUs and the actions on them"),
         (name = "optics", description = "optical levels"),
+        (name = "traffic", description = "per-ONU traffic counters and rates"),
         (name = "vlans", description = "VLANs of the OLTs"),
         (name = "provisioning", description = "unconfigured ONUs, authorisation and removal"),
         (name = "configs", description = "running-config backups of the OLTs"),

@@ -26,7 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PollingItem {
-    /// `status`, `identity`, `optics` and `olt`, in that order.
+    /// `status`, `identity`, `optics`, `olt` and `traffic`, in that order.
     pub groups: Vec<GroupItem>,
     /// Requests the last poll sent, and how many of them got no answer in time.
     pub last_poll_requests: u32,
@@ -51,7 +51,7 @@ pub struct PollingItem {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GroupItem {
-    /// `status`, `identity`, `optics` or `olt`.
+    /// `status`, `identity`, `optics`, `olt` or `traffic`.
     pub group: &'static str,
     pub interval_seconds: f64,
     /// When it was last read, how long that poll talked to the device, and how many ONUs

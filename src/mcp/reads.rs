@@ -139,6 +139,22 @@ from the rxPower thresholds. Use it to judge a subscriber's line quality.",
     }
 
     #[tool(
+        description = "The latest traffic of one ONU: inBps (received from the ONU, the \
+subscriber's upload) and outBps (sent to it, the download) in bits a second between the last \
+two reads of its counters (every 5 minutes by default), the counters inOctets and outOctets, \
+and at, when they were read. Null where the OLT has no per-ONU counters, before the second \
+read and right after the OLT or the ONU restarted. Use it to tell a slow line from a busy one.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_onu_traffic(
+        &self,
+        Parameters(p): Parameters<OnuRef>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.get(&ctx, format!("/onus/{}/traffic", p.onu_id)).await
+    }
+
+    #[tool(
         description = "Stored optical readings of one ONU over a period (default the last 24 \
 hours), oldest first: rxPower, txPower, oltRxPower in dBm and level per reading. Use it to \
 see whether a weak signal is new, degrading or intermittent.",

@@ -34,6 +34,12 @@ pub struct PollOverrides {
         skip_serializing_if = "Option::is_none"
     )]
     pub olt: Option<Duration>,
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub traffic: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_requests_per_second: Option<u32>,
 }
@@ -51,6 +57,7 @@ impl PollOverrides {
             ("identity", self.identity),
             ("optics", self.optics),
             ("olt", self.olt),
+            ("traffic", self.traffic),
         ];
         for (key, interval) in intervals {
             if interval.is_some_and(|i| i.is_zero()) {

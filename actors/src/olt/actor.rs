@@ -86,6 +86,8 @@ pub struct OltState {
     pub(super) load: LoadSeen,
     /// Callers waiting for an ONU's optics to be read.
     pub(super) refreshes: Vec<Refresh>,
+    /// Each ONU's latest traffic reading and rates (in memory only).
+    pub(super) traffic: crate::traffic::TrafficBook,
     ticker: Option<JoinHandle<()>>,
 }
 
@@ -137,6 +139,7 @@ impl Actor for OltActor {
             pacing: Pacing::new(COMMON_POLLING.max_requests_per_second),
             load: LoadSeen::default(),
             refreshes: Vec::new(),
+            traffic: Default::default(),
             ticker: None,
         };
         let ceiling = state.request_ceiling();
@@ -171,6 +174,7 @@ impl Actor for OltActor {
             OltMsg::Onus(reply) => answer(reply, state.onus.all()),
             OltMsg::FindOnus(query, reply) => answer(reply, state.onus.query(&query)),
             OltMsg::Onu(id, reply) => answer(reply, state.onus.get(id)),
+            OltMsg::Traffic(id, reply) => answer(reply, state.traffic.get(id)),
             OltMsg::Vlans(reply) => answer(reply, state.vlans()),
             OltMsg::Tick => state.fire(&myself, Event::Tick, None),
             OltMsg::PollNow(reply) => state.fire(&myself, Event::PollNow, Some(reply)),

@@ -146,6 +146,16 @@ impl OltHandle {
             .await
     }
 
+    /// ONU `id`'s latest traffic reading (counters and rates), if the last `traffic`
+    /// read found it.
+    pub async fn traffic(
+        &self,
+        id: OnuId,
+    ) -> Result<Option<crate::traffic::TrafficReading>, ActionError> {
+        self.query(|reply| OltMsg::Traffic(id, reply), QUERY_TIMEOUT)
+            .await
+    }
+
     /// Reads ONU `id`'s optics now, within the OLT's budget; answers the ONU as read.
     pub async fn refresh_optics(&self, id: OnuId) -> Result<Onu, ActionError> {
         self.query(

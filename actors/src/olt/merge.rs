@@ -13,9 +13,10 @@
 
 use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
 use crate::onu_table::OnuTable;
-use crate::poller::{Interfaces, PollOutcome, RowMap};
+use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
 use crate::snmp::DeviceError;
 use crate::store::{Store, SystemInfo};
+use crate::traffic::TrafficRead;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -55,6 +56,8 @@ pub(super) struct MergedPoll {
     pub(super) optics_read: Vec<OnuId>,
     /// ONUs this poll saw come back online.
     pub(super) came_online: Vec<OnuId>,
+    /// The `traffic` group's counters by ONU, when this poll read them.
+    pub(super) traffic: Option<TrafficRead>,
     /// The table could not be written: the next poll writes it again.
     pub(super) unsaved: bool,
 }
@@ -128,6 +131,9 @@ impl PollBase {
             crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
         Ok(MergedPoll {
+            traffic: outcome
+                .traffic
+                .map(|read| traffic_by_onu(read, &learnt.rows)),
             ports: port_stats(&outcome.ports, &onus),
             system: SystemInfo {
                 sys_name: outcome.sys_name,
@@ -146,6 +152,18 @@ impl PollBase {
             came_online: learnt.came_online,
             unsaved,
         })
+    }
+}
+
+/// The `traffic` group's counters put down to the ONUs their rows stand for.
+fn traffic_by_onu(read: RowTraffic, rows: &RowMap) -> TrafficRead {
+    TrafficRead {
+        counters: read
+            .rows
+            .into_iter()
+            .filter_map(|(row, counters)| Some((rows.onu(row)?, counters)))
+            .collect(),
+        bits: read.bits,
     }
 }
 

@@ -34,6 +34,8 @@ pub enum OltMsg {
     /// ONUs matching a query: the count and the first `limit` in the query's order.
     FindOnus(Box<OnuQuery>, RpcReplyPort<OnuPage>),
     Onu(OnuId, RpcReplyPort<Option<Onu>>),
+    /// ONU `id`'s latest traffic reading, if the last `traffic` read found it.
+    Traffic(OnuId, RpcReplyPort<Option<crate::traffic::TrafficReading>>),
     Vlans(RpcReplyPort<Vec<VlanInfo>>),
     /// Timer: start a poll if one is due.
     Tick,

@@ -41,6 +41,8 @@ pub struct PollSettings {
     pub optics_interval: Option<Duration>,
     /// How often the `olt` group (PON ports, VLANs) is read.
     pub olt_interval: Duration,
+    /// How often the `traffic` group (per-ONU octet counters) is read.
+    pub traffic_interval: Duration,
     /// Requests a second an OLT is sent at most; `None` takes the vendor's default.
     pub max_requests_per_second: Option<u32>,
     pub timeout: Duration,
@@ -77,6 +79,7 @@ impl Default for PollSettings {
             identity_interval: Duration::from_secs(15 * 60),
             optics_interval: None,
             olt_interval: Duration::from_secs(15 * 60),
+            traffic_interval: Duration::from_secs(5 * 60),
             max_requests_per_second: None,
             timeout: Duration::from_secs(2),
             retries: 1,
@@ -370,6 +373,7 @@ impl OltState {
         self.pacing.publish(self.spec.id, &self.load.recent);
         let event = match report.result {
             Ok(mut merged) => {
+                let traffic_read = self.take_traffic(&mut merged, now);
                 let read = GroupsRead {
                     at: now,
                     took: report.elapsed,
@@ -377,6 +381,7 @@ impl OltState {
                     interfaces: merged.interfaces.take(),
                     optics_read: std::mem::take(&mut merged.optics_read),
                     came_online: std::mem::take(&mut merged.came_online),
+                    traffic_read,
                 };
                 self.poll_succeeded(merged, edits, now);
                 let intervals = self.intervals();
@@ -429,6 +434,7 @@ impl OltState {
                 .or(settings.optics_interval)
                 .unwrap_or(vendor_optics),
             olt: own.olt.unwrap_or(settings.olt_interval),
+            traffic: own.traffic.unwrap_or(settings.traffic_interval),
         }
     }
 
@@ -468,6 +474,16 @@ impl OltState {
         self.record.last_error = None;
         self.record.last_success_at = Some(now);
         self.take_merged(merged, edits);
+    }
+
+    /// The `traffic` group's read of a good poll into the traffic book; whether it had one.
+    fn take_traffic(&mut self, merged: &mut MergedPoll, now: DateTime<Utc>) -> bool {
+        let Some(read) = merged.traffic.take() else {
+            return false;
+        };
+        let uptime = merged.system.uptime_seconds;
+        self.traffic.record(read, now, uptime, &merged.came_online);
+        true
     }
 
     /// What a failed poll leaves: its error.

@@ -1,5 +1,5 @@
 //! When each poll group of one OLT is read next ([`GroupSchedule`]). Every poll reads the
-//! status group; the identity and `olt` groups are read when their interval is up, and
+//! status group; the identity, `olt` and `traffic` groups are read when their interval is up;
 //! the optics are swept: each ONU has its own due time, one optics interval after its
 //! last reading, so the sweep is spread over the interval instead of a burst. An ONU the
 //! schedule meets for the first time gets a slot spread over the next interval (the
@@ -29,6 +29,7 @@ pub struct GroupIntervals {
     pub identity: Duration,
     pub optics: Duration,
     pub olt: Duration,
+    pub traffic: Duration,
 }
 
 impl GroupIntervals {
@@ -38,6 +39,7 @@ impl GroupIntervals {
             PollGroup::Identity => self.identity,
             PollGroup::Optics => self.optics,
             PollGroup::Olt => self.olt,
+            PollGroup::Traffic => self.traffic,
         }
     }
 }
@@ -57,6 +59,7 @@ pub struct GroupRead {
 pub(super) struct GroupSchedule {
     identity_due: Option<Instant>,
     olt_due: Option<Instant>,
+    traffic_due: Option<Instant>,
     optics_due: HashMap<OnuId, Instant>,
     /// ONUs whose optics the next poll reads first.
     urgent: Vec<OnuId>,
@@ -94,6 +97,7 @@ impl GroupSchedule {
             olt: first || due(self.olt_due),
             identity: first || due(self.identity_due),
             optics,
+            traffic: first || due(self.traffic_due),
         }
     }
 
@@ -157,6 +161,7 @@ impl GroupSchedule {
             interfaces,
             optics_read,
             came_online,
+            traffic_read,
         } = read;
         let now = Instant::now();
         let listed = rows.len();
@@ -165,7 +170,7 @@ impl GroupSchedule {
             self.interfaces = Some(Arc::new(interfaces));
         }
         let note = |onus| GroupRead { at, took, onus };
-        count_reads(olt, plan, optics_read.len());
+        count_reads(olt, plan, optics_read.len(), traffic_read);
         self.last.insert(PollGroup::Status, note(listed));
         // After the first read, each OLT's next one comes at a point of the interval of
         // its own (by its id), so a fleet started together does not read its identities
@@ -181,6 +186,14 @@ impl GroupSchedule {
         if plan.identity {
             self.identity_due = Some(started + first(self.identity_due, intervals.identity));
             self.last.insert(PollGroup::Identity, note(listed));
+        }
+        if plan.traffic {
+            // Every OLT's traffic on its own interval (no stagger: its counters are
+            // read together with its status walk, not as a burst of their own).
+            self.traffic_due = Some(started + intervals.traffic);
+        }
+        if traffic_read {
+            self.last.insert(PollGroup::Traffic, note(listed));
         }
         if !optics_read.is_empty() {
             self.last.insert(PollGroup::Optics, note(optics_read.len()));
@@ -217,6 +230,7 @@ impl GroupSchedule {
         self.interfaces = None;
         self.identity_due = None;
         self.olt_due = None;
+        self.traffic_due = None;
     }
 
     /// The last read of `group`.
@@ -230,6 +244,7 @@ impl GroupSchedule {
             PollGroup::Status => Some(status_next),
             PollGroup::Identity => Some(self.identity_due.unwrap_or(status_next)),
             PollGroup::Olt => Some(self.olt_due.unwrap_or(status_next)),
+            PollGroup::Traffic => Some(self.traffic_due.unwrap_or(status_next)),
             PollGroup::Optics if !self.urgent.is_empty() => Some(status_next),
             PollGroup::Optics => self.optics_due.values().min().copied(),
         }
@@ -246,6 +261,8 @@ pub(super) struct GroupsRead {
     pub(super) optics_read: Vec<OnuId>,
     /// ONUs it saw come back online.
     pub(super) came_online: Vec<OnuId>,
+    /// Whether it read the `traffic` group's counters.
+    pub(super) traffic_read: bool,
 }
 
 /// The first sweep slot of an ONU the schedule has not met: one interval after its
@@ -273,13 +290,14 @@ fn stagger(olt: OltId) -> f64 {
 }
 
 /// The metrics of one good poll of OLT `olt`: the groups it read, the ONUs whose optics.
-fn count_reads(olt: OltId, plan: &ReadPlan, optics: usize) {
+fn count_reads(olt: OltId, plan: &ReadPlan, optics: usize, traffic: bool) {
     let olt = olt.to_string();
     let read = [
         (PollGroup::Status, true),
         (PollGroup::Identity, plan.identity),
         (PollGroup::Optics, optics > 0),
         (PollGroup::Olt, plan.olt),
+        (PollGroup::Traffic, traffic),
     ];
     for (group, _) in read.into_iter().filter(|(_, read)| *read) {
         metrics::counter!("ponkeeper_poll_group_reads_total", "olt" => olt.clone(), "group" => group.name())
@@ -304,6 +322,7 @@ mod tests {
         identity: Duration::from_secs(60),
         optics: Duration::from_secs(40),
         olt: Duration::from_secs(60),
+        traffic: Duration::from_secs(30),
     };
 
     fn onu(id: OnuId, status: OnuStatus) -> Onu {
@@ -337,6 +356,7 @@ mod tests {
             interfaces: Some(Interfaces::default()),
             optics_read,
             came_online,
+            traffic_read: false,
         }
     }
 
@@ -364,6 +384,7 @@ mod tests {
             olt: false,
             identity: false,
             optics: OpticsPlan::Onus(vec![]),
+            traffic: false,
         };
         assert_eq!(
             schedule.plan(after(1.0), &table, &INTERVALS, 100),
@@ -426,6 +447,7 @@ mod tests {
         GroupSchedule {
             identity_due: schedule.identity_due,
             olt_due: schedule.olt_due,
+            traffic_due: schedule.traffic_due,
             optics_due: schedule.optics_due.clone(),
             urgent: schedule.urgent.clone(),
             rows: schedule.rows.clone(),

@@ -4,19 +4,22 @@
 //! columns are walked when due, and a row the status walk shows for the first time gets
 //! its identity (and its first optics) read at once by GETs of its own instances. Optics
 //! are read for the ONUs the plan names, by GET of their rows, and the requests that carry
-//! them are marked costly for the client's load record. What a poll did not read, the
-//! decoder fills from the last reading ([`super::Fill`]).
+//! them are marked costly for the client's load record. The `traffic` group's two counter
+//! columns are walked when due, after the rest, through the same client and its budget.
+//! What a poll did not read, the decoder fills from the last reading ([`super::Fill`]).
 
 use super::rows::{onu_by_id, Fill, RowMap};
 use super::{
-    decode_read, decode_serial, onu_interfaces, row_key, Interfaces, PollOutcome, SystemGroup,
+    decode_read, decode_serial, onu_interfaces, row_key, Interfaces, PollOutcome, RowTraffic,
+    SystemGroup,
 };
 use crate::domain::Onu;
 use crate::domain::OnuId;
 use crate::profile::polling::PollGroup;
 use crate::profile::{std_oids, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
-use std::collections::{HashMap, HashSet};
+use crate::traffic::Counters;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Most varbinds one GET of ONU instances asks for.
 const GET_VARBINDS: usize = 24;
@@ -39,6 +42,8 @@ pub struct ReadPlan {
     /// Walk every row's identity columns.
     pub identity: bool,
     pub optics: OpticsPlan,
+    /// Walk the `traffic` group's counters (where the layout has them).
+    pub traffic: bool,
 }
 
 /// Whose optics a poll reads.
@@ -57,6 +62,7 @@ impl ReadPlan {
             olt: true,
             identity: true,
             optics: OpticsPlan::All,
+            traffic: true,
         }
     }
 }
@@ -136,7 +142,7 @@ pub async fn poll_groups(
     for warning in &decoded.warnings {
         tracing::warn!(warning = %warning, "ONU table and IF-MIB disagree");
     }
-    Ok(PollOutcome::new(
+    let mut outcome = PollOutcome::new(
         system,
         profile,
         interfaces,
@@ -145,7 +151,48 @@ pub async fn poll_groups(
         decoded.onus,
         decoded.rows,
         decoded.warnings,
-    ))
+    );
+    outcome.traffic = match plan.traffic {
+        true => read_traffic(client, profile).await?,
+        false => None,
+    };
+    Ok(outcome)
+}
+
+/// The `traffic` group: one walk of the layout's two counter columns, each row's
+/// counters by its packed index; `None` where the layout has no counters.
+async fn read_traffic(
+    client: &mut SnmpClient,
+    profile: &Profile,
+) -> Result<Option<RowTraffic>, DeviceError> {
+    let Some(columns) = profile.traffic else {
+        return Ok(None);
+    };
+    let walked = client
+        .walk_columns(&[columns.in_octets, columns.out_octets])
+        .await?;
+    let mut rows: BTreeMap<u128, Counters> = BTreeMap::new();
+    for (entries, inbound) in walked.iter().zip([true, false]) {
+        for (instance, value) in entries {
+            let count = match *value {
+                SnmpValue::Unsigned(n) => n,
+                SnmpValue::Integer(n) if n >= 0 => n as u64,
+                _ => continue,
+            };
+            let Some(row) = row_key(instance) else {
+                continue;
+            };
+            let counters = rows.entry(row).or_default();
+            match inbound {
+                true => counters.in_octets = Some(count),
+                false => counters.out_octets = Some(count),
+            }
+        }
+    }
+    Ok(Some(RowTraffic {
+        rows: rows.into_iter().collect(),
+        bits: columns.bits,
+    }))
 }
 
 /// The rows whose optics a poll reads: those of `onus` the status walk listed (`seen`),

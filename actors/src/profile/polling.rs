@@ -21,15 +21,19 @@ pub enum PollGroup {
     Optics,
     /// The OLT itself: system group (read by every poll as its probe), PON ports, VLANs.
     Olt,
+    /// Per-ONU octet counters ([`super::TrafficColumns`]): cheap, from the OLT's memory,
+    /// but a walk of two columns of every ONU, so read on an interval of its own.
+    Traffic,
 }
 
 impl PollGroup {
     /// Every group, in the order a short budget serves them.
-    pub const ALL: [PollGroup; 4] = [
+    pub const ALL: [PollGroup; 5] = [
         PollGroup::Status,
         PollGroup::Identity,
         PollGroup::Optics,
         PollGroup::Olt,
+        PollGroup::Traffic,
     ];
 
     /// The group's name in the API, metrics and config (`status`, `optics`, …).
@@ -39,6 +43,7 @@ impl PollGroup {
             PollGroup::Identity => "identity",
             PollGroup::Optics => "optics",
             PollGroup::Olt => "olt",
+            PollGroup::Traffic => "traffic",
         }
     }
 }

@@ -41,8 +41,8 @@ impl Scale {
         self.interval(HOUR * hours)
     }
 
-    /// `[polling]` of the compressed schedule: the status, identity and `olt` intervals
-    /// and the optics history step of the defaults, compressed. The request timeout,
+    /// `[polling]` of the compressed schedule: the status, identity, `olt` and traffic
+    /// intervals and the optics history step of the defaults, compressed. The request timeout,
     /// retries and deadline are not: they only matter when a device fails to answer,
     /// which the benchmark's simulator does not, and a 33 ms timeout would turn a loaded
     /// host's scheduling delays into failures. The deadline is the bench's 300 s, which
@@ -53,6 +53,7 @@ impl Scale {
             interval: self.interval(real.interval),
             identity_interval: self.interval(real.identity_interval),
             olt_interval: self.interval(real.olt_interval),
+            traffic_interval: self.interval(real.traffic_interval),
             history_step: self.interval(real.history_step),
             deadline: Duration::from_secs(300),
             ..real

@@ -7,10 +7,19 @@ use super::cli::{BDCOM_CLI, BDCOM_GPON_CLI};
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
     polling, DownCauseSource, Encoding, InterfaceNames, OnuColumn, OnuField, OnuIndexing, Profile,
+    TrafficColumns,
 };
 
 /// Unconfirmed: docs/devices.md names no BDCOM sentinel: the common "no value" integers, so that
 /// none can ever show up as 214748364.7 or 6553.5 dBm.
+/// An ONU is an IF-MIB interface of its own: ifHCInOctets / ifHCOutOctets of its
+/// ifIndex, which is the ONU table's row index.
+const IF_MIB_HC_OCTETS: TrafficColumns = TrafficColumns {
+    in_octets: &[1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6],
+    out_octets: &[1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10],
+    bits: 64,
+};
+
 const BDCOM_ABSENT: &[i64] = &[2_147_483_647, 65_535];
 
 /// BDCOM P3310 / P3600 EPON (NMS-EPON MIB).
@@ -106,6 +115,7 @@ pub static BDCOM: Profile = Profile {
     down_causes: &[(4, DownCause::Los)],
     cli: &BDCOM_CLI,
     polling: polling::COMMON_POLLING,
+    traffic: Some(IF_MIB_HC_OCTETS),
 };
 
 /// BDCOM GP3600 GPON (NMS-GPON-MIB): rows indexed by the ONU's own ifIndex, named
@@ -183,6 +193,7 @@ pub static BDCOM_GPON: Profile = Profile {
     down_causes: &[(4, DownCause::Los)],
     cli: &BDCOM_GPON_CLI,
     polling: polling::COMMON_POLLING,
+    traffic: Some(IF_MIB_HC_OCTETS),
 };
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::cli::HUAWEI_CLI;
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
     polling, DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField,
-    OnuIndexing, Profile,
+    OnuIndexing, Profile, TrafficColumns,
 };
 
 const HUAWEI_ONT: [u32; 12] = [1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 2];
@@ -140,6 +140,12 @@ pub static HUAWEI: Profile = Profile {
     ],
     cli: &HUAWEI_CLI,
     polling: polling::COMMON_POLLING,
+    // hwGponOntStatisticTable (HUAWEI-XPON-MIB), Counter64, indexed as the ONT table.
+    traffic: Some(TrafficColumns {
+        in_octets: &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 4, 23, 1, 3],
+        out_octets: &[1, 3, 6, 1, 4, 1, 2011, 6, 128, 1, 1, 4, 23, 1, 4],
+        bits: 64,
+    }),
 };
 
 /// Huawei's GPON port: `(125 << 25) | (frame << 19) | (slot << 13) | (port << 8)`.

@@ -7,7 +7,7 @@ use super::cli::{ZTE_C600_CLI, ZTE_CLI};
 use crate::domain::{DownCause, Vendor};
 use crate::profile::{
     polling, DownCauseSource, Encoding, IfIndexLayout, InterfaceNames, OnuColumn, OnuField,
-    OnuIndexing, PonIdLayout, Profile,
+    OnuIndexing, PonIdLayout, Profile, TrafficColumns,
 };
 
 /// ZTE ONU optics: `raw*0.002 - 30` dBm, above 30000 `(raw - 65535)*0.002 - 30`.
@@ -96,6 +96,13 @@ pub static ZTE: Profile = Profile {
     down_causes: &[(1, DownCause::Los), (4, DownCause::DyingGasp)],
     cli: &ZTE_CLI,
     polling: polling::ZTE_POLLING,
+    // zxAnXpon ONU octets (switcher-core's C300 table); row index and width unconfirmed:
+    // read as 32-bit, so a wrap is handled (docs/devices.md).
+    traffic: Some(TrafficColumns {
+        in_octets: &[1, 3, 6, 1, 4, 1, 3902, 1015, 1010, 5, 56, 1, 1, 2],
+        out_octets: &[1, 3, 6, 1, 4, 1, 3902, 1015, 1010, 5, 56, 1, 1, 3],
+        bits: 32,
+    }),
 };
 
 /// `1.3.6.1.4.1.3902.1082.500` + `rest`.
@@ -205,6 +212,12 @@ pub static ZTE_C600: Profile = Profile {
     down_causes: &[(2, DownCause::Los), (5, DownCause::DyingGasp)],
     cli: &ZTE_C600_CLI,
     polling: polling::ZTE_POLLING,
+    // zxAnPonOnuIfRxOctets / zxAnPonOnuIfTxOctets, rows `<port ifIndex>.<onuId>`.
+    traffic: Some(TrafficColumns {
+        in_octets: &[1, 3, 6, 1, 4, 1, 3902, 1082, 500, 4, 2, 2, 2, 1, 1],
+        out_octets: &[1, 3, 6, 1, 4, 1, 3902, 1082, 500, 4, 2, 2, 2, 1, 44],
+        bits: 64,
+    }),
 };
 
 /// ZTE C600 / C620 GPON port (`gpon_olt-1/1/1` = 285278465):

@@ -1,0 +1,206 @@
+//! Per-ONU traffic: the octet counters the `traffic` poll group reads
+//! ([`crate::profile::TrafficColumns`]) and the rates computed between two reads. A rate
+//! is bits a second over the time between the two reads. A 32-bit counter that went
+//! backwards by no more than a plausible wrap is taken as wrapped once; any other counter
+//! that went backwards, an OLT whose sysUpTime went backwards (it restarted) and an ONU
+//! that came back online since the last read are resets: that read gives no rate
+//! (`None`, never a negative number or a spike) and becomes the baseline of the next.
+//! The book ([`TrafficBook`]) lives in the OLT actor, in memory: only the latest reading
+//! of each ONU is kept.
+
+use crate::domain::OnuId;
+use chrono::{DateTime, Utc};
+use std::collections::{HashMap, HashSet};
+
+/// The fastest an ONU's traffic can be (10 Gb/s, XGS-PON's line rate): a 32-bit counter
+/// that went backwards is taken as wrapped only if the wrap gives a rate at most this.
+pub const MAX_BPS: f64 = 10e9;
+
+/// One ONU's counters as one read found them; `None` where the device has no instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    /// Octets received by the OLT from the ONU (upstream).
+    pub in_octets: Option<u64>,
+    /// Octets the OLT sent to the ONU (downstream).
+    pub out_octets: Option<u64>,
+}
+
+/// An ONU's latest traffic reading: the counters as read and the rates since the read
+/// before (`None` for the first read, after a reset, or without a counter).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrafficReading {
+    pub in_bps: Option<f64>,
+    pub out_bps: Option<f64>,
+    pub in_octets: Option<u64>,
+    pub out_octets: Option<u64>,
+    /// When the counters were read.
+    pub at: DateTime<Utc>,
+}
+
+/// The rate of a counter that went from `before` to `after` in `seconds`, counted in
+/// `bits`-bit arithmetic (32 or 64). `None` for a reset (see the module's comment), a
+/// missing value or no time between the reads.
+pub fn rate(before: Option<u64>, after: Option<u64>, seconds: f64, bits: u32) -> Option<f64> {
+    let (before, after) = (before?, after?);
+    if seconds.is_nan() || seconds <= 0.0 {
+        return None;
+    }
+    let octets = if after >= before {
+        after - before
+    } else {
+        // A value above 2^32 - 1 is no 32-bit counter whatever the profile says.
+        let wraps_at = 1u64 << 32;
+        if bits != 32 || before >= wraps_at {
+            return None;
+        }
+        after.checked_add(wraps_at - before)?
+    };
+    let bps = octets as f64 * 8.0 / seconds;
+    // A forward jump faster than any ONU is a counter reset to a larger value (a
+    // different ONU in the row, a replaced board): no spike either.
+    (bps <= MAX_BPS).then_some(bps)
+}
+
+/// One OLT's latest traffic reading of each ONU.
+#[derive(Debug, Default)]
+pub struct TrafficBook {
+    readings: HashMap<OnuId, TrafficReading>,
+    /// sysUpTime (seconds) at the last read: one smaller now means the OLT restarted.
+    uptime: Option<u64>,
+}
+
+/// One read of the `traffic` group, the rows already put down to their ONUs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrafficRead {
+    pub counters: Vec<(OnuId, Counters)>,
+    /// The counters' width in the layout's MIB (32 or 64).
+    pub bits: u32,
+}
+
+impl TrafficBook {
+    /// Takes a read made at `at`, on an OLT up `uptime` seconds; `came_online` are the
+    /// ONUs that came back since the last poll (their counters started again).
+    pub fn record(
+        &mut self,
+        read: TrafficRead,
+        at: DateTime<Utc>,
+        uptime: Option<u64>,
+        came_online: &[OnuId],
+    ) {
+        let restarted = matches!((self.uptime, uptime), (Some(was), Some(now)) if now < was);
+        self.uptime = uptime.or(self.uptime);
+        let reset: HashSet<OnuId> = came_online.iter().copied().collect();
+        let mut readings = HashMap::with_capacity(read.counters.len());
+        for (id, counters) in read.counters {
+            let before = self
+                .readings
+                .get(&id)
+                .filter(|_| !restarted && !reset.contains(&id));
+            let seconds = before.map_or(0.0, |b| (at - b.at).num_milliseconds() as f64 / 1000.0);
+            let rate_of = |pick: fn(&TrafficReading) -> Option<u64>, now: Option<u64>| {
+                rate(before.and_then(pick), now, seconds, read.bits)
+            };
+            let reading = TrafficReading {
+                in_bps: rate_of(|r| r.in_octets, counters.in_octets),
+                out_bps: rate_of(|r| r.out_octets, counters.out_octets),
+                in_octets: counters.in_octets,
+                out_octets: counters.out_octets,
+                at,
+            };
+            readings.insert(id, reading);
+        }
+        self.readings = readings;
+    }
+
+    /// ONU `id`'s latest reading, if the last read found it.
+    pub fn get(&self, id: OnuId) -> Option<TrafficReading> {
+        self.readings.get(&id).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn read(id: OnuId, in_octets: u64, out_octets: u64, bits: u32) -> TrafficRead {
+        TrafficRead {
+            counters: vec![(
+                id,
+                Counters {
+                    in_octets: Some(in_octets),
+                    out_octets: Some(out_octets),
+                },
+            )],
+            bits,
+        }
+    }
+
+    #[test]
+    fn a_rate_is_bits_a_second_between_two_reads() {
+        assert_eq!(rate(Some(1_000), Some(76_000), 300.0, 64), Some(2_000.0));
+        assert_eq!(rate(Some(5), Some(5), 300.0, 64), Some(0.0));
+        assert_eq!(rate(None, Some(5), 300.0, 64), None);
+        assert_eq!(rate(Some(5), None, 300.0, 64), None);
+        assert_eq!(rate(Some(5), Some(9), 0.0, 64), None);
+    }
+
+    #[test]
+    fn a_32_bit_counter_that_wrapped_gives_the_rate_across_the_wrap() {
+        // 2^32 - 1000 → 2000: 3000 octets in 10 s = 2400 b/s.
+        let before = (1u64 << 32) - 1_000;
+        assert_eq!(rate(Some(before), Some(2_000), 10.0, 32), Some(2_400.0));
+        // Without the wrap this would be negative; a 64-bit counter never wraps in practice:
+        // going backwards is a reset there.
+        assert_eq!(rate(Some(before), Some(2_000), 10.0, 64), None);
+    }
+
+    #[test]
+    fn a_counter_that_went_backwards_is_a_reset_not_a_negative_or_a_spike() {
+        // 64-bit: backwards is always a reset.
+        assert_eq!(rate(Some(9_000_000_000), Some(10), 300.0, 64), None);
+        // 32-bit: a "wrap" that would mean more than 10 Gb/s over 1 s is a reset.
+        assert_eq!(rate(Some(10), Some(5), 1.0, 32), None);
+        // A forward jump faster than any ONU (a reset to a larger value) is no rate.
+        assert_eq!(rate(Some(0), Some(1 << 40), 1.0, 64), None);
+    }
+
+    #[test]
+    fn the_book_handles_a_wrap_and_an_olt_restart_without_a_spike() {
+        let t0 = Utc::now();
+        let at = |s: i64| t0 + Duration::seconds(s);
+        let mut book = TrafficBook::default();
+        let near_top = (1u64 << 32) - 4_000;
+        book.record(read(7, near_top, 1_000, 32), at(0), Some(1_000), &[]);
+        let first = book.get(7).expect("read");
+        assert_eq!((first.in_bps, first.out_bps), (None, None), "a baseline");
+        assert_eq!(first.in_octets, Some(near_top));
+        // 300 s later the in counter wrapped: 4000 + 296000 octets = 8000 b/s.
+        book.record(read(7, 296_000, 301_000, 32), at(300), Some(1_300), &[]);
+        let wrapped = book.get(7).expect("read");
+        assert_eq!(wrapped.in_bps, Some(8_000.0));
+        assert_eq!(wrapped.out_bps, Some(8_000.0));
+        // The OLT restarted (sysUpTime went back): its counters start again, and even a
+        // counter now above the last one gives no rate.
+        book.record(read(7, 400_000, 100, 32), at(600), Some(20), &[]);
+        let restarted = book.get(7).expect("read");
+        assert_eq!((restarted.in_bps, restarted.out_bps), (None, None));
+        // The read after a reset gives a rate again.
+        book.record(read(7, 430_000, 30_100, 32), at(900), Some(320), &[]);
+        let after = book.get(7).expect("read");
+        assert_eq!(after.in_bps, Some(800.0));
+        assert_eq!(after.out_bps, Some(800.0));
+    }
+
+    #[test]
+    fn an_onu_back_online_starts_again_and_a_vanished_one_is_dropped() {
+        let t0 = Utc::now();
+        let mut book = TrafficBook::default();
+        book.record(read(3, 1_000, 1_000, 64), t0, None, &[]);
+        let later = t0 + Duration::seconds(60);
+        book.record(read(3, 9_000, 9_000, 64), later, None, &[3]);
+        assert_eq!(book.get(3).expect("read").in_bps, None);
+        book.record(TrafficRead::default(), later, None, &[]);
+        assert_eq!(book.get(3), None);
+    }
+}
