@@ -37,69 +37,29 @@ pub struct AlarmPath(pub u64);
 /// `{configId}` of `/olts/{id}/configs/{configId}…`: a config backup's id.
 pub struct ConfigPath(pub u64);
 
-impl<S: Send + Sync> FromRequestParts<S> for OltPath {
-    type Rejection = ApiError;
+/// Each path type reads its segment of the matched route as its id.
+macro_rules! from_segment {
+    ($($path:ident from $segment:literal),+ $(,)?) => {$(
+        impl<S: Send + Sync> FromRequestParts<S> for $path {
+            type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(OltPath)
-    }
+            async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+                segment(parts, $segment).await.map($path)
+            }
+        }
+    )+};
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for OnuPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(OnuPath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for NodePath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(NodePath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for SzoPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(SzoPath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for SplitterPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(SplitterPath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for OutagePath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(OutagePath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for AlarmPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "id").await.map(AlarmPath)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for ConfigPath {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
-        segment(parts, "configId").await.map(ConfigPath)
-    }
-}
+from_segment!(
+    OltPath from "id",
+    OnuPath from "id",
+    NodePath from "id",
+    SzoPath from "id",
+    SplitterPath from "id",
+    OutagePath from "id",
+    AlarmPath from "id",
+    ConfigPath from "configId",
+);
 
 /// The segment `name` of the matched route, parsed as `T`.
 async fn segment<T: std::str::FromStr>(parts: &mut Parts, name: &str) -> Result<T, ApiError> {
