@@ -233,6 +233,13 @@ async fn a_splitter_cut_a_port_cut_and_a_power_cut_are_one_outage_each() {
     let contracts: Vec<String> = (1..=12).map(|n| format!("D-{n:02}")).collect();
     assert_eq!(all_twelve["contracts"], json!(contracts));
     assert_eq!(all_twelve["cause"], "fibre at splitter ODB-12");
+    let (status, by_id) = service.get(&format!("/outages/{}", all_twelve["id"])).await;
+    assert_eq!(
+        (status, &by_id["data"]["onuIds"]),
+        (200, &all_twelve["onuIds"])
+    );
+    let (status, _) = service.get("/outages/1").await;
+    assert_eq!(status, 404);
     let events = list(&service, "/events?size=100&oltId=3").await;
     let opened: Vec<&Value> = events
         .iter()

@@ -82,6 +82,8 @@ pub enum FleetViewMsg {
     Plant(PlantChange),
     /// The outages a filter admits, newest first.
     Outages(OutageFilter, RpcReplyPort<Vec<Outage>>),
+    /// One outage, going on or ended within the retention.
+    Outage(OutageId, RpcReplyPort<Option<Outage>>),
     /// The ONUs placed directly under a splitter, with their bindings.
     PlacedUnder(SplitterId, RpcReplyPort<Vec<BoundOnu>>),
     /// Post a batch of the search keys snapshots left for later (see `post_text`).
@@ -210,6 +212,9 @@ impl Actor for FleetViewActor {
             FleetViewMsg::Plant(change) => state.plant.apply(change),
             FleetViewMsg::Outages(filter, reply) => {
                 let _ = reply.send(state.outages.list(&filter));
+            }
+            FleetViewMsg::Outage(id, reply) => {
+                let _ = reply.send(state.outages.get(id).cloned());
             }
             FleetViewMsg::PlacedUnder(splitter, reply) => {
                 let placed = state.plant.placed_under(splitter).into_iter();
@@ -403,9 +408,7 @@ impl FleetViewHandle {
 
     /// One outage, going on or ended within the retention.
     pub async fn outage(&self, id: OutageId) -> Result<Option<Outage>, FleetViewError> {
-        let filter = OutageFilter::default();
-        let all = self.outages(filter).await?;
-        Ok(all.into_iter().find(|o| o.id == id))
+        self.ask(|reply| FleetViewMsg::Outage(id, reply)).await
     }
 
     /// The ONUs placed directly under `splitter`, with their bindings, by id.
