@@ -71,12 +71,7 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    let lang = Language::of(
-        headers
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok()),
-    )
-    .code();
+    let lang = Language::of_headers(&headers).code();
     page(
         "text/html; charset=utf-8",
         INDEX.replace("{{LANG}}", lang).into_bytes(),

@@ -50,6 +50,11 @@ impl Language {
         best.0
     }
 
+    /// The language of a request's headers (its `Accept-Language`).
+    pub fn of_headers(headers: &axum::http::HeaderMap) -> Language {
+        Language::of(headers.get(ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()))
+    }
+
     /// `sentence` in this language: as written in English, else translated.
     pub fn say(self, sentence: &str) -> String {
         match self {
@@ -75,24 +80,14 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Language {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Self, Self::Rejection> {
-        Ok(Language::of(
-            parts
-                .headers
-                .get(ACCEPT_LANGUAGE)
-                .and_then(|v| v.to_str().ok()),
-        ))
+        Ok(Language::of_headers(&parts.headers))
     }
 }
 
 /// The layer: when the request's [`Language`] is Russian, puts an error envelope's
 /// `message` in Russian and says so (`Content-Language: ru`).
 pub async fn in_russian(request: Request, next: Next) -> Response {
-    let language = Language::of(
-        request
-            .headers()
-            .get(ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok()),
-    );
+    let language = Language::of_headers(request.headers());
     let response = next.run(request).await;
     let Some(ErrorCode(code)) = response.extensions().get::<ErrorCode>().copied() else {
         return response;
