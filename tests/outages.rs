@@ -335,7 +335,13 @@ async fn ten_thousand_placements_are_one_csv_request() {
     let first = splitters.values().min().expect("a splitter");
     let (_, detail) = service.get(&format!("/splitters/{first}")).await;
     assert!(!detail["data"]["onus"].as_array().expect("onus").is_empty());
-    // One over the limit is refused whole.
+    // An empty body places nothing and says so; one line over the limit is refused whole.
+    let (status, body) = import(&service, "?dryRun=true", "onu,splitter\n").await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (400, &json!("INVALID_BODY")),
+        "{body}"
+    );
     let over = format!("{csv}{}", "1,1\n");
     let (status, body) = import(&service, "", &over).await;
     assert_eq!(

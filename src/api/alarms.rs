@@ -156,7 +156,11 @@ async fn detail(
 #[serde(deny_unknown_fields)]
 pub struct AckBody {
     /// What the operator is doing about it (at most 512 characters, any language).
-    #[schema(example = "бригада выехала", max_length = 512)]
+    #[schema(
+        example = "бригада выехала",
+        max_length = 512,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    )]
     comment: Option<String>,
 }
 

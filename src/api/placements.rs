@@ -2,9 +2,10 @@
 //! in one request, from CSV — a line per ONU, `ONU,SPLITTER`, where the ONU is its id or
 //! serial and the splitter its id or its name on the ONU's OLT (empty: take the ONU off
 //! its splitter); `,` or `;` between fields, quotes where a name holds them, an optional
-//! header line `onu,splitter`. Every line is checked before any is applied: with a bad
-//! line nothing is placed and the answer names every bad line (400); `dryRun=true`
-//! checks and answers the same report with 200, placing nothing. At most 10,000 lines
+//! header line `onu,splitter`. A line that is not two fields is refused at once (400).
+//! Every line is checked before any is applied: with a bad line nothing is placed and the
+//! answer names the bad lines (400); `dryRun=true` checks and answers the whole report
+//! with 200, placing nothing. At most 10,000 lines
 //! and 1 MiB.
 
 use super::doc::{ActorTimeout, BadInput, Refusals, TooLarge};
@@ -149,12 +150,6 @@ fn resolve(
     rows: &HashMap<String, Onu>,
     splitters: &[Splitter],
 ) -> Result<(OnuId, Option<SplitterId>), String> {
-    if line.fields != 2 {
-        return Err(format!(
-            "needs 2 fields, ONU and splitter; has {}",
-            line.fields
-        ));
-    }
     let key = if line.onu.parse::<OnuId>().is_ok() {
         line.onu.clone()
     } else {
@@ -195,6 +190,24 @@ async fn import(
 ) -> ApiResult {
     let dry_run = query.dry_run.is_some_and(Flag::yes);
     let lines = lines(&body)?;
+    if lines.is_empty() {
+        return Err(ApiError::InvalidBody(
+            "the CSV has no placement lines: send `ONU,SPLITTER` lines".into(),
+        ));
+    }
+    // A line that is not two fields is not this CSV at all: refused even on a dry run.
+    let malformed: Vec<String> = lines
+        .iter()
+        .filter(|l| l.fields != 2)
+        .take(NAMED_IN_MESSAGE)
+        .map(|l| format!("line {}: {} fields", l.number, l.fields))
+        .collect();
+    if !malformed.is_empty() {
+        return Err(ApiError::InvalidBody(format!(
+            "each line must be two fields, ONU and splitter: {}",
+            malformed.join("; ")
+        )));
+    }
     let rows = rows(&app, &lines).await?;
     let splitters = app.records.splitters()?;
     let mut placements = Vec::with_capacity(lines.len());

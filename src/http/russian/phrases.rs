@@ -193,6 +193,9 @@ const PHRASES: &[(&str, &str)] = &[
     ("splitters {} hang under splitter {}; remove them first", "под сплиттером {2} висят сплиттеры {1}; сначала удалите их"),
     ("{} of {} lines cannot be applied, so none was: {}", "строк, которые нельзя применить: {1} из {2}, поэтому не применена ни одна: {3}"),
     ("the CSV is not UTF-8 text", "CSV — не текст UTF-8"),
+    ("each line must be two fields, ONU and splitter: {}", "в каждой строке должно быть два поля, ONU и сплиттер: {1}"),
+    ("line {}: {} fields", "строка {1}: полей {2}"),
+    ("the CSV has no placement lines: send `ONU,SPLITTER` lines", "в CSV нет строк размещения: пришлите строки `ONU,SPLITTER`"),
     ("the CSV cannot be read: {}", "CSV не читается: {1}"),
     ("the CSV has more than {} lines; split it", "в CSV больше {1} строк; разделите его"),
     // Events (actors/src/events, src/api/provisioning_actions.rs).
