@@ -4,7 +4,8 @@
 //! SNMP. Every layout's `traffic` group is read on its OIDs (docs/devices.md) and gives
 //! rates within the model's bounds for online ONUs, all `null` for offline ones. The
 //! C320's 32-bit counters wrap within the simulator's first half minute: the read across
-//! the wrap gives a rate like any other, neither a gap nor a spike.
+//! the wrap gives a rate like any other, neither a gap nor a spike. Each PON port shows its
+//! ONUs' rates summed and their share of the port's capacity (EPON or GPON).
 
 mod common;
 
@@ -97,6 +98,7 @@ async fn every_layout_reads_its_counters_and_gives_rates() {
             .await;
             assert_plausible(layout, &later);
         }
+        assert_port_utilisation(&service, olt, layout).await;
         // An offline ONU is in no read: everything null, never 0.
         for id in onus(&service, olt, "OFFLINE").await.into_iter().take(2) {
             let (_, body) = service.get(&format!("/onus/{id}/traffic")).await;
@@ -108,6 +110,48 @@ async fn every_layout_reads_its_counters_and_gives_rates() {
     let (status, body) = service.get("/onus/999999/traffic").await;
     assert_eq!(status, 404, "{body}");
     service.stop().await;
+}
+
+/// OLT `olt`'s ports carry their ONUs' rates summed, as a share of the port's capacity:
+/// EPON (the P3310) 1 Gb/s each way, GPON 1.244 Gb/s up and 2.488 down.
+async fn assert_port_utilisation(service: &TestService, olt: usize, layout: &str) {
+    let (up, down) = if layout == "P3310" {
+        (1e9, 1e9)
+    } else {
+        (1.244_16e9, 2.488_32e9)
+    };
+    let ports = eventually("a port's traffic", Duration::from_secs(20), || async {
+        let (_, detail) = service.get(&format!("/olts/{olt}")).await;
+        let ports = detail["data"]["ports"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        ports
+            .iter()
+            .any(|p| p["inBps"].is_number())
+            .then_some(ports)
+    })
+    .await;
+    for port in ports.iter().filter(|p| p["inBps"].is_number()) {
+        for (bps, share, capacity) in [
+            ("inBps", "inUtilisation", up),
+            ("outBps", "outUtilisation", down),
+        ] {
+            let (bps, share) = (
+                port[bps].as_f64().expect("bps"),
+                port[share].as_f64().expect("share"),
+            );
+            let online = port["onuOnline"].as_f64().expect("online");
+            assert!(
+                (0.0..=online * MODEL_PEAK_BPS).contains(&bps),
+                "{layout}: {port}"
+            );
+            assert!(
+                (share - bps / capacity).abs() < 1e-4,
+                "{layout}: {share} of {capacity}: {port}"
+            );
+        }
+    }
 }
 
 /// Watches ONU `id`'s readings (faster than they are taken) until both its counters

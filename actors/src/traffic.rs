@@ -116,6 +116,72 @@ impl TrafficBook {
     pub fn get(&self, id: OnuId) -> Option<TrafficReading> {
         self.readings.get(&id).copied()
     }
+
+    /// Each port's traffic: the sum of its ONUs' latest rates (`onus` names each ONU's
+    /// port), against the port's capacity on `technology`. A port none of whose ONUs has
+    /// a rate yet has none either.
+    pub fn by_port<'a>(
+        &self,
+        onus: impl Iterator<Item = (OnuId, &'a str)>,
+        technology: PonTechnology,
+    ) -> Vec<PortTraffic> {
+        let mut ports: std::collections::BTreeMap<&str, PortTraffic> = Default::default();
+        for (id, port) in onus {
+            let entry = ports.entry(port).or_insert_with(|| PortTraffic {
+                port: port.to_string(),
+                in_bps: None,
+                out_bps: None,
+                in_capacity_bps: technology.up_bps(),
+                out_capacity_bps: technology.down_bps(),
+            });
+            if let Some(reading) = self.readings.get(&id) {
+                let add = |sum: Option<f64>, rate: Option<f64>| match (sum, rate) {
+                    (None, None) => None,
+                    (sum, rate) => Some(sum.unwrap_or(0.0) + rate.unwrap_or(0.0)),
+                };
+                entry.in_bps = add(entry.in_bps, reading.in_bps);
+                entry.out_bps = add(entry.out_bps, reading.out_bps);
+            }
+        }
+        ports.into_values().collect()
+    }
+}
+
+/// What a PON port carries, for its capacity: GPON (ITU-T G.984: 2.488 Gb/s down, 1.244
+/// up) or EPON (IEEE 802.3ah: 1 Gb/s each way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PonTechnology {
+    Gpon,
+    Epon,
+}
+
+impl PonTechnology {
+    /// Towards the ONUs.
+    pub fn down_bps(self) -> f64 {
+        match self {
+            PonTechnology::Gpon => 2.488_32e9,
+            PonTechnology::Epon => 1e9,
+        }
+    }
+
+    /// From the ONUs.
+    pub fn up_bps(self) -> f64 {
+        match self {
+            PonTechnology::Gpon => 1.244_16e9,
+            PonTechnology::Epon => 1e9,
+        }
+    }
+}
+
+/// One PON port's traffic now: its ONUs' rates summed, and its capacity each way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortTraffic {
+    pub port: String,
+    /// From the ONUs (upstream) and to them (downstream), bits a second.
+    pub in_bps: Option<f64>,
+    pub out_bps: Option<f64>,
+    pub in_capacity_bps: f64,
+    pub out_capacity_bps: f64,
 }
 
 #[cfg(test)]
@@ -202,5 +268,46 @@ mod tests {
         assert_eq!(book.get(3).expect("read").in_bps, None);
         book.record(TrafficRead::default(), later, None, &[]);
         assert_eq!(book.get(3), None);
+    }
+
+    #[test]
+    fn a_port_carries_its_onus_rates_summed_and_none_until_one_has_a_rate() {
+        let t0 = Utc::now();
+        let mut book = TrafficBook::default();
+        let both = |a: u64, b: u64| TrafficRead {
+            counters: vec![
+                (
+                    1,
+                    Counters {
+                        in_octets: Some(a),
+                        out_octets: Some(a),
+                    },
+                ),
+                (
+                    2,
+                    Counters {
+                        in_octets: Some(b),
+                        out_octets: Some(b),
+                    },
+                ),
+            ],
+            bits: 64,
+        };
+        book.record(both(0, 0), t0, None, &[]);
+        let onus = [(1, "0/1/0"), (2, "0/1/0"), (3, "0/1/1")];
+        let first = book.by_port(onus.into_iter(), PonTechnology::Epon);
+        assert!(first.iter().all(|p| p.in_bps.is_none()), "{first:?}");
+        book.record(both(1_000, 3_000), t0 + Duration::seconds(8), None, &[]);
+        let ports = book.by_port(onus.into_iter(), PonTechnology::Gpon);
+        assert_eq!(ports.len(), 2);
+        assert_eq!(
+            (ports[0].in_bps, ports[0].out_bps),
+            (Some(4_000.0), Some(4_000.0))
+        );
+        assert_eq!(
+            (ports[0].in_capacity_bps, ports[0].out_capacity_bps),
+            (1.244_16e9, 2.488_32e9)
+        );
+        assert_eq!(ports[1].in_bps, None, "ONU 3 was in no read");
     }
 }

@@ -93,6 +93,14 @@ pub struct PortItem {
     pub name: String,
     pub onu_total: u32,
     pub onu_online: u32,
+    /// Bits a second from the port's ONUs (upstream) and to them (downstream): their
+    /// latest rates summed (`GET /onus/{id}/traffic`); null until a rate is known.
+    pub in_bps: Option<f64>,
+    pub out_bps: Option<f64>,
+    /// `inBps` and `outBps` as a share of the port's capacity (GPON 1.244 Gb/s up and
+    /// 2.488 down, EPON 1 Gb/s each way), 0 to 1, four decimals.
+    pub in_utilisation: Option<f64>,
+    pub out_utilisation: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -180,10 +188,20 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
         ports: olt
             .ports
             .into_iter()
-            .map(|p| PortItem {
-                name: p.name,
-                onu_total: p.onu_total,
-                onu_online: p.onu_online,
+            .map(|p| {
+                let traffic = olt.port_traffic.iter().find(|t| t.port == p.name);
+                let share = |bps: Option<f64>, capacity: f64| {
+                    bps.map(|b| (b / capacity * 10_000.0).round() / 10_000.0)
+                };
+                PortItem {
+                    in_bps: traffic.and_then(|t| t.in_bps).map(f64::round),
+                    out_bps: traffic.and_then(|t| t.out_bps).map(f64::round),
+                    in_utilisation: traffic.and_then(|t| share(t.in_bps, t.in_capacity_bps)),
+                    out_utilisation: traffic.and_then(|t| share(t.out_bps, t.out_capacity_bps)),
+                    name: p.name,
+                    onu_total: p.onu_total,
+                    onu_online: p.onu_online,
+                }
             })
             .collect(),
         session: SessionItem {

@@ -32,7 +32,8 @@ get an overview of the network or to find an OLT's id.",
 
     #[tool(
         description = "One OLT in detail: everything list_olts gives plus ONUs online, sysName, \
-uptime in seconds, firmware, per-PON-port ONU counts (ports like 0/1/0) and the management \
+uptime in seconds, firmware, per-PON-port ONU counts (ports like 0/1/0) with the port's \
+traffic in and out (bits a second) and its share of the port's capacity, and the management \
 session (status, since when, last poll time and duration in ms, last error, failures in a \
 row, recent transitions). Use it to tell why an OLT is OFFLINE or DEGRADED.",
         annotations(read_only_hint = true)

@@ -38,6 +38,8 @@ pub struct OltDetail {
     pub summary: OltSummary,
     pub system: SystemInfo,
     pub ports: Vec<PonPortStats>,
+    /// Each port's traffic now (its ONUs' latest rates summed) and capacity.
+    pub port_traffic: Vec<crate::traffic::PortTraffic>,
     pub session: SessionInfo,
     pub polling: PollingInfo,
 }
@@ -154,11 +156,29 @@ impl OltState {
             .collect()
     }
 
+    /// Each port's traffic from the traffic book, on the layout's technology (EPON where
+    /// ONUs are known by their MAC, else GPON).
+    fn port_traffic(&self) -> Vec<crate::traffic::PortTraffic> {
+        use crate::profile::provisioning::{Provisioning, SerialKind};
+        use crate::traffic::PonTechnology;
+        let technology = match self
+            .profile()
+            .map(|p| Provisioning::for_profile(p).serial_kind)
+        {
+            Some(SerialKind::Mac) => PonTechnology::Epon,
+            _ => PonTechnology::Gpon,
+        };
+        let onus = self.onus.all();
+        self.traffic
+            .by_port(onus.iter().map(|o| (o.id, o.pon_port.as_str())), technology)
+    }
+
     pub(super) fn detail(&self) -> OltDetail {
         OltDetail {
             summary: self.summary(),
             system: self.record.system.clone(),
             ports: self.record.ports.clone(),
+            port_traffic: self.port_traffic(),
             session: SessionInfo {
                 status: self.record.status,
                 since: self.record.since,
