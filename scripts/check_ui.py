@@ -233,16 +233,26 @@ def full_checks(driver, base, api, key, control_path, shots):
           mismatch("Баумана 7") and mismatch(" lead") and not mismatch("school 7, Baumana 1 (flat 2)"),
           [mismatch("Баумана 7"), mismatch(" lead"), mismatch("school 7, Baumana 1 (flat 2)")])
 
-    driver.get(base + "/ui/#/unconfigured")
-    row = wait_for("an unconfigured ONU", lambda: driver.find_elements(By.CSS_SELECTOR, "main tbody tr button"), 30)[0]
-    serial = row.find_element(By.XPATH, "./ancestor::tr/td[3]").text
-    row.click()
-    submit = WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, "#authorize-form button[type=submit]"))
-    driver.save_screenshot(f"{shots}/unconfigured.png")
-    submit.click()
-    authorised = wait_for("the new ONU's page", lambda: "#/onu/" in driver.current_url
-                          and serial in driver.find_element(By.CSS_SELECTOR, "main h1").text, 60)
-    check("an unconfigured ONU is authorised from the page and opens as an ONU", authorised, serial)
+    # The simulator's unconfigured ONUs come and go (a plugged-in ONU may be taken away
+    # again): one can vanish between the list and the authorisation, which the device then
+    # refuses. A refusal is shown and another ONU is tried, up to three.
+    authorised, serials = False, []
+    for _ in range(3):
+        driver.get(base + "/ui/#/unconfigured")
+        row = wait_for("an unconfigured ONU", lambda: driver.find_elements(By.CSS_SELECTOR, "main tbody tr button"), 30)[0]
+        serial = row.find_element(By.XPATH, "./ancestor::tr/td[3]").text
+        serials.append(serial)
+        row.click()
+        submit = WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, "#authorize-form button[type=submit]"))
+        driver.save_screenshot(f"{shots}/unconfigured.png")
+        submit.click()
+        outcome = wait_for("the new ONU's page or a refusal", lambda: (
+            "opened" if "#/onu/" in driver.current_url and serial in driver.find_element(By.CSS_SELECTOR, "main h1").text
+            else "refused" if "bad" in (driver.find_element(By.ID, "flash").get_attribute("class") or "") else None), 60)
+        if outcome == "opened":
+            authorised = True
+            break
+    check("an unconfigured ONU is authorised from the page and opens as an ONU", authorised, serials)
     driver.save_screenshot(f"{shots}/onu-authorised.png")
 
     # A whole port of OLT 3 loses light: one PON outage in the Outages view, live.
