@@ -46,6 +46,14 @@ fn splitter(id: SplitterId, name: &str, parent: Option<SplitterId>) -> Splitter 
     }
 }
 
+/// The first `n` of `onus`, down with `cause` a minute in.
+fn first(onus: &[Onu], n: usize, cause: DownCause) -> Vec<Onu> {
+    onus[..n]
+        .iter()
+        .map(|o| down(o.clone(), cause, time(60)))
+        .collect()
+}
+
 fn back(mut onu: Onu) -> Onu {
     onu.status = OnuStatus::Online;
     onu.last_down_cause = None;
@@ -64,10 +72,7 @@ fn a_port_wide_los_is_one_pon_outage_its_downs_point_at_it_and_it_clears() {
     );
     let mut book = OutageBook::new(OutageRules::default(), None, Vec::new());
     let plant = Plant::default();
-    let downs: Vec<Onu> = onus[..5]
-        .iter()
-        .map(|o| down(o.clone(), DownCause::Los, time(60)))
-        .collect();
+    let downs = first(&onus, 5, DownCause::Los);
     let batch = poll(
         &mut book,
         &mut view,
@@ -170,10 +175,7 @@ fn a_splitters_los_is_a_splitter_outage_and_two_dark_branches_put_it_upstream() 
     let rules = OutageRules::default();
     let mut book = OutageBook::new(rules, None, Vec::new());
     // ODB-1.1's three ONUs dark, ODB-1.2's lit: the fault is at ODB-1.1.
-    let downs: Vec<Onu> = onus[..3]
-        .iter()
-        .map(|o| down(o.clone(), DownCause::Los, time(60)))
-        .collect();
+    let downs = first(&onus, 3, DownCause::Los);
     let batch = poll(
         &mut book,
         &mut view,
@@ -197,10 +199,7 @@ fn a_splitters_los_is_a_splitter_outage_and_two_dark_branches_put_it_upstream() 
         ..rules
     };
     let mut book = OutageBook::new(rules, None, Vec::new());
-    let downs: Vec<Onu> = onus[..5]
-        .iter()
-        .map(|o| down(o.clone(), DownCause::Los, time(60)))
-        .collect();
+    let downs = first(&onus, 5, DownCause::Los);
     poll(
         &mut book,
         &mut view,
@@ -230,10 +229,7 @@ fn a_dying_gasp_group_is_a_power_outage_by_address_and_an_offline_olt_an_olt_out
     }
     let mut book = OutageBook::new(OutageRules::default(), None, Vec::new());
     let plant = Plant::default();
-    let gasps: Vec<Onu> = onus[..3]
-        .iter()
-        .map(|o| down(o.clone(), DownCause::DyingGasp, time(60)))
-        .collect();
+    let gasps = first(&onus, 3, DownCause::DyingGasp);
     let batch = poll(
         &mut book,
         &mut view,
@@ -282,10 +278,7 @@ fn the_archive_keeps_outages_across_a_reopen_and_drops_the_expired() {
     let archive = OutageArchive::open(&store).expect("archive");
     let (mut view, onus) = a_view();
     let mut book = OutageBook::new(OutageRules::default(), Some(archive.clone()), Vec::new());
-    let downs: Vec<Onu> = onus[..5]
-        .iter()
-        .map(|o| down(o.clone(), DownCause::Los, time(60)))
-        .collect();
+    let downs = first(&onus, 5, DownCause::Los);
     let plant = Plant::default();
     poll(
         &mut book,
