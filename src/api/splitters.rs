@@ -196,6 +196,17 @@ impl SplitterBody {
     }
 }
 
+/// The ids of the splitters hanging under splitter `id`.
+fn children_of(app: &AppState, id: SplitterId) -> Result<Vec<SplitterId>, ApiError> {
+    Ok(app
+        .records
+        .splitters()?
+        .into_iter()
+        .filter(|s| s.parent_id == Some(id))
+        .map(|s| s.id)
+        .collect())
+}
+
 fn missing(id: SplitterId) -> ApiError {
     ApiError::NotFound(format!("no splitter with id {id}"))
 }
@@ -260,13 +271,7 @@ async fn list(
 )]
 async fn detail(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> ApiResult {
     let splitter = app.records.splitter(id)?.ok_or_else(|| missing(id))?;
-    let children = app
-        .records
-        .splitters()?
-        .into_iter()
-        .filter(|s| s.parent_id == Some(id))
-        .map(|s| s.id)
-        .collect();
+    let children = children_of(&app, id)?;
     let placed = app.fleet.view().placed_under(id).await?;
     let onus = placed
         .into_iter()
@@ -291,12 +296,9 @@ async fn detail(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> 
 )]
 async fn remove(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> ApiResult {
     let splitter = app.records.splitter(id)?.ok_or_else(|| missing(id))?;
-    let children: Vec<String> = app
-        .records
-        .splitters()?
-        .into_iter()
-        .filter(|s| s.parent_id == Some(id))
-        .map(|s| s.id.to_string())
+    let children: Vec<String> = children_of(&app, id)?
+        .iter()
+        .map(SplitterId::to_string)
         .collect();
     if !children.is_empty() {
         return Err(ApiError::Conflict(format!(
