@@ -5,14 +5,17 @@
 //! the event log: a task reads the log from its cursor like a webhook does
 //! ([`project`]), so a restart goes on where it stopped and nothing is raised twice. The
 //! book ([`book`]) holds them in memory and writes each change to the store's `alarms`
-//! tree ([`archive`]); cleared alarms are kept for `[alarms] retention`.
+//! tree ([`archive`]); cleared alarms are kept for `[alarms] retention`. Every raise and
+//! clear is also written to the change log ([`changes`]) that notifications read.
 
 mod archive;
 mod book;
+pub mod changes;
 #[cfg(test)]
 mod tests;
 
 pub use book::{AlarmBook, AlarmFilter};
+pub use changes::{AlarmChange, ChangeKey, ChangeLog, What};
 
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::events::{EventFilter, EventLog, Severity};
@@ -105,12 +108,36 @@ pub enum AckRefusal {
 }
 
 /// The alarms every handler sees; cheap to clone. Empty until [`Alarms::start`].
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Alarms {
     book: Arc<Mutex<AlarmBook>>,
+    /// The change log, once started.
+    changes: Arc<std::sync::OnceLock<ChangeLog>>,
+    /// Bumped after each batch of events folded in: the change log may have grown.
+    folded: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Default for Alarms {
+    fn default() -> Self {
+        Alarms {
+            book: Arc::default(),
+            changes: Arc::default(),
+            folded: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
 }
 
 impl Alarms {
+    /// The change log (`None` before [`Alarms::start`]).
+    pub fn changes(&self) -> Option<&ChangeLog> {
+        self.changes.get()
+    }
+
+    /// Changes when the projection has folded more events in.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.folded.subscribe()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, AlarmBook> {
         match self.book.lock() {
             Ok(guard) => guard,
@@ -127,6 +154,7 @@ impl Alarms {
         config: &AlarmsConfig,
     ) -> anyhow::Result<()> {
         let archive = archive::AlarmArchive::open(store)?;
+        let _ = self.changes.set(archive.changes().clone());
         let book = AlarmBook::load(archive, config.retention, events.last_id(), Utc::now())?;
         *self.lock() = book;
         tokio::spawn(project(self.clone(), events));
@@ -183,6 +211,9 @@ async fn project(alarms: Alarms, events: EventLog) {
                 book.prune(Utc::now());
                 pruned = tokio::time::Instant::now();
             }
+        }
+        if !batch.is_empty() {
+            alarms.folded.send_replace(seen.max(cursor));
         }
         if batch.is_empty() && last.changed().await.is_err() {
             return; // the log is gone: the service is stopping

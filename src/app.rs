@@ -87,6 +87,9 @@ impl App {
         state
             .alarms
             .start(&state.store, state.events.clone(), &state.config.alarms)?;
+        let channels = crate::notify::resolve(&state.config.notify)
+            .with_context(|| format!("config {}", config_name(&state.config)))?;
+        state.notifiers.apply(&state, channels)?;
         state
             .cluster
             .start(state.config.cluster.as_ref(), state.fleet.view().clone())
@@ -167,6 +170,7 @@ impl App {
         state.cluster.stop();
         state.fleet.shutdown().await;
         state.webhooks.stop();
+        state.notifiers.stop();
         state.events.stop().await;
         state.records.record_key_use(&state.keys.last_used())?;
         state.store.flush().await?;

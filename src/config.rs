@@ -51,6 +51,8 @@ pub struct Config {
     pub alarms: crate::alarms::AlarmsConfig,
     /// `[[webhooks]]` (docs/events.md): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
+    /// `[[notify]]` (docs/outages.md#notifications): Telegram and e-mail channels.
+    pub notify: Vec<crate::notify::NotifyConfig>,
     /// `[traps]` (docs/events.md): SNMP traps that trigger a poll.
     pub traps: TrapsConfig,
     /// `[cluster]` (docs/scale-out.md): other `serve` processes whose OLTs the node
@@ -230,6 +232,7 @@ impl Default for Config {
             outages: crate::outages::OutagesConfig::default(),
             alarms: crate::alarms::AlarmsConfig::default(),
             webhooks: Vec::new(),
+            notify: Vec::new(),
             traps: TrapsConfig::default(),
             cluster: None,
             source: None,
@@ -382,6 +385,7 @@ impl Config {
         self.events.validate()?;
         self.outages.validate()?;
         crate::webhooks::resolve(&self.webhooks)?;
+        crate::notify::resolve(&self.notify)?;
         if self.traps.min_interval.is_zero() {
             bail!("key `traps.min_interval`: must be above zero");
         }

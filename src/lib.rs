@@ -42,4 +42,5 @@ pub mod router;
 pub mod state;
 pub mod traps;
 pub mod ui;
+pub mod notify;
 pub mod webhooks;

@@ -45,6 +45,8 @@ pub struct Shared {
     pub cluster: crate::cluster::Cluster,
     /// The active alarms and their history (docs/outages.md#alarms), started by `App::start`.
     pub alarms: crate::alarms::Alarms,
+    /// The running notification channels (docs/outages.md#notifications), replaced on SIGHUP.
+    pub notifiers: crate::notify::Notifiers,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -86,6 +88,7 @@ impl AppState {
                 webhooks: crate::webhooks::Webhooks::default(),
                 cluster: crate::cluster::Cluster::default(),
                 alarms: crate::alarms::Alarms::default(),
+                notifiers: crate::notify::Notifiers::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }

@@ -1,7 +1,9 @@
 //! Where alarms are kept: the store's `alarms` tree (alarm id → the alarm as JSON),
 //! written on every raise, clear and acknowledgement, and `alarms_meta` (`cursor` → the
-//! last event folded in, u64 big-endian), so a restart goes on from there.
+//! last event folded in, u64 big-endian), so a restart goes on from there; and the change
+//! log ([`ChangeLog`], tree `alarm_changes`) that notifications read.
 
+use super::changes::ChangeLog;
 use super::Alarm;
 use ponkeeper_actors::store::{Store, StoreError};
 
@@ -14,6 +16,7 @@ pub struct AlarmArchive {
     store: Store,
     alarms: sled::Tree,
     meta: sled::Tree,
+    changes: ChangeLog,
 }
 
 impl AlarmArchive {
@@ -21,8 +24,13 @@ impl AlarmArchive {
         Ok(AlarmArchive {
             alarms: store.open_tree(ALARMS)?,
             meta: store.open_tree(META)?,
+            changes: ChangeLog::open(store)?,
             store: store.clone(),
         })
+    }
+
+    pub fn changes(&self) -> &ChangeLog {
+        &self.changes
     }
 
     /// Every alarm kept, by id.

@@ -14,6 +14,7 @@
 //! | `ONU_DEAUTHORIZED` | | the ONU's |
 
 use super::archive::AlarmArchive;
+use super::changes::What;
 use super::{AckRefusal, Alarm, AlarmType};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::events::{Event, EventType, Severity};
@@ -113,40 +114,40 @@ impl AlarmBook {
         match (event.kind, olt, onu) {
             (EventType::OltStatusChanged, Some(olt), _) => match word("to") {
                 "OFFLINE" => {
-                    self.clear(AlarmType::OltDegraded, &olt, event.at);
+                    self.clear(AlarmType::OltDegraded, &olt, event);
                     self.raise(event, AlarmType::OltOffline, Severity::Critical, olt);
                 }
                 "DEGRADED" => {
-                    self.clear(AlarmType::OltOffline, &olt, event.at);
+                    self.clear(AlarmType::OltOffline, &olt, event);
                     self.raise(event, AlarmType::OltDegraded, Severity::Warning, olt);
                 }
                 "ONLINE" | "DISABLED" => {
-                    self.clear(AlarmType::OltOffline, &olt, event.at);
-                    self.clear(AlarmType::OltDegraded, &olt, event.at);
+                    self.clear(AlarmType::OltOffline, &olt, event);
+                    self.clear(AlarmType::OltDegraded, &olt, event);
                 }
                 _ => {}
             },
             (EventType::OutageCleared, _, _) => {
                 if let Some(id) = outage {
                     for kind in OUTAGE_TYPES {
-                        self.clear(kind, &format!("outage:{id}"), event.at);
+                        self.clear(kind, &format!("outage:{id}"), event);
                     }
                 }
             }
             (EventType::OnuDown, _, Some(onu)) if outage.is_none() => {
                 self.raise(event, AlarmType::OnuDown, Severity::Warning, onu);
             }
-            (EventType::OnuUp, _, Some(onu)) => self.clear(AlarmType::OnuDown, &onu, event.at),
+            (EventType::OnuUp, _, Some(onu)) => self.clear(AlarmType::OnuDown, &onu, event),
             (EventType::OpticsLevelChanged, _, Some(onu)) => {
                 if word("to") == "CRITICAL" {
                     self.raise(event, AlarmType::OpticsCritical, Severity::Critical, onu);
                 } else if word("from") == "CRITICAL" {
-                    self.clear(AlarmType::OpticsCritical, &onu, event.at);
+                    self.clear(AlarmType::OpticsCritical, &onu, event);
                 }
             }
             (EventType::OnuDeauthorized, _, Some(onu)) => {
-                self.clear(AlarmType::OnuDown, &onu, event.at);
-                self.clear(AlarmType::OpticsCritical, &onu, event.at);
+                self.clear(AlarmType::OnuDown, &onu, event);
+                self.clear(AlarmType::OpticsCritical, &onu, event);
             }
             (kind, _, _) => {
                 if let (Some(alarm), Some(id)) = (outage_alarm(kind), outage) {
@@ -177,19 +178,30 @@ impl AlarmBook {
             acknowledged_at: None,
             comment: None,
         };
+        self.record(event.id, What::Raised, &alarm);
         self.save(&alarm);
         self.active.insert(key, alarm.id);
         self.alarms.insert(alarm.id, alarm);
     }
 
-    fn clear(&mut self, kind: AlarmType, object: &str, at: DateTime<Utc>) {
+    fn clear(&mut self, kind: AlarmType, object: &str, event: &Event) {
         let Some(id) = self.active.remove(&(kind, object.to_string())) else {
             return;
         };
         if let Some(mut alarm) = self.alarms.remove(&id) {
-            alarm.cleared_at = Some(at);
+            alarm.cleared_at = Some(event.at);
+            self.record(event.id, What::Cleared, &alarm);
             self.save(&alarm);
             self.alarms.insert(id, alarm);
+        }
+    }
+
+    /// Writes the change to the log notifications read, before the alarm itself: after a
+    /// crash between the two, folding the event in again writes the same change again.
+    fn record(&self, event_id: u64, what: What, alarm: &Alarm) {
+        let written = self.archive.as_ref().map(|a| a.changes().record(event_id, what, alarm));
+        if let Some(Err(error)) = written {
+            tracing::warn!(%error, alarm = alarm.id, "alarm change not written; no notification for it");
         }
     }
 
@@ -272,6 +284,13 @@ impl AlarmBook {
             if let Some(archive) = &self.archive {
                 let _ = archive.remove(id);
             }
+        }
+        if let Some(Err(error)) = self
+            .archive
+            .as_ref()
+            .map(|a| a.changes().prune(now - retention))
+        {
+            tracing::warn!(%error, "alarms: old changes not pruned");
         }
     }
 }

@@ -222,3 +222,48 @@ fn cleared_alarms_past_the_retention_are_dropped() {
     assert!(book.get(3).is_some(), "active alarms are never pruned");
     assert_eq!(archive.load().expect("load").len(), 1);
 }
+
+#[test]
+fn every_raise_and_clear_is_logged_once_even_when_folded_in_again() {
+    use super::What;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = [
+        event(1, EventType::SplitterOutage, 3, None, json!({"outageId": 5})),
+        event(2, EventType::OnuDown, 3, Some(9), json!({"outageId": 5})),
+        event(3, EventType::OnuDown, 3, Some(12), json!({"cause": "LOS"})),
+        event(4, EventType::OutageCleared, 3, None, json!({"outageId": 5})),
+    ];
+    {
+        let (mut book, _) = book(dir.path());
+        for e in &events {
+            book.apply(e);
+        }
+        // A crash before the cursor was written: the reopened book folds them in again.
+    }
+    let (mut book, archive) = book(dir.path());
+    assert_eq!(book.cursor(), 0);
+    for e in &events {
+        book.apply(e);
+    }
+    let log = archive.changes();
+    let changes = log.after(Default::default(), 100).expect("read");
+    let seen: Vec<(u64, u64, What)> = changes
+        .iter()
+        .map(|c| (c.key.event_id(), c.alarm.id, c.what))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![(1, 1, What::Raised), (3, 3, What::Raised), (4, 1, What::Cleared)],
+        "the outage's ONU down raised nothing; nothing twice"
+    );
+    assert_eq!(changes[2].alarm.cleared_at, Some(at(4)));
+    assert_eq!(log.last().expect("last"), changes[2].key);
+    // Read on from a change: only the ones after it.
+    let rest = log.after(changes[0].key, 100).expect("read");
+    assert_eq!(rest.len(), 2);
+    // Pruned by when each change was made: the raise at 1 goes, the rest stay.
+    assert_eq!(log.prune(at(2)).expect("prune"), 1);
+    let kept = log.after(Default::default(), 100).expect("read");
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(kept[0].key, changes[1].key);
+}

@@ -232,7 +232,7 @@ async fn attempt(
 
 /// A reqwest error in a line, with its cause (the bare error says only "error sending
 /// request").
-fn describe(error: &reqwest::Error) -> String {
+pub fn describe(error: &reqwest::Error) -> String {
     let kind = if error.is_timeout() {
         "timed out"
     } else if error.is_connect() {
