@@ -38,7 +38,7 @@ fi
 # Variables for the tooling deliberately avoid the PONKEEPER_ prefix: the service takes
 # every PONKEEPER_* variable as a config override and refuses unknown ones.
 VENV="${TEST_VENV:-.venv}"
-if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis, selenium, standardwebhooks' >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c 'import snmpsim, pysmi, mcp, schemathesis, selenium, standardwebhooks, aiosmtpd' >/dev/null 2>&1; then
     say "installing snmpsim, the MCP client and schemathesis into $VENV"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-test.txt

@@ -14,6 +14,7 @@ pub mod events;
 mod host_keys;
 mod inventory;
 mod nodes;
+pub mod notifications;
 mod olts;
 mod onu_actions;
 pub mod webhooks;
@@ -77,6 +78,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(events::router())
         .merge(event_stream::router())
         .merge(webhooks::router())
+        .merge(notifications::router())
         .merge(whoami::router())
         .merge(host_keys::router())
         .merge(splitters::router())

@@ -87,9 +87,9 @@ impl App {
         state
             .alarms
             .start(&state.store, state.events.clone(), &state.config.alarms)?;
-        let channels = crate::notify::resolve(&state.config.notify)
+        let channels = crate::channels::resolve(&state.config.notify)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
-        state.notifiers.apply(&state, channels)?;
+        state.run_notifiers(channels)?;
         state
             .cluster
             .start(state.config.cluster.as_ref(), state.fleet.view().clone())

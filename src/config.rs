@@ -52,7 +52,7 @@ pub struct Config {
     /// `[[webhooks]]` (docs/events.md): where events are POSTed, signed.
     pub webhooks: Vec<crate::webhooks::WebhookConfig>,
     /// `[[notify]]` (docs/outages.md#notifications): Telegram and e-mail channels.
-    pub notify: Vec<crate::notify::NotifyConfig>,
+    pub notify: Vec<crate::channels::NotifyConfig>,
     /// `[traps]` (docs/events.md): SNMP traps that trigger a poll.
     pub traps: TrapsConfig,
     /// `[cluster]` (docs/scale-out.md): other `serve` processes whose OLTs the node
@@ -385,7 +385,7 @@ impl Config {
         self.events.validate()?;
         self.outages.validate()?;
         crate::webhooks::resolve(&self.webhooks)?;
-        crate::notify::resolve(&self.notify)?;
+        crate::channels::resolve(&self.notify)?;
         if self.traps.min_interval.is_zero() {
             bail!("key `traps.min_interval`: must be above zero");
         }

@@ -150,9 +150,9 @@ fn reload_webhooks(app: &AppState) -> anyhow::Result<usize> {
     };
     let config = crate::config::Config::load(path)?;
     let hooks = crate::webhooks::resolve(&config.webhooks)?;
-    let channels = crate::notify::resolve(&config.notify)?;
+    let channels = crate::channels::resolve(&config.notify)?;
     let count = hooks.len();
     app.run_webhooks(hooks)?;
-    app.notifiers.apply(app, channels)?;
+    app.run_notifiers(channels)?;
     Ok(count)
 }

@@ -31,6 +31,7 @@
 //! | `ponkeeper_olt_latency_p50_seconds`, `ponkeeper_olt_latency_p95_seconds` | gauge | `olt` (the last poll's requests) |
 //! | `ponkeeper_webhook_deliveries_total` | counter | `webhook`, `outcome` = delivered, failed (each attempt) |
 //! | `ponkeeper_webhook_lag` | gauge | `webhook` (events logged after its cursor) |
+//! | `ponkeeper_notifications_total` | counter | `channel` (messages taken, a digest once) |
 //! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, wrong_community, malformed |
 //! | `ponkeeper_http_connections_refused_total` | counter | `reason` = per_address, unauthenticated_share |
 //! | `ponkeeper_cluster_connections_refused_total` | counter | (with `[cluster]`) |

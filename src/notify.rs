@@ -5,7 +5,7 @@
 //! a SIGHUP reload, naming the entry, the key and the reason), and the running set
 //! ([`Notifiers`]) that [`crate::app`] starts and [`crate::jobs`] replaces on SIGHUP.
 //!
-//! What is sent is the alarms' change log ([`crate::alarms::changes`]): one message when
+//! The channels themselves (config, Telegram, SMTP) are [`crate::channels`]. What is sent is the alarms' change log ([`crate::alarms::changes`]): one message when
 //! an alarm is raised and one when it clears. Grouping comes from the alarms themselves —
 //! an outage is one alarm however many ONUs it took down, and their own downs raise none —
 //! and from the rate cap: past `max_per_minute`, what waits goes out as one digest. Each
@@ -14,17 +14,16 @@
 //! English; the facts they name (the OLT, its node, the contracts, the СЗО) are gathered
 //! at send time ([`facts`]).
 
-mod config;
 pub mod delivery;
-mod email;
 pub mod facts;
 pub mod render;
-mod telegram;
 
-pub use config::{resolve, Channel, ChannelKind, ChatId, NotifyConfig, TlsMode};
 pub use delivery::ChannelStatus;
 
-use crate::state::AppState;
+use crate::alarms::Alarms;
+use crate::channels::{Channel, NotifyConfig};
+use crate::clock::Clock;
+use ponkeeper_actors::store::Store;
 use std::sync::{Arc, Mutex};
 
 /// The running channels; cheap to clone. Empty until [`Notifiers::apply`].
@@ -49,11 +48,16 @@ impl Notifiers {
     /// Replaces the running channels with `channels`, each reading the alarms' change log
     /// from its cursor in the store. A message in flight when its old task stops is sent
     /// again by the new one: at least once.
-    pub fn apply(&self, app: &AppState, channels: Vec<Channel>) -> anyhow::Result<()> {
-        let Some(changes) = app.alarms.changes().cloned() else {
+    pub fn apply(
+        &self,
+        (store, alarms, clock): (&Store, &Alarms, Clock),
+        facts: facts::Gatherer,
+        channels: Vec<Channel>,
+    ) -> anyhow::Result<()> {
+        let Some(changes) = alarms.changes().cloned() else {
             anyhow::bail!("notifications start after the alarms");
         };
-        let cursors = delivery::Cursors::open(&app.store)?;
+        let cursors = delivery::Cursors::open(store)?;
         let mut fresh = Vec::with_capacity(channels.len());
         for channel in channels {
             let status = Arc::new(Mutex::new(ChannelStatus::default()));
@@ -61,9 +65,9 @@ impl Notifiers {
             let task = tokio::spawn(delivery::run(
                 delivery::Feed {
                     changes: changes.clone(),
-                    alarms: app.alarms.clone(),
-                    facts: facts::Gatherer::new(app.clone()),
-                    clock: app.clock,
+                    alarms: alarms.clone(),
+                    facts: facts.clone(),
+                    clock,
                 },
                 channel,
                 cursors.clone(),

@@ -206,6 +206,19 @@ impl AppState {
             .apply((&self.store, &self.events, self.clock), hooks)
     }
 
+    /// Replaces the running notification channels with `channels`, each reading the
+    /// alarms' change log.
+    pub fn run_notifiers(&self, channels: Vec<crate::channels::Channel>) -> anyhow::Result<()> {
+        let state = self.clone();
+        let facts = crate::notify::facts::Gatherer {
+            fleet: self.fleet.clone(),
+            records: self.records.clone(),
+            inventory: Arc::new(move || state.inventory()),
+        };
+        self.notifiers
+            .apply((&self.store, &self.alarms, self.clock), facts, channels)
+    }
+
     /// Re-reads the inventory file; on success the fleet is reconciled with it.
     pub async fn reload_inventory(&self) -> Result<(Arc<Inventory>, ReconcileReport), ReloadError> {
         let inventory = Inventory::load(&self.config.inventory)

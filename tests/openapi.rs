@@ -66,6 +66,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "DELETE /splitters/{id}",
     "POST /onus/{id}/placement",
     "POST /placements/import",
+    "GET /notifications",
 ];
 
 /// docs/operations.md's operations endpoints, at the root and without a key.

@@ -8,18 +8,18 @@
 
 mod common;
 
+use common::serve::Serve;
 use common::{all_polled, eventually, steady_sim, tools, TestService};
 use ponkeeper::webhooks::WebhookConfig;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::events::EventType;
-use ponkeeper_sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
+use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_ponkeeper");
 /// The Standard Webhooks reference secret (24 bytes).
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -226,148 +226,6 @@ async fn an_onu_down_arrives_signed_and_a_500_is_retried_before_the_next_event()
     sim.shutdown().await;
 }
 
-/// `ponkeeper serve` as a child process with one webhook, and a FULL key.
-struct Serve {
-    child: Option<tokio::process::Child>,
-    config: PathBuf,
-    log: PathBuf,
-    base: String,
-    key: String,
-    secret_env: &'static str,
-    client: reqwest::Client,
-    _dir: tempfile::TempDir,
-}
-
-impl Serve {
-    /// Writes the config (polling every 500 ms; `webhooks` is its `[[webhooks]]` text).
-    fn prepare(sim: &SimFleet, secret_env: &'static str, webhooks: &str) -> Serve {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let inventory = dir.path().join("inventory.toml");
-        std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
-        let port = {
-            let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-            probe.local_addr().expect("addr").port()
-        };
-        let config = dir.path().join("ponkeeper.toml");
-        let serve = Serve {
-            child: None,
-            config,
-            log: dir.path().join("serve.log"),
-            base: format!("http://127.0.0.1:{port}/api/v1/external"),
-            key: String::new(),
-            secret_env,
-            client: reqwest::Client::new(),
-            _dir: dir,
-        };
-        let head = format!(
-            "listen = \"127.0.0.1:{port}\"\ndata_dir = {:?}\ninventory = {:?}\n\n\
-             [polling]\ninterval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\ndeadline = \"3s\"\n\n",
-            serve._dir.path().join("data").display().to_string(),
-            inventory.display().to_string()
-        );
-        std::fs::write(&serve.config, format!("{head}{webhooks}")).expect("config");
-        serve
-    }
-
-    fn rewrite_webhooks(&self, webhooks: &str) {
-        let text = std::fs::read_to_string(&self.config).expect("config");
-        let head = &text[..text.find("[[webhooks]]").expect("a webhook")];
-        std::fs::write(&self.config, format!("{head}{webhooks}")).expect("config");
-    }
-
-    fn command(&self, args: &[&str]) -> tokio::process::Command {
-        let mut command = tokio::process::Command::new(BINARY);
-        command
-            .args(args)
-            .arg("--config")
-            .arg(&self.config)
-            .env(SSH_PASSWORD_ENV, DEFAULT_SSH_PASSWORD)
-            .env(self.secret_env, SECRET);
-        command
-    }
-
-    async fn start(&mut self) {
-        if self.key.is_empty() {
-            let output = self
-                .command(&["keys"])
-                .args(["create", "--name", "ops", "--level", "FULL"])
-                .output()
-                .await
-                .expect("keys");
-            assert!(
-                output.status.success(),
-                "{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            self.key = String::from_utf8_lossy(&output.stdout).trim().to_string();
-        }
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .expect("log");
-        let child = self
-            .command(&["serve"])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .kill_on_drop(true)
-            .spawn()
-            .expect("serve starts");
-        self.child = Some(child);
-        eventually("serve answers", Duration::from_secs(20), || async {
-            let (status, body) = self.get("/olts").await?;
-            (status == 200 && body["data"][0]["status"] != "CONNECTING").then_some(())
-        })
-        .await;
-    }
-
-    async fn get(&self, path: &str) -> Option<(u16, Value)> {
-        let response = self
-            .client
-            .get(format!("{}{path}", self.base))
-            .header("X-API-Key", &self.key)
-            .send()
-            .await
-            .ok()?;
-        let status = response.status().as_u16();
-        Some((status, response.json().await.ok()?))
-    }
-
-    async fn signal(&self, name: &str) {
-        let pid = self.child.as_ref().and_then(|c| c.id()).expect("running");
-        let kill = tokio::process::Command::new("kill")
-            .args([format!("-{name}"), pid.to_string()])
-            .status()
-            .await
-            .expect("kill");
-        assert!(kill.success());
-    }
-
-    async fn kill_9(&mut self) {
-        self.signal("KILL").await;
-        if let Some(mut child) = self.child.take() {
-            child.wait().await.expect("reaped");
-        }
-    }
-
-    /// Every event id in the log, oldest first.
-    async fn event_ids(&self) -> Vec<u64> {
-        let (_, body) = self.get("/events?size=500").await.expect("events");
-        let mut ids: Vec<u64> = body["data"]
-            .as_array()
-            .expect("a list")
-            .iter()
-            .map(|e| e["id"].as_u64().expect("id"))
-            .collect();
-        ids.reverse();
-        ids
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
 fn hook(name: &str, url: &str, secret_env: &str) -> String {
     format!("[[webhooks]]\nname = \"{name}\"\nurl = \"{url}\"\nsecret_env = \"{secret_env}\"\n")
 }
@@ -380,7 +238,7 @@ async fn kill_9_under_delivery_loses_nothing_and_keeps_the_order() {
     };
     let sim = steady_sim(1, 64).await;
     let env = "WEBHOOK_TEST_SECRET_KILL";
-    let mut serve = Serve::prepare(&sim, env, &hook("noc", &receiver.url(), env));
+    let mut serve = Serve::prepare(&sim, &[(env, SECRET)], &hook("noc", &receiver.url(), env));
     serve.start().await;
     let baseline = serve.event_ids().await.last().copied().unwrap_or(0);
 
@@ -437,7 +295,7 @@ async fn a_bad_webhook_stops_start_up_and_a_refused_reload_keeps_the_old_ones() 
     // Start-up: an unset variable, named with the file, the key and how to make a secret.
     let broken = Serve::prepare(
         &sim,
-        env,
+        &[(env, SECRET)],
         &hook("billing", "http://127.0.0.1:9/h", "WEBHOOK_TEST_NEVER_SET"),
     );
     let output = broken
@@ -455,7 +313,11 @@ async fn a_bad_webhook_stops_start_up_and_a_refused_reload_keeps_the_old_ones() 
         assert!(stderr.contains(part), "{part:?} not in {stderr}");
     }
 
-    let mut serve = Serve::prepare(&sim, env, &hook("billing", "http://127.0.0.1:9/h", env));
+    let mut serve = Serve::prepare(
+        &sim,
+        &[(env, SECRET)],
+        &hook("billing", "http://127.0.0.1:9/h", env),
+    );
     serve.start().await;
     let names = |body: Value| -> Vec<String> {
         body["data"]
@@ -468,7 +330,10 @@ async fn a_bad_webhook_stops_start_up_and_a_refused_reload_keeps_the_old_ones() 
     let (_, body) = serve.get("/webhooks").await.expect("webhooks");
     assert_eq!(names(body), ["billing"]);
 
-    serve.rewrite_webhooks(&hook("noc", "billing.example/no-scheme", env));
+    serve.rewrite_tail(
+        "[[webhooks]]",
+        &hook("noc", "billing.example/no-scheme", env),
+    );
     serve.signal("HUP").await;
     let line = eventually(
         "the refused reload logged",
@@ -491,7 +356,7 @@ async fn a_bad_webhook_stops_start_up_and_a_refused_reload_keeps_the_old_ones() 
     let (_, body) = serve.get("/webhooks").await.expect("webhooks");
     assert_eq!(names(body), ["billing"]);
 
-    serve.rewrite_webhooks(&hook("noc", "http://127.0.0.1:9/noc", env));
+    serve.rewrite_tail("[[webhooks]]", &hook("noc", "http://127.0.0.1:9/noc", env));
     serve.signal("HUP").await;
     eventually("the new webhooks", Duration::from_secs(10), || async {
         let (_, body) = serve.get("/webhooks").await?;

@@ -199,7 +199,10 @@ impl AlarmBook {
     /// Writes the change to the log notifications read, before the alarm itself: after a
     /// crash between the two, folding the event in again writes the same change again.
     fn record(&self, event_id: u64, what: What, alarm: &Alarm) {
-        let written = self.archive.as_ref().map(|a| a.changes().record(event_id, what, alarm));
+        let written = self
+            .archive
+            .as_ref()
+            .map(|a| a.changes().record(event_id, what, alarm));
         if let Some(Err(error)) = written {
             tracing::warn!(%error, alarm = alarm.id, "alarm change not written; no notification for it");
         }

@@ -228,7 +228,13 @@ fn every_raise_and_clear_is_logged_once_even_when_folded_in_again() {
     use super::What;
     let dir = tempfile::tempdir().expect("tempdir");
     let events = [
-        event(1, EventType::SplitterOutage, 3, None, json!({"outageId": 5})),
+        event(
+            1,
+            EventType::SplitterOutage,
+            3,
+            None,
+            json!({"outageId": 5}),
+        ),
         event(2, EventType::OnuDown, 3, Some(9), json!({"outageId": 5})),
         event(3, EventType::OnuDown, 3, Some(12), json!({"cause": "LOS"})),
         event(4, EventType::OutageCleared, 3, None, json!({"outageId": 5})),
@@ -253,7 +259,11 @@ fn every_raise_and_clear_is_logged_once_even_when_folded_in_again() {
         .collect();
     assert_eq!(
         seen,
-        vec![(1, 1, What::Raised), (3, 3, What::Raised), (4, 1, What::Cleared)],
+        vec![
+            (1, 1, What::Raised),
+            (3, 3, What::Raised),
+            (4, 1, What::Cleared)
+        ],
         "the outage's ONU down raised nothing; nothing twice"
     );
     assert_eq!(changes[2].alarm.cleared_at, Some(at(4)));

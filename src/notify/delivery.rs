@@ -7,10 +7,10 @@
 //! after 1 s, 2 s, 4 s, … at most 5 min (or when Telegram says), the channel alone
 //! waiting. A channel seen for the first time starts at the log's end.
 
-use super::config::{Channel, NotifyConfig, Target};
 use super::facts::{Facts, Gatherer};
 use super::render::{self, Message};
-use crate::alarms::{AlarmChange, Alarms, ChangeKey, ChangeLog};
+use crate::alarms::{AlarmChange, Alarms, ChangeKey, ChangeLog, What};
+use crate::channels::{Channel, NotifyConfig, Target};
 use crate::clock::Clock;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::events::Severity;
@@ -78,14 +78,6 @@ impl Cursors {
     }
 }
 
-/// The HTTP client a Telegram channel posts with (the webhooks' own: no redirects,
-/// connect and request timeouts).
-pub fn client() -> anyhow::Result<reqwest::Client> {
-    crate::webhooks::delivery::client()
-}
-
-pub use crate::webhooks::delivery::describe;
-
 /// Whether `config`'s filter admits `change`, whose facts are `facts`.
 pub fn admits(config: &NotifyConfig, change: &AlarmChange, facts: &Facts) -> bool {
     let rank = |s: Severity| match s {
@@ -135,7 +127,11 @@ impl RateCap {
     /// Waits until a send is allowed.
     async fn slot(&mut self) {
         while self.free() == 0 {
-            let oldest = self.sent.front().copied().unwrap_or_else(tokio::time::Instant::now);
+            let oldest = self
+                .sent
+                .front()
+                .copied()
+                .unwrap_or_else(tokio::time::Instant::now);
             tokio::time::sleep_until(oldest + Duration::from_secs(60)).await;
         }
     }
@@ -150,7 +146,12 @@ impl RateCap {
 }
 
 /// Delivers `channel`'s messages until the task is aborted.
-pub async fn run(feed: Feed, channel: Channel, cursors: Cursors, status: Arc<Mutex<ChannelStatus>>) {
+pub async fn run(
+    feed: Feed,
+    channel: Channel,
+    cursors: Cursors,
+    status: Arc<Mutex<ChannelStatus>>,
+) {
     let name = channel.config.name.clone();
     let start = feed.changes.last().map_err(anyhow::Error::from);
     let mut cursor = match start.and_then(|last| cursors.get_or_start(&name, last)) {
@@ -192,7 +193,13 @@ pub async fn run(feed: Feed, channel: Channel, cursors: Cursors, status: Arc<Mut
             } else {
                 1
             };
-            let items: Vec<(AlarmChange, Facts)> = pending.drain(..take).collect();
+            let mut items: Vec<(AlarmChange, Facts)> = pending.drain(..take).collect();
+            if settle(&items, channel.config.group_wait).await {
+                // What grew while it waited (an outage's ONUs) is told as it is now.
+                for (change, facts) in &mut items {
+                    *facts = feed.facts.gather(&change.alarm).await;
+                }
+            }
             let language = channel.config.language;
             let message = match items.as_slice() {
                 [(change, facts)] => render::message(change, facts, language, feed.clock),
@@ -202,11 +209,27 @@ pub async fn run(feed: Feed, channel: Channel, cursors: Cursors, status: Arc<Mut
             cap.used();
             cursor = items.last().map(|(c, _)| c.key).unwrap_or(cursor);
             save(&cursors, &name, cursor);
-            metrics::counter!("ponkeeper_notifications_total", "channel" => name.clone()).increment(1);
+            metrics::counter!("ponkeeper_notifications_total", "channel" => name.clone())
+                .increment(1);
         }
         cursor = last;
         save(&cursors, &name, cursor);
     }
+}
+
+/// Waits until every raise among `items` is `group_wait` old; whether it waited.
+async fn settle(items: &[(AlarmChange, Facts)], group_wait: Duration) -> bool {
+    let wait = chrono::Duration::from_std(group_wait).unwrap_or_default();
+    let due = items
+        .iter()
+        .filter(|(c, _)| c.what == What::Raised)
+        .map(|(c, _)| c.alarm.started_at + wait)
+        .max();
+    let Some(ahead) = due.and_then(|due| (due - Utc::now()).to_std().ok()) else {
+        return false;
+    };
+    tokio::time::sleep(ahead).await;
+    true
 }
 
 fn save(cursors: &Cursors, name: &str, cursor: ChangeKey) {
@@ -243,8 +266,8 @@ async fn send(channel: &Channel, message: &Message, status: &Mutex<ChannelStatus
     let mut done = vec![false; chats];
     loop {
         let mut failure = None;
-        for chat in 0..chats {
-            if done[chat] {
+        for (chat, taken) in done.iter_mut().enumerate() {
+            if *taken {
                 continue;
             }
             let outcome = match &channel.target {
@@ -258,7 +281,7 @@ async fn send(channel: &Channel, message: &Message, status: &Mutex<ChannelStatus
                     .map_err(|reason| (reason, None)),
             };
             match outcome {
-                Ok(()) => done[chat] = true,
+                Ok(()) => *taken = true,
                 Err(refused) => failure = Some(refused),
             }
         }

@@ -5,8 +5,11 @@
 //! fleet view busy, an ONU since removed) is left out rather than holding the message.
 
 use crate::alarms::Alarm;
-use crate::state::AppState;
+use crate::records::Records;
 use ponkeeper_actors::domain::{NodeId, OnuId, Subscriber};
+use ponkeeper_actors::inventory::Inventory;
+use ponkeeper_actors::supervisor::Fleet;
+use std::sync::Arc;
 
 /// What a message says about its alarm beyond the alarm itself.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,19 +32,21 @@ pub struct Facts {
     pub szo: Vec<String>,
 }
 
-/// Gathers facts from the running service.
+/// The inventory in force (it changes on SIGHUP).
+pub type InventoryNow = Arc<dyn Fn() -> Arc<Inventory> + Send + Sync>;
+
+/// Gathers facts from the running service: the fleet view, the records (splitters), the
+/// inventory.
 #[derive(Clone)]
 pub struct Gatherer {
-    app: AppState,
+    pub fleet: Fleet,
+    pub records: Records,
+    pub inventory: InventoryNow,
 }
 
 impl Gatherer {
-    pub fn new(app: AppState) -> Gatherer {
-        Gatherer { app }
-    }
-
     pub async fn gather(&self, alarm: &Alarm) -> Facts {
-        let inventory = self.app.inventory();
+        let inventory = (self.inventory)();
         let mut facts = Facts::default();
         if let Some(olt) = alarm
             .olt_id
@@ -64,7 +69,7 @@ impl Gatherer {
         if onus.is_empty() {
             return facts;
         }
-        let view = self.app.fleet.view();
+        let view = self.fleet.view();
         let Ok(rows) = view.onus_by_id(onus.clone()).await else {
             return facts;
         };
@@ -103,7 +108,7 @@ impl Gatherer {
 
     /// Fills in what the outage `id` says; its ONUs.
     async fn outage(&self, id: u64, facts: &mut Facts) -> Vec<OnuId> {
-        let Ok(Some(outage)) = self.app.fleet.view().outage(id).await else {
+        let Ok(Some(outage)) = self.fleet.view().outage(id).await else {
             return Vec::new();
         };
         facts.pon_port = outage.pon_port.clone();
@@ -112,7 +117,7 @@ impl Gatherer {
         facts.subscribers = outage.contracts.clone();
         if let Some(splitter) = outage
             .splitter_id
-            .and_then(|s| self.app.records.splitter(s).ok().flatten())
+            .and_then(|s| self.records.splitter(s).ok().flatten())
         {
             facts.splitter = Some(match splitter.address {
                 Some(address) => format!("{}, {address}", splitter.name),

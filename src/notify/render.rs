@@ -5,9 +5,9 @@
 //! A digest (the rate cap reached) is one line per change under a count. Plain text: no
 //! markup, so nothing an alarm holds is read as any.
 
-use super::config::MessageLanguage;
 use super::facts::Facts;
 use crate::alarms::{AlarmChange, AlarmType, What};
+use crate::channels::MessageLanguage;
 use crate::clock::Clock;
 use crate::http::russian::Language;
 use ponkeeper_actors::events::Severity;
@@ -153,12 +153,18 @@ pub fn message(
     };
     fact(
         words.node,
-        &facts.node.as_ref().map(|(id, name)| format!("{name} ({id})")),
+        &facts
+            .node
+            .as_ref()
+            .map(|(id, name)| format!("{name} ({id})")),
     );
     fact(words.pon_port, &facts.pon_port);
     fact(words.splitter, &facts.splitter);
     fact(words.address, &facts.address);
-    fact(words.onu, &facts.onu.clone().filter(|_| facts.onus.is_none()));
+    fact(
+        words.onu,
+        &facts.onu.clone().filter(|_| facts.onus.is_none()),
+    );
     if !facts.subscribers.is_empty() {
         let shown = facts.subscribers.iter().take(SUBSCRIBERS_SHOWN).cloned();
         let mut list: Vec<String> = shown.collect();
@@ -172,10 +178,18 @@ pub fn message(
         lines.push(format!("{}: {}", words.szo, facts.szo.join("; ")));
     }
     let alarm = &change.alarm;
-    lines.push(format!("{}: {}", words.since, clock.format(alarm.started_at)));
+    lines.push(format!(
+        "{}: {}",
+        words.since,
+        clock.format(alarm.started_at)
+    ));
     if let (What::Cleared, Some(end)) = (change.what, alarm.cleared_at) {
         let lasted = span((end - alarm.started_at).num_seconds().max(0), words);
-        lines.push(format!("{}: {lasted} ({})", words.lasted, clock.format(end)));
+        lines.push(format!(
+            "{}: {lasted} ({})",
+            words.lasted,
+            clock.format(end)
+        ));
     }
     lines.push(match language {
         MessageLanguage::Ru => format!("{}{}", words.alarm, alarm.id),

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod raw;
+pub mod serve;
 pub mod tools;
 
 use ponkeeper::app::App;

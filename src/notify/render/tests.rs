@@ -7,7 +7,10 @@ use crate::alarms::Alarm;
 use chrono::{TimeZone, Utc};
 
 fn change(what: What) -> AlarmChange {
-    let start = Utc.with_ymd_and_hms(2026, 11, 26, 12, 4, 5).single().expect("time");
+    let start = Utc
+        .with_ymd_and_hms(2026, 11, 26, 12, 4, 5)
+        .single()
+        .expect("time");
     AlarmChange {
         key: Default::default(),
         what,
@@ -22,7 +25,8 @@ fn change(what: What) -> AlarmChange {
             message: "OLT 3 port 0/1: 12 of 12 ONUs behind splitter S-12 went down with LOS".into(),
             event_id: 2_000_311,
             started_at: start,
-            cleared_at: (what == What::Cleared).then(|| start + chrono::Duration::seconds(7 * 60 + 9)),
+            cleared_at: (what == What::Cleared)
+                .then(|| start + chrono::Duration::seconds(7 * 60 + 9)),
             acknowledged_by: None,
             acknowledged_at: None,
             comment: None,
@@ -61,7 +65,10 @@ fn an_outage_names_where_how_many_and_whom_in_english() {
     assert!(lines.contains(&"Splitter: S-12, Lenina 5"), "{lines:?}");
     assert!(lines.contains(&"Since: 2026-11-26T12:04:05"), "{lines:?}");
     assert!(lines.contains(&"Alarm 2000311"), "{lines:?}");
-    let subscribers = lines.iter().find(|l| l.starts_with("Subscribers: ")).expect("subscribers");
+    let subscribers = lines
+        .iter()
+        .find(|l| l.starts_with("Subscribers: "))
+        .expect("subscribers");
     assert!(subscribers.contains("Д-2024/030") && !subscribers.contains("Д-2024/031"));
     assert!(subscribers.ends_with("; more 2"), "{subscribers}");
 }
@@ -69,9 +76,25 @@ fn an_outage_names_where_how_many_and_whom_in_english() {
 #[test]
 fn a_clear_says_how_long_it_lasted_and_russian_has_no_english_word() {
     let cleared = message(&change(What::Cleared), &facts(), MessageLanguage::Ru, utc());
-    assert!(cleared.subject.starts_with("✅ Устранено: Авария сплиттера — OLT 3"), "{}", cleared.subject);
-    assert!(cleared.text.contains("\nДлительность: 7 мин 9 с (2026-11-26T12:11:14)\n"), "{}", cleared.text);
-    assert!(cleared.text.ends_with("\nАвария №2000311"), "{}", cleared.text);
+    assert!(
+        cleared
+            .subject
+            .starts_with("✅ Устранено: Авария сплиттера — OLT 3"),
+        "{}",
+        cleared.subject
+    );
+    assert!(
+        cleared
+            .text
+            .contains("\nДлительность: 7 мин 9 с (2026-11-26T12:11:14)\n"),
+        "{}",
+        cleared.text
+    );
+    assert!(
+        cleared.text.ends_with("\nАвария №2000311"),
+        "{}",
+        cleared.text
+    );
     // The alarm's own sentence came through the phrase book.
     assert!(!cleared.text.contains("went down"), "{}", cleared.text);
     // Names the operator wrote (a node, a splitter) are not the service's words.
@@ -88,11 +111,22 @@ fn a_clear_says_how_long_it_lasted_and_russian_has_no_english_word() {
 
 #[test]
 fn a_digest_is_one_line_a_change_under_a_count() {
-    let items = vec![(change(What::Raised), facts()), (change(What::Cleared), facts())];
+    let items = vec![
+        (change(What::Raised), facts()),
+        (change(What::Cleared), facts()),
+    ];
     let digest = digest(&items, MessageLanguage::En);
-    assert_eq!(digest.subject, "⚠ 2 alarm changes (more than the channel sends a minute)");
+    assert_eq!(
+        digest.subject,
+        "⚠ 2 alarm changes (more than the channel sends a minute)"
+    );
     assert_eq!(digest.text.lines().count(), 3);
-    assert!(digest.text.lines().nth(2).expect("line").starts_with("✅ Cleared: Splitter outage"));
+    assert!(digest
+        .text
+        .lines()
+        .nth(2)
+        .expect("line")
+        .starts_with("✅ Cleared: Splitter outage"));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! neither —; `"tls"` speaks TLS from the first byte; `"none"` is plain SMTP, for a relay
 //! on the same host. Certificates are checked against the system's roots.
 
-use super::config::{secret, NotifyConfig, TlsMode};
+use super::{secret, NotifyConfig, TlsMode};
 use lettre::message::{header::ContentType, Mailbox};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};

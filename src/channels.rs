@@ -1,14 +1,19 @@
-//! One `[[notify]]` entry ([`NotifyConfig`]) as the operator writes it, and [`resolve`],
-//! which checks every entry and makes each a [`Channel`]: its filter and where it sends
-//! (a Telegram bot with its token read from the environment, or an SMTP relay with its
-//! password read from the environment). A check names the entry, the key and the reason.
+//! Where notifications go (docs/outages.md#notifications): one `[[notify]]` entry
+//! ([`NotifyConfig`]) as the operator writes it, and [`resolve`], which checks every
+//! entry and makes each a [`Channel`]: its filter and where it sends — a Telegram bot
+//! ([`telegram`]) with its token read from the environment, or an SMTP relay ([`email`])
+//! with its password read from the environment. A check names the entry, the key and the
+//! reason. A leaf below the config: what sends from these is [`crate::notify`].
 
-use super::email::Mailer;
-use super::telegram::Bot;
+pub mod email;
+pub mod telegram;
+
 use crate::alarms::AlarmType;
+use email::Mailer;
 use ponkeeper_actors::domain::NodeId;
 use ponkeeper_actors::events::Severity;
 use serde::{Deserialize, Serialize};
+use telegram::Bot;
 
 /// Where a channel sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +102,14 @@ pub struct NotifyConfig {
     /// Messages a minute at most; what waits beyond it goes out as one digest.
     #[serde(default = "twenty")]
     pub max_per_minute: u32,
+    /// A raised alarm waits this long after its start before it is sent, so an outage
+    /// still growing (its ONUs seen down over two reads) is sent whole.
+    #[serde(default = "ten_seconds", with = "humantime_serde")]
+    pub group_wait: std::time::Duration,
+}
+
+fn ten_seconds() -> std::time::Duration {
+    std::time::Duration::from_secs(10)
 }
 
 fn lowest() -> Severity {
@@ -204,7 +217,7 @@ fn foreign(keys: &[&str], kind: &str) -> Result<(), String> {
 }
 
 /// The value of the environment variable named by `key` of an entry.
-pub(super) fn secret(key: &str, variable: Option<&str>) -> Result<String, String> {
+fn secret(key: &str, variable: Option<&str>) -> Result<String, String> {
     let Some(variable) = variable else {
         return Err(format!("key `{key}`: required"));
     };
@@ -289,7 +302,10 @@ mod tests {
         let email = parse(
             "name = \"mail\"\nkind = \"email\"\nsmtp_host = \"127.0.0.1\"\ntls = \"none\"\nfrom = \"ponkeeper <noc@isp.example>\"\nto = [\"duty@isp.example\"]\n",
         );
-        assert_eq!(telegram.chat_ids, [ChatId::Number(-1001), ChatId::Name("@noc".into())]);
+        assert_eq!(
+            telegram.chat_ids,
+            [ChatId::Number(-1001), ChatId::Name("@noc".into())]
+        );
         assert_eq!(telegram.min_severity, Severity::Critical);
         let channels = resolve(&[telegram.clone(), email]).expect("good");
         assert_eq!(channels.len(), 2);

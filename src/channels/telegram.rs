@@ -4,7 +4,7 @@
 //! another fails; `429 Too Many Requests` waits the `retry_after` Telegram names. The
 //! token is never written to a log: errors are told without the URL that holds it.
 
-use super::config::{secret, ChatId, NotifyConfig, TELEGRAM_API};
+use super::{secret, ChatId, NotifyConfig, TELEGRAM_API};
 use std::time::Duration;
 
 /// Telegram's longest message, in characters.
@@ -55,7 +55,7 @@ impl Bot {
             base,
             token,
             chat_ids: entry.chat_ids.clone(),
-            client: super::delivery::client().map_err(|e| e.to_string())?,
+            client: crate::webhooks::delivery::client().map_err(|e| e.to_string())?,
         })
     }
 
@@ -92,7 +92,7 @@ impl Bot {
             .json(&body)
             .send()
             .await
-            .map_err(|e| refused(super::delivery::describe(&e.without_url())))?;
+            .map_err(|e| refused(crate::webhooks::delivery::describe(&e.without_url())))?;
         let status = response.status();
         let answer: serde_json::Value = response.json().await.unwrap_or_default();
         if status.is_success() && answer["ok"] == true {
