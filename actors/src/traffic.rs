@@ -147,16 +147,10 @@ impl TrafficBook {
     /// The `limit` ONUs with the highest latest rate `by` direction, highest first (ties
     /// by id); ONUs without a rate that way are not ranked.
     pub fn busiest(&self, by: Direction, limit: usize) -> Vec<(OnuId, TrafficReading)> {
-        let mut ranked: Vec<(OnuId, TrafficReading, f64)> = self
-            .readings
-            .iter()
-            .filter_map(|(id, r)| Some((*id, *r, by.rate(r)?)))
-            .collect();
-        ranked.sort_unstable_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
-        ranked
+        let entries = self.readings.iter().map(|(id, r)| (*id, (), *r));
+        rank(entries, by, limit)
             .into_iter()
-            .take(limit)
-            .map(|(id, r, _)| (id, r))
+            .map(|(id, (), r)| (id, r))
             .collect()
     }
 
@@ -188,6 +182,26 @@ impl TrafficBook {
         }
         ports.into_values().collect()
     }
+}
+
+/// The `limit` entries with the highest rate `by` direction, highest first, ties by ONU
+/// id; entries without a rate that way are left out. One OLT's book ranks its ONUs with
+/// it, and the service merges the OLTs' rankings with it.
+pub fn rank<T>(
+    entries: impl IntoIterator<Item = (OnuId, T, TrafficReading)>,
+    by: Direction,
+    limit: usize,
+) -> Vec<(OnuId, T, TrafficReading)> {
+    let mut ranked: Vec<(f64, (OnuId, T, TrafficReading))> = entries
+        .into_iter()
+        .filter_map(|entry| Some((by.rate(&entry.2)?, entry)))
+        .collect();
+    ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1 .0.cmp(&b.1 .0)));
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(_, entry)| entry)
+        .collect()
 }
 
 /// A direction of traffic: `In` from the ONU (upstream), `Out` to it (downstream).

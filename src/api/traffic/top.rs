@@ -12,7 +12,7 @@ use crate::http::{one, ApiResult, Bounded, Id32, Query, Single};
 use crate::state::AppState;
 use axum::extract::State;
 use ponkeeper_actors::olt::{BusyOnu, OltHandle};
-use ponkeeper_actors::traffic::Direction;
+use ponkeeper_actors::traffic::{rank, Direction};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -167,8 +167,12 @@ async fn fleet_busiest(
             Err(e) => warnings.push(e.to_string()),
         }
     }
-    let rate = |(_, reading): &BusyOnu| by.rate(reading).unwrap_or(0.0);
-    busy.sort_by(|a, b| rate(b).total_cmp(&rate(a)).then(a.0.id.cmp(&b.0.id)));
-    busy.truncate(size);
-    (busy, warnings)
+    let entries = busy
+        .into_iter()
+        .map(|(onu, reading)| (onu.id, onu, reading));
+    let busiest = rank(entries, by, size)
+        .into_iter()
+        .map(|(_, onu, reading)| (onu, reading))
+        .collect();
+    (busiest, warnings)
 }
