@@ -133,15 +133,7 @@ impl PollBase {
         if let Err(e) = persisted {
             crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
-        let traffic = outcome
-            .traffic
-            .take()
-            .zip(self.traffic.take())
-            .map(|(read, book)| {
-                let read = traffic_by_onu(read, &learnt.rows);
-                let uptime = outcome.uptime_seconds;
-                record_traffic(store, olt, book, (read, at, uptime), &learnt.came_online)
-            });
+        let traffic = self.record_traffic(&mut outcome, &learnt, at);
         Ok(MergedPoll {
             traffic,
             ports: port_stats(&outcome.ports, &onus),
@@ -163,22 +155,24 @@ impl PollBase {
             unsaved,
         })
     }
-}
 
-/// `book` with the read made at `at` on an OLT up `uptime` seconds recorded, its rates
-/// stored as history points (a failed write is logged: the book is right all the same).
-fn record_traffic(
-    store: &Store,
-    olt: OltId,
-    mut book: TrafficBook,
-    (read, at, uptime): (TrafficRead, DateTime<Utc>, Option<u64>),
-    came_online: &[OnuId],
-) -> TrafficBook {
-    book.record(read, at, uptime, came_online);
-    if let Err(e) = store.record_traffic(&book.points()) {
-        crate::store::log_write_error("cannot record traffic history", Some(olt), &e);
+    /// The traffic book the poll took along with the poll's `traffic` read (made at `at`)
+    /// recorded, when it had one; the read's rates are stored as history points (a failed
+    /// write is logged: the book is right all the same).
+    fn record_traffic(
+        &mut self,
+        outcome: &mut PollOutcome,
+        learnt: &Learnt,
+        at: DateTime<Utc>,
+    ) -> Option<TrafficBook> {
+        let read = traffic_by_onu(outcome.traffic.take()?, &learnt.rows);
+        let mut book = self.traffic.take()?;
+        book.record(read, at, outcome.uptime_seconds, &learnt.came_online);
+        if let Err(e) = self.store.record_traffic(&book.points()) {
+            crate::store::log_write_error("cannot record traffic history", Some(self.olt), &e);
+        }
+        Some(book)
     }
-    book
 }
 
 /// The `traffic` group's counters put down to the ONUs their rows stand for.
