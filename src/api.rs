@@ -46,6 +46,7 @@ pub use outages::OutagesQuery;
 pub use provisioning::UnconfiguredQuery;
 pub use splitters::SplittersQuery;
 pub use szo::{PeriodQuery, RequiredPeriodQuery, SzoQuery, SzoStatusQuery};
+pub use traffic::{TopQuery, TrafficHistoryQuery};
 pub use vlans::VlansQuery;
 
 use crate::http::BASE;

@@ -40,6 +40,8 @@ pub struct Config {
     /// `[storage]`: the room the store keeps on its disk.
     pub storage: Storage,
     pub optics: Optics,
+    /// `[traffic]`: how long the traffic history is kept.
+    pub traffic: TrafficHistory,
     pub onu: OnuHistory,
     pub szo: SzoHistory,
     pub backup: Backup,
@@ -138,6 +140,23 @@ pub struct Optics {
     pub history_retention: Duration,
 }
 
+/// `[traffic]`: each ONU's rates, one point per read of the `traffic` poll group
+/// (`polling.traffic_interval`), are kept this long (docs/api.md, "Traffic").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficHistory {
+    #[serde(with = "humantime_serde")]
+    pub history_retention: Duration,
+}
+
+impl Default for TrafficHistory {
+    fn default() -> Self {
+        TrafficHistory {
+            history_retention: Duration::from_secs(365 * 86_400),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OnuHistory {
@@ -222,6 +241,7 @@ impl Default for Config {
             polling: Polling::default(),
             storage: Storage::default(),
             optics: Optics::default(),
+            traffic: TrafficHistory::default(),
             onu: OnuHistory::default(),
             szo: SzoHistory::default(),
             backup: Backup::default(),
@@ -368,6 +388,9 @@ impl Config {
         }
         if self.audit.retention.is_zero() {
             bail!("key `audit.retention`: must be above zero");
+        }
+        if self.traffic.history_retention.is_zero() {
+            bail!("key `traffic.history_retention`: must be above zero");
         }
         if self.optics.critical_dbm > self.optics.warning_dbm {
             bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");

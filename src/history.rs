@@ -1,8 +1,8 @@
 //! History reads: every read of stored history a REST handler makes (and with it every MCP
 //! tool, which reaches the same handlers), by name: config backups ([`configs`],
 //! [`config`], [`config_before`]), ONU state changes and OLT coverage for the СЗО
-//! ([`state_before`], [`onu_period`]), optics history ([`optics`]) and the audit log
-//! ([`audit_entries`]).
+//! ([`state_before`], [`onu_period`]), optics history ([`optics`]), traffic history
+//! ([`traffic`]) and the audit log ([`audit_entries`]).
 //!
 //! A store read blocks its thread (a page may come from disk), so each function runs it on
 //! tokio's blocking pool and never on an async worker, where it would hold up every other
@@ -17,6 +17,7 @@ use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{OltId, OnuId, OnuStateChange, OpticsPoint};
 use ponkeeper_actors::store::{ConfigBackup, Coverage, StoreError};
+use ponkeeper_actors::traffic::{Buckets, TrafficPoint};
 
 /// Runs `read` on tokio's blocking pool.
 async fn blocking<T: Send + 'static>(
@@ -141,6 +142,30 @@ pub async fn optics(
     };
     let store = app.store.clone();
     blocking(move || store.optics_history(onu, from, to, limit)).await
+}
+
+/// Traffic points of ONU `onu` in `[from, to]`, oldest first, each as stored or (with
+/// `step`) averaged into buckets of `step` starting at `from`, at most `limit`; the period
+/// read is cut to `traffic.history_retention` and now first (the buckets stay where the
+/// client's `from` puts them).
+pub async fn traffic(
+    app: &AppState,
+    onu: OnuId,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    step: Option<chrono::Duration>,
+    limit: usize,
+) -> Result<Vec<TrafficPoint>, ApiError> {
+    let retention = app.config.traffic.history_retention;
+    let Some((kept_from, kept_to)) = kept_period(from, to, retention, Utc::now()) else {
+        return Ok(Vec::new());
+    };
+    let store = app.store.clone();
+    blocking(move || {
+        let mut buckets = Buckets::new(from, step, limit);
+        store.traffic_history(onu, kept_from, kept_to, |point| buckets.push(point))?;
+        Ok(buckets.finish())
+    })
+    .await
 }
 
 /// A page of the audit entries `filter` admits, newest first, and how many it admits. A

@@ -35,9 +35,9 @@ pub async fn housekeeping(state: AppState) {
     }
 }
 
-/// Optics past `optics.history_retention`; ONU state changes past
-/// `szo.history_retention` for ONUs bound to a СЗО and `onu.state_history_retention` for
-/// the rest; OLT coverage past the longer of the two.
+/// Optics past `optics.history_retention`; traffic past `traffic.history_retention`; ONU
+/// state changes past `szo.history_retention` for ONUs bound to a СЗО and
+/// `onu.state_history_retention` for the rest; OLT coverage past the longer of the two.
 pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     let now = chrono::Utc::now();
     let ago = |retention: std::time::Duration| {
@@ -46,6 +46,7 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
     };
     let optics_cutoff = ago(state.config.optics.history_retention);
+    let traffic_cutoff = ago(state.config.traffic.history_retention);
     let szo_cutoff = ago(state.config.szo.history_retention);
     let onu_cutoff = ago(state.config.onu.state_history_retention);
 
@@ -66,9 +67,10 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     }
 
     let store = state.store.clone();
-    let (optics, changes, coverage) = tokio::task::spawn_blocking(move || {
+    let (optics, traffic, changes, coverage) = tokio::task::spawn_blocking(move || {
         anyhow::Ok((
             store.prune_optics(optics_cutoff)?,
+            store.prune_traffic(traffic_cutoff)?,
             store.prune_state_changes(|onu| {
                 if bound.contains(&onu) {
                     szo_cutoff
@@ -80,8 +82,14 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
         ))
     })
     .await??;
-    if optics + changes + coverage > 0 {
-        tracing::info!(optics, changes, coverage, "pruned history past retention");
+    if optics + traffic + changes + coverage > 0 {
+        tracing::info!(
+            optics,
+            traffic,
+            changes,
+            coverage,
+            "pruned history past retention"
+        );
     }
     prune_records(
         state,

@@ -109,7 +109,7 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 29] = [
+const READ_TOOLS: [&str; 31] = [
     "diff_olt_config",
     "find_onu",
     "get_alarm",
@@ -120,6 +120,7 @@ const READ_TOOLS: [&str; 29] = [
     "get_onu_optics",
     "get_onu_optics_history",
     "get_onu_traffic",
+    "get_onu_traffic_history",
     "get_outage",
     "get_splitter",
     "get_szo",
@@ -139,6 +140,7 @@ const READ_TOOLS: [&str; 29] = [
     "list_unconfigured_onus",
     "list_vlans",
     "szo_availability_report",
+    "top_traffic",
 ];
 
 const FULL_TOOLS: [&str; 13] = [

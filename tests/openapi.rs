@@ -29,6 +29,8 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /onus/{id}/optics",
     "GET /onus/{id}/optics/history",
     "GET /onus/{id}/traffic",
+    "GET /onus/{id}/traffic/history",
+    "GET /traffic/top",
     "GET /optics",
     "GET /vlans",
     "GET /unconfigured-onus",

@@ -6,10 +6,16 @@
 //! C320's 32-bit counters wrap within the simulator's first half minute: the read across
 //! the wrap gives a rate like any other, neither a gap nor a spike. Each PON port shows its
 //! ONUs' rates summed and their share of the port's capacity (EPON or GPON).
+//!
+//! The stored history keeps a point a read and averages them into buckets of a step; the
+//! busiest ONUs come ranked by the asked direction, across the fleet or one OLT. (The
+//! simulator's upstream is a fixed share of each ONU's downstream, so both directions
+//! rank alike here: the ranking by direction itself is unit-tested in
+//! `ponkeeper_actors::traffic`.)
 
 mod common;
 
-use common::{eventually, TestService};
+use common::{eventually, steady_sim, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::Value;
 use std::time::Duration;
@@ -211,5 +217,249 @@ async fn a_32_bit_counter_wrap_gives_a_rate_not_a_gap_or_a_spike() {
         .take(3)
         .map(|&id| watch_wraps(&service, id, deadline));
     futures::future::join_all(watches).await;
+    service.stop().await;
+}
+
+/// A local date-time as the service writes it.
+const LOCAL: &str = "%Y-%m-%dT%H:%M:%S";
+
+fn local(text: &Value) -> chrono::NaiveDateTime {
+    let text = text.as_str().unwrap_or_else(|| panic!("a time: {text}"));
+    chrono::NaiveDateTime::parse_from_str(text, LOCAL).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// ONU `id`'s stored traffic with `query` (the part after `?`).
+async fn history(service: &TestService, id: u64, query: &str) -> Vec<Value> {
+    let (status, body) = service
+        .get(&format!("/onus/{id}/traffic/history?{query}"))
+        .await;
+    assert_eq!(status, 200, "{query}: {body}");
+    body["data"].as_array().expect("points").clone()
+}
+
+/// The means of `points` in buckets of `step` seconds from `from`, by bucket: (start,
+/// in, out, how many points).
+fn means(points: &[Value], from: chrono::NaiveDateTime, step: i64) -> Vec<(i64, f64, f64, usize)> {
+    let mut buckets: std::collections::BTreeMap<i64, (f64, f64, usize)> = Default::default();
+    for point in points {
+        let index = (local(&point["at"]) - from).num_seconds().div_euclid(step);
+        let bucket = buckets.entry(index).or_default();
+        bucket.0 += point["inBps"].as_f64().expect("in");
+        bucket.1 += point["outBps"].as_f64().expect("out");
+        bucket.2 += 1;
+    }
+    buckets
+        .into_iter()
+        .map(|(i, (sum_in, sum_out, n))| (i * step, sum_in / n as f64, sum_out / n as f64, n))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_keeps_a_point_a_read_and_averages_them_by_step() {
+    let sim = steady_sim(1, 6).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.traffic_interval = Duration::from_secs(1);
+    })
+    .await;
+    common::all_polled(&service).await;
+    let id = onus(&service, 1, "ONLINE").await[0];
+    // Default period: the last day. A point a read once rates come (from the second read).
+    let raw = eventually("eight stored points", Duration::from_secs(30), || async {
+        let points = history(&service, id, "").await;
+        (points.len() >= 8).then_some(points)
+    })
+    .await;
+    for pair in raw.windows(2) {
+        assert!(
+            local(&pair[0]["at"]) < local(&pair[1]["at"]),
+            "oldest first: {pair:?}"
+        );
+    }
+    for point in &raw {
+        assert_plausible_rates(point);
+    }
+    let (first, last) = (local(&raw[0]["at"]), local(&raw[raw.len() - 1]["at"]));
+    let period = format!("to={}", last.format(LOCAL));
+    let limited = history(&service, id, &format!("{period}&limit=2")).await;
+    assert_eq!(limited, raw[..2], "the limit keeps the oldest");
+
+    // Minute buckets from 55 s before the first point: the first bucket holds the first
+    // five seconds' points, the second the rest.
+    let from = first - chrono::Duration::seconds(55);
+    let period = format!("from={}&{period}", from.format(LOCAL));
+    let points = history(&service, id, &period).await;
+    let expected = means(&points, from, 60);
+    assert!(expected.len() >= 2, "two buckets: {expected:?}");
+    assert!(
+        expected.iter().any(|b| b.3 >= 2),
+        "a bucket of several points"
+    );
+    let buckets = history(&service, id, &format!("{period}&step=1m")).await;
+    assert_eq!(buckets.len(), expected.len(), "{buckets:?} vs {expected:?}");
+    for (bucket, (start, mean_in, mean_out, _)) in buckets.iter().zip(&expected) {
+        assert_eq!(
+            local(&bucket["at"]),
+            from + chrono::Duration::seconds(*start)
+        );
+        // Each stored point is answered rounded to whole bits: the means agree within 1.
+        let (got_in, got_out) = (bucket["inBps"].as_f64(), bucket["outBps"].as_f64());
+        assert!(
+            got_in.is_some_and(|v| (v - mean_in).abs() <= 1.0),
+            "{bucket} vs {mean_in}"
+        );
+        assert!(
+            got_out.is_some_and(|v| (v - mean_out).abs() <= 1.0),
+            "{bucket} vs {mean_out}"
+        );
+    }
+    assert_history_refusals(&service, id, (first, last)).await;
+    service.stop().await;
+}
+
+fn assert_plausible_rates(point: &Value) {
+    for key in ["inBps", "outBps"] {
+        let bps = point[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key}: {point}"));
+        assert!((0.0..=MODEL_PEAK_BPS).contains(&bps), "{key}: {point}");
+    }
+}
+
+/// A period backwards and a step that is none are 400 naming the parameter (in Russian
+/// for a client that asks, with no English word left); an unknown ONU is 404.
+async fn assert_history_refusals(
+    service: &TestService,
+    id: u64,
+    (first, last): (chrono::NaiveDateTime, chrono::NaiveDateTime),
+) {
+    let backwards = format!(
+        "/onus/{id}/traffic/history?from={}&to={}",
+        last.format(LOCAL),
+        first.format(LOCAL)
+    );
+    let (status, body) = service.get(&backwards).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "INVALID_PARAMETER");
+    assert_eq!(
+        body["error"]["message"],
+        "parameter `from` must not be after `to`"
+    );
+    for step in ["5s", "0m", "1000d", "1w"] {
+        let path = format!("/onus/{id}/traffic/history?step={step}");
+        let (status, body) = service.get(&path).await;
+        assert_eq!(status, 400, "{step}: {body}");
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(
+            message.starts_with("parameter `step`: must be a step like 5m, 1h or 1d"),
+            "{message}"
+        );
+        let (status, _, body) = service
+            .send(
+                reqwest::Method::GET,
+                &path,
+                &service.read_only,
+                &[("Accept-Language", "ru")],
+            )
+            .await;
+        assert_eq!(status, 400);
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(message.contains("шагом"), "{message}");
+        let foreign = ponkeeper::http::russian::foreign_words(message);
+        assert!(foreign.is_empty(), "{message}: {foreign:?}");
+    }
+    let (status, body) = service.get("/onus/999999/traffic/history").await;
+    assert_eq!(status, 404, "{body}");
+}
+
+/// `GET /traffic/top` with `query`: its items and warnings.
+async fn top(service: &TestService, query: &str) -> (Vec<Value>, Vec<Value>) {
+    let (status, body) = service.get(&format!("/traffic/top?{query}")).await;
+    assert_eq!(status, 200, "{query}: {body}");
+    let data = &body["data"];
+    let items = data["items"].as_array().expect("items").clone();
+    let warnings = data["warnings"].as_array().expect("warnings").clone();
+    (items, warnings)
+}
+
+/// `items` come highest `key` first, each naming its ONU.
+fn assert_ranked(items: &[Value], key: &str) {
+    for pair in items.windows(2) {
+        let (a, b) = (pair[0][key].as_f64(), pair[1][key].as_f64());
+        assert!(a >= b, "{key} not highest first: {pair:?}");
+    }
+    for item in items {
+        assert!(item["onuId"].is_u64() && item["oltId"].is_u64(), "{item}");
+        for text in ["ponPort", "serial", "description", "at"] {
+            assert!(item[text].is_string(), "{text}: {item}");
+        }
+        assert_plausible_rates(item);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn top_ranks_the_busiest_by_direction_across_the_fleet_or_one_olt() {
+    let sim = steady_sim(2, 8).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.traffic_interval = Duration::from_secs(1);
+    })
+    .await;
+    common::all_polled(&service).await;
+    let online = [
+        onus(&service, 1, "ONLINE").await,
+        onus(&service, 2, "ONLINE").await,
+    ];
+    let every = online[0].len() + online[1].len();
+    assert!(
+        every > 10,
+        "more ONUs online than the default size: {online:?}"
+    );
+    // Once every online ONU has a rate, all of them are ranked (offline ones never are).
+    let (all, warnings) = eventually(
+        "every online ONU rated",
+        Duration::from_secs(20),
+        || async {
+            let answer = top(&service, "by=out&size=100").await;
+            (answer.0.len() == every).then_some(answer)
+        },
+    )
+    .await;
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_ranked(&all, "outBps");
+    let ranked: std::collections::BTreeSet<u64> =
+        all.iter().filter_map(|i| i["onuId"].as_u64()).collect();
+    let expected: std::collections::BTreeSet<u64> = online.concat().into_iter().collect();
+    assert_eq!(ranked, expected, "the online ONUs of both OLTs");
+
+    let (three, _) = top(&service, "by=in&size=3").await;
+    assert_eq!(three.len(), 3);
+    assert_ranked(&three, "inBps");
+    let (default, _) = top(&service, "by=in").await;
+    assert_eq!(default.len(), 10, "size defaults to 10");
+    assert_ranked(&default, "inBps");
+
+    let (one_olt, warnings) = top(&service, "by=in&oltId=2&size=100").await;
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(one_olt.len(), online[1].len());
+    assert!(one_olt.iter().all(|i| i["oltId"] == 2), "{one_olt:?}");
+    assert_ranked(&one_olt, "inBps");
+
+    let (status, body) = service.get("/traffic/top?by=in&oltId=999").await;
+    assert_eq!(status, 404, "{body}");
+    for (query, parameter) in [
+        ("size=5", "by"),
+        ("by=up", "by"),
+        ("by=in&size=0", "size"),
+        ("by=in&size=101", "size"),
+    ] {
+        let (status, body) = service.get(&format!("/traffic/top?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("`{parameter}`")),
+            "{query}: {message}"
+        );
+    }
     service.stop().await;
 }

@@ -73,7 +73,7 @@ pub use actions::{ActionOutcome, CliAction};
 pub use actor::OltActor;
 pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};
-pub use msg::{CliReport, OltMsg, PollReport};
+pub use msg::{BusyOnu, CliReport, OltMsg, PollReport};
 pub use poll::{default_merges, PollSettings};
 pub use schedule::{GroupIntervals, GroupRead};
 pub use view::{

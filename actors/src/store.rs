@@ -1,10 +1,10 @@
 //! The sled store of the device side, behind typed trees, one module per record kind:
 //! OLT session records and poll statistics ([`olt_record`]), ONU tables ([`onu_tables`],
 //! encoded by [`onu_table_encoding`]), the ONU id allocation and owner index
-//! ([`onu_ids`]), ONU state changes ([`onu_states`]), optics history ([`optics`]), OLT
-//! poll coverage ([`coverage`]), running-config backups ([`configs`]) and SSH host keys
-//! recorded on first use ([`host_keys`]). Each module
-//! holds its record types, key encodings, its `impl Store` block and its tests; this file
+//! ([`onu_ids`]), ONU state changes ([`onu_states`]), optics history ([`optics`]),
+//! traffic history ([`traffic`]), OLT poll coverage ([`coverage`]), running-config
+//! backups ([`configs`]) and SSH host keys recorded on first use ([`host_keys`]). Each
+//! module holds its record types, key encodings, its `impl Store` block and its tests; this file
 //! holds what they share: opening the database, [`StoreError`], flushing and JSON
 //! decoding. OLT actors write their own records after each poll; the service reads them at
 //! start-up to answer before the first poll, and reads history through its own history
@@ -30,6 +30,7 @@ pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
 pub mod space;
+pub mod traffic;
 
 pub use configs::ConfigBackup;
 pub use coverage::Coverage;
@@ -44,9 +45,10 @@ use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
 use onu_tables::ONUS;
 use optics::OPTICS;
+use traffic::TRAFFIC;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.
-const DEVICE_TREES: [&str; 11] = [
+const DEVICE_TREES: [&str; 12] = [
     OLTS,
     OLT_POLLS,
     ONUS,
@@ -54,6 +56,7 @@ const DEVICE_TREES: [&str; 11] = [
     ONU_OWNERS,
     ONU_STATES,
     OPTICS,
+    TRAFFIC,
     COVERAGE,
     CONFIG_META,
     CONFIG_CONTENT,
@@ -132,6 +135,8 @@ pub struct Store {
     onu_states: sled::Tree,
     /// Day + ONU id → that day's optics points, appended with a merge operator.
     optics: sled::Tree,
+    /// Day + ONU id → that day's traffic points, appended the same way.
+    traffic: sled::Tree,
     /// OLT id + start → end and reachability of a stretch of polls (see [`Coverage`]).
     coverage: sled::Tree,
     /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
@@ -153,6 +158,8 @@ impl Store {
             .open()?;
         let optics = db.open_tree(OPTICS)?;
         optics.set_merge_operator(optics::append_points);
+        let traffic = db.open_tree(TRAFFIC)?;
+        traffic.set_merge_operator(optics::append_points);
         Ok(Store {
             olts: db.open_tree(OLTS)?,
             olt_polls: db.open_tree(OLT_POLLS)?,
@@ -161,6 +168,7 @@ impl Store {
             onu_owners: db.open_tree(ONU_OWNERS)?,
             onu_states: db.open_tree(ONU_STATES)?,
             optics,
+            traffic,
             coverage: db.open_tree(COVERAGE)?,
             config_meta: db.open_tree(CONFIG_META)?,
             config_content: db.open_tree(CONFIG_CONTENT)?,

@@ -6,11 +6,16 @@
 //! that came back online since the last read are resets: that read gives no rate
 //! (`None`, never a negative number or a spike) and becomes the baseline of the next.
 //! The book ([`TrafficBook`]) lives in the OLT actor, in memory: only the latest reading
-//! of each ONU is kept.
+//! of each ONU is kept, and the busiest ONUs are ranked from it ([`TrafficBook::busiest`]).
+//! Each read's rates are also stored as history points ([`history`],
+//! [`crate::store::traffic`]), written where the poll is merged, off the actor.
 
 use crate::domain::OnuId;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
+
+mod history;
+pub use history::{Buckets, TrafficPoint};
 
 /// The fastest an ONU's traffic can be (10 Gb/s, XGS-PON's line rate): a 32-bit counter
 /// that went backwards is taken as wrapped only if the wrap gives a rate at most this.
@@ -61,8 +66,10 @@ pub fn rate(before: Option<u64>, after: Option<u64>, seconds: f64, bits: u32) ->
     (bps <= MAX_BPS).then_some(bps)
 }
 
-/// One OLT's latest traffic reading of each ONU.
-#[derive(Debug, Default)]
+/// One OLT's latest traffic reading of each ONU. A poll that reads the `traffic` group
+/// takes a copy along and records its read into it off the actor; the actor swaps the
+/// copy in with the merged poll.
+#[derive(Debug, Default, Clone)]
 pub struct TrafficBook {
     readings: HashMap<OnuId, TrafficReading>,
     /// sysUpTime (seconds) at the last read: one smaller now means the OLT restarted.
@@ -117,6 +124,36 @@ impl TrafficBook {
         self.readings.get(&id).copied()
     }
 
+    /// The history points of the latest read: one per ONU that has a rate either way,
+    /// by ONU id.
+    pub fn points(&self) -> Vec<(OnuId, TrafficPoint)> {
+        let mut points: Vec<(OnuId, TrafficPoint)> = self
+            .readings
+            .iter()
+            .filter(|(_, r)| r.in_bps.is_some() || r.out_bps.is_some())
+            .map(|(id, r)| {
+                let point = TrafficPoint {
+                    at: r.at,
+                    in_bps: r.in_bps,
+                    out_bps: r.out_bps,
+                };
+                (*id, point)
+            })
+            .collect();
+        points.sort_unstable_by_key(|(id, _)| *id);
+        points
+    }
+
+    /// The `limit` ONUs with the highest latest rate `by` direction, highest first (ties
+    /// by id); ONUs without a rate that way are not ranked.
+    pub fn busiest(&self, by: Direction, limit: usize) -> Vec<(OnuId, TrafficReading)> {
+        let entries = self.readings.iter().map(|(id, r)| (*id, (), *r));
+        rank(entries, by, limit)
+            .into_iter()
+            .map(|(id, (), r)| (id, r))
+            .collect()
+    }
+
     /// Each port's traffic: the sum of its ONUs' latest rates (`onus` names each ONU's
     /// port), against the port's capacity on `technology`. A port none of whose ONUs has
     /// a rate yet has none either.
@@ -144,6 +181,43 @@ impl TrafficBook {
             }
         }
         ports.into_values().collect()
+    }
+}
+
+/// The `limit` entries with the highest rate `by` direction, highest first, ties by ONU
+/// id; entries without a rate that way are left out. One OLT's book ranks its ONUs with
+/// it, and the service merges the OLTs' rankings with it.
+pub fn rank<T>(
+    entries: impl IntoIterator<Item = (OnuId, T, TrafficReading)>,
+    by: Direction,
+    limit: usize,
+) -> Vec<(OnuId, T, TrafficReading)> {
+    let mut ranked: Vec<(f64, (OnuId, T, TrafficReading))> = entries
+        .into_iter()
+        .filter_map(|entry| Some((by.rate(&entry.2)?, entry)))
+        .collect();
+    ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1 .0.cmp(&b.1 .0)));
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(_, entry)| entry)
+        .collect()
+}
+
+/// A direction of traffic: `In` from the ONU (upstream), `Out` to it (downstream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    In,
+    Out,
+}
+
+impl Direction {
+    /// The reading's rate this way.
+    pub fn rate(self, reading: &TrafficReading) -> Option<f64> {
+        match self {
+            Direction::In => reading.in_bps,
+            Direction::Out => reading.out_bps,
+        }
     }
 }
 
@@ -268,6 +342,41 @@ mod tests {
         assert_eq!(book.get(3).expect("read").in_bps, None);
         book.record(TrafficRead::default(), later, None, &[]);
         assert_eq!(book.get(3), None);
+    }
+
+    #[test]
+    fn the_busiest_are_ranked_by_the_asked_direction_and_points_need_a_rate() {
+        let t0 = Utc::now();
+        let mut book = TrafficBook::default();
+        let three = |a: u64, b: u64, c: u64| TrafficRead {
+            counters: [(1, a, c), (2, b, b), (3, c, a), (4, 0, 0)]
+                .into_iter()
+                .map(|(id, i, o)| {
+                    let counters = Counters {
+                        in_octets: Some(i),
+                        out_octets: (id != 4).then_some(o),
+                    };
+                    (id, counters)
+                })
+                .collect(),
+            bits: 64,
+        };
+        book.record(three(0, 0, 0), t0, None, &[]);
+        assert!(book.points().is_empty(), "a baseline has no rate");
+        assert!(book.busiest(Direction::In, 10).is_empty());
+        book.record(three(100, 200, 300), t0 + Duration::seconds(8), None, &[]);
+        let ids = |ranked: Vec<(OnuId, TrafficReading)>| -> Vec<OnuId> {
+            ranked.into_iter().map(|(id, _)| id).collect()
+        };
+        // In: 1 → 100 B, 2 → 200, 3 → 300, 4 → 0 (a rate of 0 is still ranked).
+        assert_eq!(ids(book.busiest(Direction::In, 10)), [3, 2, 1, 4]);
+        // Out: 1 → 300, 2 → 200, 3 → 100; 4 has no out counter.
+        assert_eq!(ids(book.busiest(Direction::Out, 2)), [1, 2]);
+        let points = book.points();
+        assert_eq!(points.len(), 4);
+        assert_eq!(points[0].1.in_bps, Some(100.0));
+        assert_eq!(points[0].1.out_bps, Some(300.0));
+        assert_eq!(points[3].1.out_bps, None);
     }
 
     #[test]

@@ -71,9 +71,10 @@ impl Modify for KeyScheme {
     }
 }
 
-/// Sets the bounds of every `size` parameter from the running configuration, which the
-/// handlers enforce: `1..=paging.max_size`, default `paging.default_size`; and every
-/// `page` parameter's default, 0.
+/// Sets the bounds of every page's `size` parameter (one beside a `page` parameter) from
+/// the running configuration, which the handlers enforce: `1..=paging.max_size`, default
+/// `paging.default_size`; and every `page` parameter's default, 0. A `size` without a
+/// `page` (`GET /traffic/top`'s) is no page size and keeps its own bounds.
 pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
     for item in openapi.paths.paths.values_mut() {
         let operations = [
@@ -84,6 +85,11 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
             &mut item.patch,
         ];
         for operation in operations.into_iter().flatten() {
+            let paged = operation
+                .parameters
+                .iter()
+                .flatten()
+                .any(|p| matches!(p, RefOr::T(p) if p.name == "page"));
             for parameter in operation.parameters.iter_mut().flatten() {
                 let RefOr::T(parameter) = parameter else {
                     continue;
@@ -93,7 +99,7 @@ pub fn apply_paging(openapi: &mut OpenApi, paging: &crate::config::Paging) {
                 };
                 match parameter.name.as_str() {
                     "page" => schema.default = Some(0.into()),
-                    "size" => {
+                    "size" if paged => {
                         schema.maximum = Some(paging.max_size.into());
                         schema.default = Some(paging.default_size.into());
                     }

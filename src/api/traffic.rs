@@ -1,22 +1,46 @@
 //! Traffic: an ONU's latest octet counters and the rates computed between its last two
-//! reads of the `traffic` poll group (docs/api.md, "Traffic"). The OLT's actor keeps
-//! them in memory ([`ponkeeper_actors::traffic`]); nothing here is stored. A layout
-//! without per-ONU counters, an ONU the last read did not find, a first read and a read
-//! after a reset (the OLT or the ONU restarted) answer `null`, never 0.
+//! reads of the `traffic` poll group, its stored rate history, and the busiest ONUs now
+//! ([`top`]) (docs/api.md, "Traffic"). The OLT's actor keeps the latest readings in
+//! memory ([`ponkeeper_actors::traffic`]); each read's rates are also stored, one point
+//! per ONU, read back through [`crate::history::traffic`] and averaged into buckets of a
+//! [`step::HistoryStep`] on request. A layout without per-ONU counters, an ONU the last
+//! read did not find, a first read and a read after a reset (the OLT or the ONU
+//! restarted) answer `null`, never 0.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::OnuPath;
-use crate::http::{one, ApiResult, Single};
+use crate::error::ApiError;
+use crate::http::{one, ApiResult, Bounded, LocalDateTime, Query, Single};
 use crate::state::AppState;
 use axum::extract::State;
+use chrono::{DateTime, Utc};
 use ponkeeper_actors::traffic::TrafficReading;
-use serde::Serialize;
-use utoipa::ToSchema;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+mod step;
+mod top;
+
+pub use step::HistoryStep;
+pub use top::TopQuery;
+
+/// Points one history request returns at most, and unless told.
+const MAX_HISTORY_POINTS: i64 = 10_000;
+const DEFAULT_HISTORY_POINTS: i64 = 1_000;
+
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(latest))
+    OpenApiRouter::new()
+        .routes(routes!(latest))
+        .routes(routes!(history))
+        .merge(top::router())
+}
+
+/// A rate as answered: whole bits a second.
+fn round(bps: Option<f64>) -> Option<f64> {
+    bps.map(f64::round)
 }
 
 /// An ONU's latest traffic reading (docs/api.md). `in` is what the OLT received from the
@@ -38,7 +62,6 @@ pub struct TrafficItem {
 
 /// The item of `reading`, or the all-null item when there is none.
 fn item(app: &AppState, reading: Option<TrafficReading>) -> TrafficItem {
-    let round = |bps: Option<f64>| bps.map(f64::round);
     TrafficItem {
         in_bps: round(reading.and_then(|r| r.in_bps)),
         out_bps: round(reading.and_then(|r| r.out_bps)),
@@ -68,4 +91,91 @@ async fn latest(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult 
     app.onu(id).await?;
     let reading = owner.traffic(id).await?;
     one(item(&app, reading))
+}
+
+/// The period, step and size of `GET /onus/{id}/traffic/history` and of the MCP tool
+/// `get_onu_traffic_history`.
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+pub struct TrafficHistoryQuery {
+    /// Local date-time, e.g. `2026-11-21T19:15:03`; default: a day before `to`. Not after `to`.
+    #[param(inline)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<LocalDateTime>,
+    /// Local date-time; default: now.
+    #[param(inline)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<LocalDateTime>,
+    #[param(inline)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<HistoryStep>,
+    /// Most points returned (the oldest of the period).
+    #[param(schema_with = history_limit)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<HistoryLimit>,
+}
+
+/// How many points one history answer holds at most.
+type HistoryLimit = Bounded<1, MAX_HISTORY_POINTS>;
+
+/// `limit`'s schema, with its default.
+fn history_limit() -> utoipa::openapi::schema::Object {
+    let mut schema = HistoryLimit::documented_with_default(DEFAULT_HISTORY_POINTS);
+    schema.description = Some("Most points returned (the oldest of the period).".into());
+    schema
+}
+
+/// One point of an ONU's traffic history: its rates at one read, or their mean over a
+/// bucket of `step`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficPointItem {
+    /// When the counters were read; with `step`, the start of the bucket.
+    pub at: String,
+    /// Bits a second received from the ONU; null where the read (or every read of the
+    /// bucket) gave no rate this way.
+    pub in_bps: Option<f64>,
+    /// Bits a second sent to the ONU; null as `inBps`.
+    pub out_bps: Option<f64>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/onus/{id}/traffic/history",
+    operation_id = "get_onu_traffic_history",
+    tag = "traffic",
+    summary = "Stored traffic rates of an ONU",
+    description = "The ONU's rates in `[from, to]`, oldest first: one point per read of the \
+        `traffic` poll group that gave a rate, or with `step` their means over buckets of that \
+        length from `from` (a bucket without points is left out). Kept \
+        `traffic.history_retention` (365 days by default).",
+    params(("id" = u64, Path, description = "ONU id"), TrafficHistoryQuery),
+    responses((status = 200, description = "the points, oldest first", body = Single<Vec<TrafficPointItem>>), BadParameter, Missing, ActorTimeout, Refusals)
+)]
+async fn history(
+    State(app): State<AppState>,
+    OnuPath(id): OnuPath,
+    Query(query): Query<TrafficHistoryQuery>,
+) -> ApiResult {
+    let onu = app.onu(id).await?;
+    let to: DateTime<Utc> = query.to.map_or(Utc::now(), |at| at.instant(&app.clock));
+    let from = query
+        .from
+        .map_or(to - chrono::Duration::days(1), |at| at.instant(&app.clock));
+    if from > to {
+        return Err(ApiError::InvalidParameter(
+            "parameter `from` must not be after `to`".into(),
+        ));
+    }
+    let limit = query.limit.map_or(DEFAULT_HISTORY_POINTS, Bounded::get) as usize;
+    let step = query.step.as_ref().map(HistoryStep::duration);
+    let points = crate::history::traffic(&app, onu.id, (from, to), step, limit).await?;
+    one(points
+        .into_iter()
+        .map(|p| TrafficPointItem {
+            at: app.clock.format(p.at),
+            in_bps: round(p.in_bps),
+            out_bps: round(p.out_bps),
+        })
+        .collect::<Vec<_>>())
 }

@@ -8,7 +8,7 @@
 use crate::api::{
     AuditQuery, DiffQuery, EventsQuery, HistoryQuery, NodesQuery, OltsQuery, OnuFilterQuery,
     OnuSearchQuery, OpticsQuery, PeriodQuery, RequiredPeriodQuery, SzoQuery, SzoStatusQuery,
-    VlansQuery,
+    TopQuery, TrafficHistoryQuery, VlansQuery,
 };
 use crate::http::{PageQuery, ScopeQuery};
 use schemars::JsonSchema;
@@ -104,6 +104,21 @@ pub struct OpticsHistory {
     #[serde(flatten)]
     pub query: HistoryQuery,
 }
+
+/// One ONU's traffic rates over a period, optionally averaged by a step.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficHistory {
+    /// ONU id.
+    #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
+    pub onu_id: u64,
+    #[serde(flatten)]
+    pub query: TrafficHistoryQuery,
+}
+
+/// The busiest ONUs: `GET /traffic/top`'s query as it is.
+pub type TopTraffic = TopQuery;
 
 /// One stored configuration backup.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]

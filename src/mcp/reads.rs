@@ -1,8 +1,9 @@
 //! The MCP tools that read (`readOnlyHint`, listed for every key): the OLTs, nodes and
-//! ONUs, optics, VLANs, configuration backups, the event and audit logs and the СЗО. Each
-//! is one `GET` through the server's [`super::Backend`] with the REST query the tool's
-//! input is ([`super::params`]); `list_low_signal_onus` without a level is two
-//! ([`super::low_signal`]). Their router joins the others in [`super::PonTools::new`].
+//! ONUs, optics, traffic (latest, history, the busiest ONUs), VLANs, configuration
+//! backups, the event and audit logs and the СЗО. Each is one `GET` through the server's
+//! [`super::Backend`] with the REST query the tool's input is ([`super::params`]);
+//! `list_low_signal_onus` without a level is two ([`super::low_signal`]). Their router
+//! joins the others in [`super::PonTools::new`].
 
 use super::params::*;
 use super::{low_signal, tool_result, with_query, PonTools};
@@ -153,6 +154,38 @@ read and right after the OLT or the ONU restarted. Use it to tell a slow line fr
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         self.get(&ctx, format!("/onus/{}/traffic", p.onu_id)).await
+    }
+
+    #[tool(
+        description = "Stored traffic of one ONU over a period (default the last 24 hours), \
+oldest first: at, inBps (from the ONU, the upload) and outBps (to it, the download) in bits a \
+second, one point per read of its counters (every 5 minutes by default), or with step (5m, 1h, \
+1d) their means over buckets of that length from `from`. Kept a year by default. Use it to see \
+when a subscriber's line is busy, or whether a complaint of slowness matches a full line.",
+        annotations(read_only_hint = true)
+    )]
+    async fn get_onu_traffic_history(
+        &self,
+        Parameters(p): Parameters<TrafficHistory>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = format!("/onus/{}/traffic/history", p.onu_id);
+        self.get(&ctx, with_query(&path, &p)?).await
+    }
+
+    #[tool(
+        description = "The busiest ONUs now, by their latest rate in (from the ONU, the upload) \
+or out (to it, the download), highest first: onuId, oltId, ponPort, serial, description, inBps, \
+outBps and at. Across every OLT, or one with oltId; size 1 to 100 (default 10). OLTs that did \
+not answer in time are named in warnings. Use it to find who fills a PON port or the network.",
+        annotations(read_only_hint = true)
+    )]
+    async fn top_traffic(
+        &self,
+        Parameters(p): Parameters<TopTraffic>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.get(&ctx, with_query("/traffic/top", &p)?).await
     }
 
     #[tool(

@@ -175,6 +175,7 @@ impl Actor for OltActor {
             OltMsg::FindOnus(query, reply) => answer(reply, state.onus.query(&query)),
             OltMsg::Onu(id, reply) => answer(reply, state.onus.get(id)),
             OltMsg::Traffic(id, reply) => answer(reply, state.traffic.get(id)),
+            OltMsg::Busiest(by, limit, reply) => answer(reply, state.busiest(by, limit)),
             OltMsg::Vlans(reply) => answer(reply, state.vlans()),
             OltMsg::Tick => state.fire(&myself, Event::Tick, None),
             OltMsg::PollNow(reply) => state.fire(&myself, Event::PollNow, Some(reply)),

@@ -156,6 +156,17 @@ impl OltHandle {
             .await
     }
 
+    /// The ONUs with the highest latest traffic rate `by` direction, highest first, at
+    /// most `limit`, each with its reading.
+    pub async fn busiest(
+        &self,
+        by: crate::traffic::Direction,
+        limit: usize,
+    ) -> Result<Vec<super::msg::BusyOnu>, ActionError> {
+        self.query(|reply| OltMsg::Busiest(by, limit, reply), QUERY_TIMEOUT)
+            .await
+    }
+
     /// Reads ONU `id`'s optics now, within the OLT's budget; answers the ONU as read.
     pub async fn refresh_optics(&self, id: OnuId) -> Result<Onu, ActionError> {
         self.query(

@@ -2,8 +2,9 @@
 //! along ([`PollBase`]); when the device has answered, it hands answer and copy to
 //! tokio's blocking pool, which records the poll's coverage, merges a good answer into the
 //! copy (allocating ids for new ONUs), writes the table, the ONUs' state changes and the
-//! optics points that are due to the store, and returns the merged table
-//! ([`MergedPoll`]). The actor swaps it in when the report arrives, so a question to the
+//! optics points that are due to the store, records a `traffic` read into the copy of
+//! the traffic book the poll took along and stores its rates as history points, and
+//! returns the merged table and book ([`MergedPoll`]). The actor swaps it in when the report arrives, so a question to the
 //! actor never waits behind a merge or a store write, and no store write blocks an async
 //! worker thread.
 //!
@@ -16,7 +17,7 @@ use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
 use crate::snmp::DeviceError;
 use crate::store::{Store, SystemInfo};
-use crate::traffic::TrafficRead;
+use crate::traffic::{TrafficBook, TrafficRead};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -32,6 +33,8 @@ pub(super) struct PollBase {
     pub(super) thresholds: OpticsThresholds,
     pub(super) history_step: Duration,
     pub(super) coverage_tolerance: Duration,
+    /// A copy of the actor's traffic book, when the poll reads the `traffic` group.
+    pub(super) traffic: Option<TrafficBook>,
     /// The last write of the table failed (the disk was full): it is written again even
     /// if this poll changes nothing.
     pub(super) unsaved: bool,
@@ -56,8 +59,8 @@ pub(super) struct MergedPoll {
     pub(super) optics_read: Vec<OnuId>,
     /// ONUs this poll saw come back online.
     pub(super) came_online: Vec<OnuId>,
-    /// The `traffic` group's counters by ONU, when this poll read them.
-    pub(super) traffic: Option<TrafficRead>,
+    /// The traffic book with this poll's `traffic` read recorded, when it had one.
+    pub(super) traffic: Option<TrafficBook>,
     /// The table could not be written: the next poll writes it again.
     pub(super) unsaved: bool,
 }
@@ -130,10 +133,9 @@ impl PollBase {
         if let Err(e) = persisted {
             crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
+        let traffic = self.record_traffic(&mut outcome, &learnt, at);
         Ok(MergedPoll {
-            traffic: outcome
-                .traffic
-                .map(|read| traffic_by_onu(read, &learnt.rows)),
+            traffic,
             ports: port_stats(&outcome.ports, &onus),
             system: SystemInfo {
                 sys_name: outcome.sys_name,
@@ -152,6 +154,24 @@ impl PollBase {
             came_online: learnt.came_online,
             unsaved,
         })
+    }
+
+    /// The traffic book the poll took along with the poll's `traffic` read (made at `at`)
+    /// recorded, when it had one; the read's rates are stored as history points (a failed
+    /// write is logged: the book is right all the same).
+    fn record_traffic(
+        &mut self,
+        outcome: &mut PollOutcome,
+        learnt: &Learnt,
+        at: DateTime<Utc>,
+    ) -> Option<TrafficBook> {
+        let read = traffic_by_onu(outcome.traffic.take()?, &learnt.rows);
+        let mut book = self.traffic.take()?;
+        book.record(read, at, outcome.uptime_seconds, &learnt.came_online);
+        if let Err(e) = self.store.record_traffic(&book.points()) {
+            crate::store::log_write_error("cannot record traffic history", Some(self.olt), &e);
+        }
+        Some(book)
     }
 }
 

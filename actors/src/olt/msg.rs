@@ -26,6 +26,9 @@ pub(super) type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
 /// Where a caller of poll-now or restart-session waits for the poll's summary.
 pub(super) type PollReply = RpcReplyPort<Result<OltSummary, ActionError>>;
 
+/// An ONU and its latest traffic reading, as [`OltMsg::Busiest`] answers.
+pub type BusyOnu = (Onu, crate::traffic::TrafficReading);
+
 /// Messages of the OLT actor.
 pub enum OltMsg {
     Summary(RpcReplyPort<OltSummary>),
@@ -36,6 +39,8 @@ pub enum OltMsg {
     Onu(OnuId, RpcReplyPort<Option<Onu>>),
     /// ONU `id`'s latest traffic reading, if the last `traffic` read found it.
     Traffic(OnuId, RpcReplyPort<Option<crate::traffic::TrafficReading>>),
+    /// The ONUs with the highest latest rate one way, at most the count given.
+    Busiest(crate::traffic::Direction, usize, RpcReplyPort<Vec<BusyOnu>>),
     Vlans(RpcReplyPort<Vec<VlanInfo>>),
     /// Timer: start a poll if one is due.
     Tick,

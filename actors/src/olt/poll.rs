@@ -294,6 +294,7 @@ impl OltState {
             thresholds: settings.thresholds,
             history_step: settings.history_step,
             coverage_tolerance: settings.coverage_tolerance(),
+            traffic: reads.plan.traffic.then(|| self.traffic.clone()),
             unsaved: self.onus_unsaved,
         };
         let myself = myself.clone();
@@ -373,7 +374,7 @@ impl OltState {
         self.pacing.publish(self.spec.id, &self.load.recent);
         let event = match report.result {
             Ok(mut merged) => {
-                let traffic_read = self.take_traffic(&mut merged, now);
+                let traffic_read = self.take_traffic(&mut merged);
                 let read = GroupsRead {
                     at: now,
                     took: report.elapsed,
@@ -476,13 +477,13 @@ impl OltState {
         self.take_merged(merged, edits);
     }
 
-    /// The `traffic` group's read of a good poll into the traffic book; whether it had one.
-    fn take_traffic(&mut self, merged: &mut MergedPoll, now: DateTime<Utc>) -> bool {
-        let Some(read) = merged.traffic.take() else {
+    /// The traffic book a good poll recorded its `traffic` read into (off the actor, in
+    /// the merge), swapped in; whether it had one.
+    fn take_traffic(&mut self, merged: &mut MergedPoll) -> bool {
+        let Some(book) = merged.traffic.take() else {
             return false;
         };
-        let uptime = merged.system.uptime_seconds;
-        self.traffic.record(read, now, uptime, &merged.came_online);
+        self.traffic = book;
         true
     }
 

@@ -1,7 +1,7 @@
 //! What the API reads of an OLT: the list item ([`OltSummary`], defined with what the
 //! actor publishes in [`crate::published`]), the detail with its session block
-//! ([`OltDetail`], [`SessionInfo`]) and the VLANs with their ONU counts ([`VlanInfo`]),
-//! and the state methods that build them from the OLT record and the ONU table. Built on
+//! ([`OltDetail`], [`SessionInfo`]), the VLANs with their ONU counts ([`VlanInfo`]) and
+//! the ONUs with the highest latest traffic ([`OltState::busiest`]), and the state methods that build them from the OLT record and the ONU table. Built on
 //! demand by the OLT actor, handed out through [`super::OltHandle`].
 use super::actor::OltState;
 use super::schedule::GroupRead;
@@ -171,6 +171,22 @@ impl OltState {
         let onus = self.onus.all();
         self.traffic
             .by_port(onus.iter().map(|o| (o.id, o.pon_port.as_str())), technology)
+    }
+
+    /// The `limit` ONUs of the table with the highest latest rate `by` direction, highest
+    /// first, each with its reading (an ONU the book still has but the table no longer
+    /// does is skipped).
+    pub(super) fn busiest(
+        &self,
+        by: crate::traffic::Direction,
+        limit: usize,
+    ) -> Vec<(crate::domain::Onu, crate::traffic::TrafficReading)> {
+        self.traffic
+            .busiest(by, usize::MAX)
+            .into_iter()
+            .filter_map(|(id, reading)| Some((self.onus.get(id)?, reading)))
+            .take(limit)
+            .collect()
     }
 
     pub(super) fn detail(&self) -> OltDetail {

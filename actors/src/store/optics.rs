@@ -81,7 +81,7 @@ impl Store {
 }
 
 /// Days since the Unix epoch (0 for earlier times).
-fn day_of(at: DateTime<Utc>) -> u32 {
+pub(super) fn day_of(at: DateTime<Utc>) -> u32 {
     u32::try_from(at.timestamp().div_euclid(86_400)).unwrap_or(0)
 }
 

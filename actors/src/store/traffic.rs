@@ -1,0 +1,250 @@
+//! Traffic history: day + ONU id → that day's traffic points in the `traffic` tree (the
+//! key scheme of [`super::optics`]), each point in `POINT_BYTES` bytes, appended with the
+//! same merge operator. The merge of a poll that read the `traffic` group records one
+//! point per ONU with a rate ([`crate::olt`]'s merge, on the blocking pool); the service
+//! reads one ONU's history by period, averaged into buckets as it reads
+//! ([`crate::traffic::Buckets`]); housekeeping drops whole days past
+//! `traffic.history_retention`.
+
+use super::optics::day_of;
+use super::{Store, StoreError};
+use crate::domain::OnuId;
+use crate::traffic::TrafficPoint;
+use chrono::{DateTime, Utc};
+
+pub(super) const TRAFFIC: &str = "traffic";
+
+/// Bytes of one traffic point: seconds since the epoch (u32), then the in and out rates
+/// in bits a second (f32 each: 24 bits of mantissa, a relative error under 10⁻⁷ at any
+/// rate an ONU carries), NaN for a rate the read did not give.
+pub const POINT_BYTES: usize = 12;
+
+impl Store {
+    /// Appends traffic points in one batch (each to its day's record).
+    pub fn record_traffic(&self, points: &[(OnuId, TrafficPoint)]) -> Result<(), StoreError> {
+        self.writable()?;
+        for (onu, point) in points {
+            self.traffic
+                .merge(traffic_key(day_of(point.at), *onu), encode_point(point))?;
+        }
+        Ok(())
+    }
+
+    /// Hands ONU `onu`'s traffic points with `from <= at <= to` to `take`, oldest first,
+    /// until `take` answers `false` or the period ends.
+    pub fn traffic_history(
+        &self,
+        onu: OnuId,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        mut take: impl FnMut(TrafficPoint) -> bool,
+    ) -> Result<(), StoreError> {
+        for day in day_of(from)..=day_of(to) {
+            let Some(record) = self.traffic.get(traffic_key(day, onu))? else {
+                continue;
+            };
+            for chunk in record.chunks_exact(POINT_BYTES) {
+                let Some(point) = decode_point(chunk) else {
+                    continue;
+                };
+                if point.at >= from && point.at <= to && !take(point) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops traffic days entirely before `before`; returns how many records went.
+    pub fn prune_traffic(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+        let end = day_of(before).to_be_bytes();
+        let mut removed = 0;
+        for key in self.traffic.range(..&end[..]).keys() {
+            self.traffic.remove(key?)?;
+            removed += 1;
+        }
+        Ok(removed)
+    }
+}
+
+/// Day (u32 BE) then ONU id (u64 BE): a day's records together, pruned as one range.
+fn traffic_key(day: u32, onu: OnuId) -> [u8; 12] {
+    let mut key = [0u8; 12];
+    key[..4].copy_from_slice(&day.to_be_bytes());
+    key[4..].copy_from_slice(&onu.to_be_bytes());
+    key
+}
+
+fn encode_rate(bps: Option<f64>) -> [u8; 4] {
+    bps.map_or(f32::NAN, |v| v as f32).to_be_bytes()
+}
+
+fn decode_rate(bytes: &[u8]) -> Option<f64> {
+    let raw = f32::from_be_bytes(bytes.try_into().ok()?);
+    (!raw.is_nan()).then_some(f64::from(raw))
+}
+
+fn encode_point(point: &TrafficPoint) -> [u8; POINT_BYTES] {
+    let mut out = [0u8; POINT_BYTES];
+    let seconds = u32::try_from(point.at.timestamp()).unwrap_or(0);
+    out[..4].copy_from_slice(&seconds.to_be_bytes());
+    out[4..8].copy_from_slice(&encode_rate(point.in_bps));
+    out[8..12].copy_from_slice(&encode_rate(point.out_bps));
+    out
+}
+
+fn decode_point(bytes: &[u8]) -> Option<TrafficPoint> {
+    let seconds = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?);
+    Some(TrafficPoint {
+        at: DateTime::from_timestamp(i64::from(seconds), 0)?,
+        in_bps: decode_rate(bytes.get(4..8)?),
+        out_bps: decode_rate(bytes.get(8..12)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone};
+
+    fn all(store: &Store, onu: OnuId, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<TrafficPoint> {
+        let mut points = Vec::new();
+        store
+            .traffic_history(onu, from, to, |p| {
+                points.push(p);
+                true
+            })
+            .expect("history");
+        points
+    }
+
+    #[test]
+    fn a_point_is_twelve_bytes_and_keeps_its_rates_or_their_absence() {
+        let at = DateTime::from_timestamp(1_800_000_123, 0).expect("time");
+        let point = TrafficPoint {
+            at,
+            in_bps: Some(93_456_789.0),
+            out_bps: None,
+        };
+        let bytes = encode_point(&point);
+        assert_eq!(bytes.len(), 12);
+        assert_eq!(bytes[..4], 1_800_000_123u32.to_be_bytes());
+        let back = decode_point(&bytes).expect("decodes");
+        assert_eq!(back.at, at);
+        assert_eq!(back.out_bps, None);
+        let rate = back.in_bps.expect("in rate");
+        assert!((rate - 93_456_789.0).abs() / 93_456_789.0 < 1e-7, "{rate}");
+        // A rate of 0 is a rate, not an absence.
+        let idle = TrafficPoint {
+            in_bps: Some(0.0),
+            out_bps: Some(0.0),
+            ..point
+        };
+        assert_eq!(decode_point(&encode_point(&idle)), Some(idle));
+    }
+
+    #[test]
+    fn traffic_history_is_stored_by_day_read_by_period_and_pruned() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let day0 = Utc
+            .with_ymd_and_hms(2026, 11, 20, 23, 50, 0)
+            .single()
+            .expect("time");
+        let point = |minutes: i64, bps: f64| TrafficPoint {
+            at: day0 + Duration::minutes(minutes),
+            in_bps: Some(bps),
+            out_bps: Some(bps * 4.0),
+        };
+        let points = [point(0, 1_000.0), point(5, 2_000.0), point(15, 3_000.0)];
+        for p in &points {
+            store.record_traffic(&[(7, *p), (8, *p)]).expect("record");
+        }
+        let (before, after) = (day0 - Duration::days(1), day0 + Duration::days(1));
+        assert_eq!(all(&store, 7, before, after), points, "across midnight");
+        assert_eq!(
+            all(
+                &store,
+                7,
+                day0 + Duration::minutes(5),
+                day0 + Duration::minutes(10)
+            ),
+            points[1..2]
+        );
+        assert!(all(&store, 9, before, after).is_empty(), "another ONU's");
+        // `take` stops the read.
+        let mut taken = 0;
+        store
+            .traffic_history(7, before, after, |_| {
+                taken += 1;
+                taken < 2
+            })
+            .expect("history");
+        assert_eq!(taken, 2);
+        // Day 0 holds one record per ONU; pruning before day 1 removes both.
+        assert_eq!(
+            store
+                .prune_traffic(day0 + Duration::minutes(10))
+                .expect("prune"),
+            2
+        );
+        assert_eq!(all(&store, 7, before, after), points[2..]);
+        assert_eq!(all(&store, 8, before, after), points[2..]);
+        assert_eq!(store.prune_traffic(day0).expect("prune"), 0);
+    }
+
+    /// The disk a traffic history takes, for docs/api.md's arithmetic: ONUs × days of
+    /// 5-minute points written as polls write them (every ONU's point of a read, then the
+    /// next read's), then the database flushed and its files' allocated bytes counted.
+    /// `cargo test -p ponkeeper-actors --release disk_a_point_takes -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a measurement, a minute or more: run by hand"]
+    fn disk_a_point_takes() {
+        use std::os::unix::fs::MetadataExt;
+        let (onus, days) = (2_000u64, 3i64);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let start = Utc
+            .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
+            .single()
+            .expect("time");
+        let reads = days * 288;
+        for read in 0..reads {
+            let at = start + Duration::minutes(5 * read);
+            let points: Vec<(OnuId, TrafficPoint)> = (1..=onus)
+                .map(|onu| {
+                    let bps = (onu * 1_000 + read as u64) as f64;
+                    let point = TrafficPoint {
+                        at,
+                        in_bps: Some(bps / 8.0),
+                        out_bps: Some(bps),
+                    };
+                    (onu, point)
+                })
+                .collect();
+            store.record_traffic(&points).expect("record");
+        }
+        store.db.flush().expect("flush");
+        drop(store);
+        let mut allocated = 0u64;
+        let mut dirs = vec![dir.path().to_path_buf()];
+        while let Some(at) = dirs.pop() {
+            for entry in std::fs::read_dir(&at).expect("dir") {
+                let entry = entry.expect("entry");
+                let meta = entry.metadata().expect("metadata");
+                if meta.is_dir() {
+                    dirs.push(entry.path());
+                } else {
+                    allocated += meta.blocks() * 512;
+                }
+            }
+        }
+        let points = onus * reads as u64;
+        let payload = points * POINT_BYTES as u64;
+        println!(
+            "{points} points, {payload} bytes of points, {allocated} bytes on disk: {:.2} bytes a point, {:.2}× the points",
+            allocated as f64 / points as f64,
+            allocated as f64 / payload as f64
+        );
+    }
+}
