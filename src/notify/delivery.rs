@@ -76,6 +76,14 @@ impl Cursors {
         self.0.insert(name.as_bytes(), &key.0)?;
         Ok(())
     }
+
+    /// Writes the cursors to disk now (sled otherwise does within half a second): after a
+    /// message was taken, so a `kill -9` sends again only the one in flight.
+    async fn flush(&self) {
+        if let Err(error) = self.0.flush_async().await {
+            tracing::warn!(%error, "cannot flush the notification cursors");
+        }
+    }
 }
 
 /// Whether `config`'s filter admits `change`, whose facts are `facts`.
@@ -209,6 +217,7 @@ pub async fn run(
             cap.used();
             cursor = items.last().map(|(c, _)| c.key).unwrap_or(cursor);
             save(&cursors, &name, cursor);
+            cursors.flush().await;
             metrics::counter!("ponkeeper_notifications_total", "channel" => name.clone())
                 .increment(1);
         }
