@@ -68,7 +68,7 @@ impl App {
             "fleet started"
         );
         let outage_rules = config.outages.rules(config.events.pon_outage_min);
-        crate::outages::start(outage_rules, &store, &records, &fleet)?;
+        crate::outages::start(outage_rules, &store, (&records, &inventory), &fleet).await?;
         let events = crate::events::start(&config.events, &store, &fleet, &inventory).await?;
         let state = AppState::new(
             config,

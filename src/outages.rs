@@ -6,6 +6,7 @@
 //! [`crate::api`]'s `outages` and `splitters` modules.
 
 use anyhow::bail;
+use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::outages::{OutageArchive, OutageRules, PlantChange};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
@@ -86,13 +87,16 @@ impl OutagesConfig {
 }
 
 /// Opens the archive and hands the fleet view the book (before the event log, so every
-/// change it derives events from is seen by the book) and the records' plant.
-pub fn start(
+/// change it derives events from is seen by the book) and the records' plant, after the
+/// inventory's `[[splitters]]` were made real in the records.
+pub async fn start(
     rules: OutageRules,
     store: &Store,
-    records: &crate::records::Records,
+    (records, inventory): (&crate::records::Records, &Inventory),
     fleet: &Fleet,
 ) -> anyhow::Result<()> {
+    let declared = records.declare_splitters(&inventory.splitters).await?;
+    log_declared(&declared);
     let archive = OutageArchive::open(store)?;
     let kept_since = chrono::Utc::now()
         - chrono::Duration::from_std(rules.retention).unwrap_or(chrono::Duration::days(30));
@@ -102,4 +106,17 @@ pub fn start(
     view.plant(PlantChange::Splitters(records.splitters()?));
     view.plant(PlantChange::Place(records.placements()?));
     Ok(())
+}
+
+/// Logs what the inventory's splitters changed in the records, if anything.
+pub fn log_declared(declared: &crate::records::declared::Declared) {
+    if !declared.is_empty() {
+        tracing::info!(
+            created = declared.created,
+            changed = declared.changed,
+            removed = declared.removed,
+            onus_freed = declared.freed.len(),
+            "inventory splitters applied"
+        );
+    }
 }

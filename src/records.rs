@@ -16,6 +16,7 @@ use ponkeeper_actors::store::{Store, StoreError};
 pub mod api_keys;
 pub mod audit;
 mod audit_time;
+pub mod declared;
 pub mod plant;
 pub mod subscribers;
 

@@ -188,6 +188,25 @@ impl AppState {
         Ok(())
     }
 
+    /// Makes the inventory's `[[splitters]]` real in the records and tells the fleet view;
+    /// a store that refuses is logged (the OLTs of the reload are in force already).
+    async fn declare_plant(&self, inventory: &Inventory) {
+        match self.records.declare_splitters(&inventory.splitters).await {
+            Ok(declared) if declared.is_empty() => {}
+            Ok(declared) => {
+                crate::outages::log_declared(&declared);
+                let freed = declared.freed.iter().map(|onu| (*onu, None)).collect();
+                self.fleet.view().plant(PlantChange::Place(freed));
+                if let Err(error) = self.splitters_changed() {
+                    tracing::error!(%error, "the fleet view keeps the splitters it had");
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "inventory splitters not applied: the store refused")
+            }
+        }
+    }
+
     /// Tells the fleet view every splitter the records now keep.
     pub fn splitters_changed(&self) -> Result<(), ApiError> {
         let splitters = self.records.splitters()?;
@@ -229,6 +248,7 @@ impl AppState {
             .await
             .map_err(ReloadError::Fleet)?;
         crate::events::bind_szo(&self.events, &inventory);
+        self.declare_plant(&inventory).await;
         let inventory = Arc::new(inventory);
         match self.inventory.write() {
             Ok(mut guard) => *guard = inventory.clone(),

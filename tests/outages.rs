@@ -351,3 +351,95 @@ async fn ten_thousand_placements_are_one_csv_request() {
     );
     service.stop().await;
 }
+
+/// `[[splitters]]` of the inventory file: made real at start (the API shows them
+/// `declared`, refuses to delete one), and on a reload a changed one keeps its id and its
+/// ONUs, a removed one goes with its placements, and a new one appears.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_splitters_follow_the_inventory_file() {
+    let sim = fleet(
+        1,
+        64,
+        FleetVendors::One(ponkeeper_actors::domain::Vendor::Huawei),
+    )
+    .await;
+    let port = sim.expected_onus(1)[0].pon_port.clone();
+    let plant = |second: &str| {
+        format!(
+            "\n[[splitters]]\nname = \"ODB-1\"\nolt = 1\npon_port = \"{port}\"\naddress = \"ул. Ленина, 5\"\n\n\
+             [[splitters]]\nname = \"{second}\"\nolt = 1\npon_port = \"{port}\"\nparent = \"ODB-1\"\nlat = 55.79\nlon = 49.12\n"
+        )
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("inventory.toml");
+    let inventory = sim.inventory().to_toml();
+    std::fs::write(&path, format!("{inventory}{}", plant("ODB-1.1"))).expect("inventory");
+    let mut config = test_config(dir.path().to_path_buf(), path.clone());
+    config.polling.timeout = Duration::from_secs(2);
+    let service = TestService::start_with(config, true).await;
+    all_polled(&service).await;
+    let splitters = list(&service, "/splitters").await;
+    assert_eq!(splitters.len(), 2, "{splitters:?}");
+    assert!(splitters.iter().all(|s| s["declared"] == true));
+    let first = splitters[0]["id"].clone();
+    let second = &splitters[1];
+    assert_eq!(
+        (&second["name"], &second["parentId"], &second["lat"]),
+        (&json!("ODB-1.1"), &first, &json!(55.79))
+    );
+    // An ONU under the first, placed through the API.
+    let onu = list(&service, &format!("/onus?size=1&ponPort={port}")).await[0]["id"].clone();
+    let place = json!({"splitterId": first});
+    let (status, body) = service
+        .post_json(&format!("/onus/{onu}/placement"), &place)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, refused) = service
+        .request(
+            reqwest::Method::DELETE,
+            &format!("/splitters/{first}"),
+            Some(&service.full),
+        )
+        .await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (409, &json!("CONFLICT")),
+        "{refused}"
+    );
+    assert!(refused["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("declared in the inventory file")));
+
+    // The second renamed (a new one, the old removed), the first's address changed.
+    let changed = plant("ODB-1.2").replace("ул. Ленина, 5", "ул. Ленина, 7");
+    std::fs::write(&path, format!("{inventory}{changed}")).expect("inventory");
+    let (status, body) = service.post("/inventory/reload").await;
+    assert_eq!(status, 200, "{body}");
+    let splitters = list(&service, "/splitters").await;
+    let names: Vec<&str> = splitters
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["ODB-1", "ODB-1.2"]);
+    assert_eq!(splitters[0]["id"], first, "the same splitter, its id kept");
+    assert_eq!(splitters[0]["address"], "ул. Ленина, 7");
+    let (_, detail) = service.get(&format!("/splitters/{first}")).await;
+    assert_eq!(
+        detail["data"]["onus"][0]["id"], onu,
+        "its ONU still under it"
+    );
+    assert_eq!(detail["data"]["children"], json!([splitters[1]["id"]]));
+
+    // Gone from the file: gone, and its ONU off it.
+    std::fs::write(&path, &inventory).expect("inventory");
+    let (status, body) = service.post("/inventory/reload").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(list(&service, "/splitters").await.is_empty());
+    let placed = service
+        .state
+        .records
+        .placement(onu.as_u64().expect("id"))
+        .expect("read");
+    assert_eq!(placed, None, "the ONU is off the removed splitter");
+    service.stop().await;
+}

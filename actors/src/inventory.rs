@@ -9,8 +9,10 @@ use std::collections::HashSet;
 use std::net::IpAddr;
 use std::path::Path;
 
+pub mod plant;
 pub mod poll;
 pub mod usm;
+pub use plant::SplitterSpec;
 pub use poll::PollOverrides;
 pub use usm::{AuthProtocol, PrivProtocol, UsmCredentials};
 
@@ -24,6 +26,9 @@ pub struct Inventory {
     /// Socially significant objects (docs/api.md, "СЗО"), each served by one ONU.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub szo: Vec<SzoSpec>,
+    /// The outside plant declared as code (docs/outages.md): splitters on PON ports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub splitters: Vec<SplitterSpec>,
 }
 
 /// Kinds of socially significant object.
@@ -331,7 +336,8 @@ impl Inventory {
     fn validate(&self, text: &str) -> Result<(), String> {
         let node_ids = self.validate_nodes(text)?;
         self.validate_olts(text, &node_ids)?;
-        self.validate_szo(text)
+        self.validate_szo(text)?;
+        self.validate_splitters(text)
     }
 
     /// The `[[nodes]]` entries; returns their ids.
@@ -483,10 +489,10 @@ impl TableLines {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const GOOD: &str = r#"
+    pub(crate) const GOOD: &str = r#"
 [[nodes]]
 id = 1
 name = "Central"

@@ -65,6 +65,9 @@ pub struct Splitter {
     pub address: Option<String>,
     pub lat: Option<f64>,
     pub lon: Option<f64>,
+    /// Declared by the inventory's `[[splitters]]` (changed there, not through the API).
+    #[serde(default)]
+    pub declared: bool,
 }
 
 /// What kind of fault an outage is put down to. The names are the API's and the events'

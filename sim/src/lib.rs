@@ -383,6 +383,7 @@ impl SimFleet {
             nodes,
             olts,
             szo: Vec::new(),
+            splitters: Vec::new(),
         }
     }
 

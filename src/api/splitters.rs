@@ -67,6 +67,8 @@ pub struct SplitterItem {
     pub address: Option<String>,
     pub lat: Option<f64>,
     pub lon: Option<f64>,
+    /// Declared by the inventory's `[[splitters]]`: changed in the file, not here.
+    pub declared: bool,
 }
 
 /// A splitter with the splitters under it and the ONUs placed under it.
@@ -90,6 +92,7 @@ fn splitter_item(s: Splitter) -> SplitterItem {
         address: s.address,
         lat: s.lat,
         lon: s.lon,
+        declared: s.declared,
     }
 }
 
@@ -192,6 +195,7 @@ impl SplitterBody {
             address,
             lat: self.lat,
             lon: self.lon,
+            declared: false,
         })
     }
 }
@@ -290,12 +294,18 @@ async fn detail(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> 
     operation_id = "delete_splitter",
     tag = "outages",
     summary = "Remove a splitter",
-    description = "FULL keys only. Removes a splitter with no splitter under it; the ONUs placed under it are taken off. Outages already recorded keep its id.",
+    description = "FULL keys only. Removes a splitter with no splitter under it; the ONUs placed under it are taken off. Outages already recorded keep its id. A splitter the inventory declares (`declared`) is removed from the file instead: 409.",
     params(("id" = u32, Path, description = "splitter id")),
-    responses((status = 200, description = "the splitter removed", body = Single<SplitterItem>), BadParameter, Missing, (status = 409, description = "`CONFLICT`: splitters hang under it"), Refusals)
+    responses((status = 200, description = "the splitter removed", body = Single<SplitterItem>), BadParameter, Missing, (status = 409, description = "`CONFLICT`: splitters hang under it, or the inventory declares it"), Refusals)
 )]
 async fn remove(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> ApiResult {
     let splitter = app.records.splitter(id)?.ok_or_else(|| missing(id))?;
+    if splitter.declared {
+        return Err(ApiError::Conflict(format!(
+            "splitter {id} `{}` is declared in the inventory file; remove it there and reload",
+            splitter.name
+        )));
+    }
     let children: Vec<String> = children_of(&app, id)?
         .iter()
         .map(SplitterId::to_string)

@@ -80,6 +80,15 @@ impl Records {
     pub async fn delete_splitter(&self, id: SplitterId) -> Result<Vec<OnuId>, StoreError> {
         self.store.writable()?;
         let _one_at_a_time = self.plant_writes.lock().await;
+        let freed = self.free_placements_under(id)?;
+        self.splitters.remove(id.to_be_bytes())?;
+        flush_tree(&self.placements).await?;
+        flush_tree(&self.splitters).await?;
+        Ok(freed)
+    }
+
+    /// Takes every ONU placed under splitter `id` off it; answers them.
+    pub(super) fn free_placements_under(&self, id: SplitterId) -> Result<Vec<OnuId>, StoreError> {
         let mut freed = Vec::new();
         for entry in self.placements.iter() {
             let (key, value) = entry?;
@@ -90,9 +99,6 @@ impl Records {
                 self.placements.remove(key)?;
             }
         }
-        self.splitters.remove(id.to_be_bytes())?;
-        flush_tree(&self.placements).await?;
-        flush_tree(&self.splitters).await?;
         Ok(freed)
     }
 

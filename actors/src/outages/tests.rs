@@ -43,6 +43,7 @@ fn splitter(id: SplitterId, name: &str, parent: Option<SplitterId>) -> Splitter 
         address: None,
         lat: None,
         lon: None,
+        declared: false,
     }
 }
 

@@ -192,6 +192,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("splitter {} is on OLT {} port {}, the ONU on OLT {} port {}", "сплиттер {1} на OLT {2}, порт {3}, а ONU на OLT {4}, порт {5}"),
     ("field `{}` must be between -{} and {}", "поле `{1}` должно быть от -{2} до {3}"),
     ("splitters {} hang under splitter {}; remove them first", "под сплиттером {2} висят сплиттеры {1}; сначала удалите их"),
+    ("splitter {} `{}` is declared in the inventory file; remove it there and reload", "сплиттер {1} `{2}` объявлен в файле инвентаря; удалите его там и перечитайте файл"),
     ("{} of {} lines cannot be applied, so none was: {}", "строк, которые нельзя применить: {1} из {2}, поэтому не применена ни одна: {3}"),
     ("the CSV is not UTF-8 text", "CSV — не текст UTF-8"),
     ("each line must be two fields, ONU and splitter: {}", "в каждой строке должно быть два поля, ONU и сплиттер: {1}"),
