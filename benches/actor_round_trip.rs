@@ -16,6 +16,7 @@ fn disabled_olts(count: u32) -> Inventory {
     Inventory {
         nodes: vec![],
         szo: vec![],
+        splitters: vec![],
         olts: (1..=count)
             .map(|id| OltSpec {
                 id,

@@ -113,6 +113,7 @@ async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
     let inventory = Inventory {
         nodes: vec![],
         szo: vec![],
+        splitters: vec![],
         olts: vec![olt],
     };
     let (_data, fleet) = fleet_of(inventory).await;
@@ -240,6 +241,7 @@ async fn an_unknown_vendor_is_degraded_and_named() {
     let inventory = Inventory {
         nodes: vec![],
         szo: vec![],
+        splitters: vec![],
         olts: vec![olt_spec(agent.addr, VendorSetting::Auto, "unknown")],
     };
     let (_data, fleet) = fleet_of(inventory).await;

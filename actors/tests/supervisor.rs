@@ -115,6 +115,7 @@ async fn a_crash_loop_stops_the_olt_and_restart_session_revives_it() {
 fn one_disabled_olt() -> Inventory {
     Inventory {
         szo: Vec::new(),
+        splitters: Vec::new(),
         nodes: vec![],
         olts: vec![OltSpec {
             id: 7,
