@@ -30,6 +30,7 @@ pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
 pub mod space;
+pub mod macs;
 pub mod traffic;
 
 pub use configs::ConfigBackup;
@@ -45,10 +46,11 @@ use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
 use onu_tables::ONUS;
 use optics::OPTICS;
+use macs::{MACS, MAC_READS, ONU_MACS};
 use traffic::TRAFFIC;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.
-const DEVICE_TREES: [&str; 12] = [
+const DEVICE_TREES: [&str; 15] = [
     OLTS,
     OLT_POLLS,
     ONUS,
@@ -57,6 +59,9 @@ const DEVICE_TREES: [&str; 12] = [
     ONU_STATES,
     OPTICS,
     TRAFFIC,
+    MACS,
+    ONU_MACS,
+    MAC_READS,
     COVERAGE,
     CONFIG_META,
     CONFIG_CONTENT,
@@ -137,6 +142,12 @@ pub struct Store {
     optics: sled::Tree,
     /// Day + ONU id → that day's traffic points, appended the same way.
     traffic: sled::Tree,
+    /// MAC + ONU id → when and in which VLAN the MAC was seen behind the ONU.
+    macs: sled::Tree,
+    /// ONU id + MAC → nothing: the MACs of one ONU.
+    onu_macs: sled::Tree,
+    /// ONU id → when its MACs were last read.
+    mac_reads: sled::Tree,
     /// OLT id + start → end and reachability of a stretch of polls (see [`Coverage`]).
     coverage: sled::Tree,
     /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
@@ -169,6 +180,9 @@ impl Store {
             onu_states: db.open_tree(ONU_STATES)?,
             optics,
             traffic,
+            macs: db.open_tree(MACS)?,
+            onu_macs: db.open_tree(ONU_MACS)?,
+            mac_reads: db.open_tree(MAC_READS)?,
             coverage: db.open_tree(COVERAGE)?,
             config_meta: db.open_tree(CONFIG_META)?,
             config_content: db.open_tree(CONFIG_CONTENT)?,
