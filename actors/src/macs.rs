@@ -144,6 +144,41 @@ pub struct MacOwner {
     pub serial: String,
 }
 
+impl MacRead {
+    /// A read at `at` that covered `onus` (of OLT `olt`) and found `sightings`, placed
+    /// on the ONUs by port and number; a sighting on no covered ONU is left out.
+    pub fn place(
+        olt: crate::domain::OltId,
+        onus: &[&crate::domain::Onu],
+        sightings: &[MacSighting],
+        at: DateTime<Utc>,
+    ) -> MacRead {
+        let by_place: std::collections::HashMap<(&str, u32), OnuId> = onus
+            .iter()
+            .map(|onu| ((onu.pon_port.as_str(), onu.onu_index), onu.id))
+            .collect();
+        let mut seen: Vec<(OnuId, Mac, u16)> = sightings
+            .iter()
+            .filter_map(|s| Some((*by_place.get(&(s.pon_port.as_str(), s.onu_index))?, s.mac, s.vlan)))
+            .collect();
+        seen.sort();
+        seen.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
+        MacRead {
+            at,
+            covered: onus
+                .iter()
+                .map(|onu| MacOwner {
+                    onu: onu.id,
+                    olt,
+                    pon_port: onu.pon_port.clone(),
+                    serial: onu.serial.clone(),
+                })
+                .collect(),
+            seen,
+        }
+    }
+}
+
 /// A MAC that showed up behind another ONU than before (the event `MAC_MOVED`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MacMove {
