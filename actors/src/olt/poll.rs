@@ -417,7 +417,12 @@ impl OltState {
         // poll is answered.
         self.fire(myself, event, None);
         self.answer_refreshes(report.generation, failure.as_deref());
-        if !self.refreshes.is_empty() && !self.poll.in_flight() {
+        self.answer_mac_waiters(report.generation, failure.as_deref());
+        if failure.is_none() && report.plan.macs {
+            self.queue_mac_read(myself);
+        }
+        let waiting = !self.refreshes.is_empty() || !self.mac_waiters.is_empty();
+        if waiting && !self.poll.in_flight() {
             // Someone waits for a reading: the next poll starts at once. (ONUs back
             // online wait for the next scheduled poll, at the head of the sweep.)
             self.poll.schedule(Instant::now());
