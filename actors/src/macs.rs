@@ -159,7 +159,13 @@ impl MacRead {
             .collect();
         let mut seen: Vec<(OnuId, Mac, u16)> = sightings
             .iter()
-            .filter_map(|s| Some((*by_place.get(&(s.pon_port.as_str(), s.onu_index))?, s.mac, s.vlan)))
+            .filter_map(|s| {
+                Some((
+                    *by_place.get(&(s.pon_port.as_str(), s.onu_index))?,
+                    s.mac,
+                    s.vlan,
+                ))
+            })
             .collect();
         seen.sort();
         seen.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));

@@ -23,6 +23,7 @@ mod snapshot;
 pub use snapshot::SnapshotSummary;
 pub mod coverage;
 pub mod host_keys;
+pub mod macs;
 pub mod olt_record;
 pub mod onu_ids;
 pub mod onu_states;
@@ -30,7 +31,6 @@ pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
 pub mod space;
-pub mod macs;
 pub mod traffic;
 
 pub use configs::ConfigBackup;
@@ -41,12 +41,12 @@ pub use space::Space;
 use configs::{CONFIG_CONTENT, CONFIG_META};
 use coverage::COVERAGE;
 use host_keys::SSH_HOST_KEYS;
+use macs::{MACS, MAC_READS, ONU_MACS};
 use olt_record::{OLTS, OLT_POLLS};
 use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
 use onu_tables::ONUS;
 use optics::OPTICS;
-use macs::{MACS, MAC_READS, ONU_MACS};
 use traffic::TRAFFIC;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.

@@ -16,8 +16,8 @@
 use super::agent::OltShared;
 use super::model::{held, SimOlt, SimOnu};
 use super::vendor::SimVendor;
-use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
 use ponkeeper_actors::macs::{Mac, MacSighting};
+use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
 use ponkeeper_actors::profile::OnuField;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;

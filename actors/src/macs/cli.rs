@@ -38,7 +38,10 @@ fn huawei_row(line: &str) -> Option<MacSighting> {
         return None;
     }
     // `0 /1 /0` → `0/1/0`: the port's numbers are printed with spaces before slashes.
-    let rest = words[at + 2..].join(" ").replace(" /", "/").replace("/ ", "/");
+    let rest = words[at + 2..]
+        .join(" ")
+        .replace(" /", "/")
+        .replace("/ ", "/");
     let rest: Vec<&str> = rest.split_whitespace().collect();
     let (port, onu, vlan) = match rest.as_slice() {
         [port, onu, _gem, vlan] | [port, onu, _gem, _, _, vlan] => (*port, *onu, *vlan),
@@ -103,7 +106,9 @@ pub fn render(format: MacTable, rows: &[MacSighting]) -> String {
         MacTable::Huawei => {
             let ruler = "  ".to_string() + &"-".repeat(77) + "\r\n";
             out.push_str(&ruler);
-            out.push_str("  SRV-P BUNDLE TYPE MAC            MAC TYPE F /S /P  VPI  VCI   VLAN ID\r\n");
+            out.push_str(
+                "  SRV-P BUNDLE TYPE MAC            MAC TYPE F /S /P  VPI  VCI   VLAN ID\r\n",
+            );
             out.push_str("  INDEX INDEX\r\n");
             out.push_str(&ruler);
             for (i, row) in rows.iter().enumerate() {
@@ -181,7 +186,11 @@ mod tests {
             1u16..=4094,
         )
             .prop_map(|(port, onu_index, mac, vlan)| MacSighting {
-                pon_port: port.iter().map(u32::to_string).collect::<Vec<_>>().join("/"),
+                pon_port: port
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("/"),
                 onu_index,
                 mac: Mac(mac),
                 vlan,

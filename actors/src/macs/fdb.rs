@@ -56,7 +56,9 @@ pub fn decode(
                 pon_port: port.to_string(),
                 onu_index: number,
                 mac: Mac(mac),
-                vlan: u16::try_from(*fdb_id).ok().filter(|v| (1..=4094).contains(v))?,
+                vlan: u16::try_from(*fdb_id)
+                    .ok()
+                    .filter(|v| (1..=4094).contains(v))?,
             })
         })
         .collect();

@@ -122,7 +122,9 @@ impl CliQueue {
     /// How many CLI reads of MACs wait (a refresh's budget counts them).
     pub(super) fn waiting_mac_reads(&self) -> usize {
         let waiting = self.waiting.iter().map(|j| &j.action);
-        waiting.filter(|a| matches!(a, CliAction::ReadMacs(_))).count()
+        waiting
+            .filter(|a| matches!(a, CliAction::ReadMacs(_)))
+            .count()
     }
 
     /// Whether the same action is already running or waiting.
@@ -400,7 +402,9 @@ impl OltState {
         let profile = layout.cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
-            CliAction::ReadMacs(scope) => return Ok(Script::Macs(profile, self.mac_script(*scope)?)),
+            CliAction::ReadMacs(scope) => {
+                return Ok(Script::Macs(profile, self.mac_script(*scope)?))
+            }
             CliAction::Provision(job) => {
                 // The layout's own table: a C620 is not provisioned with a C320's commands.
                 let table = crate::profile::provisioning::Provisioning::for_profile(layout);
@@ -469,7 +473,9 @@ impl OltState {
     ) -> Result<ActionOutcome, ActionError> {
         match (action, done) {
             (CliAction::ReadMacs(_), CliDone::Macs(moves)) => Ok(self.macs_read(moves)),
-            (CliAction::ReadMacs(_), _) => Err(ActionError::Device("the MAC read reported nothing".into())),
+            (CliAction::ReadMacs(_), _) => {
+                Err(ActionError::Device("the MAC read reported nothing".into()))
+            }
             (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
                 if backup.changed {
                     self.publish_config(backup.id, backup.taken_at);
@@ -481,9 +487,9 @@ impl OltState {
                 }
                 Ok(ActionOutcome::Backup(backup))
             }
-            (CliAction::Backup, _) => Err(
-                ActionError::Device("the device printed no running configuration".into()),
-            ),
+            (CliAction::Backup, _) => Err(ActionError::Device(
+                "the device printed no running configuration".into(),
+            )),
             (CliAction::Provision(job), CliDone::Provisioned(done)) => {
                 self.provisioned(job);
                 Ok(ActionOutcome::Provisioned(done))

@@ -46,7 +46,12 @@ pub(super) struct MacWaiter {
 
 impl OltState {
     /// `OltMsg::RefreshMacs`: reads ONU `onu`'s MACs now, or refuses at once.
-    pub(super) fn refresh_macs(&mut self, myself: &ActorRef<OltMsg>, onu: OnuId, reply: ActionReply) {
+    pub(super) fn refresh_macs(
+        &mut self,
+        myself: &ActorRef<OltMsg>,
+        onu: OnuId,
+        reply: ActionReply,
+    ) {
         if let Err(refusal) = self.macs_admitted(onu) {
             let _ = reply.send(Err(refusal));
             return;
@@ -75,7 +80,10 @@ impl OltState {
         if self.onus.get_ref(onu).is_none() {
             return Err(ActionError::OnuNotFound(onu));
         }
-        if !matches!(self.record.status, SessionStatus::Online | SessionStatus::Degraded) {
+        if !matches!(
+            self.record.status,
+            SessionStatus::Online | SessionStatus::Degraded
+        ) {
             return Err(ActionError::Unavailable(format!(
                 "OLT {} is {}: its ONUs cannot be read now",
                 self.spec.id, self.record.status
@@ -144,7 +152,8 @@ impl OltState {
         };
         let mut commands: Vec<String> = Vec::new();
         for onu in onus.iter().filter(|o| is_safe_port(&o.pon_port)) {
-            let mut values: HashMap<&str, String> = port_values(&onu.pon_port).into_iter().collect();
+            let mut values: HashMap<&str, String> =
+                port_values(&onu.pon_port).into_iter().collect();
             values.insert("onu", onu.onu_index.to_string());
             let template = match scope {
                 MacScope::Olt => macs.port,
@@ -204,11 +213,15 @@ pub(super) async fn run(
         Ok(Ok(moves)) => (Some(session), Ok(CliDone::Macs(moves))),
         Ok(Err(e)) => (
             Some(session),
-            Err(ActionError::Unavailable(format!("cannot record the MACs: {e}"))),
+            Err(ActionError::Unavailable(format!(
+                "cannot record the MACs: {e}"
+            ))),
         ),
         Err(e) => (
             Some(session),
-            Err(ActionError::Unavailable(format!("cannot record the MACs: {e}"))),
+            Err(ActionError::Unavailable(format!(
+                "cannot record the MACs: {e}"
+            ))),
         ),
     }
 }

@@ -12,8 +12,8 @@
 //! the VLANs of a new backup) is noted as a [`TableEdit`] and replayed onto the merged
 //! table, so neither the poll nor the action loses the other's change.
 
-use crate::macs::{MacMove, MacRead};
 use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
+use crate::macs::{MacMove, MacRead};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
 use crate::snmp::DeviceError;

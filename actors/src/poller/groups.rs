@@ -160,7 +160,10 @@ pub async fn poll_groups(
         true => read_traffic(client, profile).await?,
         false => None,
     };
-    let fdb = matches!(crate::macs::MacSource::of(profile), crate::macs::MacSource::Fdb);
+    let fdb = matches!(
+        crate::macs::MacSource::of(profile),
+        crate::macs::MacSource::Fdb
+    );
     if plan.macs && fdb {
         let interfaces = outcome.interfaces.as_ref().or(memory.interfaces);
         let interfaces = interfaces.cloned().unwrap_or_default();

@@ -145,7 +145,11 @@ impl Store {
     fn entry(&self, mac: Mac, record: MacRecord) -> Result<MacEntry, StoreError> {
         let read = self.mac_read_at(record.owner.onu)?;
         let active = read.is_some_and(|at| record.last_seen >= at);
-        Ok(MacEntry { mac, record, active })
+        Ok(MacEntry {
+            mac,
+            record,
+            active,
+        })
     }
 
     /// ONU `onu`'s MACs, active ones first, then the most recently seen.
@@ -251,7 +255,10 @@ mod tests {
         let found = store
             .find_macs(&MacQuery::parse(&mac.to_string()).expect("query"), 100)
             .expect("find");
-        let onus: Vec<(OnuId, bool)> = found.iter().map(|e| (e.record.owner.onu, e.active)).collect();
+        let onus: Vec<(OnuId, bool)> = found
+            .iter()
+            .map(|e| (e.record.owner.onu, e.active))
+            .collect();
         assert_eq!(onus, [(2, true), (1, false)]);
         assert_eq!(found[1].record.first_seen.timestamp(), 1000);
         let prefix = store

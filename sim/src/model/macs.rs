@@ -35,7 +35,11 @@ pub(crate) fn generate(onus: &[SimOnu]) -> Vec<SimMac> {
             let bits = mix(seed ^ k).to_be_bytes();
             let mac = [0x02, bits[0], bits[1], bits[2], bits[3], bits[4]];
             let vlan = onu.vlan.unwrap_or(100);
-            macs.push(SimMac { vlan, mac, onu: position });
+            macs.push(SimMac {
+                vlan,
+                mac,
+                onu: position,
+            });
         }
     }
     macs.sort_by_key(|m| (m.vlan, m.mac));
