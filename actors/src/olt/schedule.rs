@@ -343,6 +343,7 @@ mod tests {
         optics: Duration::from_secs(40),
         olt: Duration::from_secs(60),
         traffic: Duration::from_secs(30),
+        macs: Duration::from_secs(30),
     };
 
     fn onu(id: OnuId, status: OnuStatus) -> Onu {
@@ -405,6 +406,7 @@ mod tests {
             identity: false,
             optics: OpticsPlan::Onus(vec![]),
             traffic: false,
+            macs: false,
         };
         assert_eq!(
             schedule.plan(after(1.0), &table, &INTERVALS, 100),
@@ -468,6 +470,8 @@ mod tests {
             identity_due: schedule.identity_due,
             olt_due: schedule.olt_due,
             traffic_due: schedule.traffic_due,
+            macs_due: schedule.macs_due,
+            macs_urgent: schedule.macs_urgent,
             optics_due: schedule.optics_due.clone(),
             urgent: schedule.urgent.clone(),
             rows: schedule.rows.clone(),
