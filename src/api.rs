@@ -19,6 +19,7 @@ mod olts;
 mod onu_actions;
 pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
+mod macs;
 pub mod onus;
 mod optics;
 mod outages;
@@ -67,6 +68,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(onus::router())
         .merge(optics::router())
         .merge(traffic::router())
+        .merge(macs::router())
         .merge(polling::router())
         .merge(vlans::router())
         .merge(provisioning::router())

@@ -247,6 +247,7 @@ fn poll_settings(config: &Config) -> PollSettings {
         optics_interval: p.optics_interval,
         olt_interval: p.olt_interval,
         traffic_interval: p.traffic_interval,
+        macs_interval: p.macs_interval,
         max_requests_per_second: p.max_requests_per_second,
         timeout: p.timeout,
         retries: p.retries,

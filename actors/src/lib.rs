@@ -10,6 +10,7 @@ pub mod events;
 pub mod fleet_view;
 pub mod host_keys;
 pub mod inventory;
+pub mod macs;
 pub mod olt;
 pub mod onu_table;
 pub mod outages;

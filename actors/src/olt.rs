@@ -57,6 +57,7 @@ mod actions;
 mod actor;
 mod handle;
 mod lifecycle;
+mod mac_reads;
 mod merge;
 mod msg;
 mod pacing;

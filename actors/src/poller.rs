@@ -42,6 +42,8 @@ pub struct PollOutcome {
     pub interfaces: Option<Interfaces>,
     /// The `traffic` group's counters by row, when this poll read them.
     pub traffic: Option<RowTraffic>,
+    /// The MACs behind the ONUs, when this poll read the forwarding table (BDCOM).
+    pub macs: Option<Vec<crate::macs::MacSighting>>,
 }
 
 /// One read of the `traffic` group: each row's counters and their width (32 or 64).
@@ -189,6 +191,7 @@ impl PollOutcome {
             family: profile.family,
             interfaces: interfaces_read.then_some(interfaces),
             traffic: None,
+            macs: None,
         }
     }
 }

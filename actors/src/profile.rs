@@ -41,6 +41,11 @@ pub mod std_oids {
     pub const IF_NAME: &[u32] = &[1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1];
     /// Q-BRIDGE-MIB dot1qVlanStaticName, indexed by VLAN id.
     pub const VLAN_STATIC_NAME: &[u32] = &[1, 3, 6, 1, 2, 1, 17, 7, 1, 4, 3, 1, 1];
+    /// Q-BRIDGE-MIB dot1qTpFdbPort: the bridge port a MAC was learnt on, indexed by the
+    /// filtering database id (the VLAN) and the MAC's six octets.
+    pub const FDB_PORT: &[u32] = &[1, 3, 6, 1, 2, 1, 17, 7, 1, 2, 2, 1, 2];
+    /// BRIDGE-MIB dot1dBasePortIfIndex: the ifIndex of a bridge port.
+    pub const BRIDGE_PORT_IF_INDEX: &[u32] = &[1, 3, 6, 1, 2, 1, 17, 1, 4, 1, 2];
 }
 
 /// What an ONU table column carries.

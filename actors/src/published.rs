@@ -111,6 +111,13 @@ pub enum FleetChange {
         incarnation: u64,
         onus: Vec<crate::provision::UnconfiguredOnu>,
     },
+    /// A read of the MACs behind the ONUs saw MACs behind another ONU than before (the
+    /// event log's `MAC_MOVED`); the view itself holds nothing of them.
+    MacsMoved {
+        olt: OltId,
+        incarnation: u64,
+        moves: Vec<crate::macs::MacMove>,
+    },
 }
 
 /// Whether `onu` was in the poll merged at `polled_at`.

@@ -23,6 +23,7 @@ mod snapshot;
 pub use snapshot::SnapshotSummary;
 pub mod coverage;
 pub mod host_keys;
+pub mod macs;
 pub mod olt_record;
 pub mod onu_ids;
 pub mod onu_states;
@@ -40,6 +41,7 @@ pub use space::Space;
 use configs::{CONFIG_CONTENT, CONFIG_META};
 use coverage::COVERAGE;
 use host_keys::SSH_HOST_KEYS;
+use macs::{MACS, MAC_READS, ONU_MACS};
 use olt_record::{OLTS, OLT_POLLS};
 use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
@@ -48,7 +50,7 @@ use optics::OPTICS;
 use traffic::TRAFFIC;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.
-const DEVICE_TREES: [&str; 12] = [
+const DEVICE_TREES: [&str; 15] = [
     OLTS,
     OLT_POLLS,
     ONUS,
@@ -57,6 +59,9 @@ const DEVICE_TREES: [&str; 12] = [
     ONU_STATES,
     OPTICS,
     TRAFFIC,
+    MACS,
+    ONU_MACS,
+    MAC_READS,
     COVERAGE,
     CONFIG_META,
     CONFIG_CONTENT,
@@ -137,6 +142,12 @@ pub struct Store {
     optics: sled::Tree,
     /// Day + ONU id → that day's traffic points, appended the same way.
     traffic: sled::Tree,
+    /// MAC + ONU id → when and in which VLAN the MAC was seen behind the ONU.
+    macs: sled::Tree,
+    /// ONU id + MAC → nothing: the MACs of one ONU.
+    onu_macs: sled::Tree,
+    /// ONU id → when its MACs were last read.
+    mac_reads: sled::Tree,
     /// OLT id + start → end and reachability of a stretch of polls (see [`Coverage`]).
     coverage: sled::Tree,
     /// OLT id + backup id → [`ConfigBackup`]; the text is in `config_content`.
@@ -169,6 +180,9 @@ impl Store {
             onu_states: db.open_tree(ONU_STATES)?,
             optics,
             traffic,
+            macs: db.open_tree(MACS)?,
+            onu_macs: db.open_tree(ONU_MACS)?,
+            mac_reads: db.open_tree(MAC_READS)?,
             coverage: db.open_tree(COVERAGE)?,
             config_meta: db.open_tree(CONFIG_META)?,
             config_content: db.open_tree(CONFIG_CONTENT)?,

@@ -16,6 +16,7 @@
 use super::agent::OltShared;
 use super::model::{held, SimOlt, SimOnu};
 use super::vendor::SimVendor;
+use ponkeeper_actors::macs::{Mac, MacSighting};
 use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
 use ponkeeper_actors::profile::OnuField;
 use std::collections::{HashMap, VecDeque};
@@ -331,6 +332,10 @@ impl Terminal {
             let output = self.apply(effect, &values);
             return self.reply(output);
         }
+        let macs = mac_table(profile, &super::lock(&self.olt), line);
+        if let Some(output) = macs {
+            return self.reply(output);
+        }
         let (vendor, depth) = (self.vendor, self.depth());
         let provisioned = super::provisioning::command(
             &mut super::lock(&self.olt),
@@ -396,6 +401,33 @@ impl Terminal {
         }
         String::new()
     }
+}
+
+/// The MAC table a `display mac-address` / `show mac gpon` line asks for, in the
+/// vendor's layout; `None` for any other line.
+fn mac_table(profile: &CliProfile, olt: &SimOlt, line: &str) -> Option<String> {
+    let macs = profile.macs.as_ref()?;
+    let (values, one) = match capture(macs.port, line) {
+        Some(values) => (values, false),
+        None => (capture(macs.onu, line)?, true),
+    };
+    let pon = port_of(&values)?;
+    let number: Option<u32> = values.get("onu").and_then(|n| n.parse().ok());
+    let rows: Vec<MacSighting> = olt
+        .shown_macs()
+        .filter_map(|entry| {
+            let onu = olt.onus.get(entry.onu)?;
+            let port = &olt.ports.get(onu.port)?.name;
+            let fits = *port == pon && (!one || number == Some(onu.ont_id));
+            fits.then(|| MacSighting {
+                pon_port: port.clone(),
+                onu_index: onu.ont_id,
+                mac: Mac(entry.mac),
+                vlan: entry.vlan,
+            })
+        })
+        .collect();
+    Some(ponkeeper_actors::macs::cli::render(macs.format, &rows))
 }
 
 fn cli(vendor: &SimVendor) -> &'static CliProfile {

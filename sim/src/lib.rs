@@ -485,6 +485,35 @@ impl SimFleet {
         self.tasks.spawn(traps::send_traps(olts, self.bind, target));
     }
 
+    /// The MACs the OLT shows now, behind its online ONUs: (ONU serial, MAC, VLAN).
+    pub fn macs(&self, olt_id: OltId) -> Vec<(String, ponkeeper_actors::macs::Mac, u16)> {
+        let Some(olt) = self.olt(olt_id) else {
+            return Vec::new();
+        };
+        let state = lock(&olt.shared);
+        let expected = state.expected_onus(olt.vendor);
+        state
+            .shown_macs()
+            .filter_map(|m| {
+                let serial = expected.get(m.onu)?.serial.clone();
+                Some((serial, ponkeeper_actors::macs::Mac(m.mac), m.vlan))
+            })
+            .collect()
+    }
+
+    /// Moves `mac` behind the ONU with serial `to`; `false` if either is unknown.
+    pub fn move_mac(&self, olt_id: OltId, mac: ponkeeper_actors::macs::Mac, to: &str) -> bool {
+        let Some(olt) = self.olt(olt_id) else {
+            return false;
+        };
+        let mut state = lock(&olt.shared);
+        let position = state
+            .expected_onus(olt.vendor)
+            .iter()
+            .position(|o| o.serial == to);
+        position.is_some_and(|at| state.move_mac(mac.0, at))
+    }
+
     /// Takes the ONU with `serial` offline (loss of signal) or brings it back, as a cut
     /// fibre or a repair would; it stays so until told otherwise. `false` if there is no
     /// such ONU on that OLT.

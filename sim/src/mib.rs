@@ -82,6 +82,10 @@ enum Source {
     },
     /// dot1qVlanStaticName, indexed by VLAN id.
     VlanName,
+    /// dot1qTpFdbPort (BDCOM): a MAC's bridge port, indexed by VLAN and MAC.
+    FdbPort,
+    /// dot1dBasePortIfIndex (BDCOM): a bridge port's ifIndex (an ONU interface's).
+    BridgePortIfIndex,
     /// The autofind / uncfg table ([`super::provisioning`]): serial, or equipment id.
     Unconfigured {
         equipment: bool,
@@ -105,6 +109,10 @@ enum Table {
     Onus,
     Vlans,
     Unconfigured,
+    /// The forwarding table: [`SimOlt::macs`].
+    Fdb,
+    /// Bridge ports: one per ONU, numbered by its position + 1.
+    BridgePorts,
 }
 
 impl Source {
@@ -114,6 +122,8 @@ impl Source {
             Source::Port(_) => Some(Table::Interfaces),
             Source::Onu(_) | Source::Traffic { .. } => Some(Table::Onus),
             Source::VlanName => Some(Table::Vlans),
+            Source::FdbPort => Some(Table::Fdb),
+            Source::BridgePortIfIndex => Some(Table::BridgePorts),
             Source::Unconfigured { .. } => Some(Table::Unconfigured),
         }
     }
@@ -185,6 +195,18 @@ impl MibView {
             suffix: arcs(column.suffix),
             source: Source::Onu(*column),
         }));
+        if vendor.profile.vendor == ponkeeper_actors::domain::Vendor::Bdcom {
+            for (oid, source) in [
+                (std_oids::FDB_PORT, Source::FdbPort),
+                (std_oids::BRIDGE_PORT_IF_INDEX, Source::BridgePortIfIndex),
+            ] {
+                objects.push(MibObject {
+                    oid: arcs(oid),
+                    suffix: Vec::new(),
+                    source,
+                });
+            }
+        }
         if let Some(traffic) = vendor.profile.traffic {
             for (oid, inbound) in [(traffic.in_octets, true), (traffic.out_octets, false)] {
                 objects.push(MibObject {
@@ -313,7 +335,7 @@ impl MibView {
                     };
                     for at in start..rows {
                         if let Some(value) = self.value(olt, ctx, object, at) {
-                            let mut key = [0u64; 4];
+                            let mut key = [0u64; 8];
                             let index = row_index(olt, table, at, &mut key);
                             let name =
                                 InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
@@ -371,6 +393,14 @@ impl MibView {
                 }
             }
             Source::VlanName => Value::Octets(olt.vlans.get(row)?.1.as_bytes()),
+            Source::FdbPort => {
+                let entry = olt.macs.get(row)?;
+                olt.onus.get(entry.onu).filter(|o| o.online)?;
+                Value::Integer(entry.onu as i64 + 1)
+            }
+            Source::BridgePortIfIndex => {
+                Value::Integer(i64::from(*olt.onus.get(row)?.row.arcs().first()?))
+            }
             Source::Unconfigured { equipment } => {
                 let onu = olt.provisioning.unconfigured.get(row)?;
                 match equipment {
@@ -404,12 +434,28 @@ fn row_count(olt: &SimOlt, table: Table) -> usize {
         Table::Onus => olt.onus.len(),
         Table::Vlans => olt.vlans.len(),
         Table::Unconfigured => olt.provisioning.unconfigured.len(),
+        Table::Fdb => olt.macs.len(),
+        Table::BridgePorts => olt.onus.len(),
     }
 }
 
 /// The row index arcs of `row` (without the column suffix).
-fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 4]) -> &'k [u64] {
+fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 8]) -> &'k [u64] {
     match table {
+        Table::Fdb => {
+            let Some(entry) = olt.macs.get(row) else {
+                return &key[..0];
+            };
+            key[0] = u64::from(entry.vlan);
+            for (slot, &octet) in key[1..7].iter_mut().zip(&entry.mac) {
+                *slot = u64::from(octet);
+            }
+            &key[..7]
+        }
+        Table::BridgePorts => {
+            key[0] = row as u64 + 1;
+            &key[..1]
+        }
         Table::Interfaces => {
             key[0] = olt.interfaces.get(row).map_or(0, |i| u64::from(i.if_index));
             &key[..1]
@@ -449,7 +495,7 @@ fn with_key<R>(
     suffix: &[u64],
     f: impl FnOnce(&[u64]) -> R,
 ) -> R {
-    let mut index = [0u64; 4];
+    let mut index = [0u64; 8];
     let index = row_index(olt, table, row, &mut index);
     let mut key = [0u64; 12];
     let len = index.len() + suffix.len().min(key.len() - index.len());

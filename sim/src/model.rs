@@ -9,6 +9,7 @@
 //! function of the OLT's uptime, in [`traffic`].
 
 mod cut;
+pub(crate) mod macs;
 pub(crate) mod traffic;
 
 use super::vendor::{PortPosition, RowIndex, SimVendor};
@@ -128,6 +129,8 @@ pub(crate) struct SimOlt {
     pub provisioning: super::provisioning::SimProvisioning,
     /// Runs of ONUs held down by a fibre or power cut ([`cut`]), in the order added.
     pub cuts: Vec<OnuCut>,
+    /// The MACs behind the ONUs ([`macs`]), by (VLAN, MAC).
+    pub macs: Vec<macs::SimMac>,
 }
 
 /// Share of ONUs offline when the fleet starts.
@@ -220,10 +223,11 @@ impl SimOlt {
             firmware,
             ports,
             interfaces,
-            onus,
             vlans: vlans_of(id),
             rng: dynamics_rng,
             cuts: Vec::new(),
+            macs: macs::generate(&onus),
+            onus,
         }
     }
 

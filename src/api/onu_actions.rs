@@ -136,9 +136,9 @@ async fn act(app: &AppState, owner: &OltHandle, action: CliAction) -> ApiResult 
             accepted: true,
         }),
         ActionOutcome::Onu(onu) => one(super::onus::bound_item(app, *onu).await?),
-        ActionOutcome::Backup(_) | ActionOutcome::Provisioned(_) => Err(ApiError::Internal(
-            "another kind of action answered an ONU action".into(),
-        )),
+        ActionOutcome::Backup(_) | ActionOutcome::Provisioned(_) | ActionOutcome::MacsRead => Err(
+            ApiError::Internal("another kind of action answered an ONU action".into()),
+        ),
     }
 }
 

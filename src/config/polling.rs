@@ -27,6 +27,9 @@ pub struct Polling {
     /// Per-ONU traffic counters, from which the rates are computed.
     #[serde(with = "humantime_serde")]
     pub traffic_interval: Duration,
+    /// The MACs behind each ONU (docs/polling.md, the `macs` group).
+    #[serde(with = "humantime_serde", default = "default_macs_interval")]
+    pub macs_interval: Duration,
     /// Requests a second one OLT is sent at most; unset takes the vendor's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_requests_per_second: Option<u32>,
@@ -61,6 +64,7 @@ impl Polling {
             ("optics_interval", p.optics_interval),
             ("olt_interval", Some(p.olt_interval)),
             ("traffic_interval", Some(p.traffic_interval)),
+            ("macs_interval", Some(p.macs_interval)),
             ("timeout", Some(p.timeout)),
             ("deadline", Some(p.deadline)),
         ];
@@ -93,6 +97,7 @@ impl Default for Polling {
             optics_interval: None,
             olt_interval: Duration::from_secs(15 * 60),
             traffic_interval: Duration::from_secs(5 * 60),
+            macs_interval: default_macs_interval(),
             max_requests_per_second: None,
             interval: None,
             timeout: Duration::from_secs(2),
@@ -103,4 +108,9 @@ impl Default for Polling {
             bulk_varbinds: 256,
         }
     }
+}
+
+/// The `macs` group's interval when `[polling]` names none: 15 minutes.
+fn default_macs_interval() -> Duration {
+    Duration::from_secs(15 * 60)
 }

@@ -36,6 +36,7 @@ pub fn derive(view: &impl HeldRows, change: &FleetChange) -> Vec<Draft> {
         FleetChange::Olt(update) => derive_update(view, update),
         FleetChange::Removed { .. } => Vec::new(),
         FleetChange::Discovered { olt, onus, .. } => discovered(view, *olt, onus),
+        FleetChange::MacsMoved { olt, moves, .. } => macs_moved(view, *olt, moves),
         FleetChange::ConfigStored {
             olt,
             backup_id,
@@ -55,6 +56,34 @@ pub fn derive(view: &impl HeldRows, change: &FleetChange) -> Vec<Draft> {
             })]
         }
     }
+}
+
+/// One `MAC_MOVED` per MAC that showed up behind another ONU.
+fn macs_moved(view: &impl HeldRows, olt: OltId, moves: &[crate::macs::MacMove]) -> Vec<Draft> {
+    let node = view.olt_summary(olt).and_then(|s| s.node);
+    moves
+        .iter()
+        .map(|moved| {
+            draft(Event {
+                kind: EventType::MacMoved,
+                olt_id: Some(olt),
+                node_id: node,
+                pon_port: Some(moved.owner.pon_port.clone()),
+                onu_id: Some(moved.to),
+                message: format!(
+                    "MAC {} moved from ONU {} to ONU {} (VLAN {})",
+                    moved.mac, moved.from, moved.to, moved.vlan
+                ),
+                data: json!({
+                    "mac": moved.mac.to_string(),
+                    "fromOnuId": moved.from,
+                    "toOnuId": moved.to,
+                    "vlan": moved.vlan,
+                }),
+                ..blank(moved.at)
+            })
+        })
+        .collect()
 }
 
 /// One `ONU_DISCOVERED` per ONU the OLT shows unconfigured for the first time.

@@ -29,10 +29,11 @@ pub enum EventType {
     PowerOutage,
     OltOutage,
     OutageCleared,
+    MacMoved,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 15] = [
+    pub const ALL: [EventType; 16] = [
         EventType::OltStatusChanged,
         EventType::OnuDown,
         EventType::OnuUp,
@@ -48,6 +49,7 @@ impl EventType {
         EventType::PowerOutage,
         EventType::OltOutage,
         EventType::OutageCleared,
+        EventType::MacMoved,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -67,6 +69,7 @@ impl EventType {
             EventType::PowerOutage => "POWER_OUTAGE",
             EventType::OltOutage => "OLT_OUTAGE",
             EventType::OutageCleared => "OUTAGE_CLEARED",
+            EventType::MacMoved => "MAC_MOVED",
         }
     }
 }

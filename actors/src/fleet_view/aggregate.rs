@@ -186,6 +186,9 @@ impl FleetAggregate {
             }
             | FleetChange::Discovered {
                 olt, incarnation, ..
+            }
+            | FleetChange::MacsMoved {
+                olt, incarnation, ..
             } => self
                 .olts
                 .get(&olt)

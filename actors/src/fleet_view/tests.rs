@@ -391,7 +391,8 @@ fn run(seed: u64, steps: u32) {
                         .is_none_or(|s| s.incarnation != u.incarnation),
                     FleetChange::Removed { .. }
                     | FleetChange::ConfigStored { .. }
-                    | FleetChange::Discovered { .. } => true,
+                    | FleetChange::Discovered { .. }
+                    | FleetChange::MacsMoved { .. } => true,
                 };
                 if replaced {
                     assert!(!view.apply(change), "a late message was applied");

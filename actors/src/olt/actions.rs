@@ -29,6 +29,8 @@ pub enum CliAction {
     Backup,
     /// Provisioning ([`crate::provision::cli`]).
     Provision(crate::provision::cli::ProvisionJob),
+    /// Read the MACs behind ONUs on the CLI ([`super::mac_reads`]).
+    ReadMacs(super::mac_reads::MacScope),
 }
 
 impl CliAction {
@@ -40,6 +42,7 @@ impl CliAction {
             (CliAction::SetVlan(a, _), CliAction::SetVlan(b, _)) => a == b,
             (CliAction::SetDescription(a, _), CliAction::SetDescription(b, _)) => a == b,
             (CliAction::Backup, CliAction::Backup) => true,
+            (CliAction::ReadMacs(a), CliAction::ReadMacs(b)) => a == b,
             _ => false,
         }
     }
@@ -51,6 +54,10 @@ impl CliAction {
             CliAction::SetDescription(onu, _) => format!("a description change of ONU {onu}"),
             CliAction::Backup => "a config backup".to_string(),
             CliAction::Provision(job) => job.describe(),
+            CliAction::ReadMacs(super::mac_reads::MacScope::Olt) => "a read of the MACs".into(),
+            CliAction::ReadMacs(super::mac_reads::MacScope::Onu(onu)) => {
+                format!("a read of the MACs behind ONU {onu}")
+            }
         }
     }
 }
@@ -66,6 +73,8 @@ pub enum ActionOutcome {
     Backup(ConfigBackup),
     /// What a provisioning job found or did.
     Provisioned(crate::provision::cli::ProvisionDone),
+    /// The MACs were read and recorded.
+    MacsRead,
 }
 
 /// A CLI action waiting or running; `reply` is `None` for a scheduled backup.
@@ -108,6 +117,19 @@ impl CliQueue {
             generation: 0,
             next_backup_at,
         }
+    }
+
+    /// How many CLI reads of MACs wait (a refresh's budget counts them).
+    pub(super) fn waiting_mac_reads(&self) -> usize {
+        let waiting = self.waiting.iter().map(|j| &j.action);
+        waiting
+            .filter(|a| matches!(a, CliAction::ReadMacs(_)))
+            .count()
+    }
+
+    /// Whether the same action is already running or waiting.
+    pub(super) fn is_busy(&self, action: &CliAction) -> bool {
+        self.is_busy_with(action)
     }
 
     /// Whether the same action is already running or waiting.
@@ -231,6 +253,7 @@ enum Script {
         &'static crate::profile::provisioning::Provisioning,
         crate::provision::cli::ProvisionJob,
     ),
+    Macs(&'static CliProfile, super::mac_reads::MacScript),
 }
 
 impl OltState {
@@ -298,6 +321,19 @@ impl OltState {
         })
     }
 
+    /// Queues an action nobody waits for (a scheduled backup or MAC read).
+    pub(super) fn queue_scheduled(&mut self, myself: &ActorRef<OltMsg>, action: CliAction) {
+        match self.admit(&action) {
+            Ok(()) => {
+                self.cli.queue(action, None);
+                self.start_cli(myself);
+            }
+            Err(error) => {
+                tracing::warn!(olt = self.spec.id, %error, "scheduled {} skipped", action.describe());
+            }
+        }
+    }
+
     /// Queues the scheduled backup when it is due (the timer's tick, in the session
     /// states that take backups: after the first poll, not disabled or stopped).
     pub(super) fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
@@ -312,15 +348,7 @@ impl OltState {
         {
             return;
         }
-        match self.admit(&CliAction::Backup) {
-            Ok(()) => {
-                self.cli.queue(CliAction::Backup, None);
-                self.start_cli(myself);
-            }
-            Err(error) => {
-                tracing::warn!(olt = self.spec.id, %error, "scheduled config backup skipped");
-            }
-        }
+        self.queue_scheduled(myself, CliAction::Backup);
     }
 
     /// Starts the next queued action unless one is running.
@@ -374,6 +402,9 @@ impl OltState {
         let profile = layout.cli;
         let (onu, lines) = match action {
             CliAction::Backup => return Ok(Script::Backup(profile)),
+            CliAction::ReadMacs(scope) => {
+                return Ok(Script::Macs(profile, self.mac_script(*scope)?))
+            }
             CliAction::Provision(job) => {
                 // The layout's own table: a C620 is not provisioned with a C320's commands.
                 let table = crate::profile::provisioning::Provisioning::for_profile(layout);
@@ -423,7 +454,7 @@ impl OltState {
             // An ONU's VLAN or description is now as the action left it: the fleet view
             // hears of it before the caller.
             self.publish();
-            if job.reply.is_none() {
+            if job.reply.is_none() && job.action == CliAction::Backup {
                 // A scheduled backup that failed (the device, or a full disk) is tried
                 // again soon, then less and less often, never later than the interval.
                 self.cli
@@ -441,6 +472,10 @@ impl OltState {
         done: CliDone,
     ) -> Result<ActionOutcome, ActionError> {
         match (action, done) {
+            (CliAction::ReadMacs(_), CliDone::Macs(moves)) => Ok(self.macs_read(moves)),
+            (CliAction::ReadMacs(_), _) => {
+                Err(ActionError::Device("the MAC read reported nothing".into()))
+            }
             (CliAction::Backup, CliDone::Backup(backup, vlans)) => {
                 if backup.changed {
                     self.publish_config(backup.id, backup.taken_at);
@@ -452,9 +487,9 @@ impl OltState {
                 }
                 Ok(ActionOutcome::Backup(backup))
             }
-            (CliAction::Backup, CliDone::Ran | CliDone::Provisioned(_)) => Err(
-                ActionError::Device("the device printed no running configuration".into()),
-            ),
+            (CliAction::Backup, _) => Err(ActionError::Device(
+                "the device printed no running configuration".into(),
+            )),
             (CliAction::Provision(job), CliDone::Provisioned(done)) => {
                 self.provisioned(job);
                 Ok(ActionOutcome::Provisioned(done))
@@ -494,7 +529,7 @@ impl OltState {
         let olt = self.spec.id;
         match (&outcome, &reply) {
             (Err(error), None) => {
-                tracing::warn!(olt, %error, "scheduled config backup failed");
+                tracing::warn!(olt, %error, "a scheduled CLI action failed");
             }
             (Ok(ActionOutcome::Backup(b)), None) => {
                 tracing::info!(
@@ -536,9 +571,10 @@ async fn run_script(
     olt: OltId,
 ) -> (Option<CliSession>, Result<CliDone, ActionError>) {
     let profile = match &script {
-        Script::Lines(profile, _) | Script::Backup(profile) | Script::Provision(profile, ..) => {
-            *profile
-        }
+        Script::Lines(profile, _)
+        | Script::Backup(profile)
+        | Script::Provision(profile, ..)
+        | Script::Macs(profile, _) => *profile,
     };
     let mut session = match session.filter(|s| !s.is_closed()) {
         Some(session) => session,
@@ -547,8 +583,13 @@ async fn run_script(
             Err(error) => return (None, Err(cli_error(olt, error))),
         },
     };
+    let script = match script {
+        Script::Macs(_, read) => return super::mac_reads::run(session, read, step, store).await,
+        other => other,
+    };
     let lines = match &script {
         Script::Lines(_, lines) => lines.clone(),
+        Script::Macs(..) => Vec::new(),
         Script::Backup(profile) => vec![profile.running_config.to_string()],
         Script::Provision(_, table, job) => {
             let done = crate::provision::cli::run(&mut session, table, profile, job, step).await;
@@ -574,7 +615,9 @@ async fn run_script(
         }
     }
     match script {
-        Script::Lines(..) | Script::Provision(..) => (Some(session), Ok(CliDone::Ran)),
+        Script::Lines(..) | Script::Provision(..) | Script::Macs(..) => {
+            (Some(session), Ok(CliDone::Ran))
+        }
         Script::Backup(profile) => {
             let content = normalise_config(&output);
             match store.save_config(olt, &content, Utc::now()).await {

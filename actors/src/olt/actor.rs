@@ -86,6 +86,8 @@ pub struct OltState {
     pub(super) load: LoadSeen,
     /// Callers waiting for an ONU's optics to be read.
     pub(super) refreshes: Vec<Refresh>,
+    /// Callers waiting for a poll to read the forwarding table (BDCOM).
+    pub(super) mac_waiters: Vec<super::mac_reads::MacWaiter>,
     /// Each ONU's latest traffic reading and rates (in memory only).
     pub(super) traffic: crate::traffic::TrafficBook,
     ticker: Option<JoinHandle<()>>,
@@ -139,6 +141,7 @@ impl Actor for OltActor {
             pacing: Pacing::new(COMMON_POLLING.max_requests_per_second),
             load: LoadSeen::default(),
             refreshes: Vec::new(),
+            mac_waiters: Vec::new(),
             traffic: Default::default(),
             ticker: None,
         };
@@ -198,6 +201,7 @@ impl Actor for OltActor {
             OltMsg::Discovered(sightings, at) => state.discovered(sightings, at),
             OltMsg::Unconfigured(reply) => answer(reply, state.unconfigured.all()),
             OltMsg::RefreshOptics(onu, reply) => state.refresh_optics(&myself, onu, reply),
+            OltMsg::RefreshMacs(onu, reply) => state.refresh_macs(&myself, onu, reply),
             #[cfg(any(test, feature = "test-support"))]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }

@@ -176,6 +176,14 @@ impl OltHandle {
         .await?
     }
 
+    /// Reads the MACs behind ONU `id` now, within the OLT's budget; answers once they are
+    /// recorded.
+    pub async fn refresh_macs(&self, id: OnuId) -> Result<(), ActionError> {
+        self.query(|reply| OltMsg::RefreshMacs(id, reply), self.cli_timeout)
+            .await??;
+        Ok(())
+    }
+
     /// Polls now; answers with the summary after the poll (good or failed).
     pub async fn poll_now(&self) -> Result<OltSummary, ActionError> {
         self.query(OltMsg::PollNow, self.action_timeout).await?

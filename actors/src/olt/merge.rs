@@ -13,6 +13,7 @@
 //! table, so neither the poll nor the action loses the other's change.
 
 use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
+use crate::macs::{MacMove, MacRead};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
 use crate::snmp::DeviceError;
@@ -63,6 +64,8 @@ pub(super) struct MergedPoll {
     pub(super) traffic: Option<TrafficBook>,
     /// The table could not be written: the next poll writes it again.
     pub(super) unsaved: bool,
+    /// MACs the poll's forwarding-table read saw behind another ONU than before.
+    pub(super) mac_moves: Vec<MacMove>,
 }
 
 /// A change a CLI action made to the table while a poll was in flight.
@@ -134,7 +137,9 @@ impl PollBase {
             crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
         let traffic = self.record_traffic(&mut outcome, &learnt, at);
+        let mac_moves = self.record_macs(&mut outcome, at);
         Ok(MergedPoll {
+            mac_moves,
             traffic,
             ports: port_stats(&outcome.ports, &onus),
             system: SystemInfo {
@@ -153,6 +158,21 @@ impl PollBase {
             optics_read: learnt.optics_read,
             came_online: learnt.came_online,
             unsaved,
+        })
+    }
+
+    /// Records the poll's read of the forwarding table (BDCOM), if it made one, for every
+    /// ONU of the merged table; the MACs that moved to another ONU.
+    fn record_macs(&self, outcome: &mut PollOutcome, at: DateTime<Utc>) -> Vec<MacMove> {
+        let Some(sightings) = outcome.macs.take() else {
+            return Vec::new();
+        };
+        let onus = self.table.all();
+        let onus: Vec<&Onu> = onus.iter().collect();
+        let read = MacRead::place(self.olt, &onus, &sightings, at);
+        self.store.record_macs(&read).unwrap_or_else(|e| {
+            crate::store::log_write_error("cannot record the MACs", Some(self.olt), &e);
+            Vec::new()
         })
     }
 

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Where a CLI action's caller waits for its outcome.
-pub(super) type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
+pub(crate) type ActionReply = RpcReplyPort<Result<ActionOutcome, ActionError>>;
 /// Where a caller of poll-now or restart-session waits for the poll's summary.
 pub(super) type PollReply = RpcReplyPort<Result<OltSummary, ActionError>>;
 
@@ -66,6 +66,8 @@ pub enum OltMsg {
     Unconfigured(RpcReplyPort<Vec<crate::provision::UnconfiguredOnu>>),
     /// Read one ONU's optics now (within the OLT's budget) and answer the ONU as read.
     RefreshOptics(OnuId, RpcReplyPort<Result<Onu, ActionError>>),
+    /// Read the MACs behind one ONU now (within the OLT's budget).
+    RefreshMacs(OnuId, ActionReply),
     /// Test builds only (and the `test-support` feature, for the integration tests):
     /// panic in the handler, as a poisoned reply would.
     #[cfg(any(test, feature = "test-support"))]
@@ -115,4 +117,6 @@ pub(super) enum CliDone {
     Backup(ConfigBackup, HashMap<(String, u32), u16>),
     /// A provisioning job's result.
     Provisioned(crate::provision::cli::ProvisionDone),
+    /// A CLI read of MACs, recorded: the MACs it saw move.
+    Macs(Vec<crate::macs::MacMove>),
 }

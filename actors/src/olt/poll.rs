@@ -43,6 +43,8 @@ pub struct PollSettings {
     pub olt_interval: Duration,
     /// How often the `traffic` group (per-ONU octet counters) is read.
     pub traffic_interval: Duration,
+    /// How often the `macs` group (the MACs behind each ONU) is read.
+    pub macs_interval: Duration,
     /// Requests a second an OLT is sent at most; `None` takes the vendor's default.
     pub max_requests_per_second: Option<u32>,
     pub timeout: Duration,
@@ -80,6 +82,7 @@ impl Default for PollSettings {
             optics_interval: None,
             olt_interval: Duration::from_secs(15 * 60),
             traffic_interval: Duration::from_secs(5 * 60),
+            macs_interval: Duration::from_secs(15 * 60),
             max_requests_per_second: None,
             timeout: Duration::from_secs(2),
             retries: 1,
@@ -384,6 +387,8 @@ impl OltState {
                     came_online: std::mem::take(&mut merged.came_online),
                     traffic_read,
                 };
+                let moves = std::mem::take(&mut merged.mac_moves);
+                self.publisher.macs_moved(self.spec.id, moves);
                 self.poll_succeeded(merged, edits, now);
                 let intervals = self.intervals();
                 let olt = self.spec.id;
@@ -412,7 +417,12 @@ impl OltState {
         // poll is answered.
         self.fire(myself, event, None);
         self.answer_refreshes(report.generation, failure.as_deref());
-        if !self.refreshes.is_empty() && !self.poll.in_flight() {
+        self.answer_mac_waiters(report.generation, failure.as_deref());
+        if failure.is_none() && report.plan.macs {
+            self.queue_mac_read(myself);
+        }
+        let waiting = !self.refreshes.is_empty() || !self.mac_waiters.is_empty();
+        if waiting && !self.poll.in_flight() {
             // Someone waits for a reading: the next poll starts at once. (ONUs back
             // online wait for the next scheduled poll, at the head of the sweep.)
             self.poll.schedule(Instant::now());
@@ -436,6 +446,7 @@ impl OltState {
                 .unwrap_or(vendor_optics),
             olt: own.olt.unwrap_or(settings.olt_interval),
             traffic: own.traffic.unwrap_or(settings.traffic_interval),
+            macs: settings.macs_interval,
         }
     }
 

@@ -65,6 +65,17 @@ impl Publisher {
         });
     }
 
+    /// Tells the fleet view of MACs that moved to another ONU of OLT `olt`.
+    pub(super) fn macs_moved(&self, olt: OltId, moves: Vec<crate::macs::MacMove>) {
+        if !moves.is_empty() {
+            self.view.publish(FleetChange::MacsMoved {
+                olt,
+                incarnation: self.incarnation,
+                moves,
+            });
+        }
+    }
+
     /// Tells the fleet view of unconfigured ONUs of OLT `olt` not shown before.
     fn discovered(&self, olt: OltId, onus: Vec<crate::provision::UnconfiguredOnu>) {
         self.view.publish(FleetChange::Discovered {

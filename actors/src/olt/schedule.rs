@@ -30,6 +30,7 @@ pub struct GroupIntervals {
     pub optics: Duration,
     pub olt: Duration,
     pub traffic: Duration,
+    pub macs: Duration,
 }
 
 impl GroupIntervals {
@@ -40,6 +41,7 @@ impl GroupIntervals {
             PollGroup::Optics => self.optics,
             PollGroup::Olt => self.olt,
             PollGroup::Traffic => self.traffic,
+            PollGroup::Macs => self.macs,
         }
     }
 }
@@ -60,6 +62,9 @@ pub(super) struct GroupSchedule {
     identity_due: Option<Instant>,
     olt_due: Option<Instant>,
     traffic_due: Option<Instant>,
+    macs_due: Option<Instant>,
+    /// A refresh asked for the MACs: the next poll reads them.
+    macs_urgent: bool,
     optics_due: HashMap<OnuId, Instant>,
     /// ONUs whose optics the next poll reads first.
     urgent: Vec<OnuId>,
@@ -98,6 +103,7 @@ impl GroupSchedule {
             identity: first || due(self.identity_due),
             optics,
             traffic: first || due(self.traffic_due),
+            macs: first || self.macs_urgent || due(self.macs_due),
         }
     }
 
@@ -134,6 +140,11 @@ impl GroupSchedule {
         let room = cap.saturating_sub(chosen.len());
         chosen.extend(due.into_iter().take(room).map(|(_, id)| id));
         chosen
+    }
+
+    /// The next poll reads the MACs.
+    pub(super) fn hurry_macs(&mut self) {
+        self.macs_urgent = true;
     }
 
     /// ONU `id`'s optics are read first by the next poll.
@@ -192,6 +203,11 @@ impl GroupSchedule {
             // read together with its status walk, not as a burst of their own).
             self.traffic_due = Some(started + intervals.traffic);
         }
+        if plan.macs {
+            self.macs_urgent = false;
+            self.macs_due = Some(started + first(self.macs_due, intervals.macs));
+            self.last.insert(PollGroup::Macs, note(listed));
+        }
         if traffic_read {
             self.last.insert(PollGroup::Traffic, note(listed));
         }
@@ -231,6 +247,7 @@ impl GroupSchedule {
         self.identity_due = None;
         self.olt_due = None;
         self.traffic_due = None;
+        self.macs_due = None;
     }
 
     /// The last read of `group`.
@@ -245,6 +262,8 @@ impl GroupSchedule {
             PollGroup::Identity => Some(self.identity_due.unwrap_or(status_next)),
             PollGroup::Olt => Some(self.olt_due.unwrap_or(status_next)),
             PollGroup::Traffic => Some(self.traffic_due.unwrap_or(status_next)),
+            PollGroup::Macs if self.macs_urgent => Some(status_next),
+            PollGroup::Macs => Some(self.macs_due.unwrap_or(status_next)),
             PollGroup::Optics if !self.urgent.is_empty() => Some(status_next),
             PollGroup::Optics => self.optics_due.values().min().copied(),
         }
@@ -298,6 +317,7 @@ fn count_reads(olt: OltId, plan: &ReadPlan, optics: usize, traffic: bool) {
         (PollGroup::Optics, optics > 0),
         (PollGroup::Olt, plan.olt),
         (PollGroup::Traffic, traffic),
+        (PollGroup::Macs, plan.macs),
     ];
     for (group, _) in read.into_iter().filter(|(_, read)| *read) {
         metrics::counter!("ponkeeper_poll_group_reads_total", "olt" => olt.clone(), "group" => group.name())
@@ -323,6 +343,7 @@ mod tests {
         optics: Duration::from_secs(40),
         olt: Duration::from_secs(60),
         traffic: Duration::from_secs(30),
+        macs: Duration::from_secs(30),
     };
 
     fn onu(id: OnuId, status: OnuStatus) -> Onu {
@@ -385,6 +406,7 @@ mod tests {
             identity: false,
             optics: OpticsPlan::Onus(vec![]),
             traffic: false,
+            macs: false,
         };
         assert_eq!(
             schedule.plan(after(1.0), &table, &INTERVALS, 100),
@@ -448,6 +470,8 @@ mod tests {
             identity_due: schedule.identity_due,
             olt_due: schedule.olt_due,
             traffic_due: schedule.traffic_due,
+            macs_due: schedule.macs_due,
+            macs_urgent: schedule.macs_urgent,
             optics_due: schedule.optics_due.clone(),
             urgent: schedule.urgent.clone(),
             rows: schedule.rows.clone(),

@@ -44,6 +44,9 @@ pub struct ReadPlan {
     pub optics: OpticsPlan,
     /// Walk the `traffic` group's counters (where the layout has them).
     pub traffic: bool,
+    /// Read the MACs behind the ONUs (BDCOM's forwarding table in the poll; over the
+    /// CLI after it, for the layouts that show them there).
+    pub macs: bool,
 }
 
 /// Whose optics a poll reads.
@@ -63,6 +66,7 @@ impl ReadPlan {
             identity: true,
             optics: OpticsPlan::All,
             traffic: true,
+            macs: true,
         }
     }
 }
@@ -156,6 +160,15 @@ pub async fn poll_groups(
         true => read_traffic(client, profile).await?,
         false => None,
     };
+    let fdb = matches!(
+        crate::macs::MacSource::of(profile),
+        crate::macs::MacSource::Fdb
+    );
+    if plan.macs && fdb {
+        let interfaces = outcome.interfaces.as_ref().or(memory.interfaces);
+        let interfaces = interfaces.cloned().unwrap_or_default();
+        outcome.macs = Some(crate::macs::fdb::read(client, profile, &interfaces).await?);
+    }
     Ok(outcome)
 }
 

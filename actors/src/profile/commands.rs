@@ -55,6 +55,37 @@ pub struct CliProfile {
     /// here or in the section line).
     pub onu_section: Option<&'static str>,
     pub vlan_line: &'static str,
+    /// How the CLI shows the MACs behind ONUs, where it is known ([`crate::macs`]).
+    pub macs: Option<CliMacs>,
+}
+
+/// The commands that show the MACs learnt behind ONUs, and the table they print.
+#[derive(Debug)]
+pub struct CliMacs {
+    /// Every MAC on one PON port (`{pon}`): the poll group's command, one per port.
+    pub port: &'static str,
+    /// The MACs behind one ONU (`{pon}`, `{onu}`): a refresh's command.
+    pub onu: &'static str,
+    pub format: MacTable,
+}
+
+/// The layout of a vendor's MAC table ([`crate::macs::cli`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacTable {
+    Huawei,
+    /// C300 / C320: ONUs named `gpon-onu_R/S/P:N`.
+    Zte,
+    /// C600 / C620: ONUs named `gpon_onu-R/S/P:N`.
+    ZteC600,
+}
+
+/// Whether `pon` may be put into a command line: numbers joined by slashes, nothing else.
+pub fn is_safe_port(pon: &str) -> bool {
+    let parts: Vec<&str> = pon.split('/').collect();
+    (2..=4).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Values that may contain spaces when captured (everything else is one word).

@@ -24,16 +24,20 @@ pub enum PollGroup {
     /// Per-ONU octet counters ([`super::TrafficColumns`]): cheap, from the OLT's memory,
     /// but a walk of two columns of every ONU, so read on an interval of its own.
     Traffic,
+    /// The MACs learnt behind each ONU ([`crate::macs`]): BDCOM's forwarding table over
+    /// SNMP, Huawei's and ZTE's over the CLI, one command per PON port.
+    Macs,
 }
 
 impl PollGroup {
     /// Every group, in the order a short budget serves them.
-    pub const ALL: [PollGroup; 5] = [
+    pub const ALL: [PollGroup; 6] = [
         PollGroup::Status,
         PollGroup::Identity,
         PollGroup::Optics,
         PollGroup::Olt,
         PollGroup::Traffic,
+        PollGroup::Macs,
     ];
 
     /// The group's name in the API, metrics and config (`status`, `optics`, …).
@@ -44,6 +48,7 @@ impl PollGroup {
             PollGroup::Optics => "optics",
             PollGroup::Olt => "olt",
             PollGroup::Traffic => "traffic",
+            PollGroup::Macs => "macs",
         }
     }
 }

@@ -46,6 +46,7 @@ pub static BDCOM_CLI: CliProfile = CliProfile {
     ],
     onu_section: Some("interface EPON{pon}:{onu}"),
     vlan_line: "epon onu port {_} ctc vlan mode tag {vlan}",
+    macs: None,
 };
 
 /// BDCOM GP3600 (GPON): the EPON dialogue on `GPON0/1:1` interfaces.
@@ -82,5 +83,6 @@ pub static BDCOM_GPON_CLI: CliProfile = CliProfile {
     ],
     onu_section: Some("interface GPON{pon}:{onu}"),
     vlan_line: "gpon onu port {_} vlan mode tag {vlan}",
+    macs: None,
     ..BDCOM_CLI
 };

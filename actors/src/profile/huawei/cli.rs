@@ -2,7 +2,7 @@
 //! pager and confirmation texts, the error markers, the modes and prompts, the scripts
 //! of the three ONU actions and the running configuration's service-port line.
 
-use crate::profile::commands::{CliMode, CliProfile};
+use crate::profile::commands::{CliMacs, CliMode, CliProfile, MacTable};
 
 /// Huawei MA5600T / MA5800 (docs/devices.md, "Huawei MA5600T / MA5800").
 pub static HUAWEI_CLI: CliProfile = CliProfile {
@@ -52,4 +52,9 @@ pub static HUAWEI_CLI: CliProfile = CliProfile {
     ],
     onu_section: None,
     vlan_line: "service-port {_} vlan {vlan} gpon {pon} ont {onu} {*}",
+    macs: Some(CliMacs {
+        port: "display mac-address port {pon}",
+        onu: "display mac-address ont {pon} {onu}",
+        format: MacTable::Huawei,
+    }),
 };

@@ -1,7 +1,7 @@
 //! ZTE's command lines as data ([`CliProfile`]): the C300 / C320's dialogue, and the
 //! C600 / C620's, which is the same with the TITAN interface names and prompts.
 
-use crate::profile::commands::{CliMode, CliProfile};
+use crate::profile::commands::{CliMacs, CliMode, CliProfile, MacTable};
 
 /// ZTE C300 / C320.
 pub static ZTE_CLI: CliProfile = CliProfile {
@@ -57,6 +57,11 @@ pub static ZTE_CLI: CliProfile = CliProfile {
     ],
     onu_section: Some("interface gpon-onu_{pon}:{onu}"),
     vlan_line: "service-port {_} vport {_} user-vlan {_} vlan {vlan}",
+    macs: Some(CliMacs {
+        port: "show mac gpon olt gpon-olt_{pon}",
+        onu: "show mac gpon onu gpon-onu_{pon}:{onu}",
+        format: MacTable::Zte,
+    }),
 };
 
 /// ZTE C600 / C620 (docs/devices.md, "ZTE C6xx"): the C300's dialogue with the TITAN
@@ -104,5 +109,10 @@ pub static ZTE_C600_CLI: CliProfile = CliProfile {
         "end",
     ],
     onu_section: Some("interface gpon_onu-{pon}:{onu}"),
+    macs: Some(CliMacs {
+        port: "show mac gpon olt gpon_olt-{pon}",
+        onu: "show mac gpon onu gpon_onu-{pon}:{onu}",
+        format: MacTable::ZteC600,
+    }),
     ..ZTE_CLI
 };
