@@ -25,11 +25,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 RESULTS = {"passed": 0, "failed": 0}
 READ_TOOLS = {"list_olts", "get_olt", "list_nodes", "list_onus", "find_onu", "get_onu",
               "get_onu_optics", "get_onu_optics_history", "get_onu_traffic", "get_onu_traffic_history",
-              "top_traffic", "list_low_signal_onus", "list_vlans",
+              "top_traffic", "get_onu_macs", "find_mac", "list_low_signal_onus", "list_vlans",
               "list_olt_configs", "get_olt_config", "list_audit_logs", "list_events", "list_szo", "get_szo",
               "get_szo_outages", "szo_availability_report", "list_unconfigured_onus",
               "list_onu_profiles", "list_outages", "get_outage", "list_alarms", "get_alarm", "list_splitters", "get_splitter"}
-FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "refresh_onu_optics", "set_onu_vlan",
+FULL_TOOLS = {"restart_olt_session", "poll_olt", "reboot_onu", "refresh_onu_optics", "refresh_onu_macs", "set_onu_vlan",
               "set_onu_description", "backup_olt_config", "authorize_onu", "deauthorize_onu",
               "bind_subscriber", "acknowledge_alarm", "create_splitter", "place_onu"}
 

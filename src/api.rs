@@ -39,6 +39,7 @@ pub use alarms::AlarmsQuery;
 pub use audit::AuditQuery;
 pub use configs::DiffQuery;
 pub use events::EventsQuery;
+pub use macs::MacLookup;
 pub use nodes::NodesQuery;
 pub use olts::OltsQuery;
 pub use onus::{OnuFilterQuery, OnuSearchQuery};

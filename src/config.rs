@@ -42,6 +42,7 @@ pub struct Config {
     pub optics: Optics,
     /// `[traffic]`: how long the traffic history is kept.
     pub traffic: TrafficHistory,
+    pub macs: MacHistory,
     pub onu: OnuHistory,
     pub szo: SzoHistory,
     pub backup: Backup,
@@ -138,6 +139,23 @@ pub struct Optics {
     pub history_step: Duration,
     #[serde(with = "humantime_serde")]
     pub history_retention: Duration,
+}
+
+/// `[macs]`: a MAC's sighting behind an ONU is kept this long after it was last seen
+/// (docs/api.md, "MACs").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MacHistory {
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+}
+
+impl Default for MacHistory {
+    fn default() -> Self {
+        MacHistory {
+            retention: Duration::from_secs(90 * 86_400),
+        }
+    }
 }
 
 /// `[traffic]`: each ONU's rates, one point per read of the `traffic` poll group
@@ -242,6 +260,7 @@ impl Default for Config {
             storage: Storage::default(),
             optics: Optics::default(),
             traffic: TrafficHistory::default(),
+            macs: MacHistory::default(),
             onu: OnuHistory::default(),
             szo: SzoHistory::default(),
             backup: Backup::default(),

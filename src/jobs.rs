@@ -35,7 +35,8 @@ pub async fn housekeeping(state: AppState) {
     }
 }
 
-/// Optics past `optics.history_retention`; traffic past `traffic.history_retention`; ONU
+/// Optics past `optics.history_retention`; traffic past `traffic.history_retention`; MAC
+/// sightings last seen before `macs.retention`; ONU
 /// state changes past `szo.history_retention` for ONUs bound to a СЗО and
 /// `onu.state_history_retention` for the rest; OLT coverage past the longer of the two.
 pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
@@ -47,6 +48,7 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     };
     let optics_cutoff = ago(state.config.optics.history_retention);
     let traffic_cutoff = ago(state.config.traffic.history_retention);
+    let macs_cutoff = ago(state.config.macs.retention);
     let szo_cutoff = ago(state.config.szo.history_retention);
     let onu_cutoff = ago(state.config.onu.state_history_retention);
 
@@ -67,10 +69,13 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     }
 
     let store = state.store.clone();
-    let (optics, traffic, changes, coverage) = tokio::task::spawn_blocking(move || {
+    let (optics, (traffic, macs), changes, coverage) = tokio::task::spawn_blocking(move || {
         anyhow::Ok((
             store.prune_optics(optics_cutoff)?,
-            store.prune_traffic(traffic_cutoff)?,
+            (
+                store.prune_traffic(traffic_cutoff)?,
+                store.prune_macs(macs_cutoff)?,
+            ),
             store.prune_state_changes(|onu| {
                 if bound.contains(&onu) {
                     szo_cutoff
@@ -82,10 +87,11 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
         ))
     })
     .await??;
-    if optics + traffic + changes + coverage > 0 {
+    if optics + traffic + macs + changes + coverage > 0 {
         tracing::info!(
             optics,
             traffic,
+            macs,
             changes,
             coverage,
             "pruned history past retention"

@@ -19,6 +19,7 @@
 mod actions;
 mod backend;
 mod low_signal;
+mod macs;
 mod outages;
 mod params;
 mod provisioning;
@@ -133,7 +134,8 @@ impl PonTools {
             tool_router: Self::reads_router()
                 + Self::actions_router()
                 + Self::provisioning_router()
-                + Self::outages_router(),
+                + Self::outages_router()
+                + Self::macs_router(),
         }
     }
 

@@ -109,14 +109,16 @@ async fn call(service: &TestService, key: &str, name: &str, arguments: Value) ->
     body["result"].clone()
 }
 
-const READ_TOOLS: [&str; 31] = [
+const READ_TOOLS: [&str; 33] = [
     "diff_olt_config",
+    "find_mac",
     "find_onu",
     "get_alarm",
     "get_node",
     "get_olt",
     "get_olt_config",
     "get_onu",
+    "get_onu_macs",
     "get_onu_optics",
     "get_onu_optics_history",
     "get_onu_traffic",
@@ -143,7 +145,7 @@ const READ_TOOLS: [&str; 31] = [
     "top_traffic",
 ];
 
-const FULL_TOOLS: [&str; 13] = [
+const FULL_TOOLS: [&str; 14] = [
     "acknowledge_alarm",
     "authorize_onu",
     "backup_olt_config",
@@ -153,6 +155,7 @@ const FULL_TOOLS: [&str; 13] = [
     "place_onu",
     "poll_olt",
     "reboot_onu",
+    "refresh_onu_macs",
     "refresh_onu_optics",
     "restart_olt_session",
     "set_onu_description",

@@ -91,7 +91,7 @@ impl MacQuery {
     /// The query `text` spells, or why it spells none.
     pub fn parse(text: &str) -> Result<MacQuery, String> {
         let digits = hex_digits(text).ok_or_else(|| {
-            format!("`{text}` is not a MAC address: write it as aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or aabbccddeeff")
+            format!("`{text}` is not a MAC address: write it as `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` or `aabbccddeeff`")
         })?;
         if !(Self::MIN_PREFIX..=12).contains(&digits.len()) {
             return Err(format!(

@@ -658,9 +658,18 @@ mod tests {
                 ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile);
             let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
             let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
+            // BDCOM's bridge: a forwarding entry per MAC behind an online ONU, a bridge
+            // port per ONU.
+            let bridge = match vendor.profile.vendor {
+                Vendor::Bdcom => {
+                    olt.macs.iter().filter(|m| olt.onus[m.onu].online).count() + olt.onus.len()
+                }
+                _ => 0,
+            };
             let rows = 5 + 3 * olt.interfaces.len() + olt.vlans.len() + onu_objects * 60 - offline
                 + uncfg
-                + traffic * (60 - offline);
+                + traffic * (60 - offline)
+                + bridge;
             assert_eq!(seen.len(), rows, "{}", vendor.model);
         }
     }

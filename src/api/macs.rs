@@ -7,9 +7,9 @@
 use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals};
 use super::path::OnuPath;
 use crate::error::ApiError;
-use crate::http::{one, ApiResult, Single};
+use crate::http::{one, page, ApiResult, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use ponkeeper_actors::macs::MacQuery;
 use ponkeeper_actors::store::macs::MacEntry;
 use serde::{Deserialize, Serialize};
@@ -66,21 +66,13 @@ pub struct MacSightingItem {
     pub duplicate: bool,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FoundMacs {
-    pub items: Vec<MacSightingItem>,
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, IntoParams, schemars::JsonSchema)]
+#[into_params(parameter_in = Query)]
 pub struct MacLookup {
     /// A MAC (`aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff`,
     /// `aabbccddeeff`) or a prefix of at least 6 hex digits.
-    pub mac: Option<String>,
-}
-
-fn time(at: chrono::DateTime<chrono::Utc>) -> String {
-    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    #[param(example = "a0:b1:c2:d3:e4:f5")]
+    pub mac: String,
 }
 
 async fn blocking<T: Send + 'static>(
@@ -114,8 +106,8 @@ async fn macs_of(app: &AppState, id: u64) -> Result<OnuMacs, ApiError> {
         .map(|e| OnuMacItem {
             mac: e.mac.to_string(),
             vlan: e.record.vlan,
-            first_seen: time(e.record.first_seen),
-            last_seen: time(e.record.last_seen),
+            first_seen: app.clock.format(e.record.first_seen),
+            last_seen: app.clock.format(e.record.last_seen),
             active: e.active,
         })
         .collect();
@@ -165,25 +157,24 @@ async fn refresh_macs(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiR
     description = "Every ONU the MAC (or every MAC of a prefix of at least 6 hex digits) is \
         or was behind, newest sighting first. `duplicate` marks a MAC active behind two ONUs \
         at once.",
-    params(MacLookup),
-    responses((status = 200, description = "the sightings", body = Single<FoundMacs>), BadParameter)
+    params(MacLookup, PageQuery),
+    responses((status = 200, description = "one page of sightings", body = Paged<MacSightingItem>), BadParameter, Refusals)
 )]
-async fn find_macs(State(app): State<AppState>, Query(lookup): Query<MacLookup>) -> ApiResult {
-    let text = lookup.mac.ok_or_else(|| {
-        ApiError::InvalidParameter(
-            "`mac` is required: a MAC address or a prefix of at least 6 hex digits".into(),
-        )
-    })?;
-    let query = MacQuery::parse(&text).map_err(ApiError::InvalidParameter)?;
+async fn find_macs(
+    State(app): State<AppState>,
+    Query(lookup): Query<MacLookup>,
+    Query(page_query): Query<PageQuery>,
+) -> ApiResult {
+    let paging = page_query.paging(&app.config.paging)?;
+    let query = MacQuery::parse(&lookup.mac)
+        .map_err(|e| ApiError::InvalidParameter(format!("parameter `mac`: {e}")))?;
     let store = app.store.clone();
     let entries = blocking(move || store.find_macs(&query, MAX_FOUND)).await?;
-    one(FoundMacs {
-        items: sightings(entries),
-    })
+    page(sightings(&app, entries), paging)
 }
 
 /// Stored pairs as answered, each flagged when its MAC is active behind another ONU.
-fn sightings(entries: Vec<MacEntry>) -> Vec<MacSightingItem> {
+fn sightings(app: &AppState, entries: Vec<MacEntry>) -> Vec<MacSightingItem> {
     let mut active: HashMap<_, usize> = HashMap::new();
     for entry in entries.iter().filter(|e| e.active) {
         *active.entry(entry.mac).or_default() += 1;
@@ -198,8 +189,8 @@ fn sightings(entries: Vec<MacEntry>) -> Vec<MacSightingItem> {
             pon_port: e.record.owner.pon_port,
             serial: e.record.owner.serial,
             vlan: e.record.vlan,
-            first_seen: time(e.record.first_seen),
-            last_seen: time(e.record.last_seen),
+            first_seen: app.clock.format(e.record.first_seen),
+            last_seen: app.clock.format(e.record.last_seen),
             active: e.active,
         })
         .collect()

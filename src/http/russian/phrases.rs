@@ -212,6 +212,13 @@ const PHRASES: &[(&str, &str)] = &[
     ("СЗО {} is up: {s}", "СЗО {1} снова доступен: {2}"),
     ("OLT {} port {}: ONU {} ({}) authorised", "OLT {1}, порт {2}: ONU {3} ({4}) авторизована"),
     ("OLT {} port {}: ONU {} ({}) removed", "OLT {1}, порт {2}: ONU {3} ({4}) удалена"),
+    // MACs behind ONUs (actors/src/macs.rs, actors/src/olt/mac_reads.rs).
+    ("`{}` is not a MAC address: write it as `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` or `aabbccddeeff`", "`{1}` — не MAC-адрес: пишите `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` или `aabbccddeeff`"),
+    ("`{}` has {} hex digits: a MAC has 12, a prefix at least 6", "в `{1}` шестнадцатеричных цифр: {2}; в MAC-адресе их 12, в начале адреса — не меньше 6"),
+    ("OLT {} already has {} MAC reads waiting, as many as its budget of {} requests a second allows", "у OLT {1} уже ждут {2} чтений MAC-адресов — столько, сколько позволяет его бюджет в {3} запросов в секунду"),
+    ("no way to read the MACs behind an ONU is known for the {} layout", "для раскладки {1} неизвестен способ прочитать MAC-адреса за ONU"),
+    ("OLT {} does not show its MACs on the command line", "OLT {1} не показывает MAC-адреса в командной строке"),
+    ("cannot record the MACs: {}", "не удалось записать MAC-адреса: {1}"),
 ];
 
 /// The Russian lead of an error the book has no sentence for, by its code.
