@@ -219,6 +219,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("no way to read the MACs behind an ONU is known for the {} layout", "для раскладки {1} неизвестен способ прочитать MAC-адреса за ONU"),
     ("OLT {} does not show its MACs on the command line", "OLT {1} не показывает MAC-адреса в командной строке"),
     ("cannot record the MACs: {}", "не удалось записать MAC-адреса: {1}"),
+    ("MAC {} moved from ONU {} to ONU {} (VLAN {})", "MAC-адрес {1} переместился с ONU {2} на ONU {3} (VLAN {4})"),
 ];
 
 /// The Russian lead of an error the book has no sentence for, by its code.
