@@ -231,6 +231,8 @@ async fn start_fleet(options: &DemoOptions) -> anyhow::Result<SimFleet> {
         dynamics: Dynamics {
             outage_probability: 0.002,
             unplug_probability: 0.005,
+            // Now and then a router carried to a neighbour: a MAC_MOVED every few minutes.
+            mac_move_probability: 0.002,
             ..Dynamics::default()
         },
         ssh_password: password,

@@ -65,7 +65,11 @@ async fn active_macs(service: &TestService, id: u64) -> BTreeSet<(String, u64)> 
 }
 
 /// What the simulator shows behind each ONU of `olt`, by ONU id.
-fn expected(sim: &SimFleet, olt: u32, ids: &HashMap<String, u64>) -> HashMap<u64, BTreeSet<(String, u64)>> {
+fn expected(
+    sim: &SimFleet,
+    olt: u32,
+    ids: &HashMap<String, u64>,
+) -> HashMap<u64, BTreeSet<(String, u64)>> {
     let mut by_onu: HashMap<u64, BTreeSet<(String, u64)>> = HashMap::new();
     for (serial, mac, vlan) in sim.macs(olt) {
         let id = ids[&serial];
@@ -78,7 +82,9 @@ fn expected(sim: &SimFleet, olt: u32, ids: &HashMap<String, u64>) -> HashMap<u64
 }
 
 async fn find(service: &TestService, mac: &str) -> (u16, Value) {
-    service.get(&format!("/macs?mac={}", mac.replace('+', "%2B"))).await
+    service
+        .get(&format!("/macs?mac={}", mac.replace('+', "%2B")))
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -89,7 +95,11 @@ async fn every_layout_lists_the_simulators_macs_and_any_spelling_finds_one() {
     let ids = ids(&service).await;
     for olt in [1, 2, 3] {
         let wanted = expected(&sim, olt, &ids);
-        assert!(wanted.len() >= 10, "OLT {olt}: {} ONUs with MACs", wanted.len());
+        assert!(
+            wanted.len() >= 10,
+            "OLT {olt}: {} ONUs with MACs",
+            wanted.len()
+        );
         for (onu, macs) in &wanted {
             let what = format!("OLT {olt} ONU {onu}'s MACs");
             eventually(&what, Duration::from_secs(30), || async {
@@ -114,8 +124,14 @@ async fn every_layout_lists_the_simulators_macs_and_any_spelling_finds_one() {
         assert_eq!(items.len(), 1, "{spelling}: {body}");
         assert_eq!(items[0]["onuId"], ids[&serial]);
         assert_eq!(items[0]["serial"], serial.as_str());
-        assert_eq!((&items[0]["oltId"], &items[0]["vlan"]), (&json!(3), &json!(vlan)));
-        assert_eq!((&items[0]["active"], &items[0]["duplicate"]), (&json!(true), &json!(false)));
+        assert_eq!(
+            (&items[0]["oltId"], &items[0]["vlan"]),
+            (&json!(3), &json!(vlan))
+        );
+        assert_eq!(
+            (&items[0]["active"], &items[0]["duplicate"]),
+            (&json!(true), &json!(false))
+        );
     }
     // The simulator's MACs all start 02: six digits find those of that prefix.
     let prefix = &hex[..6];
@@ -130,7 +146,11 @@ async fn every_layout_lists_the_simulators_macs_and_any_spelling_finds_one() {
     assert_eq!(found.len(), of_prefix, "{body}");
     for bad in ["zz:zz:zz:zz:zz:zz", "0201", "02:00:00:00:00:00:00", ""] {
         let (status, body) = find(&service, bad).await;
-        assert_eq!((status, &body["error"]["code"]), (400, &json!("INVALID_PARAMETER")), "{bad:?}: {body}");
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (400, &json!("INVALID_PARAMETER")),
+            "{bad:?}: {body}"
+        );
     }
     let (status, body) = service.get("/macs").await;
     assert_eq!(status, 400, "{body}");
@@ -170,7 +190,11 @@ async fn a_carried_mac_is_mac_moved_behind_both_onus_and_a_refresh_is_full() {
                 .cloned()
         })
         .await;
-        assert_eq!((&event["data"]["fromOnuId"], &event["data"]["toOnuId"]), (&json!(from), &json!(to)), "{event}");
+        assert_eq!(
+            (&event["data"]["fromOnuId"], &event["data"]["toOnuId"]),
+            (&json!(from), &json!(to)),
+            "{event}"
+        );
         assert_eq!(event["onuId"], to);
         let (_, body) = find(&service, &mac.to_string()).await;
         let items = body["data"].as_array().expect("a list");
@@ -184,10 +208,17 @@ async fn a_carried_mac_is_mac_moved_behind_both_onus_and_a_refresh_is_full() {
     let (status, body) = service
         .request(reqwest::Method::POST, &path, Some(&service.read_only))
         .await;
-    assert_eq!((status, &body["error"]["code"]), (403, &json!("FORBIDDEN")), "{body}");
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (403, &json!("FORBIDDEN")),
+        "{body}"
+    );
     let (status, body) = service.post(&path).await;
     assert_eq!(status, 200, "{body}");
-    assert!(!body["data"]["items"].as_array().expect("items").is_empty(), "{body}");
+    assert!(
+        !body["data"]["items"].as_array().expect("items").is_empty(),
+        "{body}"
+    );
     service.stop().await;
     sim.shutdown().await;
 }

@@ -678,6 +678,7 @@ async fn dynamics_move_the_fleet() {
             outage_probability: 0.05,
             outage_ticks: (2, 4),
             unplug_probability: 0.0,
+            mac_move_probability: 0.0,
         },
         ..FleetSpec::new(1, 64)
     };

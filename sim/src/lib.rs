@@ -184,6 +184,9 @@ pub struct Dynamics {
     /// away again (0: they stay until registered). With it, the unconfigured lists of a
     /// long run hover around a level instead of filling every port.
     pub unplug_probability: f64,
+    /// Chance per tick that one MAC of the OLT is carried behind another ONU (a router
+    /// taken to a neighbour's socket): the `MAC_MOVED` a real network shows now and then.
+    pub mac_move_probability: f64,
 }
 
 impl Dynamics {
@@ -195,6 +198,7 @@ impl Dynamics {
             outage_probability: 0.0,
             outage_ticks: (1, 1),
             unplug_probability: 0.0,
+            mac_move_probability: 0.0,
         }
     }
 }
@@ -209,6 +213,7 @@ impl Default for Dynamics {
             outage_probability: 0.0002,
             outage_ticks: (5, 60),
             unplug_probability: 0.0,
+            mac_move_probability: 0.0,
         }
     }
 }

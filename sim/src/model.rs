@@ -239,6 +239,12 @@ impl SimOlt {
         let (lo, hi) = (lo.min(hi).max(1), lo.max(hi).max(1));
         self.provisioning
             .step(&self.ports, &self.onus, dynamics.unplug_probability);
+        let carry = dynamics.mac_move_probability.clamp(0.0, 1.0);
+        if carry > 0.0 && !self.macs.is_empty() && self.rng.random_bool(carry) {
+            let mac = self.macs[self.rng.random_range(0..self.macs.len())].mac;
+            let to = self.rng.random_range(0..self.onus.len());
+            self.move_mac(mac, to);
+        }
         let rng = &mut self.rng;
         for onu in &mut self.onus {
             if held(&self.cuts, onu) {

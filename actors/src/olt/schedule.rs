@@ -214,15 +214,27 @@ impl GroupSchedule {
         if !optics_read.is_empty() {
             self.last.insert(PollGroup::Optics, note(optics_read.len()));
         }
+        self.schedule_optics(&optics_read, came_online, table, intervals.optics, now);
+    }
+
+    /// The next optics turn of the ONUs `optics_read` just read (a first reading's spread
+    /// over the interval), an earlier one for those back online and not read just now,
+    /// and no turn for ONUs the table no longer has.
+    fn schedule_optics(
+        &mut self,
+        optics_read: &[OnuId],
+        came_online: Vec<OnuId>,
+        table: &OnuTable,
+        interval: Duration,
+        now: Instant,
+    ) {
         let count = table.len().max(1) as u32;
         for (rank, id) in optics_read.iter().enumerate() {
             match self.optics_due.get_mut(id) {
-                Some(due) => *due = now + intervals.optics,
+                Some(due) => *due = now + interval,
                 // Read at first sight: its sweep slot is spread over the interval.
                 None => {
-                    let slot = intervals
-                        .optics
-                        .mul_f64(f64::from(rank as u32 + 1) / f64::from(count));
+                    let slot = interval.mul_f64(f64::from(rank as u32 + 1) / f64::from(count));
                     self.optics_due.insert(*id, now + slot);
                 }
             }

@@ -156,6 +156,19 @@ pub async fn poll_groups(
         decoded.rows,
         decoded.warnings,
     );
+    read_traffic_and_macs(client, profile, plan, memory, &mut outcome).await?;
+    Ok(outcome)
+}
+
+/// The `traffic` and `macs` groups when `plan` has them: the counters, and (where the
+/// layout keeps them in its bridge) the forwarding table placed on the ONU interfaces.
+async fn read_traffic_and_macs(
+    client: &mut SnmpClient,
+    profile: &Profile,
+    plan: &ReadPlan,
+    memory: Memory<'_>,
+    outcome: &mut PollOutcome,
+) -> Result<(), DeviceError> {
     outcome.traffic = match plan.traffic {
         true => read_traffic(client, profile).await?,
         false => None,
@@ -169,7 +182,7 @@ pub async fn poll_groups(
         let interfaces = interfaces.cloned().unwrap_or_default();
         outcome.macs = Some(crate::macs::fdb::read(client, profile, &interfaces).await?);
     }
-    Ok(outcome)
+    Ok(())
 }
 
 /// The `traffic` group: one walk of the layout's two counter columns, each row's

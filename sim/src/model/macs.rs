@@ -4,7 +4,8 @@
 //! BDCOM's forwarding table — each with the position of the ONU it is behind; only an
 //! online ONU's MACs are shown. A test moves one to another ONU with
 //! [`crate::SimFleet::move_mac`], as a subscriber's router carried to a neighbour's
-//! socket would.
+//! socket would; with `Dynamics::mac_move_probability` the fleet does so now and then
+//! by itself (the demo's does, every few minutes an OLT).
 
 use super::{SimOlt, SimOnu};
 
@@ -67,5 +68,38 @@ impl SimOlt {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::SimOlt;
+    use crate::{Dynamics, SimVendor};
+    use ponkeeper_actors::domain::Vendor;
+
+    #[test]
+    fn the_dynamics_carry_macs_to_other_onus_now_and_then() {
+        let vendor = SimVendor::for_vendor(Vendor::Huawei);
+        let mut olt = SimOlt::generate(vendor, 1, 1, 32, 7);
+        let before: Vec<_> = olt.macs.iter().map(|m| (m.mac, m.onu)).collect();
+        let frozen = Dynamics::none();
+        olt.step(&frozen);
+        let after: Vec<_> = olt.macs.iter().map(|m| (m.mac, m.onu)).collect();
+        assert_eq!(before, after, "no chance, no move");
+        let carrying = Dynamics {
+            mac_move_probability: 1.0,
+            ..Dynamics::none()
+        };
+        for _ in 0..20 {
+            olt.step(&carrying);
+        }
+        let moved = olt
+            .macs
+            .iter()
+            .zip(&before)
+            .filter(|(now, (_, was))| now.onu != *was)
+            .count();
+        assert!(moved > 0, "twenty ticks at certainty moved nothing");
+        assert!(moved <= 20, "{moved} moved in twenty ticks");
     }
 }
