@@ -67,6 +67,7 @@ pub enum AlarmType {
     OltOutage,
     OnuDown,
     OpticsCritical,
+    PonPortSaturated,
 }
 
 /// One alarm (docs/outages.md#alarms).
@@ -77,7 +78,7 @@ pub struct Alarm {
     #[serde(rename = "type")]
     pub kind: AlarmType,
     pub severity: Severity,
-    /// What it is about: `olt:3`, `outage:2000311`, `onu:2000049`.
+    /// What it is about: `olt:3`, `outage:2000311`, `onu:2000049`, `port:3:0/1/0`.
     pub object: String,
     pub olt_id: Option<u32>,
     pub onu_id: Option<u64>,

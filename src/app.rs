@@ -265,6 +265,7 @@ fn poll_settings(config: &Config) -> PollSettings {
         // One CLI step may take as long as a whole poll, but never more than 10 s.
         cli_timeout: p.deadline.min(std::time::Duration::from_secs(10)),
         backup_interval: config.backup.interval,
+        saturation: config.events.saturation(),
     }
 }
 

@@ -24,6 +24,12 @@ pub struct EventsConfig {
     /// This many LOS downs of one PON port (within `outages.window`, and at least
     /// `outages.port_share` of the port) make a `PON_OUTAGE` (docs/outages.md).
     pub pon_outage_min: u32,
+    /// A PON port whose traffic (either way) stays at or above this share of its
+    /// capacity…
+    pub port_saturation_share: f64,
+    /// …for this long is `PON_PORT_SATURATED` (docs/events.md).
+    #[serde(with = "humantime_serde")]
+    pub port_saturation_for: Duration,
 }
 
 impl Default for EventsConfig {
@@ -31,6 +37,8 @@ impl Default for EventsConfig {
         EventsConfig {
             retention: Duration::from_secs(30 * 86_400),
             pon_outage_min: 4,
+            port_saturation_share: 0.9,
+            port_saturation_for: Duration::from_secs(15 * 60),
         }
     }
 }
@@ -43,7 +51,18 @@ impl EventsConfig {
         if self.pon_outage_min < 2 {
             bail!("key `events.pon_outage_min`: must be at least 2 (one ONU is not an outage)");
         }
+        if !(self.port_saturation_share > 0.0 && self.port_saturation_share <= 1.0) {
+            bail!("key `events.port_saturation_share`: must be above 0 and at most 1, e.g. 0.9");
+        }
         Ok(())
+    }
+
+    /// When a PON port counts as saturated.
+    pub fn saturation(&self) -> ponkeeper_actors::traffic::saturation::SaturationRule {
+        ponkeeper_actors::traffic::saturation::SaturationRule {
+            share: self.port_saturation_share,
+            after: self.port_saturation_for,
+        }
     }
 
     fn settings(&self) -> EventSettings {

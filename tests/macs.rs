@@ -57,6 +57,7 @@ async fn active_macs(service: &TestService, id: u64) -> BTreeSet<(String, u64)> 
         .expect("items")
         .iter()
         .filter(|m| m["active"] == true)
+        .inspect(|m| assert_eq!(m["onuId"], id, "{m}"))
         .map(|m| {
             let mac = m["mac"].as_str().expect("mac").to_string();
             (mac, m["vlan"].as_u64().expect("vlan"))

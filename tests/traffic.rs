@@ -463,3 +463,90 @@ async fn top_ranks_the_busiest_by_direction_across_the_fleet_or_one_olt() {
     }
     service.stop().await;
 }
+
+/// `PON_PORT_SATURATED` end to end, with a share the model's traffic passes at any hour
+/// (0.1 % of the port: a few ONUs at the night's low): the port's busy reads for the rule's time raise it, one event and one
+/// alarm however many reads stay above; emptying the port (its ONUs offline, so no rate)
+/// clears both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_full_for_the_rule_time_is_saturated_once_and_clears_when_it_empties() {
+    let sim = SimFleet::start(FleetSpec {
+        vendors: FleetVendors::One(ponkeeper_actors::domain::Vendor::Huawei),
+        dynamics: Dynamics::none(),
+        ..FleetSpec::new(1, 16)
+    })
+    .await
+    .expect("simulator starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), |config| {
+        config.polling.traffic_interval = Duration::from_secs(1);
+        config.events.port_saturation_share = 0.001;
+        config.events.port_saturation_for = Duration::from_secs(2);
+    })
+    .await;
+    common::all_polled(&service).await;
+    let expected = sim.expected_onus(1);
+    let port = expected
+        .iter()
+        .find(|o| o.status == ponkeeper_actors::domain::OnuStatus::Online)
+        .expect("an online ONU")
+        .pon_port
+        .clone();
+    let events = |kind: &'static str| {
+        let service = &service;
+        let port = port.clone();
+        async move {
+            let (_, body) = service.get(&format!("/events?type={kind}&size=50")).await;
+            body["data"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .filter(|e| e["ponPort"] == port.as_str())
+                .cloned()
+                .collect::<Vec<Value>>()
+        }
+    };
+    let raised = eventually("PON_PORT_SATURATED", Duration::from_secs(30), || async {
+        let found = events("PON_PORT_SATURATED").await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert_eq!(raised[0]["severity"], "WARNING");
+    assert_eq!(raised[0]["data"]["port"], port.as_str());
+    assert!(raised[0]["data"]["utilisation"].as_f64().expect("share") >= 0.001);
+    // Reads go on above the share: still one event, one active alarm.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(events("PON_PORT_SATURATED").await.len(), 1);
+    let object = format!("port:1:{port}");
+    let (_, alarms) = service
+        .get("/alarms?active=true&type=PON_PORT_SATURATED")
+        .await;
+    let of_port: Vec<&Value> = alarms["data"]
+        .as_array()
+        .expect("alarms")
+        .iter()
+        .filter(|a| a["object"] == object.as_str())
+        .collect();
+    assert_eq!(of_port.len(), 1, "{alarms}");
+    for onu in expected.iter().filter(|o| o.pon_port == port) {
+        sim.set_onu_online(1, &onu.serial, false);
+    }
+    eventually(
+        "PON_PORT_SATURATION_CLEARED",
+        Duration::from_secs(30),
+        || async { (!events("PON_PORT_SATURATION_CLEARED").await.is_empty()).then_some(()) },
+    )
+    .await;
+    eventually("the alarm cleared", Duration::from_secs(10), || async {
+        let (_, alarms) = service
+            .get("/alarms?active=true&type=PON_PORT_SATURATED")
+            .await;
+        let active = alarms["data"].as_array()?;
+        active
+            .iter()
+            .all(|a| a["object"] != object.as_str())
+            .then_some(())
+    })
+    .await;
+    service.stop().await;
+}

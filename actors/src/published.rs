@@ -118,6 +118,13 @@ pub enum FleetChange {
         incarnation: u64,
         moves: Vec<crate::macs::MacMove>,
     },
+    /// A `traffic` read found PON ports that became saturated or stopped being so (the
+    /// event log's `PON_PORT_SATURATED` and its clear); the view holds nothing of them.
+    PortSaturation {
+        olt: OltId,
+        incarnation: u64,
+        changes: Vec<crate::traffic::saturation::SaturationChange>,
+    },
 }
 
 /// Whether `onu` was in the poll merged at `polled_at`.

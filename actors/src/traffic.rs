@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 
 mod history;
+pub mod saturation;
 pub use history::{Buckets, TrafficPoint};
 
 /// The fastest an ONU's traffic can be (10 Gb/s, XGS-PON's line rate): a 32-bit counter

@@ -12,6 +12,8 @@
 //! | `ONU_UP` | | `ONU_DOWN` |
 //! | `OPTICS_LEVEL_CHANGED` to / from CRITICAL | `OPTICS_CRITICAL` | `OPTICS_CRITICAL` |
 //! | `ONU_DEAUTHORIZED` | | the ONU's |
+//! | `PON_PORT_SATURATED` | `PON_PORT_SATURATED`, on `port:OLT:PORT` | |
+//! | `PON_PORT_SATURATION_CLEARED` | | the port's |
 
 use super::archive::AlarmArchive;
 use super::changes::What;
@@ -111,6 +113,23 @@ impl AlarmBook {
         let olt = event.olt_id.map(|id| format!("olt:{id}"));
         let onu = event.onu_id.map(|id| format!("onu:{id}"));
         let outage = data.get("outageId").and_then(|v| v.as_u64());
+        if let (Some(olt), Some(port)) = (event.olt_id, &event.pon_port) {
+            let object = format!("port:{olt}:{port}");
+            match event.kind {
+                EventType::PonPortSaturated => {
+                    return self.raise(
+                        event,
+                        AlarmType::PonPortSaturated,
+                        Severity::Warning,
+                        object,
+                    )
+                }
+                EventType::PonPortSaturationCleared => {
+                    return self.clear(AlarmType::PonPortSaturated, &object, event)
+                }
+                _ => {}
+            }
+        }
         match (event.kind, olt, onu) {
             (EventType::OltStatusChanged, Some(olt), _) => match word("to") {
                 "OFFLINE" => {

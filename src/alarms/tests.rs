@@ -277,3 +277,25 @@ fn every_raise_and_clear_is_logged_once_even_when_folded_in_again() {
     assert_eq!(kept.len(), 2, "{kept:?}");
     assert_eq!(kept[0].key, changes[1].key);
 }
+
+#[test]
+fn a_saturated_port_is_one_alarm_until_its_clear() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut book, _) = book(dir.path());
+    let port = |id, kind| {
+        let mut e = event(id, kind, 3, None, json!({"port": "0/1/0"}));
+        e.pon_port = Some("0/1/0".into());
+        e
+    };
+    book.apply(&port(1, EventType::PonPortSaturated));
+    book.apply(&port(2, EventType::PonPortSaturated));
+    assert_eq!(
+        active(&book),
+        vec![(AlarmType::PonPortSaturated, "port:3:0/1/0".to_string())],
+        "saturated twice is one alarm"
+    );
+    assert_eq!(book.get(1).map(|a| a.severity), Some(Severity::Warning));
+    book.apply(&port(3, EventType::PonPortSaturationCleared));
+    assert!(active(&book).is_empty());
+    assert_eq!(book.get(1).and_then(|a| a.cleared_at), Some(at(3)));
+}

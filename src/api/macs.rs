@@ -32,7 +32,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OnuMacItem {
+    /// Lower-case, colon-separated.
     pub mac: String,
+    pub onu_id: u64,
+    pub olt_id: u32,
+    pub pon_port: String,
     pub vlan: u16,
     pub first_seen: String,
     pub last_seen: String,
@@ -105,6 +109,9 @@ async fn macs_of(app: &AppState, id: u64) -> Result<OnuMacs, ApiError> {
         .into_iter()
         .map(|e| OnuMacItem {
             mac: e.mac.to_string(),
+            onu_id: e.record.owner.onu,
+            olt_id: e.record.owner.olt,
+            pon_port: e.record.owner.pon_port,
             vlan: e.record.vlan,
             first_seen: app.clock.format(e.record.first_seen),
             last_seen: app.clock.format(e.record.last_seen),
@@ -124,7 +131,7 @@ async fn macs_of(app: &AppState, id: u64) -> Result<OnuMacs, ApiError> {
         by the last read of the `macs` group or a refresh) first. A layout with no known way \
         to read MACs answers an empty list with a warning.",
     params(("id" = u64, Path, description = "ONU id")),
-    responses((status = 200, description = "the ONU's MACs", body = Single<OnuMacs>), BadParameter, Missing, ActorTimeout)
+    responses((status = 200, description = "the ONU's MACs", body = Single<OnuMacs>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn onu_macs(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     one(macs_of(&app, id).await?)

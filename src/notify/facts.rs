@@ -61,6 +61,13 @@ impl Gatherer {
                 .and_then(|id| inventory.node(id))
                 .map(|n| (n.id, n.name.clone()));
         }
+        if let Some((_, port)) = alarm
+            .object
+            .strip_prefix("port:")
+            .and_then(|rest| rest.split_once(':'))
+        {
+            facts.pon_port = Some(port.to_string());
+        }
         let onus = if let Some(id) = alarm.outage_id {
             self.outage(id, &mut facts).await
         } else {

@@ -37,6 +37,7 @@ pub fn derive(view: &impl HeldRows, change: &FleetChange) -> Vec<Draft> {
         FleetChange::Removed { .. } => Vec::new(),
         FleetChange::Discovered { olt, onus, .. } => discovered(view, *olt, onus),
         FleetChange::MacsMoved { olt, moves, .. } => macs_moved(view, *olt, moves),
+        FleetChange::PortSaturation { olt, changes, .. } => port_saturation(view, *olt, changes),
         FleetChange::ConfigStored {
             olt,
             backup_id,
@@ -56,6 +57,61 @@ pub fn derive(view: &impl HeldRows, change: &FleetChange) -> Vec<Draft> {
             })]
         }
     }
+}
+
+/// `PON_PORT_SATURATED` (WARNING) for each port that became saturated,
+/// `PON_PORT_SATURATION_CLEARED` (INFO) for each that stopped.
+fn port_saturation(
+    view: &impl HeldRows,
+    olt: OltId,
+    changes: &[crate::traffic::saturation::SaturationChange],
+) -> Vec<Draft> {
+    let node = view.olt_summary(olt).and_then(|s| s.node);
+    let at = Utc::now();
+    changes
+        .iter()
+        .map(|change| {
+            let percent = (change.utilisation * 100.0).round();
+            let way = match change.direction {
+                "in" => "upstream",
+                _ => "downstream",
+            };
+            let (kind, severity, message) = if change.saturated {
+                (
+                    EventType::PonPortSaturated,
+                    Severity::Warning,
+                    format!(
+                        "PON port {} of OLT {olt} is saturated: {way} at {percent}% of its capacity",
+                        change.port
+                    ),
+                )
+            } else {
+                (
+                    EventType::PonPortSaturationCleared,
+                    Severity::Info,
+                    format!(
+                        "PON port {} of OLT {olt} is no longer saturated ({way} at {percent}%)",
+                        change.port
+                    ),
+                )
+            };
+            draft(Event {
+                kind,
+                severity,
+                olt_id: Some(olt),
+                node_id: node,
+                pon_port: Some(change.port.clone()),
+                message,
+                data: json!({
+                    "port": change.port,
+                    "direction": change.direction,
+                    "utilisation": (change.utilisation * 10_000.0).round() / 10_000.0,
+                    "since": change.since,
+                }),
+                ..blank(at)
+            })
+        })
+        .collect()
 }
 
 /// One `MAC_MOVED` per MAC that showed up behind another ONU.

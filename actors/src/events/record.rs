@@ -30,10 +30,12 @@ pub enum EventType {
     OltOutage,
     OutageCleared,
     MacMoved,
+    PonPortSaturated,
+    PonPortSaturationCleared,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 16] = [
+    pub const ALL: [EventType; 18] = [
         EventType::OltStatusChanged,
         EventType::OnuDown,
         EventType::OnuUp,
@@ -50,6 +52,8 @@ impl EventType {
         EventType::OltOutage,
         EventType::OutageCleared,
         EventType::MacMoved,
+        EventType::PonPortSaturated,
+        EventType::PonPortSaturationCleared,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -70,6 +74,8 @@ impl EventType {
             EventType::OltOutage => "OLT_OUTAGE",
             EventType::OutageCleared => "OUTAGE_CLEARED",
             EventType::MacMoved => "MAC_MOVED",
+            EventType::PonPortSaturated => "PON_PORT_SATURATED",
+            EventType::PonPortSaturationCleared => "PON_PORT_SATURATION_CLEARED",
         }
     }
 }

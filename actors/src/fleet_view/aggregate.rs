@@ -189,6 +189,9 @@ impl FleetAggregate {
             }
             | FleetChange::MacsMoved {
                 olt, incarnation, ..
+            }
+            | FleetChange::PortSaturation {
+                olt, incarnation, ..
             } => self
                 .olts
                 .get(&olt)

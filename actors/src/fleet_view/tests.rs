@@ -392,7 +392,8 @@ fn run(seed: u64, steps: u32) {
                     FleetChange::Removed { .. }
                     | FleetChange::ConfigStored { .. }
                     | FleetChange::Discovered { .. }
-                    | FleetChange::MacsMoved { .. } => true,
+                    | FleetChange::MacsMoved { .. }
+                    | FleetChange::PortSaturation { .. } => true,
                 };
                 if replaced {
                     assert!(!view.apply(change), "a late message was applied");

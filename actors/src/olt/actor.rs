@@ -90,6 +90,8 @@ pub struct OltState {
     pub(super) mac_waiters: Vec<super::mac_reads::MacWaiter>,
     /// Each ONU's latest traffic reading and rates (in memory only).
     pub(super) traffic: crate::traffic::TrafficBook,
+    /// Each PON port's way towards saturation.
+    pub(super) saturation: crate::traffic::saturation::SaturationWatch,
     ticker: Option<JoinHandle<()>>,
 }
 
@@ -143,6 +145,7 @@ impl Actor for OltActor {
             refreshes: Vec::new(),
             mac_waiters: Vec::new(),
             traffic: Default::default(),
+            saturation: Default::default(),
             ticker: None,
         };
         let ceiling = state.request_ceiling();

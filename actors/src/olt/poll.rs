@@ -71,6 +71,8 @@ pub struct PollSettings {
     pub cli_timeout: Duration,
     /// Scheduled running-config backups (`[backup] interval`).
     pub backup_interval: Duration,
+    /// When a PON port counts as saturated (`[events] port_saturation_*`).
+    pub saturation: crate::traffic::saturation::SaturationRule,
 }
 
 impl Default for PollSettings {
@@ -99,6 +101,7 @@ impl Default for PollSettings {
             history_step: Duration::from_secs(15 * 60),
             cli_timeout: Duration::from_secs(10),
             backup_interval: Duration::from_secs(86_400),
+            saturation: Default::default(),
         }
     }
 }
@@ -378,6 +381,9 @@ impl OltState {
         let event = match report.result {
             Ok(mut merged) => {
                 let traffic_read = self.take_traffic(&mut merged);
+                if traffic_read {
+                    self.watch_saturation(now);
+                }
                 let read = GroupsRead {
                     at: now,
                     took: report.elapsed,
@@ -496,6 +502,16 @@ impl OltState {
         };
         self.traffic = book;
         true
+    }
+
+    /// Each port's traffic after a `traffic` read, against the saturation rule; what
+    /// changed goes to the fleet view (the events `PON_PORT_SATURATED` and its clear).
+    fn watch_saturation(&mut self, now: DateTime<Utc>) {
+        let ports = self.port_traffic();
+        let changes = self
+            .saturation
+            .observe(&ports, &self.settings.saturation, now);
+        self.publisher.port_saturation(self.spec.id, changes);
     }
 
     /// What a failed poll leaves: its error.

@@ -76,6 +76,21 @@ impl Publisher {
         }
     }
 
+    /// Tells the fleet view of PON ports of OLT `olt` that became saturated or stopped.
+    pub(super) fn port_saturation(
+        &self,
+        olt: OltId,
+        changes: Vec<crate::traffic::saturation::SaturationChange>,
+    ) {
+        if !changes.is_empty() {
+            self.view.publish(FleetChange::PortSaturation {
+                olt,
+                incarnation: self.incarnation,
+                changes,
+            });
+        }
+    }
+
     /// Tells the fleet view of unconfigured ONUs of OLT `olt` not shown before.
     fn discovered(&self, olt: OltId, onus: Vec<crate::provision::UnconfiguredOnu>) {
         self.view.publish(FleetChange::Discovered {

@@ -158,7 +158,7 @@ impl OltState {
 
     /// Each port's traffic from the traffic book, on the layout's technology (EPON where
     /// ONUs are known by their MAC, else GPON).
-    fn port_traffic(&self) -> Vec<crate::traffic::PortTraffic> {
+    pub(super) fn port_traffic(&self) -> Vec<crate::traffic::PortTraffic> {
         use crate::profile::provisioning::{Provisioning, SerialKind};
         use crate::traffic::PonTechnology;
         let technology = match self
