@@ -424,7 +424,7 @@ impl OltState {
         self.fire(myself, event, None);
         self.answer_refreshes(report.generation, failure.as_deref());
         self.answer_mac_waiters(report.generation, failure.as_deref());
-        if failure.is_none() && report.plan.macs {
+        if failure.is_none() && report.plan.macs && self.schedule.macs_were_due() {
             self.queue_mac_read(myself);
         }
         let waiting = !self.refreshes.is_empty() || !self.mac_waiters.is_empty();

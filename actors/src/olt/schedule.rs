@@ -65,6 +65,8 @@ pub(super) struct GroupSchedule {
     macs_due: Option<Instant>,
     /// A refresh asked for the MACs: the next poll reads them.
     macs_urgent: bool,
+    /// Polls of this session that had the `macs` group (the first has every group).
+    macs_reads: u32,
     optics_due: HashMap<OnuId, Instant>,
     /// ONUs whose optics the next poll reads first.
     urgent: Vec<OnuId>,
@@ -204,6 +206,7 @@ impl GroupSchedule {
             self.traffic_due = Some(started + intervals.traffic);
         }
         if plan.macs {
+            self.macs_reads = self.macs_reads.saturating_add(1);
             self.macs_urgent = false;
             self.macs_due = Some(started + first(self.macs_due, intervals.macs));
             self.last.insert(PollGroup::Macs, note(listed));
@@ -260,6 +263,14 @@ impl GroupSchedule {
         self.olt_due = None;
         self.traffic_due = None;
         self.macs_due = None;
+        self.macs_reads = 0;
+    }
+
+    /// Whether the last poll read the `macs` group because it was due (or asked for),
+    /// not only because a session's first poll reads every group: a read over the CLI
+    /// waits for that, so a service (re)start does not log into every OLT at once.
+    pub(super) fn macs_were_due(&self) -> bool {
+        self.macs_reads > 1
     }
 
     /// The last read of `group`.
@@ -484,6 +495,7 @@ mod tests {
             traffic_due: schedule.traffic_due,
             macs_due: schedule.macs_due,
             macs_urgent: schedule.macs_urgent,
+            macs_reads: schedule.macs_reads,
             optics_due: schedule.optics_due.clone(),
             urgent: schedule.urgent.clone(),
             rows: schedule.rows.clone(),
