@@ -1,5 +1,6 @@
-// The ONU detail view: its card, actions, optics chart and state history (the helpers it
-// uses are in app.js, the tables of ONUs it is reached from in views.js).
+// The ONU detail view: its card, actions, optics chart, traffic, the MACs behind it and its
+// state history (the helpers it uses are in app.js, the tables of ONUs it is reached from
+// in views.js).
 "use strict";
 
 async function onuView(id) {
@@ -10,6 +11,8 @@ async function onuView(id) {
   const chart = h("div", { class: "chart", id: "optics-chart", role: "img", "aria-label": t("onu.optics") });
   // Its state history is its events: ONU_DOWN / ONU_UP from the event log.
   const states = h("div", { id: "onu-states" });
+  const [traffic, trafficAsked] = trafficSection(id);
+  const macs = macSection(id);
   api(`/events?onuId=${id}&type=ONU_DOWN&type=ONU_UP&size=20`)
     .then((r) => states.replaceChildren(table([["c.at", (e) => time(e.at)], ["c.type", (e) => e.type], ["c.message", (e) => e.message]], r.data)))
     .catch((error) => states.replaceChildren(errorBox(error)));
@@ -54,8 +57,92 @@ async function onuView(id) {
         (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
       canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
     h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")),
+    h("h2", {}, t("onu.traffic")), traffic,
+    h("h2", {}, t("onu.macs")), macs,
     h("h2", {}, t("onu.states")), states);
   if (history.length) drawOptics(chart, history, optics && optics.thresholds);
+  // Drawn once the holder is on the page, so the chart takes its width.
+  trafficAsked.then((draw) => draw && draw());
+}
+
+// 24-hour times and ISO dates on the charts, as everywhere else on the page, in either
+// language; `s` is seconds since the epoch, as uPlot counts time.
+const pad = (n) => String(n).padStart(2, "0");
+const stamp = (s) => { const d = new Date(s * 1000); return `${pad(d.getHours())}:${pad(d.getMinutes())}`; };
+const timeSeries = () => ({ label: t("chart.time"), value: (u, s) => {
+  if (s == null) return "—";
+  const d = new Date(s * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${stamp(s)}`;
+} });
+
+// The ONU's traffic: the latest rates and the last 24 hours as a chart. `in` is what the
+// OLT received from the ONU (the subscriber's upload), `out` what it sent to it (the
+// download); a null rate (a first read, a reset, a layout without counters) is shown as
+// unknown, never as 0. Returns the section and a promise of the function that draws the
+// chart once the section is shown (or of null when there is nothing to draw).
+function trafficSection(id) {
+  const latest = h("p", { id: "traffic-latest" }, t("loading"));
+  const chart = h("div", { class: "chart", id: "traffic-chart", role: "img", "aria-label": t("onu.traffic") });
+  const holder = h("div", { id: "onu-traffic" }, latest, chart);
+  const none = t("traffic.none");
+  api(`/onus/${id}/traffic`).then(({ data }) => latest.replaceChildren(
+    `${t("traffic.down")}: ${rate(data.outBps, none)} · ${t("traffic.up")}: ${rate(data.inBps, none)} `,
+    h("span", { class: "muted" }, data.at ? t("onu.readAt", time(data.at), age(data.at)) : "")))
+    .catch((error) => latest.replaceChildren(errorBox(error)));
+  // No `from` or `to`: the server's default is the last 24 hours in its own zone. The most
+  // points one answer holds, so a short traffic interval still reaches now.
+  const drawn = api(`/onus/${id}/traffic/history?limit=10000`).then(({ data }) => {
+    if (!data.some((p) => p.inBps !== null || p.outBps !== null)) {
+      chart.replaceWith(h("p", { class: "muted" }, t("traffic.noHistory")));
+      return null;
+    }
+    return () => drawTraffic(chart, data);
+  }).catch((error) => { chart.replaceWith(errorBox(error)); return null; });
+  return [holder, drawn];
+}
+
+// The traffic history as a uPlot line chart in Mb/s over the last 24 hours: download and
+// upload. A null point is a gap in its line, not a drop to 0.
+function drawTraffic(holder, points) {
+  const now = Date.now() / 1000;
+  const x = points.map((p) => Date.parse(p.at) / 1000);
+  const mbps = (field) => points.map((p) => (p[field] === null ? null : p[field] / 1e6));
+  const line = (label, stroke) => ({ label: t(label), stroke, width: 2, points: { show: true, size: 4 },
+    value: (u, v) => (v == null ? "—" : v.toFixed(2)) });
+  new uPlot({
+    width: Math.max(320, holder.clientWidth || 900), height: 260,
+    scales: { x: { time: true, range: () => [Math.min(now - 86400, x[0]), Math.max(now, x[x.length - 1])] } },
+    series: [timeSeries(), line("chart.down", "#2456a6"), line("chart.up", "#1b7f3b")],
+    axes: [{ values: (u, splits) => splits.map(stamp) }, { label: t("unit.mbps") }],
+  }, [x, mbps("outBps"), mbps("inBps")], holder);
+}
+
+// The MACs behind the ONU, the ones its last read saw first, each linked to the search
+// for it (which shows every ONU it was behind); warnings say why a list may be empty.
+// A FULL key reads them now: a READ_ONLY key's button is disabled, and any refusal (403,
+// 429 with its wait) is shown in the server's words.
+function macSection(id) {
+  const holder = h("div", { id: "onu-macs" }, t("loading"));
+  const fill = ({ items, warnings }) => holder.replaceChildren(
+    warnings.length ? h("p", { class: "muted", id: "mac-warnings" }, warnings.join(" ")) : null,
+    table([
+      ["c.mac", (m) => h("a", { href: "#/search" + query({ q: m.mac }), class: "mono" }, m.mac), { sort: (m) => m.mac }],
+      ["c.vlan", (m) => m.vlan, { num: true, sort: (m) => m.vlan }],
+      ["macs.first", (m) => time(m.firstSeen)],
+      ["macs.last", (m) => time(m.lastSeen), { sort: (m) => m.lastSeen }],
+      ["c.status", (m) => h("span", { class: `badge ${m.active ? "s-ONLINE" : "s-UNKNOWN"}` }, t(`macs.active.${m.active}`))],
+    ], [...items].sort((a, b) => b.active - a.active)));
+  api(`/onus/${id}/macs`).then((r) => fill(r.data)).catch((error) => holder.replaceChildren(errorBox(error)));
+  const refresh = h("button", { type: "button", id: "refresh-macs", disabled: !canAct(), title: canAct() ? null : t("readonly"),
+    onclick: async (e) => {
+      e.target.disabled = true;
+      try {
+        fill((await api(`/onus/${id}/macs/refresh`, { method: "POST" })).data);
+        flash(`${t("macs.refresh")}: ${t("done")}`);
+      } catch (error) { flash(error.message, true); }
+      e.target.disabled = !canAct();
+    } }, t("macs.refresh"));
+  return [h("div", { class: "actions" }, refresh), holder];
 }
 
 // The optics history as a uPlot line chart (dBm over time), with the `[optics]`
@@ -70,19 +157,12 @@ function drawOptics(holder, history, thresholds) {
   const series = (field) => history.map((r) => r[field]);
   const limits = thresholds ? [["chart.warning", thresholds.warningDbm, "#c77700"], ["chart.critical", thresholds.criticalDbm, "#b3261e"]] : [];
   const width = Math.max(320, holder.clientWidth || 900);
-  // 24-hour times and ISO dates, as everywhere else on the page, in either language.
-  const pad = (n) => String(n).padStart(2, "0");
-  const stamp = (s) => { const d = new Date(s * 1000); return `${pad(d.getHours())}:${pad(d.getMinutes())}`; };
   const line = (label, stroke) => ({ label: t(label), stroke, width: 2, spanGaps: true, points: { show: true, size: 4 } });
   new uPlot({
     width, height: 260,
     // The range the title names: the last 24 hours.
     scales: { x: { time: true, range: () => [now - 86400, now] } },
-    series: [{ label: t("chart.time"), value: (u, s) => {
-      if (s == null) return "—";
-      const d = new Date(s * 1000);
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${stamp(s)}`;
-    } },
+    series: [timeSeries(),
       line("chart.rx", "#2456a6"), line("chart.tx", "#1b7f3b"), line("chart.oltRx", "#9a6200"),
       ...limits.map(([word, , stroke]) => ({ label: t(word), stroke, width: 1, dash: [6, 4], points: { show: false } }))],
     axes: [{ values: (u, splits) => splits.map(stamp) }, { label: "dBm" }],
