@@ -72,7 +72,10 @@ async function oltView(id, params) {
       table([["c.at", (x) => time(x.at)], ["c.status", (x) => (x.from ? `${x.from} → ${x.to}` : x.to)], ["c.message", (x) => x.reason]],
         [...s.transitions].reverse().slice(0, 10)),
       h("h2", {}, t("olt.ports")),
-      table([["c.port", (p) => p.name], ["c.onus", (p) => p.onuTotal, { num: true }], ["c.online", (p) => p.onuOnline, { num: true }]], olt.ports));
+      h("div", { id: "olt-ports" }, table([["c.port", (p) => p.name], ["c.onus", (p) => p.onuTotal, { num: true }], ["c.online", (p) => p.onuOnline, { num: true }],
+        // `out` is what the port sends to its ONUs (download), `in` what it receives.
+        ["c.downLoad", (p) => utilisation(p.outUtilisation, p.outBps), { sort: (p) => p.outUtilisation ?? -1 }],
+        ["c.upLoad", (p) => utilisation(p.inUtilisation, p.inBps), { sort: (p) => p.inUtilisation ?? -1 }]], olt.ports)));
   };
   const refresh = async () => { try { renderDetail((await api(`/olts/${id}`)).data); } catch (error) { header.replaceChildren(errorBox(error)); } };
   await refresh();
@@ -126,6 +129,15 @@ async function oltView(id, params) {
     h("h2", {}, t("olt.onus")), onus, h("h2", {}, t("olt.configs")), versions, diff);
 }
 
+// A port's use of its capacity one way: a bar (a <meter>, amber past 70 %, red past 90 %)
+// and the percentage with the rate it stands for; a dash while the share is unknown.
+function utilisation(share, bps) {
+  if (share === null || share === undefined) return "—";
+  return h("span", { class: "util" },
+    h("meter", { min: 0, max: 1, low: 0.7, high: 0.9, optimum: 0, value: share, "aria-label": percent(share) }),
+    ` ${percent(share)} · ${rate(bps)}`);
+}
+
 function onuTable(onus, levels = new Map()) {
   return table([
     ["c.id", (o) => h("a", { href: `#/onu/${o.id}` }, o.id), { num: true, sort: (o) => o.id }],
@@ -143,20 +155,52 @@ function onuTable(onus, levels = new Map()) {
   ], onus);
 }
 
+// The search: serials, descriptions and subscribers (`GET /onus?q=`), and, when the text
+// spells a MAC or a prefix of one (6 hex digits or more, app.js `macDigits`), every ONU
+// that MAC is or was behind (`GET /macs?mac=`, newest first, paged). A serial's fragment
+// can be hex too, so then both are asked: the MAC's ONUs first, and the ONU search under
+// them when it found something.
 async function searchView(params) {
   const q = params.get("q") || "";
+  const page = Number(params.get("page") || 0);
+  const mac = q ? macDigits(q) : null;
   const results = h("div", { id: "results" });
+  const macResults = h("div", { id: "mac-results" });
   if (q) {
-    try {
-      const list = await api("/onus" + query({ q, size: PAGE }));
-      results.replaceChildren(h("p", { class: "muted" }, t("total", list.meta.totalCount)), onuTable(list.data));
-    } catch (error) { results.replaceChildren(errorBox(error)); }
+    const [onus, macs] = await Promise.allSettled([api("/onus" + query({ q, size: PAGE })),
+      mac ? api("/macs" + query({ mac: q, page, size: PAGE })) : Promise.resolve(null)]);
+    if (macs.status === "rejected") macResults.replaceChildren(errorBox(macs.reason));
+    else if (macs.value) {
+      macResults.replaceChildren(h("h2", {}, t("search.macs")), macTable(macs.value.data),
+        pager(macs.value.meta, (p) => { location.hash = "#/search" + query({ q, page: p || "" }); }));
+    }
+    if (onus.status === "rejected") results.replaceChildren(errorBox(onus.reason));
+    else if (!mac || onus.value.data.length) {
+      results.replaceChildren(...[mac ? h("h2", {}, t("search.onus")) : null,
+        h("p", { class: "muted" }, t("total", onus.value.meta.totalCount)), onuTable(onus.value.data)].filter(Boolean));
+    }
   }
   show(h("h1", {}, t("search.title")),
     h("form", { class: "inline", role: "search", onsubmit: (e) => { e.preventDefault(); location.hash = "#/search" + query({ q: e.target.elements.q.value.trim() }); } },
       h("label", {}, t("search.q"), h("input", { name: "q", type: "search", value: q, size: 40 })),
       h("button", { type: "submit", class: "primary" }, t("search.go"))),
-    results);
+    macResults, results);
+}
+
+// Where a MAC is or was: each ONU linked to its view; a MAC active behind two ONUs at
+// once (a loop or a cloned MAC) is marked on both.
+function macTable(sightings) {
+  return table([
+    ["c.onu", (m) => h("a", { href: `#/onu/${m.onuId}` }, m.serial), { sort: (m) => m.serial }],
+    ["c.olt", (m) => h("a", { href: `#/olt/${m.oltId}` }, m.oltId), { num: true }],
+    ["c.port", (m) => m.ponPort],
+    ["c.mac", (m) => h("span", { class: "mono" }, m.mac), { sort: (m) => m.mac }],
+    ["c.vlan", (m) => m.vlan, { num: true }],
+    ["macs.first", (m) => time(m.firstSeen)],
+    ["macs.last", (m) => time(m.lastSeen), { sort: (m) => m.lastSeen }],
+    ["c.status", (m) => [h("span", { class: `badge ${m.active ? "s-ONLINE" : "s-UNKNOWN"}` }, t(`macs.active.${m.active}`)),
+      m.duplicate ? [" ", h("span", { class: "badge v-WARNING duplicate", title: t("macs.duplicateHint") }, t("macs.duplicate"))] : null]],
+  ], sightings);
 }
 
 async function opticsView(params) {
