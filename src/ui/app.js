@@ -86,8 +86,9 @@ const metres = (value) => (value === null || value === undefined ? "—" : `${va
 // server has none: a null rate is unknown, never shown as 0.
 const rate = (bps, unknown = "—") => (bps === null || bps === undefined ? unknown
   : `${(bps / 1e6).toFixed(bps < 1e7 ? 2 : 1)} ${t("unit.mbps")}`);
-// A share (0 to 1) as a percentage with one decimal; a dash when unknown.
-const percent = (value) => (value === null || value === undefined ? "—" : `${(value * 100).toFixed(1)} %`);
+// A share (0 to 1) as a percentage, two decimals below 1 % (the server gives four
+// decimals of the share) so a light load does not read as 0; a dash when unknown.
+const percent = (value) => (value === null || value === undefined ? "—" : `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`);
 // The lower-case hex digits of a MAC or MAC prefix as `GET /macs?mac=` reads them
 // (actors/src/macs.rs, `hex_digits`): `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`,
 // `aabb.ccdd.eeff` or `aabbccddeeff`, or a start of one with at least 6 digits; null for

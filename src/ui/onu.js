@@ -107,11 +107,17 @@ function drawTraffic(holder, points) {
   const now = Date.now() / 1000;
   const x = points.map((p) => Date.parse(p.at) / 1000);
   const mbps = (field) => points.map((p) => (p[field] === null ? null : p[field] / 1e6));
-  const line = (label, stroke) => ({ label: t(label), stroke, width: 2, points: { show: true, size: 4 },
+  // Points a little larger than the optics chart's: a new ONU's first minutes of rates
+  // are a narrow stripe at the right edge of the day.
+  const line = (label, stroke) => ({ label: t(label), stroke, width: 2, points: { show: true, size: 6 },
     value: (u, v) => (v == null ? "—" : v.toFixed(2)) });
   new uPlot({
     width: Math.max(320, holder.clientWidth || 900), height: 260,
-    scales: { x: { time: true, range: () => [Math.min(now - 86400, x[0]), Math.max(now, x[x.length - 1])] } },
+    scales: {
+      x: { time: true, range: () => [Math.min(now - 86400, x[0]), Math.max(now, x[x.length - 1])] },
+      // A rate's axis starts at 0, so the two directions compare at a glance.
+      y: { range: (u, min, max) => [0, Math.max(max || 0, 0.01) * 1.1] },
+    },
     series: [timeSeries(), line("chart.down", "#2456a6"), line("chart.up", "#1b7f3b")],
     axes: [{ values: (u, splits) => splits.map(stamp) }, { label: t("unit.mbps") }],
   }, [x, mbps("outBps"), mbps("inBps")], holder);
