@@ -8,7 +8,7 @@
 //!
 //! The code of the page is plain JavaScript in `src/ui/` (`app.js` the helpers, `views.js`
 //! the views, `onu.js` the ONU's view, `i18n.js` the words); its one library is uPlot
-//! (MIT, vendored in `src/ui/vendor/`) for the optics chart.
+//! (MIT, vendored in `src/ui/vendor/`) for the optics and traffic charts.
 
 use crate::error::ApiError;
 use crate::http::russian::Language;
