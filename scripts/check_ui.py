@@ -6,7 +6,10 @@ key sees every OLT; an OLT hung in the simulator changes status on the page with
 reload; its session is restarted from the page (CONNECTING, then ONLINE once the fault
 is cleared); an ONU's optics chart is drawn; a serial is found; the audit log shows the
 restart with the key's name, marked as made from the page; an unconfigured ONU is
-authorised from its form and opens as an ONU. A screenshot of each view goes
+authorised from its form and opens as an ONU. The ONU view draws its traffic (two
+series, in Mb/s) and lists its MACs; an ONU cut off shows its rates as unknown, not 0;
+the OLT view shows each port's load against capacity; a MAC from the ONU's list, typed
+into the search in two other spellings, finds that ONU. A screenshot of each view goes
 to --shots. Nothing here reaches the internet: chromium runs with its background
 networking off, and selenium with SE_AVOID_STATS (no driver download, no statistics).
 
@@ -21,12 +24,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 os.environ["SE_AVOID_STATS"] = "true"
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -71,6 +76,17 @@ def post(api, path, key, body):
         return json.load(response)
 
 
+def refusal(api, path, key):
+    """How the server refuses a POST of `path` with `key`: (HTTP status, code, message)."""
+    request = urllib.request.Request(api + path, data=b"", method="POST", headers={"X-API-Key": key})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+    except urllib.error.HTTPError as error:
+        body = json.load(error)["error"]
+        return error.code, body["code"], body["message"]
+    return None
+
+
 def wait_for(what, predicate, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,7 +113,8 @@ def start(binary, work, interval="1s", require_online=True):
     config = f"{work}/ponkeeper.toml"
     with open(config, "w") as f:
         f.write(f'listen = "127.0.0.1:{port}"\ndata_dir = "{work}/data"\ninventory = "{inventory}"\n\n'
-                f'[polling]\nstatus_interval = "{interval}"\noptics_interval = "5s"\ntimeout = "1s"\nretries = 1\ndeadline = "3s"\n'
+                f'[polling]\nstatus_interval = "{interval}"\noptics_interval = "5s"\ntraffic_interval = "2s"\nmacs_interval = "5s"\n'
+                'timeout = "1s"\nretries = 1\ndeadline = "3s"\n'
                 'offline_after = 2\n\n[optics]\nhistory_step = "1s"\n')
     keys = {}
     for name, level in [("noc-ui", "FULL"), ("viewer", "READ_ONLY")]:
@@ -142,13 +159,29 @@ def olt_status_on_fleet(driver, olt_id):
     return None
 
 
-def read_only_checks(driver, base, key, shots):
+def read_only_checks(driver, base, api, key, shots):
     sign_in(driver, base, key)
     driver.get(base + f"/ui/#/olt/{HUNG}")
     buttons = WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".actions button"))
     check("READ_ONLY: the OLT's action buttons are disabled",
           len(buttons) == 3 and all(not b.is_enabled() for b in buttons), [b.text for b in buttons])
     driver.save_screenshot(f"{shots}/olt-read-only.png")
+
+    onu = get(api, "/olts/1/onus?size=1", key)["data"][0]
+    driver.get(base + f"/ui/#/onu/{onu['id']}")
+    button = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "refresh-macs"))
+    check("READ_ONLY: the ONU's 'Read MACs now' is disabled", not button.is_enabled())
+    # Enabled by hand, as a page whose key lost its level would have it: the server's 403
+    # is shown as the server worded it.
+    refused = refusal(api, f"/onus/{onu['id']}/macs/refresh", key)
+    driver.execute_script("document.getElementById('refresh-macs').disabled = false")
+    button.click()
+    flash = lambda: driver.find_element(By.ID, "flash")  # noqa: E731
+    shown = wait_for("the refusal", lambda: flash().text, 15)
+    check("a READ_ONLY key's MAC refresh shows the server's 403 in its words",
+          refused and refused[0] == 403 and shown == f"{refused[1]}: {refused[2]}" and "bad" in flash().get_attribute("class"),
+          (refused, shown))
+    driver.save_screenshot(f"{shots}/onu-read-only.png")
     driver.execute_script("sessionStorage.clear()")
 
 
@@ -190,8 +223,13 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("then ONLINE", online, badge())
     driver.save_screenshot(f"{shots}/olt.png")
 
-    onu = get(api, f"/olts/1/onus?size=1", key)["data"][0]
+    # An online ONU: only an online one has traffic rates and shows its MACs.
+    onu = get(api, "/olts/1/onus?size=1&status=ONLINE", key)["data"][0]
     wait_for("two optics readings", lambda: len(get(api, f"/onus/{onu['id']}/optics/history", key)["data"]) >= 2, 30)
+    rated = lambda: [p for p in get(api, f"/onus/{onu['id']}/traffic/history", key)["data"]  # noqa: E731
+                     if p["inBps"] is not None and p["outBps"] is not None]
+    wait_for("two traffic rates", lambda: len(rated()) >= 2, 60)
+    macs = wait_for("the ONU's MACs", lambda: {m["mac"] for m in get(api, f"/onus/{onu['id']}/macs", key)["data"]["items"]}, 60)
     driver.get(base + f"/ui/#/onu/{onu['id']}")
     drawn = wait_for("the optics chart", lambda: driver.execute_script(
         """const c = document.querySelector('#optics-chart canvas'); if (!c) return 0;
@@ -200,6 +238,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("an ONU's optics chart is drawn", drawn > 500, f"{drawn} inked pixels")
     legend = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#optics-chart .u-legend .u-label")]
     check("the chart draws the warning and critical thresholds", {"Warning level", "Critical level"} <= set(legend), legend)
+    traffic_checks(driver, api, key, onu, macs)
     driver.save_screenshot(f"{shots}/onu.png")
     driver.find_element(By.ID, "read-signal").click()
     done = wait_for("the read's confirmation", lambda: driver.find_element(By.ID, "flash").text == "Read signal now: Done", 15)
@@ -214,6 +253,9 @@ def full_checks(driver, base, api, key, control_path, shots):
     found = wait_for("the search result", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")], 15)
     check("search by serial finds the ONU", any(onu["serial"] in row for row in found), found)
     driver.save_screenshot(f"{shots}/search.png")
+    mac = sorted(macs)[0]
+    mac_search_checks(driver, base, onu, mac, shots)
+    port_load_checks(driver, base, api, key, shots)
 
     post(api, f"/onus/{onu['id']}/subscriber", key, {"contract": "D-2024/117", "name": "Ivanova A. P."})
     driver.get(base + "/ui/#/search")
@@ -266,6 +308,15 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("a port cut shows as one PON outage in the Outages view without a reload",
           len(row) == 1 and f"feeder fibre of PON port {port}" in row[0], row)
     driver.save_screenshot(f"{shots}/outages.png")
+    # One of its ONUs, cut off: once the traffic group has read it so, its rates are
+    # unknown, and the page says so rather than showing 0.
+    cut = get(api, f"/olts/3/onus?size=1&ponPort={port}", key)["data"][0]["id"]
+    wait_for("the cut ONU's rates to be unknown", lambda: (lambda r: r["inBps"] is None and r["outBps"] is None)(
+        get(api, f"/onus/{cut}/traffic", key)["data"]), 30)
+    driver.get(base + f"/ui/#/onu/{cut}")
+    latest = wait_for("the cut ONU's rates", lambda: (lambda text: text if text.startswith("Download") else None)(
+        driver.find_element(By.ID, "traffic-latest").text), 15)
+    check("an ONU without a rate shows 'no data', not 0", latest.startswith("Download: no data · Upload: no data"), latest)
     # Its alarm, acknowledged from the page: the key's name and the comment are kept.
     driver.get(base + "/ui/#/alarms")
     button = wait_for("the outage's alarm", lambda: [r.find_element(By.CSS_SELECTOR, "button.ack")
@@ -320,9 +371,102 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("an error from the server is in Russian", refusal == "нет ONU с id 999999999", refusal)
     names = {"Huawei", "ZTE", "BDCOM"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
     names |= {part for name in set(names) for part in re.split(r"[^A-Za-z0-9]+", name)}
-    leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova",
+    leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova", f"#/search?q={mac}",
                                              "#/optics", "#/alarms?active=all", "#/outages?active=all", "#/events", "#/audit", "#/unconfigured"], names)
     check("no English word in the chrome of any Russian view", not leftovers, leftovers)
+
+
+MAC = re.compile(r"[0-9a-f]{2}(:[0-9a-f]{2}){5}")
+RATE = r"[0-9]+\.[0-9]+ Mb/s"
+# Pixels of a colour (RGB) on a chart's canvas, near enough to count as its line or points.
+INKED_IN = """const c = document.querySelector(arguments[0] + ' canvas'); if (!c) return null;
+const p = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+return arguments[1].map(([r, g, b]) => { let n = 0;
+  for (let i = 0; i < p.length; i += 4)
+    if (p[i + 3] > 200 && Math.abs(p[i] - r) + Math.abs(p[i + 1] - g) + Math.abs(p[i + 2] - b) < 60) n++;
+  return n; });"""
+DOWNLOAD, UPLOAD = [36, 86, 166], [27, 127, 59]
+
+
+def traffic_checks(driver, api, key, onu, macs):
+    """On the ONU's view, loaded after its traffic has two rates and its MACs are read:
+    the latest rates, the chart with its two series drawn (the newest point's values in
+    the legend under the cursor are a point of the API's history), and the MAC table."""
+    latest = wait_for("the latest rates", lambda: driver.find_element(By.ID, "traffic-latest").text, 15)
+    check("the ONU view shows its latest download and upload rates",
+          re.match(f"Download: {RATE} · Upload: {RATE} \\(read ", latest), latest)
+    inked = wait_for("the traffic chart", lambda: driver.execute_script(INKED_IN, "#traffic-chart", [DOWNLOAD, UPLOAD]), 15)
+    legend = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#traffic-chart .u-legend .u-label")]
+    check("the traffic chart has exactly two series, download and upload in Mb/s",
+          legend == ["Time", "Download (to the ONU), Mb/s", "Upload (from the ONU), Mb/s"], legend)
+    # The newest points sit at the day's right edge: the cursor there shows their values.
+    over = driver.find_element(By.CSS_SELECTOR, "#traffic-chart .u-over")
+    driver.execute_script("arguments[0].scrollIntoView({ block: 'center' })", over)
+    ActionChains(driver).move_to_element_with_offset(over, over.size["width"] // 2 - 1, 0).perform()
+    legend = lambda: [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#traffic-chart .u-legend .u-value")]  # noqa: E731
+    values = wait_for("the cursor's values", lambda: legend()[1:] if legend()[0] != "—" else None, 5)
+    points = {(f"{p['outBps'] / 1e6:.2f}", f"{p['inBps'] / 1e6:.2f}")
+              for p in get(api, f"/onus/{onu['id']}/traffic/history", key)["data"] if p["inBps"] is not None}
+    check("and draws both of them, the newest point as the API has it",
+          min(inked) >= 4 and tuple(values) in points, (f"pixels of download, upload: {inked}", values))
+    rows = wait_for("the MAC table", lambda: [[c.text for c in r.find_elements(By.TAG_NAME, "td")]
+                                             for r in driver.find_elements(By.CSS_SELECTOR, "#onu-macs tbody tr")], 15)
+    shown = [r[0] for r in rows]
+    check("the ONU view lists the MACs behind it, each seen now",
+          set(shown) == macs and all(MAC.fullmatch(m) for m in shown) and all(r[-1] == "seen now" for r in rows),
+          (rows, sorted(macs)))
+    driver.find_element(By.ID, "refresh-macs").click()
+    done = wait_for("the MAC refresh", lambda: (lambda text: text if text.startswith("Read MACs now") or "bad" in (
+        driver.find_element(By.ID, "flash").get_attribute("class") or "") else None)(driver.find_element(By.ID, "flash").text), 20)
+    after = {r.find_element(By.TAG_NAME, "td").text for r in driver.find_elements(By.CSS_SELECTOR, "#onu-macs tbody tr")}
+    check("'Read MACs now' reads them and keeps the list", done == "Read MACs now: Done" and after == macs, (done, after))
+
+
+def mac_search_checks(driver, base, onu, mac, shots):
+    """A MAC of the ONU's list, typed into the search as AA-BB-… and as a dotted prefix,
+    finds the ONU with a link to its view."""
+    digits = mac.replace(":", "")
+    for spelling in (mac.replace(":", "-").upper(), f"{digits[:4]}.{digits[4:8]}"):
+        driver.get(base + "/ui/#/search")
+        box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))
+        box.send_keys(spelling)
+        box.submit()
+        found = wait_for("the MAC's ONUs", lambda: [
+            (r.text, [a.get_attribute("href") for a in r.find_elements(By.TAG_NAME, "a")])
+            for r in driver.find_elements(By.CSS_SELECTOR, "#mac-results tbody tr")], 15)
+        check(f"the search finds the ONU behind MAC {spelling}, linked to its view",
+              any(onu["serial"] in text and mac in text and any(href.endswith(f"#/onu/{onu['id']}") for href in hrefs)
+                  for text, hrefs in found), found)
+    driver.save_screenshot(f"{shots}/search-mac.png")
+
+
+def port_load_checks(driver, base, api, key, shots):
+    """OLT 1's ports show their load each way: a bar and a percentage agreeing with each
+    other and, within the change of a few reads, with the API's share; a dash where the
+    API has none."""
+    driver.get(base + "/ui/#/olt/1")
+    def read():
+        # One script reads the table whole: the view redraws it every 2 s.
+        headers, rows = driver.execute_script("""return [
+            [...document.querySelectorAll('#olt-ports thead th')].map((th) => th.innerText.trim()),
+            [...document.querySelectorAll('#olt-ports tbody tr')].map((r) => [...r.cells].map((c) =>
+              [c.innerText.trim(), c.querySelector('meter') ? c.querySelector('meter').value : null]))];""")
+        ports = {p["name"]: p for p in get(api, "/olts/1", key)["data"]["ports"]}
+        return (headers, rows, ports) if any(r[3][1] is not None for r in rows) else None
+    headers, rows, ports = wait_for("the ports' load", read, 30)
+    def agrees(cell, share):
+        if share is None:
+            return cell == ["—", None]
+        shown = re.fullmatch(f"([0-9]+\\.[0-9]+) % · {RATE}", cell[0])
+        # The text rounds the bar's share to 0.1 % (0.01 % below 1 %); the API's share is
+        # read a moment later, after perhaps another read of the traffic group.
+        return (bool(shown) and cell[1] is not None and abs(float(shown[1]) - cell[1] * 100) <= 0.051
+                and abs(cell[1] - share) <= max(0.0005, share / 4))
+    good = headers[3:5] == ["Download, % of capacity", "Upload, % of capacity"] and all(
+        agrees(r[3], ports[r[0][0]]["outUtilisation"]) and agrees(r[4], ports[r[0][0]]["inUtilisation"]) for r in rows)
+    check("the OLT view shows each port's load both ways, as the API has it",
+          good and any((r[3][1] or 0) > 0 for r in rows), (headers, rows, ports))
+    driver.save_screenshot(f"{shots}/olt-ports.png")
 
 
 NAMES = {"dBm", "MiB", "ms", "id", "Rx", "Tx", "sysObjectID", "sysDescr"}
@@ -343,7 +487,7 @@ def foreign_words(text):
 
 # What a page says in its own voice (not the data it shows): headings, labels, buttons,
 # column names, badges, notes, the chart's legend, and the server's sentences.
-CHROME = "h1, h2, th, label, button, dt, caption, .badge, p.muted, p.error, #flash, .u-legend .u-label, #live"
+CHROME = "h1, h2, th, label, button, dt, caption, .badge, p.muted, p.error, #flash, .u-legend .u-label, #live, #traffic-latest"
 
 
 def russian_sweep(driver, base, views, names):
@@ -376,7 +520,7 @@ def main():
     try:
         processes, base, api, keys, control_path = start(os.path.abspath(args.binary), work)
         driver = browser()
-        read_only_checks(driver, base, keys["READ_ONLY"], args.shots)
+        read_only_checks(driver, base, api, keys["READ_ONLY"], args.shots)
         full_checks(driver, base, api, keys["FULL"], control_path, args.shots)
     except Exception as error:  # noqa: BLE001 - reported as a failure with the logs' tails
         check("the browser session ran to its end", False, repr(error))

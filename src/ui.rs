@@ -7,8 +7,8 @@
 //! language with every call, so the server's messages come in it too.
 //!
 //! The code of the page is plain JavaScript in `src/ui/` (`app.js` the helpers, `views.js`
-//! the views, `i18n.js` the words); its one library is uPlot (MIT, vendored in
-//! `src/ui/vendor/`) for the optics chart.
+//! the views, `onu.js` the ONU's view, `i18n.js` the words); its one library is uPlot
+//! (MIT, vendored in `src/ui/vendor/`) for the optics and traffic charts.
 
 use crate::error::ApiError;
 use crate::http::russian::Language;
@@ -33,6 +33,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "views.js",
         "text/javascript; charset=utf-8",
         include_str!("ui/views.js"),
+    ),
+    (
+        "onu.js",
+        "text/javascript; charset=utf-8",
+        include_str!("ui/onu.js"),
     ),
     (
         "i18n.js",

@@ -66,6 +66,7 @@ async fn the_page_and_its_assets_load_without_a_key() {
     for (asset, kind) in [
         ("app.js", "text/javascript; charset=utf-8"),
         ("views.js", "text/javascript; charset=utf-8"),
+        ("onu.js", "text/javascript; charset=utf-8"),
         ("i18n.js", "text/javascript; charset=utf-8"),
         ("style.css", "text/css; charset=utf-8"),
         ("vendor/uPlot.iife.min.js", "text/javascript; charset=utf-8"),

@@ -82,6 +82,27 @@ const age = (value) => {
 };
 const dbm = (value) => (value === null || value === undefined ? "—" : `${value.toFixed(2)} dBm`);
 const metres = (value) => (value === null || value === undefined ? "—" : `${value} m`);
+// A rate in bits a second, written in Mb/s; `unknown` (a dash unless told) when the
+// server has none: a null rate is unknown, never shown as 0.
+const rate = (bps, unknown = "—") => (bps === null || bps === undefined ? unknown
+  : `${(bps / 1e6).toFixed(bps < 1e7 ? 2 : 1)} ${t("unit.mbps")}`);
+// A share (0 to 1) as a percentage, two decimals below 1 % (the server gives four
+// decimals of the share) so a light load does not read as 0; a dash when unknown.
+const percent = (value) => (value === null || value === undefined ? "—" : `${(value * 100).toFixed(value < 0.01 ? 2 : 1)} %`);
+// The lower-case hex digits of a MAC or MAC prefix as `GET /macs?mac=` reads them
+// (actors/src/macs.rs, `hex_digits`): `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`,
+// `aabb.ccdd.eeff` or `aabbccddeeff`, or a start of one with at least 6 digits; null for
+// anything else, so the search asks the server only what it will take as a MAC.
+function macDigits(text) {
+  text = text.trim();
+  const separator = [":", "-", "."].find((s) => text.includes(s));
+  const groups = separator ? text.split(separator) : [text];
+  const width = groups[0].length;
+  const fits = !separator || (width === 2 && separator !== ".") || (width === 4 && separator !== ":");
+  const digits = groups.join("");
+  const even = !separator || groups.every((g) => g.length === width);
+  return fits && even && /^[0-9a-fA-F]{6,12}$/.test(digits) ? digits.toLowerCase() : null;
+}
 const canAct = () => state.who && state.who.level === "FULL";
 const statusBadge = (status) => h("span", { class: `badge s-${status}` }, t(`status.${status}`));
 const levelBadge = (level) => h("span", { class: `badge l-${level}` }, t(`level.${level}`));

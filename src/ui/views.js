@@ -72,7 +72,10 @@ async function oltView(id, params) {
       table([["c.at", (x) => time(x.at)], ["c.status", (x) => (x.from ? `${x.from} → ${x.to}` : x.to)], ["c.message", (x) => x.reason]],
         [...s.transitions].reverse().slice(0, 10)),
       h("h2", {}, t("olt.ports")),
-      table([["c.port", (p) => p.name], ["c.onus", (p) => p.onuTotal, { num: true }], ["c.online", (p) => p.onuOnline, { num: true }]], olt.ports));
+      h("div", { id: "olt-ports" }, table([["c.port", (p) => p.name], ["c.onus", (p) => p.onuTotal, { num: true }], ["c.online", (p) => p.onuOnline, { num: true }],
+        // `out` is what the port sends to its ONUs (download), `in` what it receives.
+        ["c.downLoad", (p) => utilisation(p.outUtilisation, p.outBps), { sort: (p) => p.outUtilisation ?? -1 }],
+        ["c.upLoad", (p) => utilisation(p.inUtilisation, p.inBps), { sort: (p) => p.inUtilisation ?? -1 }]], olt.ports)));
   };
   const refresh = async () => { try { renderDetail((await api(`/olts/${id}`)).data); } catch (error) { header.replaceChildren(errorBox(error)); } };
   await refresh();
@@ -126,6 +129,15 @@ async function oltView(id, params) {
     h("h2", {}, t("olt.onus")), onus, h("h2", {}, t("olt.configs")), versions, diff);
 }
 
+// A port's use of its capacity one way: a bar (a <meter>, amber past 70 %, red past 90 %)
+// and the percentage with the rate it stands for; a dash while the share is unknown.
+function utilisation(share, bps) {
+  if (share === null || share === undefined) return "—";
+  return h("span", { class: "util" },
+    h("meter", { min: 0, max: 1, low: 0.7, high: 0.9, optimum: 0, value: share, "aria-label": percent(share) }),
+    ` ${percent(share)} · ${rate(bps)}`);
+}
+
 function onuTable(onus, levels = new Map()) {
   return table([
     ["c.id", (o) => h("a", { href: `#/onu/${o.id}` }, o.id), { num: true, sort: (o) => o.id }],
@@ -143,108 +155,52 @@ function onuTable(onus, levels = new Map()) {
   ], onus);
 }
 
-async function onuView(id) {
-  const onu = (await api(`/onus/${id}`)).data;
-  const [optics, history] = await Promise.all([
-    api(`/onus/${id}/optics`).then((r) => r.data).catch(() => null),
-    api(`/onus/${id}/optics/history?limit=2000`).then((r) => r.data).catch(() => [])]);
-  const chart = h("div", { class: "chart", id: "optics-chart", role: "img", "aria-label": t("onu.optics") });
-  // Its state history is its events: ONU_DOWN / ONU_UP from the event log.
-  const states = h("div", { id: "onu-states" });
-  api(`/events?onuId=${id}&type=ONU_DOWN&type=ONU_UP&size=20`)
-    .then((r) => states.replaceChildren(table([["c.at", (e) => time(e.at)], ["c.type", (e) => e.type], ["c.message", (e) => e.message]], r.data)))
-    .catch((error) => states.replaceChildren(errorBox(error)));
-  const form = (word, input, send) => h("form", { class: "inline", onsubmit: async (e) => {
-    e.preventDefault();
-    try { await send(e.target.elements.value.value); flash(`${t(word)}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
-  } }, h("label", {}, t(word), input), h("button", { type: "submit", disabled: !canAct() }, t(word)));
-  show(
-    h("h1", {}, `${t("onu.title")} ${onu.serial} `, statusBadge(onu.status)),
-    h("div", { class: "card" }, h("dl", { class: "detail" },
-      h("dt", {}, t("c.olt")), h("dd", {}, h("a", { href: `#/olt/${onu.oltId}` }, onu.oltId), ` · ${onu.ponPort} · ${onu.onuIndex}`),
-      h("dt", {}, t("c.description")), h("dd", {}, onu.description || "—"),
-      h("dt", {}, t("c.distance")), h("dd", {}, metres(onu.distance)),
-      h("dt", {}, t("c.vlan")), h("dd", {}, onu.vlan ?? "—"),
-      h("dt", {}, t("c.cause")), h("dd", {}, onu.lastDownCause || "—"),
-      h("dt", {}, t("c.subscriber")), h("dd", { id: "onu-subscriber" }, subscriberText(onu.subscriber) || "—"),
-      h("dt", {}, t("c.updated")), h("dd", {}, time(onu.lastUpdate)),
-      h("dt", {}, t("onu.latest")), h("dd", {}, optics ? [`${t("c.rx")} ${dbm(optics.rxPower)}, ${t("c.tx")} ${dbm(optics.txPower)}, ${t("c.oltRx")} ${dbm(optics.oltRxPower)}`,
-        optics.temperature !== null ? `, ${optics.temperature} °C` : "",
-        optics.voltage !== null ? `, ${optics.voltage} V` : "",
-        optics.biasCurrent !== null ? `, ${optics.biasCurrent} mA` : "", " ", levelBadge(optics.level),
-        h("span", { class: "muted", id: "optics-age" }, " ", t("onu.readAt", time(optics.opticsAt), age(optics.opticsAt)))] : "—"))),
-    h("div", { class: "actions" },
-      h("button", { type: "button", class: "danger", disabled: !canAct(), onclick: async () => {
-        if (!confirm(t("confirm.reboot", onu.serial))) return;
-        try { await api(`/onus/${id}/reboot`, { method: "POST" }); flash(`${t("onu.reboot")}: ${t("done")}`); } catch (error) { flash(error.message, true); }
-      } }, t("onu.reboot")),
-      h("button", { type: "button", id: "read-signal", disabled: !canAct(), onclick: async () => {
-        try { await api(`/onus/${id}/optics/refresh`, { method: "POST" }); flash(`${t("onu.readNow")}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
-      } }, t("onu.readNow")),
-      form("onu.setVlan", h("input", { name: "value", type: "number", min: 1, max: 4094, required: true, value: onu.vlan ?? "" }),
-        (v) => api(`/onus/${id}/vlan`, { method: "POST", body: { vlan: Number(v) } })),
-      h("form", { class: "inline", id: "subscriber-form", onsubmit: async (e) => {
-        e.preventDefault();
-        const fields = e.target.elements;
-        const body = { ...(onu.subscriber || {}), contract: fields.contract.value.trim() || null, name: fields.name.value.trim() || null };
-        try { await api(`/onus/${id}/subscriber`, { method: "POST", body }); flash(`${t("onu.bind")}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
-      } }, h("label", {}, t("c.contract"), h("input", { name: "contract", type: "text", maxlength: 256, value: onu.subscriber?.contract ?? "" })),
-        h("label", {}, t("c.name"), h("input", { name: "name", type: "text", maxlength: 256, value: onu.subscriber?.name ?? "" })),
-        h("button", { type: "submit", disabled: !canAct() }, t("onu.bind"))),
-      form("onu.setDescription", h("input", { name: "value", type: "text", maxlength: 64, pattern: DESCRIPTION_PATTERN, title: t("hint.description"), value: onu.description || "" }),
-        (v) => api(`/onus/${id}/description`, { method: "POST", body: { description: v } })),
-      canAct() ? null : h("span", { class: "muted" }, t("readonly"))),
-    h("h2", {}, t("onu.optics")), history.length ? chart : h("p", { class: "muted" }, t("onu.noHistory")),
-    h("h2", {}, t("onu.states")), states);
-  if (history.length) drawOptics(chart, history, optics && optics.thresholds);
-}
-
-// The optics history as a uPlot line chart (dBm over time), with the `[optics]`
-// thresholds the levels are set by drawn as dashed lines across the day.
-function drawOptics(holder, history, thresholds) {
-  const now = Date.now() / 1000;
-  // The day's two ends join the readings' times, so the threshold lines span the range
-  // the title names; the readings have no value there.
-  const x = history.map((r) => Date.parse(r.measuredAt) / 1000);
-  const ends = [Math.min(now - 86400, x[0]), ...x, Math.max(now, x[x.length - 1])];
-  const padded = (values) => [null, ...values, null];
-  const series = (field) => history.map((r) => r[field]);
-  const limits = thresholds ? [["chart.warning", thresholds.warningDbm, "#c77700"], ["chart.critical", thresholds.criticalDbm, "#b3261e"]] : [];
-  const width = Math.max(320, holder.clientWidth || 900);
-  // 24-hour times and ISO dates, as everywhere else on the page, in either language.
-  const pad = (n) => String(n).padStart(2, "0");
-  const stamp = (s) => { const d = new Date(s * 1000); return `${pad(d.getHours())}:${pad(d.getMinutes())}`; };
-  const line = (label, stroke) => ({ label: t(label), stroke, width: 2, spanGaps: true, points: { show: true, size: 4 } });
-  new uPlot({
-    width, height: 260,
-    // The range the title names: the last 24 hours.
-    scales: { x: { time: true, range: () => [now - 86400, now] } },
-    series: [{ label: t("chart.time"), value: (u, s) => {
-      if (s == null) return "—";
-      const d = new Date(s * 1000);
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${stamp(s)}`;
-    } },
-      line("chart.rx", "#2456a6"), line("chart.tx", "#1b7f3b"), line("chart.oltRx", "#9a6200"),
-      ...limits.map(([word, , stroke]) => ({ label: t(word), stroke, width: 1, dash: [6, 4], points: { show: false } }))],
-    axes: [{ values: (u, splits) => splits.map(stamp) }, { label: "dBm" }],
-  }, [ends, ...[series("rxPower"), series("txPower"), series("oltRxPower")].map(padded),
-    ...limits.map(([, value]) => ends.map(() => value))], holder);
-}
-
+// The search: serials, descriptions and subscribers (`GET /onus?q=`), and, when the text
+// spells a MAC or a prefix of one (6 hex digits or more, app.js `macDigits`), every ONU
+// that MAC is or was behind (`GET /macs?mac=`, newest first, paged). A serial's fragment
+// can be hex too, so then both are asked: the MAC's ONUs first, and the ONU search under
+// them when it found something.
 async function searchView(params) {
   const q = params.get("q") || "";
+  const page = Number(params.get("page") || 0);
+  const mac = q ? macDigits(q) : null;
   const results = h("div", { id: "results" });
+  const macResults = h("div", { id: "mac-results" });
   if (q) {
-    try {
-      const list = await api("/onus" + query({ q, size: PAGE }));
-      results.replaceChildren(h("p", { class: "muted" }, t("total", list.meta.totalCount)), onuTable(list.data));
-    } catch (error) { results.replaceChildren(errorBox(error)); }
+    const [onus, macs] = await Promise.allSettled([api("/onus" + query({ q, size: PAGE })),
+      mac ? api("/macs" + query({ mac: q, page, size: PAGE })) : Promise.resolve(null)]);
+    if (macs.status === "rejected") macResults.replaceChildren(errorBox(macs.reason));
+    else if (macs.value) {
+      macResults.replaceChildren(h("h2", {}, t("search.macs")), macTable(macs.value.data),
+        pager(macs.value.meta, (p) => { location.hash = "#/search" + query({ q, page: p || "" }); }));
+    }
+    if (onus.status === "rejected") results.replaceChildren(errorBox(onus.reason));
+    else if (!mac || onus.value.data.length) {
+      results.replaceChildren(...[mac ? h("h2", {}, t("search.onus")) : null,
+        h("p", { class: "muted" }, t("total", onus.value.meta.totalCount)), onuTable(onus.value.data)].filter(Boolean));
+    }
   }
   show(h("h1", {}, t("search.title")),
     h("form", { class: "inline", role: "search", onsubmit: (e) => { e.preventDefault(); location.hash = "#/search" + query({ q: e.target.elements.q.value.trim() }); } },
       h("label", {}, t("search.q"), h("input", { name: "q", type: "search", value: q, size: 40 })),
       h("button", { type: "submit", class: "primary" }, t("search.go"))),
-    results);
+    macResults, results);
+}
+
+// Where a MAC is or was: each ONU linked to its view; a MAC active behind two ONUs at
+// once (a loop or a cloned MAC) is marked on both.
+function macTable(sightings) {
+  return table([
+    ["c.onu", (m) => h("a", { href: `#/onu/${m.onuId}` }, m.serial), { sort: (m) => m.serial }],
+    ["c.olt", (m) => h("a", { href: `#/olt/${m.oltId}` }, m.oltId), { num: true }],
+    ["c.port", (m) => m.ponPort],
+    ["c.mac", (m) => h("span", { class: "mono" }, m.mac), { sort: (m) => m.mac }],
+    ["c.vlan", (m) => m.vlan, { num: true }],
+    ["macs.first", (m) => time(m.firstSeen)],
+    ["macs.last", (m) => time(m.lastSeen), { sort: (m) => m.lastSeen }],
+    ["c.status", (m) => [h("span", { class: `badge ${m.active ? "s-ONLINE" : "s-UNKNOWN"}` }, t(`macs.active.${m.active}`)),
+      m.duplicate ? [" ", h("span", { class: "badge v-WARNING duplicate", title: t("macs.duplicateHint") }, t("macs.duplicate"))] : null]],
+  ], sightings);
 }
 
 async function opticsView(params) {
