@@ -125,6 +125,10 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     // The simulated signals drift by the minute: the demo reads optics every two minutes
     // so its charts move, where a real fleet keeps the vendors' defaults (docs/polling.md).
     config.polling.optics_interval = Some(std::time::Duration::from_secs(120));
+    // Likewise its traffic every 30 s and its MACs every minute, so an ONU's traffic chart
+    // and MAC list fill within a minute of the start instead of ten.
+    config.polling.traffic_interval = std::time::Duration::from_secs(30);
+    config.polling.macs_interval = std::time::Duration::from_secs(60);
     // The simulator traps each ONU change to the service, which polls at once: the demo's
     // events arrive within seconds, not a poll interval.
     let traps = std::net::UdpSocket::bind("127.0.0.1:0")
