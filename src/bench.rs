@@ -57,6 +57,11 @@ pub struct PollBenchOptions {
     /// Leave out P7 (healthy cycles with OLTs hung) and P8 (restart-session on a stuck OLT).
     #[arg(long)]
     pub skip_isolation: bool,
+    /// Read the `traffic` group (each ONU's octet counters) in every measured cycle too,
+    /// as a fleet does at each `traffic_interval`: P2 with it minus P2 without is the
+    /// group's CPU per read of the fleet.
+    #[arg(long)]
+    pub with_traffic: bool,
     /// First UDP port of the simulated fleet.
     #[arg(long, default_value_t = 21000)]
     pub base_port: u16,
@@ -387,7 +392,7 @@ pub async fn poll(options: PollBenchOptions) -> anyhow::Result<PollBenchResult> 
         inventory.olts.len()
     ));
 
-    let (settings, bare_settings) = bench_settings();
+    let (settings, bare_settings) = bench_settings(options.with_traffic);
     let (fleet, handles) = warmed_up_fleet(work.path(), settings, &inventory).await?;
     progress.inc();
 
@@ -468,7 +473,7 @@ async fn v3_cycles(
     handles: &[OltHandle],
     cycles: usize,
 ) -> anyhow::Result<snmpv3::SnmpV3Figures> {
-    snmpv3::measure(work, v3_inventory, bench_settings().0, handles, cycles).await
+    snmpv3::measure(work, v3_inventory, bench_settings(false).0, handles, cycles).await
 }
 
 /// The fleet's poll settings, and the bare loop's: the same, with a semaphore of its own.
@@ -476,7 +481,7 @@ async fn v3_cycles(
 /// every group (P1 is "everything at once"): the identity, `olt` and optics intervals
 /// are 1 ns, so each is due again by the next cycle, and the pace is so high it never
 /// waits, as before polling by group.
-fn bench_settings() -> (PollSettings, PollSettings) {
+fn bench_settings(with_traffic: bool) -> (PollSettings, PollSettings) {
     let always = Duration::from_nanos(1);
     // The deadline counts device time only; it also bounds how long `poll_now` waits,
     // and a cycle of 10,000 OLTs queued on the poll permits at once (the first one
@@ -486,6 +491,10 @@ fn bench_settings() -> (PollSettings, PollSettings) {
         identity_interval: always,
         olt_interval: always,
         optics_interval: Some(always),
+        traffic_interval: match with_traffic {
+            true => always,
+            false => PollSettings::default().traffic_interval,
+        },
         max_requests_per_second: Some(1_000_000),
         deadline: Duration::from_secs(300),
         ..PollSettings::default()
