@@ -159,6 +159,15 @@ def main():
             want = sorted(((o["ponPort"], o["onuIndex"]) + tuple(o.get(f) for f in OPTICS_FIELDS)
                            for o in expected["onus"]))
             check(f"{name}: GET /optics temperature, voltage, bias of every ONU", got, want)
+            # A capture's traffic counters, as the first poll's `traffic` read found them.
+            if expected.get("traffic"):
+                by_serial = {onu["serial"]: onu["id"] for onu in body["data"]}
+                got = []
+                for want_onu in expected["traffic"]:
+                    status, reading = get(base, f"/onus/{by_serial[want_onu['serial']]}/traffic", key)
+                    got.append((want_onu["serial"], reading["data"]["inOctets"], reading["data"]["outOctets"]))
+                want = [(t["serial"], t["inOctets"], t["outOctets"]) for t in expected["traffic"]]
+                check(f"{name}: GET /onus/{{id}}/traffic octet counters of every ONU", got, want)
 
         total = sum(e["totalOnu"] for _, _, e in fixtures)
         online = sum(e["onuOnline"] for _, _, e in fixtures)

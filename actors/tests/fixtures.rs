@@ -166,6 +166,22 @@ async fn polls_once(name: &str, olt: OltSpec, expected: &Expected) {
         detail.session.warnings, expected.warnings,
         "{name}: session.warnings"
     );
+    // The first poll reads every group, the traffic counters among them.
+    let onus = handle.onus().await.expect("onus");
+    for want in &expected.traffic {
+        let onu = onus
+            .iter()
+            .find(|o| o.serial == want.serial)
+            .unwrap_or_else(|| panic!("{name}: no ONU {}", want.serial));
+        let reading = handle.traffic(onu.id).await.expect("traffic");
+        let counters = reading.map(|r| (r.in_octets, r.out_octets));
+        assert_eq!(
+            counters,
+            Some((Some(want.in_octets), Some(want.out_octets))),
+            "{name}: {}'s octet counters",
+            want.serial
+        );
+    }
 
     fleet.shutdown().await;
 }

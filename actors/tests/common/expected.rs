@@ -21,6 +21,19 @@ pub struct Expected {
     /// The OLT's `session.warnings` after the poll (none unless the layout is broken).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The octet counters the `traffic` group reads for each ONU (by serial), where the
+    /// fixture holds them (those of a real capture).
+    #[serde(default)]
+    pub traffic: Vec<ExpectedTraffic>,
+}
+
+/// One ONU's counters as the fixture serves them.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectedTraffic {
+    pub serial: String,
+    pub in_octets: u64,
+    pub out_octets: u64,
 }
 
 /// One ONU of a fixture's `.expected.json`, in the API's field names.
