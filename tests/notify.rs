@@ -197,19 +197,8 @@ async fn a_splitter_cut_is_one_message_a_chat_and_one_mail_and_one_more_when_it_
 
     // Twelve online ONUs in a row on the first 64-ONU port hang under splitter ODB-12,
     // each with a subscriber.
-    let onus = sim.expected_onus(1);
-    let port = onus[0].pon_port.clone();
-    let mut on_port: Vec<_> = onus.iter().filter(|o| o.pon_port == port).collect();
-    on_port.sort_by_key(|o| o.onu_index);
-    assert_eq!(on_port.len(), 64);
-    let start = (0..=52)
-        .find(|&s| {
-            on_port[s..s + 12]
-                .iter()
-                .all(|o| o.status == OnuStatus::Online)
-        })
-        .expect("twelve online ONUs in a row");
-    let twelve = &on_port[start..start + 12];
+    let twelve = common::online_in_a_row(&sim, 1, 64, 12);
+    let port = twelve[0].pon_port.clone();
     let (status, splitter) = service
         .post_json(
             "/splitters",

@@ -10,7 +10,6 @@
 mod common;
 
 use common::{all_polled, eventually, test_config, TestService};
-use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -145,20 +144,9 @@ async fn a_splitter_cut_a_port_cut_and_a_power_cut_are_one_outage_each() {
     let sim = fleet(3, 256, FleetVendors::Mixed).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let service = started(&sim, &dir).await;
-    let onus = sim.expected_onus(3);
-    let port = onus[0].pon_port.clone();
-    let mut on_port: Vec<_> = onus.iter().filter(|o| o.pon_port == port).collect();
-    on_port.sort_by_key(|o| o.onu_index);
-    assert_eq!(on_port.len(), 64, "a full BDCOM EPON port");
-    // Twelve ONUs in a row that are all online: the splitter's.
-    let start = (0..=52)
-        .find(|&s| {
-            on_port[s..s + 12]
-                .iter()
-                .all(|o| o.status == OnuStatus::Online)
-        })
-        .expect("twelve online ONUs in a row");
-    let on_splitter = &on_port[start..start + 12];
+    // Twelve ONUs in a row that are all online, on a full BDCOM EPON port: the splitter's.
+    let on_splitter = common::online_in_a_row(&sim, 3, 64, 12);
+    let port = on_splitter[0].pon_port.clone();
     let (first, last) = (on_splitter[0].onu_index, on_splitter[11].onu_index);
     assert_eq!(last - first, 11, "consecutive indexes");
 

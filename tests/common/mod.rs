@@ -263,3 +263,26 @@ pub async fn all_polled(service: &TestService) {
     })
     .await
 }
+
+/// `n` online ONUs in a row (by index) on the first port of OLT `olt` of `sim`, which
+/// holds `port_size` ONUs: the ONUs a test hangs under one splitter.
+pub fn online_in_a_row(
+    sim: &SimFleet,
+    olt: u32,
+    port_size: usize,
+    n: usize,
+) -> Vec<ponkeeper_sim::ExpectedOnu> {
+    let onus = sim.expected_onus(olt);
+    let port = onus[0].pon_port.clone();
+    let mut on_port: Vec<_> = onus.into_iter().filter(|o| o.pon_port == port).collect();
+    on_port.sort_by_key(|o| o.onu_index);
+    assert_eq!(on_port.len(), port_size, "OLT {olt}'s first port");
+    let start = (0..=port_size - n)
+        .find(|&s| {
+            on_port[s..s + n]
+                .iter()
+                .all(|o| o.status == ponkeeper_actors::domain::OnuStatus::Online)
+        })
+        .unwrap_or_else(|| panic!("{n} online ONUs in a row"));
+    on_port.drain(start..start + n).collect()
+}
