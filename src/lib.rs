@@ -42,6 +42,7 @@ pub mod rate_limit;
 pub mod records;
 pub mod router;
 pub mod state;
+pub mod tasks;
 pub mod traps;
 pub mod ui;
 pub mod webhooks;

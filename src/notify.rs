@@ -23,25 +23,14 @@ pub use delivery::ChannelStatus;
 use crate::alarms::Alarms;
 use crate::channels::{Channel, NotifyConfig};
 use crate::clock::Clock;
+use crate::tasks::{Running, TaskSet};
 use ponkeeper_actors::store::Store;
 use std::sync::{Arc, Mutex};
 
 /// The running channels; cheap to clone. Empty until [`Notifiers::apply`].
 #[derive(Clone, Default)]
 pub struct Notifiers {
-    running: Arc<Mutex<Vec<Running>>>,
-}
-
-struct Running {
-    config: NotifyConfig,
-    status: Arc<Mutex<ChannelStatus>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    running: TaskSet<NotifyConfig, ChannelStatus>,
 }
 
 impl Notifiers {
@@ -79,28 +68,17 @@ impl Notifiers {
                 task,
             });
         }
-        let old = std::mem::replace(&mut *lock(&self.running), fresh);
-        drop(old);
+        self.running.replace(fresh);
         Ok(())
     }
 
     /// Stops every channel (at shutdown).
     pub fn stop(&self) {
-        lock(&self.running).clear();
+        self.running.stop();
     }
 
     /// Each channel's config and delivery state, in config order.
     pub fn statuses(&self) -> Vec<(NotifyConfig, ChannelStatus)> {
-        lock(&self.running)
-            .iter()
-            .map(|r| (r.config.clone(), lock(&r.status).clone()))
-            .collect()
+        self.running.statuses()
     }
-}
-
-/// Locks `mutex`, whatever a panicking holder left.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -8,6 +8,7 @@
 //! [`signature`].
 
 use crate::clock::Clock;
+use crate::tasks::{Running, TaskSet};
 use ponkeeper_actors::events::EventLog;
 use ponkeeper_actors::events::EventType;
 use ponkeeper_actors::store::Store;
@@ -84,19 +85,7 @@ pub fn resolve(entries: &[WebhookConfig]) -> anyhow::Result<Vec<Webhook>> {
 /// The running webhooks; cheap to clone. Empty until [`Webhooks::apply`].
 #[derive(Clone, Default)]
 pub struct Webhooks {
-    running: Arc<Mutex<Vec<Running>>>,
-}
-
-struct Running {
-    webhook: Webhook,
-    status: Arc<Mutex<DeliveryStatus>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    running: TaskSet<WebhookConfig, DeliveryStatus>,
 }
 
 impl Webhooks {
@@ -113,43 +102,33 @@ impl Webhooks {
         let mut fresh = Vec::with_capacity(hooks.len());
         for webhook in hooks {
             let status = Arc::new(Mutex::new(DeliveryStatus::default()));
+            let config = webhook.config.clone();
             let task = tokio::spawn(delivery::run(
                 (events.clone(), clock),
-                webhook.clone(),
+                webhook,
                 cursors.clone(),
                 client.clone(),
                 status.clone(),
             ));
             fresh.push(Running {
-                webhook,
+                config,
                 status,
                 task,
             });
         }
-        let old = std::mem::replace(&mut *lock(&self.running), fresh);
-        drop(old);
+        self.running.replace(fresh);
         Ok(())
     }
 
     /// Stops every delivery task (at shutdown).
     pub fn stop(&self) {
-        lock(&self.running).clear();
+        self.running.stop();
     }
 
     /// Each webhook's config and delivery state, in config order.
     pub fn statuses(&self) -> Vec<(WebhookConfig, DeliveryStatus)> {
-        lock(&self.running)
-            .iter()
-            .map(|r| (r.webhook.config.clone(), lock(&r.status).clone()))
-            .collect()
+        self.running.statuses()
     }
-}
-
-/// Locks `mutex`, whatever a panicking holder left.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

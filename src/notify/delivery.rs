@@ -172,7 +172,7 @@ pub async fn run(
     let mut woken = feed.alarms.subscribe();
     let mut cap = RateCap::new(channel.config.max_per_minute);
     loop {
-        super::lock(&status).delivered_up_to = cursor.event_id();
+        crate::tasks::lock(&status).delivered_up_to = cursor.event_id();
         woken.borrow_and_update();
         let batch = match feed.changes.after(cursor, BATCH) {
             Ok(batch) => batch,
@@ -256,7 +256,7 @@ fn note_failure(
     asked: Option<Duration>,
 ) -> Duration {
     let now = Utc::now();
-    let mut state = super::lock(status);
+    let mut state = crate::tasks::lock(status);
     state.failures = state.failures.saturating_add(1);
     let wait = asked.unwrap_or_else(|| crate::webhooks::delivery::backoff(state.failures));
     state.next_attempt_at = chrono::Duration::from_std(wait).ok().map(|w| now + w);
@@ -295,7 +295,7 @@ async fn send(channel: &Channel, message: &Message, status: &Mutex<ChannelStatus
             }
         }
         let Some((reason, asked)) = failure else {
-            let mut state = super::lock(status);
+            let mut state = crate::tasks::lock(status);
             state.sent += 1;
             state.last_sent_at = Some(Utc::now());
             state.last_error = None;

@@ -110,7 +110,7 @@ pub async fn run(
     };
     let mut last = events.subscribe();
     loop {
-        super::lock(&status).delivered_up_to = cursor;
+        crate::tasks::lock(&status).delivered_up_to = cursor;
         record_lag(&name, events.last_id(), cursor);
         last.borrow_and_update();
         let (batch, seen) = match events.after(cursor, &filter, BATCH) {
@@ -125,7 +125,7 @@ pub async fn run(
             deliver((&events, clock), &webhook, &client, &status, event).await;
             cursor = event.id;
             save(&cursors, &name, cursor);
-            super::lock(&status).delivered_up_to = cursor;
+            crate::tasks::lock(&status).delivered_up_to = cursor;
         }
         if seen > cursor {
             cursor = seen;
@@ -170,7 +170,7 @@ async fn deliver(
         let now = Utc::now();
         let outcome = attempt(client, webhook, &id, now.timestamp(), body.clone()).await;
         let wait = {
-            let mut state = super::lock(status);
+            let mut state = crate::tasks::lock(status);
             state.last_attempt_at = Some(now);
             match outcome {
                 Ok(code) => {
