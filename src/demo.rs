@@ -99,6 +99,19 @@ fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
     objects
 }
 
+/// The demo's polling: the status every `poll_interval`, and the groups a real fleet reads
+/// rarely read often enough to see them move.
+fn demo_polling(config: &mut Config, poll_interval: Duration) {
+    config.polling.status_interval = poll_interval;
+    // The simulated signals drift by the minute: the demo reads optics every two minutes
+    // so its charts move, where a real fleet keeps the vendors' defaults (docs/polling.md).
+    config.polling.optics_interval = Some(Duration::from_secs(120));
+    // Likewise its traffic every 30 s and its MACs every minute, so an ONU's traffic chart
+    // and MAC list fill within a minute of the start instead of ten.
+    config.polling.traffic_interval = Duration::from_secs(30);
+    config.polling.macs_interval = Duration::from_secs(60);
+}
+
 pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
     let mut fleet = start_fleet(&options).await?;
 
@@ -121,14 +134,7 @@ pub async fn run(options: DemoOptions) -> anyhow::Result<()> {
         profiles: vec!["swagger".into()],
         ..Config::default()
     };
-    config.polling.status_interval = options.poll_interval;
-    // The simulated signals drift by the minute: the demo reads optics every two minutes
-    // so its charts move, where a real fleet keeps the vendors' defaults (docs/polling.md).
-    config.polling.optics_interval = Some(std::time::Duration::from_secs(120));
-    // Likewise its traffic every 30 s and its MACs every minute, so an ONU's traffic chart
-    // and MAC list fill within a minute of the start instead of ten.
-    config.polling.traffic_interval = std::time::Duration::from_secs(30);
-    config.polling.macs_interval = std::time::Duration::from_secs(60);
+    demo_polling(&mut config, options.poll_interval);
     // The simulator traps each ONU change to the service, which polls at once: the demo's
     // events arrive within seconds, not a poll interval.
     let traps = std::net::UdpSocket::bind("127.0.0.1:0")
