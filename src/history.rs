@@ -2,7 +2,8 @@
 //! tool, which reaches the same handlers), by name: config backups ([`configs`],
 //! [`config`], [`config_before`]), ONU state changes and OLT coverage for the СЗО
 //! ([`state_before`], [`onu_period`]), optics history ([`optics`]), traffic history
-//! ([`traffic`]) and the audit log ([`audit_entries`]).
+//! ([`traffic`]), the MACs seen behind ONUs ([`macs_of_onu`], [`find_macs`]) and the audit
+//! log ([`audit_entries`]).
 //!
 //! A store read blocks its thread (a page may come from disk), so each function runs it on
 //! tokio's blocking pool and never on an async worker, where it would hold up every other
@@ -166,6 +167,25 @@ pub async fn traffic(
         Ok(buckets.finish())
     })
     .await
+}
+
+/// Every MAC seen behind ONU `onu` within the retention, active ones first.
+pub async fn macs_of_onu(
+    app: &AppState,
+    onu: OnuId,
+) -> Result<Vec<ponkeeper_actors::store::macs::MacEntry>, ApiError> {
+    let store = app.store.clone();
+    blocking(move || store.macs_of_onu(onu)).await
+}
+
+/// At most `limit` sightings of the MACs `query` spells, newest first.
+pub async fn find_macs(
+    app: &AppState,
+    query: ponkeeper_actors::macs::MacQuery,
+    limit: usize,
+) -> Result<Vec<ponkeeper_actors::store::macs::MacEntry>, ApiError> {
+    let store = app.store.clone();
+    blocking(move || store.find_macs(&query, limit)).await
 }
 
 /// A page of the audit entries `filter` admits, newest first, and how many it admits. A

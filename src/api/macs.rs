@@ -1,8 +1,8 @@
 //! The MACs behind ONUs (docs/api.md, "MACs"): `GET /onus/{id}/macs` lists one ONU's,
 //! `GET /macs?mac=` finds every ONU a MAC (or a prefix of one) is or was behind, newest
 //! first, and flags a MAC active behind two ONUs at once; `POST /onus/{id}/macs/refresh`
-//! (FULL) reads one ONU's now within its OLT's budget. The store answers the reads
-//! ([`ponkeeper_actors::store::macs`]) on the blocking pool.
+//! (FULL) reads one ONU's now within its OLT's budget. The store's answers come through
+//! [`crate::history`], on the blocking pool.
 
 use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals};
 use super::path::OnuPath;
@@ -79,20 +79,10 @@ pub struct MacLookup {
     pub mac: String,
 }
 
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ponkeeper_actors::store::StoreError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
-        .map_err(|e| ApiError::Internal(e.to_string()))
-}
-
 /// ONU `id`'s MACs as answered.
 async fn macs_of(app: &AppState, id: u64) -> Result<OnuMacs, ApiError> {
     let owner = app.onu_olt(id)?;
-    let store = app.store.clone();
-    let entries = blocking(move || store.macs_of_onu(id)).await?;
+    let entries = crate::history::macs_of_onu(app, id).await?;
     let summary = owner.summary().await.ok();
     let warnings = summary
         .and_then(|s| {
@@ -175,8 +165,7 @@ async fn find_macs(
     let paging = page_query.paging(&app.config.paging)?;
     let query = MacQuery::parse(&lookup.mac)
         .map_err(|e| ApiError::InvalidParameter(format!("parameter `mac`: {e}")))?;
-    let store = app.store.clone();
-    let entries = blocking(move || store.find_macs(&query, MAX_FOUND)).await?;
+    let entries = crate::history::find_macs(&app, query, MAX_FOUND).await?;
     page(sightings(&app, entries), paging)
 }
 
