@@ -2,12 +2,11 @@
 //! type and the spellings a person types or a log prints ([`Mac::parse`],
 //! [`MacQuery::parse`]), what one read of a device saw ([`MacSighting`], [`MacRead`]) and
 //! where each layout reads them ([`MacSource`]). BDCOM answers the bridge's forwarding
-//! table over SNMP ([`fdb`]); Huawei and ZTE print theirs on the command line, parsed in
+//! table over SNMP (the poller's `fdb`); Huawei and ZTE print theirs on the command line, parsed in
 //! [`cli`]. A layout with no known way answers nothing rather than a guess. The store
 //! keeps each (MAC, ONU) pair's first and last sighting (`store/macs.rs`).
 
 pub mod cli;
-pub mod fdb;
 
 use crate::domain::OnuId;
 use crate::profile::commands::CliMacs;

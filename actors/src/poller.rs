@@ -8,6 +8,7 @@ use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+mod fdb;
 mod groups;
 mod onu_interfaces;
 mod rows;

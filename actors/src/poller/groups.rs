@@ -180,7 +180,7 @@ async fn read_traffic_and_macs(
     if plan.macs && fdb {
         let interfaces = outcome.interfaces.as_ref().or(memory.interfaces);
         let interfaces = interfaces.cloned().unwrap_or_default();
-        outcome.macs = Some(crate::macs::fdb::read(client, profile, &interfaces).await?);
+        outcome.macs = Some(super::fdb::read(client, profile, &interfaces).await?);
     }
     Ok(())
 }

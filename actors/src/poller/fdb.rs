@@ -1,12 +1,13 @@
 //! BDCOM's MACs over SNMP: the bridge's forwarding table. Q-BRIDGE-MIB `dot1qTpFdbPort`
-//! gives, per filtering database (BDCOM's FDB id is the VLAN) and MAC, the bridge port
-//! the MAC was learnt on; BRIDGE-MIB `dot1dBasePortIfIndex` maps that bridge port to an
-//! ifIndex, and IF-MIB's name of that ifIndex (`EPON0/1:3`, `GPON0/2:5`) names the ONU.
-//! One walk of two columns per read; MACs learnt on uplinks or on interfaces that name
-//! no ONU are left out.
+//! gives, per filtering database (its id read as the VLAN; docs/devices.md says why) and
+//! MAC, the bridge port the MAC was learnt on; BRIDGE-MIB `dot1dBasePortIfIndex` maps
+//! that bridge port to an ifIndex, and IF-MIB's name of that ifIndex (`EPON0/1:3`,
+//! `GPON0/2:5`) names the ONU. One walk of two columns per read, in the poll, through the
+//! OLT's client and budget; MACs learnt on uplinks or on interfaces that name no ONU are
+//! left out.
 
-use super::{Mac, MacSighting};
-use crate::poller::Interfaces;
+use super::Interfaces;
+use crate::macs::{Mac, MacSighting};
 use crate::profile::{std_oids, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient};
 use std::collections::HashMap;
