@@ -22,16 +22,36 @@ pub enum Vendor {
     Huawei,
     Zte,
     Bdcom,
+    /// Eltex LTP (Russia).
+    Eltex,
+    /// V-SOL (`vsol`).
+    Vsol,
+    /// C-Data (`cdata`).
+    Cdata,
+    /// SNR (Russia).
+    Snr,
 }
 
 impl Vendor {
-    pub const ALL: [Vendor; 3] = [Vendor::Huawei, Vendor::Zte, Vendor::Bdcom];
+    pub const ALL: [Vendor; 7] = [
+        Vendor::Huawei,
+        Vendor::Zte,
+        Vendor::Bdcom,
+        Vendor::Eltex,
+        Vendor::Vsol,
+        Vendor::Cdata,
+        Vendor::Snr,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Vendor::Huawei => "huawei",
             Vendor::Zte => "zte",
             Vendor::Bdcom => "bdcom",
+            Vendor::Eltex => "eltex",
+            Vendor::Vsol => "vsol",
+            Vendor::Cdata => "cdata",
+            Vendor::Snr => "snr",
         }
     }
 }

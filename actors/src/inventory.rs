@@ -162,6 +162,10 @@ pub enum VendorSetting {
     Huawei,
     Zte,
     Bdcom,
+    Eltex,
+    Vsol,
+    Cdata,
+    Snr,
     Auto,
 }
 
@@ -172,6 +176,10 @@ impl VendorSetting {
             VendorSetting::Huawei => Some(Vendor::Huawei),
             VendorSetting::Zte => Some(Vendor::Zte),
             VendorSetting::Bdcom => Some(Vendor::Bdcom),
+            VendorSetting::Eltex => Some(Vendor::Eltex),
+            VendorSetting::Vsol => Some(Vendor::Vsol),
+            VendorSetting::Cdata => Some(Vendor::Cdata),
+            VendorSetting::Snr => Some(Vendor::Snr),
             VendorSetting::Auto => None,
         }
     }
@@ -183,6 +191,10 @@ impl From<Vendor> for VendorSetting {
             Vendor::Huawei => VendorSetting::Huawei,
             Vendor::Zte => VendorSetting::Zte,
             Vendor::Bdcom => VendorSetting::Bdcom,
+            Vendor::Eltex => VendorSetting::Eltex,
+            Vendor::Vsol => VendorSetting::Vsol,
+            Vendor::Cdata => VendorSetting::Cdata,
+            Vendor::Snr => VendorSetting::Snr,
         }
     }
 }

@@ -4,17 +4,19 @@
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
-use crate::profile::{std_oids, OnuField, OnuIndexing, Profile};
+use crate::profile::{std_oids, Cell, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod fdb;
 mod groups;
 mod onu_interfaces;
+mod placing;
 mod rows;
 
 pub use groups::{optics_per_request, poll_groups, Memory, OpticsPlan, ReadPlan};
-pub use rows::{onu_by_id, Fill, RowMap, RowRead};
+use placing::{index_serial, index_text, locate_onu, PlaceColumns, Unplaced};
+pub use rows::{onu_by_id, row_key, Fill, RowMap, RowRead};
 
 /// Everything one good poll learnt.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,6 +199,28 @@ impl PollOutcome {
     }
 }
 
+impl PollOutcome {
+    /// Lists the ports the ONUs name that IF-MIB did not, after IF-MIB's, in name order
+    /// (layouts whose rows name their port: [`crate::profile::OnuIndexing::names_ports`]).
+    fn add_row_ports(&mut self) {
+        let listed: BTreeSet<&str> = self.ports.iter().map(String::as_str).collect();
+        let named: BTreeSet<String> = self
+            .onus
+            .iter()
+            .filter(|onu| !listed.contains(onu.pon_port.as_str()))
+            .map(|onu| onu.pon_port.clone())
+            .collect();
+        let mut named: Vec<String> = named.into_iter().collect();
+        named.sort_by_key(|port| port_arcs(port));
+        self.ports.extend(named);
+    }
+}
+
+/// A port name's numbers, to sort `0/2` before `0/10`.
+fn port_arcs(port: &str) -> Vec<u32> {
+    port.split('/').filter_map(|arc| arc.parse().ok()).collect()
+}
+
 /// What IF-MIB says about an OLT: every interface's name, and which are PON ports.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Interfaces {
@@ -242,7 +266,7 @@ struct RowBuilder<'a> {
     values: [Option<&'a SnmpValue>; FIELDS],
 }
 
-const FIELDS: usize = 11;
+const FIELDS: usize = 13;
 
 fn field_slot(field: OnuField) -> usize {
     match field {
@@ -257,117 +281,14 @@ fn field_slot(field: OnuField) -> usize {
         OnuField::Temperature => 8,
         OnuField::Voltage => 9,
         OnuField::BiasCurrent => 10,
+        OnuField::PonChannel => 11,
+        OnuField::OnuNumber => 12,
     }
 }
 
 impl<'a> RowBuilder<'a> {
     fn get(&self, field: OnuField) -> Option<&'a SnmpValue> {
         self.values[field_slot(field)]
-    }
-}
-
-/// Why a row of the ONU table names no ONU the poller can place. Rows are counted by
-/// reason (and port), so a port of 128 ONUs missing from IF-MIB is one warning line.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Unplaced {
-    /// The port ifIndex is not in IF-MIB and does not spell a port.
-    NoPort(u32),
-    /// The port ifIndex is not in IF-MIB; the rows were placed on the port its ifIndex
-    /// spells.
-    PortDecoded(u32, String),
-    /// ZTE: the ponId is not a port id.
-    NotAPonId(u32),
-    /// BDCOM: the ONU ifIndex names no ONU interface in IF-MIB.
-    NoOnuInterface,
-    /// The index has a shape the profile does not know.
-    BadIndex,
-    /// The row has no serial (or MAC).
-    NoSerial,
-}
-
-impl Unplaced {
-    /// The warning for the rows at `indexes` (row indexes as `a.b`).
-    fn describe(&self, indexes: &[String]) -> String {
-        let rows = match indexes.len() {
-            1 => "1 ONU row".to_string(),
-            n => format!("{n} ONU rows"),
-        };
-        let listed = || {
-            let shown: Vec<&str> = indexes.iter().take(5).map(String::as_str).collect();
-            let more = indexes.len().saturating_sub(shown.len());
-            let shown = shown.join(", ");
-            if more == 0 {
-                shown
-            } else {
-                format!("{shown} and {more} more")
-            }
-        };
-        match self {
-            Unplaced::NoPort(i) => format!("{rows} on ifIndex {i}: no such port in IF-MIB"),
-            Unplaced::PortDecoded(i, port) => format!(
-                "{rows} on ifIndex {i}: no such port in IF-MIB; placed on port {port}, decoded from the ifIndex"
-            ),
-            Unplaced::NotAPonId(id) => format!("{rows} on ponId {id}: not a PON port id"),
-            Unplaced::NoOnuInterface => format!(
-                "{rows} on ifIndex {}: no ONU interface of that name in IF-MIB",
-                listed()
-            ),
-            Unplaced::BadIndex => format!("{rows} with index {}: cannot decode", listed()),
-            Unplaced::NoSerial => format!("{rows} without a serial: index {}", listed()),
-        }
-    }
-}
-
-fn index_text(index: &[u32]) -> String {
-    let arcs: Vec<String> = index.iter().map(u32::to_string).collect();
-    arcs.join(".")
-}
-
-/// The port name and ONU number a row index stands for, per the profile's indexing, or
-/// why it names none. A Huawei port missing from IF-MIB is decoded from its ifIndex
-/// (`Err(PortDecoded)` then carries the name the row is placed on).
-fn locate_onu(
-    profile: &Profile,
-    interfaces: &Interfaces,
-    index: &[u32],
-) -> Result<(String, u32), Unplaced> {
-    let bad = || Unplaced::BadIndex;
-    match profile.onu_indexing {
-        OnuIndexing::PortIfIndexAndOnuId => {
-            let [if_index, onu_id] = index else {
-                return Err(bad());
-            };
-            if let Some(port) = interfaces.ports.get(if_index) {
-                return Ok((port.clone(), *onu_id));
-            }
-            match profile
-                .port_if_index
-                .and_then(|layout| layout.port_name(*if_index))
-            {
-                Some(port) => Err(Unplaced::PortDecoded(*if_index, port)),
-                None => Err(Unplaced::NoPort(*if_index)),
-            }
-        }
-        OnuIndexing::PonIdAndOnuId(layout) => {
-            let [pon_id, onu_id] = index else {
-                return Err(bad());
-            };
-            let port = layout
-                .port_name(*pon_id)
-                .ok_or(Unplaced::NotAPonId(*pon_id))?;
-            Ok((port, *onu_id))
-        }
-        OnuIndexing::OnuIfIndex { .. } => {
-            let [if_index] = index else {
-                return Err(bad());
-            };
-            let (port, number) = interfaces
-                .names
-                .get(if_index)
-                .and_then(|name| profile.onu_from_if_name(name))
-                .ok_or(Unplaced::NoOnuInterface)?;
-            Ok((port.to_string(), number))
-        }
     }
 }
 
@@ -416,7 +337,9 @@ pub fn decode_read(
             // row for every interface: one without an ONU column is not an ONU row.
             continue;
         }
-        let (place, decoded_port) = match locate_onu(profile, interfaces, index) {
+        let read = fill.row(key);
+        let columns = place_columns(&row, read);
+        let (place, decoded_port) = match locate_onu(profile, interfaces, index, columns) {
             Ok(place) => (place, None),
             Err(Unplaced::PortDecoded(if_index, port)) => {
                 let onu_id = index.get(1).copied().unwrap_or_default();
@@ -428,7 +351,8 @@ pub fn decode_read(
                 continue;
             }
         };
-        let Some(onu) = decode_row(profile, place, &row, fill.row(key)) else {
+        let serial = index_serial(profile, index);
+        let Some(onu) = decode_row(profile, place, &row, read, serial) else {
             let rows = unplaced.entry(Unplaced::NoSerial).or_default();
             rows.push(index_text(index));
             continue;
@@ -446,6 +370,16 @@ pub fn decode_read(
         .map(|(why, indexes)| why.describe(indexes))
         .collect();
     Ok(decoded)
+}
+
+/// What the row's place columns hold, and the place it had when last read.
+fn place_columns(row: &RowBuilder, read: RowRead) -> PlaceColumns {
+    let number = |field: OnuField| u32::try_from(row.get(field)?.as_i64()?).ok();
+    PlaceColumns {
+        channel: number(OnuField::PonChannel),
+        number: number(OnuField::OnuNumber),
+        previous: read.previous.map(|o| (o.pon_port.clone(), o.onu_index)),
+    }
 }
 
 /// Whether every cell of `row` comes from an IF-MIB column (`1.3.6.1.2.1`).
@@ -509,22 +443,24 @@ fn decode_row(
     place: (String, u32),
     row: &RowBuilder,
     read: RowRead,
+    index_serial: Option<String>,
 ) -> Option<PolledOnu> {
     let (pon_port, onu_index) = place;
     let kept = read.previous.filter(|_| !read.identity);
-    let serial = match kept {
-        Some(previous) => previous.serial.clone(),
-        None => row
+    let serial = match (kept, index_serial) {
+        (Some(previous), _) => previous.serial.clone(),
+        (None, Some(serial)) => serial,
+        (None, None) => row
             .get(OnuField::Serial)
             .and_then(|v| decode_serial(profile, v))?,
     };
     let integer = |field: OnuField| {
         let column = profile.column(field)?;
-        column.decode_integer(row.get(field)?.as_i64()?)
+        column.integer(cell(row.get(field)?)?)
     };
     let dbm = |field: OnuField| {
         let column = profile.column(field)?;
-        column.decode_dbm(row.get(field)?.as_i64()?)
+        column.reading(cell(row.get(field)?)?)
     };
     let raw_status = integer(OnuField::Status);
     let status = raw_status
@@ -548,7 +484,7 @@ fn decode_row(
         last_down_cause,
         distance: profile
             .column(OnuField::Distance)
-            .and_then(|column| column.decode_metres(row.get(OnuField::Distance)?.as_i64()?)),
+            .and_then(|column| column.metres(cell(row.get(OnuField::Distance)?)?)),
         rx_power: dbm(OnuField::RxPower),
         tx_power: dbm(OnuField::TxPower),
         olt_rx_power: dbm(OnuField::OltRxPower),
@@ -572,12 +508,11 @@ fn decode_row(
     Some(onu)
 }
 
-/// A row index of one or two arcs as one integer that sorts as the arcs do.
-pub fn row_key(index: &[u32]) -> Option<u128> {
-    match *index {
-        [a] => Some((1 << 64) | u128::from(a)),
-        [a, b] => Some((2 << 64) | (u128::from(a) << 32) | u128::from(b)),
-        _ => None,
+/// A walked value as the profile's codecs take it.
+fn cell(value: &SnmpValue) -> Option<Cell<'_>> {
+    match value.as_bytes() {
+        Some(bytes) => Some(Cell::Octets(bytes)),
+        None => value.as_i64().map(Cell::Integer),
     }
 }
 

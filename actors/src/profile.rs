@@ -13,19 +13,32 @@
 //! (`profile::HUAWEI` etc.) and reached through [`Profile::for_vendor`].
 
 mod bdcom;
+mod cdata;
+mod codec;
 pub mod commands;
 pub mod detection;
+mod eltex;
 mod huawei;
 mod if_index;
 pub mod polling;
 pub mod provisioning;
+mod snr;
+pub mod text;
+mod vsol;
 mod zte;
 
 use crate::domain::{DownCause, OnuStatus, Vendor};
 pub use bdcom::{BDCOM, BDCOM_GPON};
+pub use cdata::CDATA;
+pub use codec::{
+    format_gpon_serial, format_gpon_serial_text, format_mac, parse_gpon_serial, Cell, PLAUSIBLE_DBM,
+};
 use commands::CliProfile;
+pub use eltex::ELTEX;
 pub use huawei::{huawei_gpon_if_index, HUAWEI, HUAWEI_GPON};
 pub use if_index::IfIndexLayout;
+pub use snr::SNR;
+pub use vsol::{VSOL_EPON, VSOL_GPON};
 pub use zte::{ZTE, ZTE_C600, ZTE_C600_GPON};
 
 /// Standard MIB-II / IF-MIB / ENTITY-MIB objects every profile reads.
@@ -68,6 +81,11 @@ pub enum OnuField {
     Voltage,
     /// The ONU laser's bias current (mA).
     BiasCurrent,
+    /// The PON channel (port) an ONU is on, where the row index does not say it (Eltex
+    /// LTP-8X indexes ONUs by their serial: [`OnuIndexing::SlotAndSerial`]).
+    PonChannel,
+    /// The ONU's number on its port, where the row index does not say it.
+    OnuNumber,
 }
 
 /// How a raw SNMP value maps to the API's value.
@@ -80,8 +98,30 @@ pub enum Encoding {
     GponSerialText,
     /// 6-byte EPON MAC address shown as lower-case `a0:b1:c2:d3:e4:f5`.
     MacAddress,
+    /// A GPON serial as text in whatever form the device prints it — 16 hex digits
+    /// (`485754431A2B3C4D`, SNR), `HWTC1A2B3C4D` or `HWTC:1A2B3C4D` — shown as
+    /// [`Encoding::GponSerial`] shows the bytes; `hex` is the form the simulator prints.
+    SerialText { hex: bool },
+    /// An EPON MAC sent as text (`a0:b1:c2:d3:e4:f5`, `a0b1.c2d3.e4f5`, V-SOL), shown as
+    /// [`Encoding::MacAddress`] shows the bytes.
+    MacText,
+    /// An enumeration sent as text, by its words (C-Data's last down cause `LOS`,
+    /// `dying-gasp`): each known word and the value it stands for; any other word is no
+    /// value.
+    TextEnum(&'static [(&'static str, i64)]),
+    /// An enumeration sent as its decimal code in text (SNR's offline reason `7`).
+    TextCode,
     /// OCTET STRING shown as text.
     Text,
+    /// A reading sent as text ([`text::parse_reading`]): V-SOL's and SNR's optics. `absent`
+    /// is what the device prints without a reading (any text without a number reads as
+    /// none; the simulator prints this one).
+    TextReading {
+        form: text::TextForm,
+        absent: &'static str,
+    },
+    /// Whole metres sent as text (SNR's distance).
+    TextMetres,
     /// INTEGER enumeration, used as is.
     Enum,
     /// INTEGER metres.
@@ -116,6 +156,24 @@ pub struct OnuColumn {
     /// Raw values that mean "no reading" and become `null`. A column without sentinels
     /// leaves the instance out instead (ZTE distance of an offline ONU).
     pub absent: &'static [i64],
+}
+
+impl OnuColumn {
+    /// A column without a suffix after the row index.
+    pub const fn new(
+        field: OnuField,
+        oid: &'static [u32],
+        encoding: Encoding,
+        absent: &'static [i64],
+    ) -> OnuColumn {
+        OnuColumn {
+            field,
+            oid,
+            suffix: &[],
+            encoding,
+            absent,
+        }
+    }
 }
 
 /// A layout's per-ONU traffic counters (the `traffic` poll group), indexed by the ONU
@@ -173,6 +231,79 @@ pub enum OnuIndexing {
     /// `<ONU ifIndex>`; the ONU interface's IF-MIB name is the port's name, `separator`
     /// and the ONU number: `EPON0/1:3` is ONU 3 on port `0/1` (BDCOM).
     OnuIfIndex { separator: char },
+    /// `<arcs naming the port>.<onuId>`: the port's name is `prefix` and the leading arcs
+    /// joined by slashes (V-SOL `<pon>.<onu>` with prefix `0/` is port `0/<pon>`; SNR
+    /// `<slot>.<port>.<ont>` is `0/<slot>/<port>`). Where IF-MIB also lists every ONU
+    /// as an interface of its own (V-SOL V1600D's `EPON0/1:1`), `onu_interfaces` is the
+    /// separator of those names, and IF-MIB is compared with the table.
+    PortArcsAndOnuId {
+        prefix: &'static str,
+        onu_interfaces: Option<char>,
+    },
+    /// One packed integer naming port and ONU ([`PackedOnuLayout`], C-Data).
+    Packed(PackedOnuLayout),
+    /// `<slot>.<serial as 8 octets>` (Eltex LTP-8X): the serial is the index, and the
+    /// port (`<slot>/<channel>`) and the ONU number are the [`OnuField::PonChannel`] and
+    /// [`OnuField::OnuNumber`] columns.
+    SlotAndSerial,
+}
+
+impl OnuIndexing {
+    /// Whether a row's place names its port without IF-MIB (port arcs, a packed index,
+    /// Eltex's channel column): a port its ONUs name is listed even where IF-MIB does not
+    /// list it (Eltex's IF-MIB names no PON port any source shows).
+    pub fn names_ports(self) -> bool {
+        matches!(
+            self,
+            OnuIndexing::PortArcsAndOnuId { .. }
+                | OnuIndexing::Packed(_)
+                | OnuIndexing::SlotAndSerial
+        )
+    }
+
+    /// The separator of the ONU interfaces' IF-MIB names (`EPON0/1:3`), where IF-MIB
+    /// lists ONUs as interfaces of their own.
+    pub fn onu_interface_separator(self) -> Option<char> {
+        match self {
+            OnuIndexing::OnuIfIndex { separator } => Some(separator),
+            OnuIndexing::PortArcsAndOnuId { onu_interfaces, .. } => onu_interfaces,
+            _ => None,
+        }
+    }
+}
+
+/// C-Data's packed ONU index: `base | (port - first_port) << port_shift | onu`
+/// (`0x480000 | (port-1) << 12 | onu`), the port named `prefix` and its number
+/// (`0/0/3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackedOnuLayout {
+    pub base: u32,
+    pub port_shift: u32,
+    pub first_port: u32,
+    /// Ports the layout can name (a larger number is no index of this layout).
+    pub ports: u32,
+    pub prefix: &'static str,
+}
+
+impl PackedOnuLayout {
+    /// The index of ONU `onu` on port number `port` (the simulator's side).
+    pub fn index(&self, port: u32, onu: u32) -> Option<u32> {
+        let port = port.checked_sub(self.first_port)?;
+        (port < self.ports && onu < 1 << self.port_shift)
+            .then(|| self.base | (port << self.port_shift) | onu)
+    }
+
+    /// Port name and ONU number of an index, or `None` when it is not one.
+    pub fn place(&self, index: u32) -> Option<(String, u32)> {
+        if index & self.base != self.base {
+            return None;
+        }
+        let rest = index & !self.base;
+        let port = rest >> self.port_shift;
+        let onu = rest & ((1 << self.port_shift) - 1);
+        (port < self.ports && (port << self.port_shift) & self.base == 0)
+            .then(|| (format!("{}{}", self.prefix, port + self.first_port), onu))
+    }
 }
 
 /// Which IF-MIB column names interfaces (PON ports and, for
@@ -247,7 +378,18 @@ pub struct Profile {
 
 impl Profile {
     /// Every layout ponkeeper reads, each vendor's default first.
-    pub const ALL: [&'static Profile; 5] = [&HUAWEI, &ZTE, &BDCOM, &ZTE_C600, &BDCOM_GPON];
+    pub const ALL: [&'static Profile; 10] = [
+        &HUAWEI,
+        &ZTE,
+        &BDCOM,
+        &ZTE_C600,
+        &BDCOM_GPON,
+        &ELTEX,
+        &VSOL_EPON,
+        &VSOL_GPON,
+        &CDATA,
+        &SNR,
+    ];
 
     /// The default profile of a vendor (the layout an OLT that does not say otherwise
     /// in its system group is read with): every [`Vendor`] has one.
@@ -256,6 +398,10 @@ impl Profile {
             Vendor::Huawei => &HUAWEI,
             Vendor::Zte => &ZTE,
             Vendor::Bdcom => &BDCOM,
+            Vendor::Eltex => &ELTEX,
+            Vendor::Vsol => &VSOL_EPON,
+            Vendor::Cdata => &CDATA,
+            Vendor::Snr => &SNR,
         }
     }
 
@@ -293,6 +439,13 @@ impl Profile {
             ),
             None => detected,
         }
+    }
+
+    /// Whether the layout is EPON: its ONUs are known by their MAC.
+    pub fn is_epon(&self) -> bool {
+        self.column(OnuField::Serial).is_some_and(|column| {
+            matches!(column.encoding, Encoding::MacAddress | Encoding::MacText)
+        })
     }
 
     pub fn column(&self, field: OnuField) -> Option<&OnuColumn> {
@@ -336,18 +489,22 @@ impl Profile {
 
     /// The port name (`0/1/0`) from an interface name (`GPON 0/1/0`), if it names a PON
     /// port: the prefix followed by digits and slashes only (`EPON0/1:3` is an ONU).
+    /// What follows the port may be a description after a space (V-SOL's
+    /// `GPON0/1 Clients`); a profile without a prefix names no port in IF-MIB.
     pub fn port_from_if_name<'a>(&self, if_name: &'a str) -> Option<&'a str> {
-        if_name
-            .strip_prefix(self.port_name_prefix)
-            .filter(|port| is_port_name(port))
+        if self.port_name_prefix.is_empty() {
+            return None;
+        }
+        let rest = if_name.strip_prefix(self.port_name_prefix)?;
+        let port = rest.split_once(' ').map_or(rest, |(port, _)| port);
+        is_port_name(port).then_some(port)
     }
 
     /// Port and ONU number from an ONU interface's name (`EPON0/1:3` → `0/1`, 3), for
-    /// [`OnuIndexing::OnuIfIndex`] profiles.
+    /// profiles whose IF-MIB lists ONU interfaces
+    /// ([`OnuIndexing::onu_interface_separator`]).
     pub fn onu_from_if_name<'a>(&self, if_name: &'a str) -> Option<(&'a str, u32)> {
-        let OnuIndexing::OnuIfIndex { separator } = self.onu_indexing else {
-            return None;
-        };
+        let separator = self.onu_indexing.onu_interface_separator()?;
         let (port, number) = if_name
             .strip_prefix(self.port_name_prefix)?
             .split_once(separator)?;
@@ -359,173 +516,6 @@ impl Profile {
 fn is_port_name(port: &str) -> bool {
     port.starts_with(|c: char| c.is_ascii_digit())
         && port.bytes().all(|b| b.is_ascii_digit() || b == b'/')
-}
-
-/// Largest optical power, in either sign, a decoded reading may have: PON optics live
-/// between about −40 and +10 dBm, so anything past this is a device's garbage. The same
-/// bound holds the transceiver readings (°C, V, mA) to what an ONU can report.
-pub const PLAUSIBLE_DBM: f64 = 100.0;
-
-impl OnuColumn {
-    /// Decodes a raw integer to the API's dBm (or, for [`Encoding::Scaled`], °C, V or
-    /// mA), `None` when absent, or when so far out of range (beyond ±[`PLAUSIBLE_DBM`])
-    /// that it cannot be a reading.
-    pub fn decode_dbm(&self, raw: i64) -> Option<f64> {
-        if self.absent.contains(&raw) {
-            return None;
-        }
-        let (raw, offset, divisor) = match self.encoding {
-            Encoding::ScaledDbm { offset, divisor } => (raw, offset, divisor),
-            Encoding::Scaled { divisor } => (raw, 0, divisor),
-            Encoding::WrappingDbm {
-                offset,
-                divisor,
-                wrap_above,
-                modulus,
-            } => {
-                let raw = if raw > wrap_above {
-                    raw.checked_sub(modulus)?
-                } else {
-                    raw
-                };
-                (raw, offset, divisor)
-            }
-            _ => return None,
-        };
-        let dbm = raw.checked_sub(offset)? as f64 / divisor;
-        (dbm.abs() <= PLAUSIBLE_DBM).then(|| crate::domain::round_dbm(dbm))
-    }
-
-    /// Encodes a dBm reading as the device would report it (the simulator's side).
-    pub fn encode_dbm(&self, dbm: Option<f64>) -> i64 {
-        match (self.encoding, dbm) {
-            (Encoding::ScaledDbm { offset, divisor }, Some(value)) => {
-                (value * divisor).round() as i64 + offset
-            }
-            (Encoding::Scaled { divisor }, Some(value)) => (value * divisor).round() as i64,
-            (
-                Encoding::WrappingDbm {
-                    offset,
-                    divisor,
-                    modulus,
-                    ..
-                },
-                Some(value),
-            ) => {
-                let raw = (value * divisor).round() as i64 + offset;
-                if raw < 0 {
-                    raw + modulus
-                } else {
-                    raw
-                }
-            }
-            _ => self.absent.first().copied().unwrap_or(0),
-        }
-    }
-
-    /// Decodes an integer that is absent when it matches a sentinel.
-    pub fn decode_integer(&self, raw: i64) -> Option<i64> {
-        (!self.absent.contains(&raw)).then_some(raw)
-    }
-
-    /// Decodes a distance to whole metres ([`Encoding::Metres`] or
-    /// [`Encoding::Decimetres`]), `None` when absent or negative.
-    pub fn decode_metres(&self, raw: i64) -> Option<u32> {
-        let raw = self.decode_integer(raw)?;
-        let metres = match self.encoding {
-            Encoding::Decimetres => raw.checked_add(5)?.div_euclid(10),
-            _ => raw,
-        };
-        u32::try_from(metres).ok()
-    }
-
-    /// Encodes a distance in metres as the device reports it (the simulator's side).
-    pub fn encode_metres(&self, metres: u32) -> i64 {
-        match self.encoding {
-            Encoding::Decimetres => i64::from(metres) * 10,
-            _ => i64::from(metres),
-        }
-    }
-
-    /// Shows an OCTET STRING value as the API does (serial, MAC or text).
-    pub fn decode_octets(&self, bytes: &[u8]) -> String {
-        match self.encoding {
-            Encoding::GponSerial => format_gpon_serial(bytes),
-            Encoding::GponSerialText => format_gpon_serial_text(bytes),
-            Encoding::MacAddress => format_mac(bytes),
-            _ => String::from_utf8_lossy(bytes)
-                .trim_end_matches('\0')
-                .to_string(),
-        }
-    }
-
-    /// How many bytes a serial of this column has (8 GPON, 6 MAC, 13 `VEND:XXXXXXXX`),
-    /// for the simulator.
-    pub fn serial_len(&self) -> usize {
-        match self.encoding {
-            Encoding::MacAddress => 6,
-            Encoding::GponSerialText => 13,
-            _ => 8,
-        }
-    }
-}
-
-/// Formats an 8-byte GPON serial: `HWTC` + `1A2B3C4D`. Other lengths are shown as hex.
-pub fn format_gpon_serial(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(12);
-    if bytes.len() == 8 && bytes[..4].iter().all(|b| b.is_ascii_alphanumeric()) {
-        for &b in &bytes[..4] {
-            out.push(b as char);
-        }
-        for b in &bytes[4..] {
-            let _ = write!(out, "{b:02X}");
-        }
-    } else {
-        for b in bytes {
-            let _ = write!(out, "{b:02X}");
-        }
-    }
-    out
-}
-
-/// Formats a GPON serial sent as text, `VEND:XXXXXXXX`, as [`format_gpon_serial`] does
-/// the 8 bytes (`HWTC:1a2b3c4d` → `HWTC1A2B3C4D`); any other text is shown as sent.
-pub fn format_gpon_serial_text(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_end_matches('\0');
-    match text.split_once(':') {
-        Some((vendor, number))
-            if vendor.len() == 4
-                && vendor.bytes().all(|b| b.is_ascii_alphanumeric())
-                && number.len() == 8
-                && number.bytes().all(|b| b.is_ascii_hexdigit()) =>
-        {
-            format!("{vendor}{}", number.to_ascii_uppercase())
-        }
-        _ => text.to_string(),
-    }
-}
-
-/// Formats a MAC address as lower-case hex pairs joined by colons (`a0:b1:c2:d3:e4:f5`).
-pub fn format_mac(bytes: &[u8]) -> String {
-    let pairs: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    pairs.join(":")
-}
-
-/// Parses `HWTC1A2B3C4D` back to its 8 bytes (the simulator's side, and inventory checks).
-pub fn parse_gpon_serial(serial: &str) -> Option<[u8; 8]> {
-    let bytes = serial.as_bytes();
-    if bytes.len() != 12 || !bytes[..4].iter().all(|b| b.is_ascii_alphanumeric()) {
-        return None;
-    }
-    let mut out = [0u8; 8];
-    out[..4].copy_from_slice(&bytes[..4]);
-    for i in 0..4 {
-        let hex = std::str::from_utf8(&bytes[4 + 2 * i..6 + 2 * i]).ok()?;
-        out[4 + i] = u8::from_str_radix(hex, 16).ok()?;
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -543,7 +533,13 @@ mod tests {
     #[test]
     fn every_layout_has_its_own_short_name() {
         let names: Vec<&str> = Profile::ALL.iter().map(|p| p.layout).collect();
-        assert_eq!(names, ["MA5800", "C320", "P3310", "C620", "GP3600"]);
+        assert_eq!(
+            names,
+            [
+                "MA5800", "C320", "P3310", "C620", "GP3600", "LTP-8X", "V1600D", "V1600G",
+                "FD16XX", "SNR-GPON"
+            ]
+        );
         for profile in Profile::ALL {
             let name = profile.layout;
             assert!(

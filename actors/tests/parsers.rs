@@ -6,19 +6,21 @@
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::profile::commands::{capture, port_values, render, service_vlans};
 use ponkeeper_actors::profile::{
-    format_gpon_serial, parse_gpon_serial, Encoding, Profile, PLAUSIBLE_DBM,
+    format_gpon_serial, parse_gpon_serial, Cell, Encoding, Profile, PLAUSIBLE_DBM,
 };
 use proptest::prelude::*;
 use std::collections::HashMap;
 
+/// Every layout ponkeeper reads.
 fn profiles() -> impl Strategy<Value = &'static Profile> {
-    prop::sample::select(Vendor::ALL.to_vec()).prop_map(Profile::for_vendor)
+    prop::sample::select(Profile::ALL.to_vec())
 }
 
-/// A PON port name in the vendor's shape: `0/1/3` (Huawei, ZTE `1/1/3`) or `0/1` (BDCOM).
+/// A PON port name in the vendor's shape: `0/1/3` (Huawei, ZTE `1/1/3`, C-Data, SNR) or
+/// `0/1` (BDCOM, V-SOL, Eltex's `<slot>/<channel>`).
 fn port_name(vendor: Vendor) -> BoxedStrategy<String> {
     match vendor {
-        Vendor::Bdcom => (0u32..8, 1u32..16)
+        Vendor::Bdcom | Vendor::Vsol | Vendor::Eltex => (0u32..8, 1u32..16)
             .prop_map(|(a, b)| format!("{a}/{b}"))
             .boxed(),
         _ => (0u32..8, 0u32..20, 0u32..16)
@@ -77,13 +79,13 @@ proptest! {
     /// gives back exactly the VLAN of every ONU.
     #[test]
     fn running_configs_read_back_every_service_vlan(
-        profile in profiles(),
+        profile in profiles().prop_filter("names VLANs", |p| !p.cli.vlan_line.is_empty()),
         entries in prop::collection::vec((0usize..4, 1u32..128, 1u16..4095), 1..12),
         noise in prop::collection::vec("[a-z][a-z0-9 ]{0,30}", 12),
     ) {
         let ports: Vec<String> = (0..4)
             .map(|i| match profile.vendor {
-                Vendor::Bdcom => format!("0/{}", i + 1),
+                Vendor::Bdcom | Vendor::Vsol | Vendor::Eltex => format!("0/{}", i + 1),
                 _ => format!("0/1/{i}"),
             })
             .collect();
@@ -109,14 +111,19 @@ proptest! {
 
     #[test]
     fn interface_names_read_back(
-        (profile, port) in profiles().prop_flat_map(|p| (Just(p), port_name(p.vendor))),
+        (profile, port) in profiles()
+            .prop_filter("names ports in IF-MIB", |p| !p.port_name_prefix.is_empty())
+            .prop_flat_map(|p| (Just(p), port_name(p.vendor))),
         onu in 1u32..256,
+        description in "[A-Za-z][A-Za-z0-9 ]{0,20}",
     ) {
-        let vendor = profile.vendor;
         let port_if = format!("{}{port}", profile.port_name_prefix);
         prop_assert_eq!(profile.port_from_if_name(&port_if), Some(port.as_str()));
-        if vendor == Vendor::Bdcom {
-            let onu_if = format!("{port_if}:{onu}");
+        // V-SOL's `GPON0/1 Clients`: the port's description after a space.
+        let described = format!("{port_if} {description}");
+        prop_assert_eq!(profile.port_from_if_name(&described), Some(port.as_str()));
+        if let Some(separator) = profile.onu_indexing.onu_interface_separator() {
+            let onu_if = format!("{port_if}{separator}{onu}");
             prop_assert_eq!(profile.onu_from_if_name(&onu_if), Some((port.as_str(), onu)));
             prop_assert_eq!(profile.port_from_if_name(&onu_if), None);
         }
@@ -134,6 +141,32 @@ proptest! {
             }
             let _ = column.decode_integer(raw);
             let _ = column.decode_octets(&bytes);
+            for cell in [Cell::Integer(raw), Cell::Octets(&bytes)] {
+                if let Some(reading) = column.reading(cell) {
+                    prop_assert!(reading.is_finite() && reading.abs() <= PLAUSIBLE_DBM);
+                }
+                let _ = column.integer(cell);
+                let _ = column.metres(cell);
+            }
+        }
+    }
+
+    /// Text readings (V-SOL, SNR) print as the device prints them and read back to two
+    /// decimals; any text at all decodes to a reading or to none.
+    #[test]
+    fn text_readings_round_trip(profile in profiles(), centi in -4000i64..1000, text in "\\PC{0,30}") {
+        let value = centi as f64 / 100.0;
+        for column in profile.onu_columns {
+            let Some(printed) = column.encode_text_reading(Some(value)) else {
+                continue;
+            };
+            let read = column.reading(Cell::Octets(printed.as_bytes()));
+            prop_assert_eq!(read, Some(value), "{:?} printed {}", column.field, printed);
+            let absent = column.encode_text_reading(None).expect("a text column");
+            prop_assert_eq!(column.reading(Cell::Octets(absent.as_bytes())), None);
+            if let Some(reading) = column.reading(Cell::Octets(text.as_bytes())) {
+                prop_assert!(reading.is_finite() && reading.abs() <= PLAUSIBLE_DBM);
+            }
         }
     }
 

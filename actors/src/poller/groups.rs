@@ -8,7 +8,7 @@
 //! columns are walked when due, after the rest, through the same client and its budget.
 //! What a poll did not read, the decoder fills from the last reading ([`super::Fill`]).
 
-use super::rows::{onu_by_id, Fill, RowMap};
+use super::rows::{onu_by_id, row_arcs, Fill, RowMap};
 use super::{
     decode_read, decode_serial, onu_interfaces, row_key, Interfaces, PollOutcome, RowTraffic,
     SystemGroup,
@@ -141,8 +141,9 @@ pub async fn poll_groups(
     };
     let mut decoded = decode_read(profile, &interfaces, &table, &fill)?;
     interfaces.ports.extend(decoded.decoded_ports);
-    let unanswered = onu_interfaces::unanswered(profile, &interfaces, &decoded.rows);
+    let unanswered = onu_interfaces::unanswered(profile, &interfaces, &decoded.onus);
     decoded.warnings.extend(unanswered);
+    decoded.warnings.extend(no_optics(profile, &decoded.onus));
     for warning in &decoded.warnings {
         tracing::warn!(warning = %warning, "ONU table and IF-MIB disagree");
     }
@@ -156,8 +157,54 @@ pub async fn poll_groups(
         decoded.rows,
         decoded.warnings,
     );
+    if profile.onu_indexing.names_ports() {
+        outcome.add_row_ports();
+    }
     read_traffic_and_macs(client, profile, plan, memory, &mut outcome).await?;
     Ok(outcome)
+}
+
+/// The warning for an OLT none of whose online ONUs has an optics reading, though the
+/// layout has optics columns: firmware without per-ONU optics (some V-SOL V1600G) answers
+/// none of them, and its ONUs' optics are `null` with this said, never silently.
+fn no_optics(profile: &Profile, onus: &[super::PolledOnu]) -> Option<String> {
+    let columns: Vec<&str> = profile
+        .onu_columns
+        .iter()
+        .filter(|column| column.field.group() == PollGroup::Optics)
+        .map(|column| optics_name(column.field))
+        .collect();
+    let online: Vec<&super::PolledOnu> = onus
+        .iter()
+        .filter(|onu| onu.status == crate::domain::OnuStatus::Online)
+        .collect();
+    let read = |onu: &&super::PolledOnu| {
+        [onu.rx_power, onu.tx_power, onu.olt_rx_power]
+            .iter()
+            .any(Option::is_some)
+    };
+    if columns.is_empty() || online.is_empty() || online.iter().any(read) {
+        return None;
+    }
+    let n = online.len();
+    let plural = if n == 1 { "" } else { "s" };
+    Some(format!(
+        "none of the {n} online ONU{plural} has an optics reading: the device answers none \
+         of its per-ONU optics ({}), as firmware without them does; their optics are null",
+        columns.join(", ")
+    ))
+}
+
+/// An optics field as the API names it.
+fn optics_name(field: OnuField) -> &'static str {
+    match field {
+        OnuField::RxPower => "rxPower",
+        OnuField::TxPower => "txPower",
+        OnuField::OltRxPower => "oltRxPower",
+        OnuField::Temperature => "temperature",
+        OnuField::Voltage => "voltage",
+        _ => "biasCurrent",
+    }
 }
 
 /// The `traffic` and `macs` groups when `plan` has them: the counters, and (where the
@@ -361,14 +408,6 @@ fn first_sight(
         .collect()
 }
 
-/// The arcs of a packed row index.
-fn row_arcs(row: u128) -> Vec<u32> {
-    match row >> 64 {
-        1 => vec![row as u32],
-        _ => vec![(row >> 32) as u32, row as u32],
-    }
-}
-
 /// GETs the `group` columns of `rows`, a few ONUs a request, into `table`; instances
 /// the device does not have are left out, as a walk leaves them.
 async fn get_rows(
@@ -405,17 +444,4 @@ async fn get_rows(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packed_rows_unpack_to_their_arcs() {
-        for arcs in [vec![7u32], vec![268_501_248, 3], vec![u32::MAX, 0]] {
-            let row = row_key(&arcs).expect("one or two arcs");
-            assert_eq!(row_arcs(row), arcs);
-        }
-    }
 }

@@ -1,6 +1,7 @@
-//! ONU interfaces IF-MIB lists that the ONU table gave no ONU for. Where ONUs are rows
-//! of their own interface ([`OnuIndexing::OnuIfIndex`], BDCOM's `GPON0/2:1` and
-//! `EPON0/1:3`), IF-MIB names every ONU the device has, so an ONU table that answers
+//! ONU interfaces IF-MIB lists that the ONU table gave no ONU for. Where ONUs are
+//! interfaces of their own (BDCOM's `GPON0/2:1` and `EPON0/1:3`, V-SOL V1600D's
+//! `EPON0/1:1`: [`crate::profile::OnuIndexing::onu_interface_separator`]), IF-MIB names
+//! every ONU the device has, so an ONU table that answers
 //! fewer rows (a GP3600 whose NMS-GPON-MIB table does not answer at all) would otherwise
 //! show fewer ONUs, or none, without a word: [`unanswered`] names the difference for
 //! `session.warnings` (docs/devices.md, "Nothing dropped silently").
@@ -10,8 +11,8 @@
 //! the comparison: an ONU deleted from the device is not reported as unanswered for the
 //! quarter of an hour until the next `olt` read.
 
-use super::{row_key, Interfaces, Memory};
-use crate::profile::{OnuIndexing, Profile};
+use super::{Interfaces, Memory, PolledOnu};
+use crate::profile::Profile;
 use std::collections::HashSet;
 
 /// How many runs of unanswered interfaces (`GPON0/2:1-51`) a warning names before
@@ -22,27 +23,28 @@ const NAMED_RUNS: usize = 8;
 /// number, and its name without the number (`GPON0/2:`).
 type Missing<'a> = (Vec<u32>, u32, &'a str);
 
-/// The warning for the ONU interfaces of `interfaces` that no ONU of the decoded `rows`
-/// (packed, [`row_key`]) stands for, or `None` when every one has its ONU (or the profile
-/// does not index ONUs by their interface). The interfaces are named by port in runs of
+/// The warning for the ONU interfaces of `interfaces` that no decoded ONU stands for
+/// (by port and number), or `None` when every one has its ONU (or the profile's IF-MIB
+/// lists no ONU interfaces). The interfaces are named by port in runs of
 /// consecutive numbers: `none for GPON0/2:1-51, GPON0/4:1-13`.
 pub(super) fn unanswered(
     profile: &Profile,
     interfaces: &Interfaces,
-    rows: &[u128],
+    onus: &[PolledOnu],
 ) -> Option<String> {
-    let OnuIndexing::OnuIfIndex { separator } = profile.onu_indexing else {
-        return None;
-    };
-    let answered: HashSet<u128> = rows.iter().copied().collect();
+    let separator = profile.onu_indexing.onu_interface_separator()?;
+    let answered: HashSet<(&str, u32)> = onus
+        .iter()
+        .map(|onu| (onu.pon_port.as_str(), onu.onu_index))
+        .collect();
     let mut listed = 0usize;
     let mut missing: Vec<Missing> = Vec::new();
-    for (&if_index, name) in &interfaces.names {
+    for name in interfaces.names.values() {
         let Some((port, number)) = profile.onu_from_if_name(name) else {
             continue;
         };
         listed += 1;
-        if row_key(&[if_index]).is_some_and(|row| !answered.contains(&row)) {
+        if !answered.contains(&(port, number)) {
             let arcs = port.split('/').filter_map(|arc| arc.parse().ok()).collect();
             let base = name.split_once(separator).map_or("", |(base, _)| base);
             let base = &name[..base.len() + separator.len_utf8()];
@@ -99,7 +101,7 @@ fn runs(missing: &[Missing]) -> Vec<(String, usize)> {
 /// sorted), for a profile whose rows are ONU interfaces: IF-MIB as last read may then
 /// list an interface the device no longer has.
 pub(super) fn rows_gone(profile: &Profile, seen: &[u128], memory: Memory<'_>) -> bool {
-    matches!(profile.onu_indexing, OnuIndexing::OnuIfIndex { .. })
+    profile.onu_indexing.onu_interface_separator().is_some()
         && memory
             .rows
             .rows()
@@ -131,7 +133,33 @@ mod tests {
     fn rows(if_indexes: impl IntoIterator<Item = u32>) -> Vec<u128> {
         if_indexes
             .into_iter()
-            .filter_map(|i| row_key(&[i]))
+            .filter_map(|i| crate::poller::row_key(&[i]))
+            .collect()
+    }
+
+    /// The ONUs the ONU interfaces at `if_indexes` of `interfaces` stand for.
+    fn onus(interfaces: &Interfaces, if_indexes: impl IntoIterator<Item = u32>) -> Vec<PolledOnu> {
+        if_indexes
+            .into_iter()
+            .filter_map(|i| {
+                let (port, number) = BDCOM_GPON.onu_from_if_name(interfaces.names.get(&i)?)?;
+                Some(PolledOnu {
+                    pon_port: port.to_string(),
+                    onu_index: number,
+                    serial: String::new(),
+                    description: String::new(),
+                    status: crate::domain::OnuStatus::Online,
+                    last_down_cause: None,
+                    distance: None,
+                    rx_power: None,
+                    tx_power: None,
+                    olt_rx_power: None,
+                    temperature: None,
+                    voltage: None,
+                    bias_current: None,
+                    optics_read: false,
+                })
+            })
             .collect()
     }
 
@@ -145,7 +173,7 @@ mod tests {
                  none for GPON0/2:1-12, GPON0/10:1"
             )
         );
-        let most = rows((1001..=1012).filter(|&i| i != 1010));
+        let most = onus(&interfaces, (1001..=1012).filter(|&i| i != 1010));
         assert_eq!(
             unanswered(&BDCOM_GPON, &interfaces, &most).as_deref(),
             Some(
@@ -153,7 +181,7 @@ mod tests {
                  none for GPON0/2:10, GPON0/10:1"
             )
         );
-        let all = rows((1001..=1012).chain([2000]));
+        let all = onus(&interfaces, (1001..=1012).chain([2000]));
         assert_eq!(unanswered(&BDCOM_GPON, &interfaces, &all), None);
     }
 

@@ -72,6 +72,41 @@ pub struct Fill<'a> {
     pub optics: Option<&'a HashSet<u128>>,
 }
 
+/// A row index as one integer that sorts as the arcs do among indexes of one shape: one,
+/// two or three arcs, or a slot and an 8-octet serial (Eltex LTP-8X); `None` for any
+/// other shape. The one- and two-arc forms are those stored before the others existed.
+pub fn row_key(index: &[u32]) -> Option<u128> {
+    match *index {
+        [a] => Some((1 << 64) | u128::from(a)),
+        [a, b] => Some((2 << 64) | (u128::from(a) << 32) | u128::from(b)),
+        [a, b, c] => {
+            Some((3 << 96) | (u128::from(a) << 64) | (u128::from(b) << 32) | u128::from(c))
+        }
+        [slot, ref serial @ ..] if serial.len() == 8 && slot < 1 << 24 => {
+            let mut packed = (1u128 << 127) | (u128::from(slot) << 64);
+            for (i, &octet) in serial.iter().enumerate() {
+                packed |= u128::from(u8::try_from(octet).ok()?) << (8 * (7 - i));
+            }
+            Some(packed)
+        }
+        _ => None,
+    }
+}
+
+/// The arcs of a packed row index ([`row_key`]).
+pub fn row_arcs(row: u128) -> Vec<u32> {
+    if row >> 127 == 1 {
+        let mut arcs = vec![(row >> 64) as u32 & 0x00FF_FFFF];
+        arcs.extend((0..8).map(|i| (row >> (8 * (7 - i))) as u32 & 0xFF));
+        return arcs;
+    }
+    match row >> 64 {
+        1 => vec![row as u32],
+        2 => vec![(row >> 32) as u32, row as u32],
+        _ => vec![(row >> 64) as u32, (row >> 32) as u32, row as u32],
+    }
+}
+
 /// What [`Fill`] says of one row.
 #[derive(Clone, Copy)]
 pub struct RowRead<'a> {
@@ -104,6 +139,33 @@ pub fn onu_by_id(onus: &[Onu], id: OnuId) -> Option<&Onu> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_rows_unpack_to_their_arcs() {
+        let shapes: [&[u32]; 6] = [
+            &[7],
+            &[268_501_248, 3],
+            &[u32::MAX, 0],
+            &[2, 1, 64],
+            &[1, 0x45, 0x4C, 0x54, 0x58, 0x01, 0x02, 0xFE, 0xFF],
+            &[u32::MAX, u32::MAX, u32::MAX],
+        ];
+        let mut keys = Vec::new();
+        for arcs in shapes {
+            let row = row_key(arcs).expect("a known shape");
+            assert_eq!(row_arcs(row), arcs);
+            keys.push(row);
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), shapes.len(), "no two shapes share a key");
+        assert_eq!(
+            row_key(&[1, 0x45, 0x4C, 0x54, 0x58, 0x01, 0x02, 0xFE, 256]),
+            None
+        );
+        assert_eq!(row_key(&[1, 2, 3, 4]), None);
+        assert!(row_key(&[1, 2, 3]) < row_key(&[1, 2, 4]));
+    }
 
     #[test]
     fn rows_and_onus_find_each_other_and_a_reused_row_keeps_its_last_onu() {

@@ -17,6 +17,10 @@ pub struct DetectionRule {
     pub profile: &'static Profile,
     /// sysObjectID prefixes (whole arcs).
     pub sys_object_ids: &'static [&'static [u32]],
+    /// Where layouts share a sysObjectID (V-SOL's EPON and GPON), phrases one of which
+    /// the sysDescr must also contain for the sysObjectID to pick this rule; empty: the
+    /// sysObjectID alone decides.
+    pub refine: &'static [&'static str],
     /// Phrases one of which the sysDescr contains (case-sensitive, as devices send them).
     pub sys_descr: &'static [&'static str],
 }
@@ -29,14 +33,23 @@ pub static DETECTION: &[DetectionRule] = &[
     super::zte::detection::ZTE_RULE,
     super::bdcom::detection::BDCOM_GPON_RULE,
     super::bdcom::detection::BDCOM_RULE,
+    super::eltex::detection::ELTEX_RULE,
+    super::vsol::detection::VSOL_GPON_RULE,
+    super::vsol::detection::VSOL_EPON_RULE,
+    super::cdata::detection::CDATA_RULE,
+    super::snr::detection::SNR_RULE,
 ];
 
 /// The profile whose rule matches, sysObjectID first; `None` when no rule does.
 pub fn detect(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Option<&'static Profile> {
+    let refined = |rule: &DetectionRule| {
+        rule.refine.is_empty()
+            || sys_descr.is_some_and(|descr| rule.refine.iter().any(|p| descr.contains(p)))
+    };
     let by_oid = sys_object_id.and_then(|oid| {
         DETECTION
             .iter()
-            .find(|rule| rule.sys_object_ids.iter().any(|p| oid.starts_with(p)))
+            .find(|rule| rule.sys_object_ids.iter().any(|p| oid.starts_with(p)) && refined(rule))
     });
     let by_descr = || {
         sys_descr.and_then(|descr| {
@@ -57,7 +70,9 @@ fn detect_vendor(sys_object_id: Option<&[u32]>, sys_descr: Option<&str>) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{BDCOM, BDCOM_GPON, HUAWEI, ZTE, ZTE_C600};
+    use crate::profile::{
+        BDCOM, BDCOM_GPON, CDATA, ELTEX, HUAWEI, SNR, VSOL_EPON, VSOL_GPON, ZTE, ZTE_C600,
+    };
 
     fn oid(text: &str) -> Vec<u32> {
         text.split('.').map(|a| a.parse().expect("arc")).collect()
@@ -105,6 +120,21 @@ mod tests {
                 &BDCOM_GPON,
             ),
             ("", "BDCOM(tm) GP3600-08 Software", &BDCOM_GPON),
+            // LibreNMS tests/snmpsim/eltex-olt.snmprec (an LTP-8X).
+            (
+                "1.3.6.1.4.1.35265.1.22",
+                "Linux AT-LTP8X-BG-1 2.6.22.18 #1 Fri Sep 2 10:00:29 UTC 2016 armv5tejl",
+                &ELTEX,
+            ),
+            // LibreNMS tests/snmpsim/vsolution_v1600d.snmprec and vsolution_v1600gs.snmprec:
+            // one sysObjectID, the sysDescr tells them apart.
+            ("1.3.6.1.4.1.37950.1.1.5.10.14.1", "V1600D", &VSOL_EPON),
+            ("1.3.6.1.4.1.37950.1.1.5.10.14.1", "V1600GS", &VSOL_GPON),
+            ("", "V1600G1B", &VSOL_GPON),
+            // LibreNMS tests/snmpsim/cdata.snmprec: the host name as sysDescr.
+            ("1.3.6.1.4.1.17409", "zaporojskoe-olt", &CDATA),
+            // LibreNMS tests/snmpsim/snr-olt.snmprec.
+            ("1.3.6.1.4.1.65268.1.3.34.3", "GPON OLT", &SNR),
         ];
         for (object_id, descr, profile) in captures {
             let object_id = (!object_id.is_empty()).then(|| oid(object_id));
@@ -130,7 +160,8 @@ mod tests {
                     .find_map(|l| l.strip_prefix(name)?.split_once('|').map(|(_, v)| v))
                     .map(str::to_string)
             };
-            let object_id = value("1.3.6.1.2.1.1.2.0|").map(|v| oid(&v));
+            // snmpsim takes an OID value with a leading dot too (the C-Data capture's).
+            let object_id = value("1.3.6.1.2.1.1.2.0|").map(|v| oid(v.trim_start_matches('.')));
             let descr = value("1.3.6.1.2.1.1.1.0|");
             let expected = std::fs::read_to_string(path.with_extension("expected.json"))
                 .expect("expected.json");
@@ -148,6 +179,18 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 6, "only {checked} fixtures");
+    }
+
+    /// V-SOL's GPON rule takes a `37950` device only when the sysDescr says `V1600G`; a
+    /// sysObjectID alone is the V1600D's.
+    #[test]
+    fn a_refined_rule_needs_its_sysdescr_too() {
+        let vsol = oid("1.3.6.1.4.1.37950.1.1.5.10.14.1");
+        let family = |descr: Option<&str>| detect(Some(&vsol), descr).map(|p| p.layout);
+        assert_eq!(family(Some("V1600GS")), Some("V1600G"));
+        assert_eq!(family(Some("V1600D8")), Some("V1600D"));
+        assert_eq!(family(None), Some("V1600D"));
+        assert_eq!(family(Some("a V1600G in its description")), Some("V1600G"));
     }
 
     #[test]

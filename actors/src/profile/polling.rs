@@ -58,7 +58,11 @@ impl OnuField {
     pub fn group(self) -> PollGroup {
         match self {
             OnuField::Status | OnuField::DownCause => PollGroup::Status,
-            OnuField::Serial | OnuField::Description | OnuField::Distance => PollGroup::Identity,
+            OnuField::Serial
+            | OnuField::Description
+            | OnuField::Distance
+            | OnuField::PonChannel
+            | OnuField::OnuNumber => PollGroup::Identity,
             OnuField::RxPower
             | OnuField::TxPower
             | OnuField::OltRxPower
@@ -91,6 +95,13 @@ pub const ZTE_POLLING: PollingDefaults = PollingDefaults {
 pub const COMMON_POLLING: PollingDefaults = PollingDefaults {
     optics_interval: Duration::from_secs(15 * 60),
     max_requests_per_second: 20,
+};
+
+/// Eltex, V-SOL, C-Data, SNR: no public source gives a safe optics rate, so the most
+/// careful one any vendor published (ZTE's hourly) and half the usual request rate.
+pub const CONSERVATIVE_POLLING: PollingDefaults = PollingDefaults {
+    optics_interval: Duration::from_secs(3600),
+    max_requests_per_second: 10,
 };
 
 #[cfg(test)]

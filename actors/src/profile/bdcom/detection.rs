@@ -9,6 +9,7 @@ use crate::profile::detection::DetectionRule;
 pub const BDCOM_GPON_RULE: DetectionRule = DetectionRule {
     profile: &BDCOM_GPON,
     sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1, 390]],
+    refine: &[],
     sys_descr: &["BDCOM(tm) GP"],
 };
 
@@ -16,5 +17,6 @@ pub const BDCOM_GPON_RULE: DetectionRule = DetectionRule {
 pub const BDCOM_RULE: DetectionRule = DetectionRule {
     profile: &BDCOM,
     sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3320, 1]],
+    refine: &[],
     sys_descr: &["BDCOM(tm)"],
 };

@@ -15,5 +15,6 @@ pub const HUAWEI_RULE: DetectionRule = DetectionRule {
         &[1, 3, 6, 1, 4, 1, 2011, 2, 133],
         &[1, 3, 6, 1, 4, 1, 2011, 2, 248],
     ],
+    refine: &[],
     sys_descr: &["Huawei Integrated Access Software"],
 };

@@ -13,6 +13,7 @@ pub const ZTE_C600_RULE: DetectionRule = DetectionRule {
         &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 620],
         &[1, 3, 6, 1, 4, 1, 3902, 1082, 1001, 650],
     ],
+    refine: &[],
     sys_descr: &["ZXA10 C600", "ZXA10 C620", "ZXA10 C650"],
 };
 
@@ -20,5 +21,6 @@ pub const ZTE_C600_RULE: DetectionRule = DetectionRule {
 pub const ZTE_RULE: DetectionRule = DetectionRule {
     profile: &ZTE,
     sys_object_ids: &[&[1, 3, 6, 1, 4, 1, 3902, 1082]],
+    refine: &[],
     sys_descr: &["by ZTE Corporation", "ZTE ZXA10"],
 };
