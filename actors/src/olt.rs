@@ -55,6 +55,7 @@
 
 mod actions;
 mod actor;
+mod cli_queue;
 mod handle;
 mod lifecycle;
 mod mac_reads;

@@ -102,7 +102,10 @@ pub async fn discover(
     client: &mut SnmpClient,
     profile: &'static Profile,
 ) -> Result<Vec<Sighting>, DeviceError> {
-    let table = Provisioning::for_profile(profile).unconfigured;
+    // A layout whose provisioning is not known has no table to read.
+    let Some(table) = Provisioning::for_profile(profile).map(|p| p.unconfigured) else {
+        return Ok(Vec::new());
+    };
     let mut columns: Vec<&[u32]> = vec![table.serial];
     columns.extend(table.equipment);
     let walked = client.walk_columns(&columns).await?;
@@ -115,7 +118,8 @@ pub async fn discover(
         .flatten()
         .filter_map(|(index, value)| Some((index.as_slice(), value.as_text()?)))
         .collect();
-    let ports = port_names(client, profile, serials.iter().map(|(index, _)| index)).await?;
+    let keys = serials.iter().map(|(index, _)| index);
+    let ports = port_names(client, profile, table.port_key, keys).await?;
     let mut sightings = Vec::with_capacity(serials.len());
     for (index, value) in serials {
         let [key, _n] = index.as_slice() else {
@@ -144,11 +148,12 @@ pub async fn discover(
 async fn port_names<'a>(
     client: &mut SnmpClient,
     profile: &'static Profile,
+    port_key: PortKey,
     indexes: impl Iterator<Item = &'a Vec<u32>>,
 ) -> Result<BTreeMap<u32, String>, DeviceError> {
     let keys: BTreeSet<u32> = indexes.filter_map(|i| i.first().copied()).collect();
     let mut names = BTreeMap::new();
-    match Provisioning::for_profile(profile).unconfigured.port_key {
+    match port_key {
         PortKey::PonId(layout) => {
             for key in keys {
                 if let Some(name) = layout.port_name(key) {

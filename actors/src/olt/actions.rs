@@ -11,14 +11,14 @@ use super::merge::TableEdit;
 use super::msg::{ActionReply, CliDone, CliReport, OltMsg};
 use crate::domain::{OltId, Onu, OnuId};
 use crate::profile::commands::{port_values, render, service_vlans, CliProfile};
+use crate::profile::Profile;
 use crate::ssh::{CliError, CliSession, CliTarget};
 use crate::store::{ConfigBackup, Store};
 use chrono::Utc;
 use ractor::ActorRef;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use tokio::task::JoinHandle;
 
 /// An action carried out over the OLT's CLI.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,7 +36,7 @@ pub enum CliAction {
 impl CliAction {
     /// Whether two actions are "the same action" for the busy check: the same kind on
     /// the same ONU (any two backups of one OLT).
-    fn same_as(&self, other: &CliAction) -> bool {
+    pub(super) fn same_as(&self, other: &CliAction) -> bool {
         match (self, other) {
             (CliAction::Reboot(a), CliAction::Reboot(b)) => a == b,
             (CliAction::SetVlan(a, _), CliAction::SetVlan(b, _)) => a == b,
@@ -47,7 +47,7 @@ impl CliAction {
         }
     }
 
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match self {
             CliAction::Reboot(onu) => format!("a reboot of ONU {onu}"),
             CliAction::SetVlan(onu, _) => format!("a VLAN change of ONU {onu}"),
@@ -60,6 +60,18 @@ impl CliAction {
             }
         }
     }
+}
+
+/// The refusal of an action whose command the OLT's family has none of (SNR's CLI, an
+/// Eltex VLAN): 501 naming the family, never a guess sent to the device.
+fn unknown_command(olt: OltId, layout: &Profile, action: &CliAction) -> ActionError {
+    ActionError::NotSupported(format!(
+        "OLT {olt} is of the {} family ({}), for which no public source gives the command \
+         for {}; ponkeeper does not guess one",
+        layout.layout,
+        layout.family,
+        action.describe()
+    ))
 }
 
 /// What a CLI action achieved.
@@ -75,173 +87,6 @@ pub enum ActionOutcome {
     Provisioned(crate::provision::cli::ProvisionDone),
     /// The MACs were read and recorded.
     MacsRead,
-}
-
-/// A CLI action waiting or running; `reply` is `None` for a scheduled backup.
-struct CliJob {
-    action: CliAction,
-    reply: Option<ActionReply>,
-}
-
-/// The action whose task runs now.
-struct CliRunning {
-    generation: u64,
-    job: CliJob,
-    task: JoinHandle<()>,
-}
-
-/// How soon a scheduled backup that failed is first tried again (doubling with each
-/// failure in a row, at most `backup_interval`).
-const BACKUP_RETRY: Duration = Duration::from_secs(10 * 60);
-
-/// The CLI lifecycle's part of the OLT state.
-pub(super) struct CliQueue {
-    /// The SSH session while no action has it.
-    session: Option<CliSession>,
-    running: Option<CliRunning>,
-    waiting: VecDeque<CliJob>,
-    /// Counts the actions started; a report names the action it is about.
-    generation: u64,
-    next_backup_at: Instant,
-    /// Scheduled backups that failed in a row.
-    backup_failures: u32,
-}
-
-impl CliQueue {
-    pub(super) fn new(next_backup_at: Instant) -> CliQueue {
-        CliQueue {
-            session: None,
-            running: None,
-            waiting: VecDeque::new(),
-            backup_failures: 0,
-            generation: 0,
-            next_backup_at,
-        }
-    }
-
-    /// How many CLI reads of MACs wait (a refresh's budget counts them).
-    pub(super) fn waiting_mac_reads(&self) -> usize {
-        let waiting = self.waiting.iter().map(|j| &j.action);
-        waiting
-            .filter(|a| matches!(a, CliAction::ReadMacs(_)))
-            .count()
-    }
-
-    /// Whether the same action is already running or waiting.
-    pub(super) fn is_busy(&self, action: &CliAction) -> bool {
-        self.is_busy_with(action)
-    }
-
-    /// Whether the same action is already running or waiting.
-    fn is_busy_with(&self, action: &CliAction) -> bool {
-        let running = self.running.as_ref().map(|r| &r.job);
-        running
-            .into_iter()
-            .chain(self.waiting.iter())
-            .any(|job| job.action.same_as(action))
-    }
-
-    /// Puts an action at the end of the queue; `reply` is `None` for a scheduled backup.
-    fn queue(&mut self, action: CliAction, reply: Option<ActionReply>) {
-        self.waiting.push_back(CliJob { action, reply });
-    }
-
-    /// A scheduled backup ended: after a failure the next is due in [`BACKUP_RETRY`],
-    /// doubling with each failure in a row, at most `interval`.
-    fn backup_done(&mut self, succeeded: bool, interval: Duration) {
-        if succeeded {
-            self.backup_failures = 0;
-            return;
-        }
-        let retry = BACKUP_RETRY.saturating_mul(1 << self.backup_failures.min(16));
-        self.backup_failures += 1;
-        self.next_backup_at = Instant::now() + retry.min(interval);
-    }
-
-    /// Whether the scheduled backup is due at `now`; if it is, the next one is due
-    /// `interval` later.
-    fn backup_due(&mut self, now: Instant, interval: Duration) -> bool {
-        if now < self.next_backup_at {
-            return false;
-        }
-        self.next_backup_at = now + interval;
-        true
-    }
-
-    /// The next action to run, unless one is running.
-    fn next_job(&mut self) -> Option<CliJob> {
-        if self.running.is_some() {
-            return None;
-        }
-        self.waiting.pop_front()
-    }
-
-    /// Opens a run: its generation and the SSH session it borrows, if there is one.
-    fn begin(&mut self) -> (u64, Option<CliSession>) {
-        self.generation += 1;
-        (self.generation, self.session.take())
-    }
-
-    /// `job` runs as `generation` in `task`.
-    fn running(&mut self, generation: u64, job: CliJob, task: JoinHandle<()>) {
-        self.running = Some(CliRunning {
-            generation,
-            job,
-            task,
-        });
-    }
-
-    /// Takes back the session a report of run `generation` returns, and answers its job;
-    /// `None` for an action that a restart already abandoned.
-    fn finish(&mut self, generation: u64, session: Option<CliSession>) -> Option<CliJob> {
-        let current = self.running.as_ref().map(|r| r.generation);
-        if current != Some(generation) {
-            return None;
-        }
-        self.session = session;
-        self.running.take().map(|running| running.job)
-    }
-
-    /// Drops the SSH session and fails every CLI action running or waiting.
-    pub(super) fn fail_all(&mut self, error: ActionError) {
-        self.session = None;
-        if let Some(running) = self.running.take() {
-            running.task.abort();
-            if let Some(reply) = running.job.reply {
-                let _ = reply.send(Err(error.clone()));
-            }
-        }
-        for job in self.waiting.drain(..) {
-            if let Some(reply) = job.reply {
-                let _ = reply.send(Err(error.clone()));
-            }
-        }
-    }
-
-    /// The service is stopping: the running action is interrupted and the waiting ones
-    /// are not started, each caller told which.
-    pub(super) fn cancel_for_shutdown(&mut self, olt: OltId) {
-        if let Some(running) = self.running.take() {
-            running.task.abort();
-            let action = running.job.action.describe();
-            tracing::warn!(olt, %action, "interrupted by the shutdown");
-            if let Some(reply) = running.job.reply {
-                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
-                    "{action} on OLT {olt} was interrupted; the device may have \
-                     carried out part of it"
-                ))));
-            }
-        }
-        self.session = None;
-        for job in self.waiting.drain(..) {
-            if let Some(reply) = job.reply {
-                let _ = reply.send(Err(ActionError::ShuttingDown(format!(
-                    "{} on OLT {olt} was not started",
-                    job.action.describe()
-                ))));
-            }
-        }
-    }
 }
 
 /// What a CLI task runs.
@@ -342,6 +187,13 @@ impl OltState {
         if self.spec.ssh.is_none() {
             return;
         }
+        // Nor one of a family whose running configuration no source shows (SNR).
+        if self
+            .profile()
+            .is_some_and(|layout| layout.cli.running_config.is_empty())
+        {
+            return;
+        }
         if !self
             .cli
             .backup_due(Instant::now(), self.settings.backup_interval)
@@ -401,13 +253,23 @@ impl OltState {
             .ok_or_else(|| ActionError::Unavailable(super::VENDOR_NOT_DETECTED.into()))?;
         let profile = layout.cli;
         let (onu, lines) = match action {
+            CliAction::Backup if profile.running_config.is_empty() => {
+                return Err(unknown_command(self.spec.id, layout, action))
+            }
             CliAction::Backup => return Ok(Script::Backup(profile)),
             CliAction::ReadMacs(scope) => {
                 return Ok(Script::Macs(profile, self.mac_script(*scope)?))
             }
             CliAction::Provision(job) => {
                 // The layout's own table: a C620 is not provisioned with a C320's commands.
-                let table = crate::profile::provisioning::Provisioning::for_profile(layout);
+                let table = crate::profile::provisioning::Provisioning::for_profile(layout)
+                    .ok_or_else(|| {
+                        ActionError::NotSupported(format!(
+                            "provisioning ONUs on OLT {} is not supported on the {} family \
+                             ({}): no public source gives its commands",
+                            self.spec.id, layout.layout, layout.family
+                        ))
+                    })?;
                 if *job == crate::provision::cli::ProvisionJob::ListProfiles
                     && table.profiles.is_none()
                 {
@@ -424,6 +286,9 @@ impl OltState {
             CliAction::SetVlan(onu, _) => (onu, profile.set_vlan),
             CliAction::SetDescription(onu, _) => (onu, profile.set_description),
         };
+        if lines.is_empty() {
+            return Err(unknown_command(self.spec.id, layout, action));
+        }
         let onu = self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
         let mut values: HashMap<&str, String> = port_values(&onu.pon_port).into_iter().collect();
         values.insert("onu", onu.onu_index.to_string());
@@ -659,29 +524,5 @@ fn cli_error(olt: OltId, error: CliError) -> ActionError {
         | CliError::HostKeyMismatch { .. } => {
             ActionError::Unavailable(format!("OLT {olt}: {error}"))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failed_scheduled_backup_is_retried_sooner_and_sooner_no_longer() {
-        let day = Duration::from_secs(86_400);
-        let mut queue = CliQueue::new(Instant::now());
-        let due_in = |queue: &CliQueue| queue.next_backup_at.duration_since(Instant::now());
-        queue.backup_done(false, day);
-        assert!(due_in(&queue) <= BACKUP_RETRY && due_in(&queue) > BACKUP_RETRY / 2);
-        queue.backup_done(false, day);
-        assert!(due_in(&queue) > BACKUP_RETRY && due_in(&queue) <= BACKUP_RETRY * 2);
-        for _ in 0..20 {
-            queue.backup_done(false, day);
-        }
-        assert!(due_in(&queue) <= day && due_in(&queue) > day / 2);
-        // A success starts the count again.
-        queue.backup_done(true, day);
-        queue.backup_done(false, day);
-        assert!(due_in(&queue) <= BACKUP_RETRY);
     }
 }

@@ -5,7 +5,7 @@
 //! message to one named method of the state in the sibling modules or to the session
 //! machine as an event. `post_stop` answers whoever still waits.
 
-use super::actions::CliQueue;
+use super::cli_queue::CliQueue;
 use super::msg::OltMsg;
 use super::pacing::{LoadSeen, Pacing};
 use super::poll::{PollCycle, PollSettings};

@@ -192,7 +192,7 @@ impl Refusal {
 impl Cancel {
     /// What a cancelled caller is told. CLI actions cancelled by a shutdown are told
     /// which action was interrupted or not started instead
-    /// ([`super::actions::CliQueue::cancel_for_shutdown`]).
+    /// ([`super::cli_queue::CliQueue::cancel_for_shutdown`]).
     fn error(self, olt: OltId) -> ActionError {
         match self {
             Cancel::Restarted => ActionError::Unavailable(format!(

@@ -159,14 +159,10 @@ impl OltState {
     /// Each port's traffic from the traffic book, on the layout's technology (EPON where
     /// ONUs are known by their MAC, else GPON).
     pub(super) fn port_traffic(&self) -> Vec<crate::traffic::PortTraffic> {
-        use crate::profile::provisioning::{Provisioning, SerialKind};
         use crate::traffic::PonTechnology;
-        let technology = match self
-            .profile()
-            .map(|p| Provisioning::for_profile(p).serial_kind)
-        {
-            Some(SerialKind::Mac) => PonTechnology::Epon,
-            _ => PonTechnology::Gpon,
+        let technology = match self.profile().is_some_and(|p| p.is_epon()) {
+            true => PonTechnology::Epon,
+            false => PonTechnology::Gpon,
         };
         let onus = self.onus.all();
         self.traffic
