@@ -169,6 +169,10 @@ enum SimVendor {
     Huawei,
     Zte,
     Bdcom,
+    Eltex,
+    Vsol,
+    Cdata,
+    Snr,
     Mixed,
     EveryFamily,
 }
@@ -179,6 +183,10 @@ impl From<SimVendor> for FleetVendors {
             SimVendor::Huawei => FleetVendors::One(Vendor::Huawei),
             SimVendor::Zte => FleetVendors::One(Vendor::Zte),
             SimVendor::Bdcom => FleetVendors::One(Vendor::Bdcom),
+            SimVendor::Eltex => FleetVendors::One(Vendor::Eltex),
+            SimVendor::Vsol => FleetVendors::One(Vendor::Vsol),
+            SimVendor::Cdata => FleetVendors::One(Vendor::Cdata),
+            SimVendor::Snr => FleetVendors::One(Vendor::Snr),
             SimVendor::Mixed => FleetVendors::Mixed,
             SimVendor::EveryFamily => FleetVendors::EveryFamily,
         }

@@ -84,7 +84,7 @@ async fn every_family_registers_refuses_and_removes_over_ssh() {
     let fleet = SimFleet::start(FleetSpec {
         vendors: FleetVendors::EveryFamily,
         dynamics: Dynamics::none(),
-        ..FleetSpec::new(5, 20)
+        ..FleetSpec::new(10, 20)
     })
     .await
     .expect("fleet starts");
@@ -92,7 +92,10 @@ async fn every_family_registers_refuses_and_removes_over_ssh() {
         let olt = i as u32 + 1;
         assert_eq!(FleetVendors::EveryFamily.family_of_olt(i), layout.family);
         let (vendor, cli) = (layout.vendor, layout.cli);
-        let table = Provisioning::for_profile(layout);
+        // A family whose provisioning no source gives has none to check here.
+        let Some(table) = Provisioning::for_profile(layout) else {
+            continue;
+        };
         let target = CliTarget {
             addr: fleet.ssh_addr(olt).expect("ssh addr"),
             username: "ponkeeper".into(),
@@ -111,7 +114,7 @@ async fn every_family_registers_refuses_and_removes_over_ssh() {
                 let shown = match vendor {
                     Vendor::Huawei => format!("HWTC-{}", &serial[4..]),
                     Vendor::Bdcom => table.cli_serial(serial).expect("mac"),
-                    Vendor::Zte => serial.clone(),
+                    _ => serial.clone(),
                 };
                 assert!(listing.contains(&shown), "{vendor}: {shown} in {listing}");
             }

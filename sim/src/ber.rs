@@ -29,7 +29,7 @@ pub enum Value<'a> {
     Integer(i64),
     Octets(&'a [u8]),
     /// A short OCTET STRING made at answer time (a serial as text), bytes and length.
-    Inline([u8; 16], u8),
+    Inline([u8; crate::raw::INLINE], u8),
     Oid(&'static [u32]),
     TimeTicks(u32),
     Counter32(u32),
@@ -222,7 +222,11 @@ fn push_value(out: &mut Vec<u8>, value: Value<'_>) {
         Value::Integer(n) => push_integer(out, tag::INTEGER, n),
         Value::Octets(bytes) => push_tlv(out, tag::OCTET_STRING, bytes),
         Value::Inline(bytes, len) => {
-            push_tlv(out, tag::OCTET_STRING, &bytes[..usize::from(len).min(16)]);
+            push_tlv(
+                out,
+                tag::OCTET_STRING,
+                &bytes[..usize::from(len).min(bytes.len())],
+            );
         }
         Value::Oid(arcs) => {
             let arcs: Vec<u64> = arcs.iter().map(|&a| u64::from(a)).collect();

@@ -14,17 +14,18 @@
 //! identical from one backup to the next.
 
 use super::agent::OltShared;
-use super::model::{held, SimOlt, SimOnu};
+use super::model::{held, SimOlt};
 use super::vendor::SimVendor;
 use ponkeeper_actors::macs::{Mac, MacSighting};
 use ponkeeper_actors::profile::commands::{capture, port_of, render, CliProfile};
-use ponkeeper_actors::profile::OnuField;
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// Lines of output per page while the pager is on.
+mod configs;
+pub(crate) use configs::running_config;
+
 const PAGE_LINES: usize = 24;
 
 /// What a line of an action script does to the device.
@@ -34,6 +35,9 @@ enum Effect {
     SetVlan,
     ClearVlan,
     SetDescription,
+    /// A line of a description script that names no description (Eltex's `do commit`):
+    /// accepted, nothing changes.
+    Accept,
 }
 
 /// What the terminal waits for besides a command.
@@ -73,12 +77,18 @@ impl Terminal {
     pub fn new(olt: Arc<OltShared>, vendor: &'static SimVendor, reboot_time: Duration) -> Self {
         let host = super::lock(&olt).sys_name.clone();
         let user_prompt = render_prompt(cli(vendor).user_prompt, &host, &HashMap::new());
+        // A CLI without a privileged mode to enter (Eltex) logs in privileged.
+        let privileged = !cli(vendor).modes.iter().any(|mode| mode.depth == 1);
+        let prompts = match privileged {
+            true => vec![user_prompt.clone(), user_prompt],
+            false => vec![user_prompt],
+        };
         Terminal {
             olt,
             vendor,
             reboot_time,
             host,
-            prompts: vec![user_prompt],
+            prompts,
             mode_values: HashMap::new(),
             pager: true,
             paged: VecDeque::new(),
@@ -306,17 +316,18 @@ impl Terminal {
     /// line of an action script (the reboot asks first); anything else is refused.
     fn command(&mut self, line: &str) -> Answer {
         let profile = cli(self.vendor);
+        if profile.setup.contains(&line) {
+            // `scroll`, `terminal length 0`: no more pages. `undo smart`: nothing to show.
+            // (V-SOL turns the pager off before `enable`.)
+            self.pager = false;
+            return self.reply(String::new());
+        }
         if self.depth() == 0 {
             return self.reply(self.vendor.error_unknown.to_string());
         }
         if line == profile.running_config {
-            let config = (self.vendor.running_config)(&super::lock(&self.olt), self.vendor);
+            let config = running_config(&super::lock(&self.olt), self.vendor);
             return self.reply(config);
-        }
-        if profile.setup.contains(&line) {
-            // `scroll`, `terminal length 0`: no more pages. `undo smart`: nothing to show.
-            self.pager = false;
-            return self.reply(String::new());
         }
         if let Some((effect, mut values)) = effect_of(profile, line) {
             for (name, value) in &self.mode_values {
@@ -352,7 +363,10 @@ impl Terminal {
 
     /// Carries out an effect; returns the device's output (empty on success).
     fn apply(&self, effect: Effect, values: &HashMap<String, String>) -> String {
-        let port = port_of(values);
+        if effect == Effect::Accept {
+            return String::new();
+        }
+        let port = port_of(values).or_else(|| self.port_by_number(values));
         let number = values.get("onu").and_then(|n| n.parse::<u32>().ok());
         let mut olt = super::lock(&self.olt);
         let vlan = values.get("vlan").and_then(|v| v.parse::<u16>().ok());
@@ -398,8 +412,21 @@ impl Terminal {
             Effect::SetDescription => {
                 onu.description = values.get("description").cloned().unwrap_or_default();
             }
+            Effect::Accept => {}
         }
         String::new()
+    }
+}
+
+impl Terminal {
+    /// The port a command names by its number alone (Eltex's `interface ont 3/5` is
+    /// channel 3 of the one slot), when exactly one port has that number.
+    fn port_by_number(&self, values: &HashMap<String, String>) -> Option<String> {
+        let number: u32 = values.get("port")?.parse().ok()?;
+        let olt = super::lock(&self.olt);
+        let mut named = olt.ports.iter().filter(|p| p.position.port == number);
+        let port = named.next()?;
+        named.next().is_none().then(|| port.name.clone())
     }
 }
 
@@ -461,6 +488,7 @@ fn effect_of(profile: &CliProfile, line: &str) -> Option<(Effect, HashMap<String
             if let Some(values) = capture(template, line) {
                 let effect = match effect {
                     Effect::SetVlan if !template.contains("{vlan}") => Effect::ClearVlan,
+                    Effect::SetDescription if !template.contains("{description}") => Effect::Accept,
                     other => other,
                 };
                 return Some((effect, values));
@@ -468,187 +496,4 @@ fn effect_of(profile: &CliProfile, line: &str) -> Option<(Effect, HashMap<String
         }
     }
     None
-}
-
-fn serial_text(olt_vendor: &SimVendor, onu: &SimOnu) -> String {
-    olt_vendor
-        .profile
-        .column(OnuField::Serial)
-        .and_then(|c| Some(c.decode_octets(olt_vendor.wire_serial(&onu.serial).octets()?)))
-        .unwrap_or_default()
-}
-
-/// Huawei `display current-configuration`.
-pub(crate) fn huawei_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "[{}: {}]\n#", vendor.model, olt.firmware);
-    let _ = writeln!(out, "sysname {}\n#", olt.sys_name);
-    for (id, name) in &olt.vlans {
-        let _ = writeln!(
-            out,
-            "vlan {id} smart\nvlan desc {id} description \"{name}\""
-        );
-    }
-    let _ = writeln!(out, "#");
-    let mut board = None;
-    for onu in &olt.onus {
-        let port = &olt.ports[onu.port].name;
-        let (this_board, number) = port.rsplit_once('/').unwrap_or(("", port));
-        if board != Some(this_board) {
-            if board.is_some() {
-                let _ = writeln!(out, " quit\n#");
-            }
-            let _ = writeln!(out, "interface gpon {this_board}");
-            board = Some(this_board);
-        }
-        let _ = writeln!(
-            out,
-            " ont add {number} {} sn-auth \"{}\" omci ont-lineprofile-id 10 ont-srvprofile-id 10 desc \"{}\"",
-            onu.ont_id,
-            serial_text(vendor, onu),
-            onu.description
-        );
-    }
-    if board.is_some() {
-        let _ = writeln!(out, " quit\n#");
-    }
-    for (i, onu) in olt.onus.iter().enumerate() {
-        if let Some(vlan) = onu.vlan {
-            let _ = writeln!(
-                out,
-                "service-port {} vlan {vlan} gpon {} ont {} gemport 1 multi-service user-vlan {vlan} tag-transform translate",
-                i + 1,
-                olt.ports[onu.port].name,
-                onu.ont_id
-            );
-        }
-    }
-    let _ = writeln!(out, "#\nreturn");
-    out
-}
-
-/// The head ZTE and BDCOM configurations open with: the hostname, then every VLAN with
-/// its name on the next line, indented by `indent`.
-fn config_head(olt: &SimOlt, indent: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Building configuration...\n!\nhostname {}\n!",
-        olt.sys_name
-    );
-    for (id, name) in &olt.vlans {
-        let _ = writeln!(out, "vlan {id}\n{indent}name {name}\n!");
-    }
-    out
-}
-
-/// ZTE C300 / C320 `show running-config`.
-pub(crate) fn zte_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    zte_family_config(olt, vendor, ["gpon-olt_", "gpon-onu_"])
-}
-
-/// ZTE C600 / C620 `show running-config`: the C300's, with TITAN interface names.
-pub(crate) fn zte_c600_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    zte_family_config(olt, vendor, ["gpon_olt-", "gpon_onu-"])
-}
-
-/// A ZTE configuration whose port and ONU interfaces are named `names[0]1/1/1` and
-/// `names[1]1/1/1:1`.
-fn zte_family_config(olt: &SimOlt, vendor: &SimVendor, names: [&str; 2]) -> String {
-    let [port_if, onu_if] = names;
-    let mut out = config_head(olt, "  ");
-    for (p, port) in olt.ports.iter().enumerate() {
-        let _ = writeln!(out, "interface {port_if}{}", port.name);
-        for onu in olt.onus.iter().filter(|o| o.port == p) {
-            let _ = writeln!(
-                out,
-                "  onu {} type ZTE-F660 sn {}",
-                onu.ont_id,
-                serial_text(vendor, onu)
-            );
-        }
-        let _ = writeln!(out, "!");
-    }
-    for onu in &olt.onus {
-        let _ = writeln!(
-            out,
-            "interface {onu_if}{}:{}\n  name onu-{}",
-            olt.ports[onu.port].name, onu.ont_id, onu.ont_id
-        );
-        if !onu.description.is_empty() {
-            let _ = writeln!(out, "  description {}", onu.description);
-        }
-        let _ = writeln!(out, "  tcont 1 profile 1G\n  gemport 1 tcont 1");
-        if let Some(vlan) = onu.vlan {
-            let _ = writeln!(out, "  service-port 1 vport 1 user-vlan {vlan} vlan {vlan}");
-        }
-        let _ = writeln!(out, "!");
-    }
-    let _ = writeln!(out, "end");
-    out
-}
-
-/// BDCOM P3310 (EPON) `show running-config`.
-pub(crate) fn bdcom_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    bdcom_family_config(olt, vendor, false)
-}
-
-/// BDCOM GP3600 (GPON) `show running-config`.
-pub(crate) fn bdcom_gpon_config(olt: &SimOlt, vendor: &SimVendor) -> String {
-    bdcom_family_config(olt, vendor, true)
-}
-
-/// A BDCOM configuration: EPON ports bind ONUs by MAC (`fcfa.f710.2030`), GPON ports by
-/// serial (`HWTC:1A2B3C4D`).
-fn bdcom_family_config(olt: &SimOlt, vendor: &SimVendor, gpon: bool) -> String {
-    let (kind, tech) = if gpon {
-        ("GPON", "gpon")
-    } else {
-        ("EPON", "epon")
-    };
-    let mut out = config_head(olt, " ");
-    for (p, port) in olt.ports.iter().enumerate() {
-        let _ = writeln!(out, "interface {kind}{}", port.name);
-        for onu in olt.onus.iter().filter(|o| o.port == p) {
-            let serial = serial_text(vendor, onu);
-            let bound = if gpon {
-                format!(
-                    "sn {}:{}",
-                    &serial[..4.min(serial.len())],
-                    serial.get(4..).unwrap_or("")
-                )
-            } else {
-                let mac = serial.replace(':', "");
-                let dotted: Vec<String> = mac
-                    .as_bytes()
-                    .chunks(4)
-                    .map(|c| String::from_utf8_lossy(c).into_owned())
-                    .collect();
-                format!("mac {}", dotted.join("."))
-            };
-            let _ = writeln!(out, " {tech} bind-onu {bound} {}", onu.ont_id);
-        }
-        let _ = writeln!(out, "!");
-    }
-    for onu in &olt.onus {
-        let _ = writeln!(
-            out,
-            "interface {kind}{}:{}",
-            olt.ports[onu.port].name, onu.ont_id
-        );
-        if !onu.description.is_empty() {
-            let _ = writeln!(out, " description {}", onu.description);
-        }
-        if let Some(vlan) = onu.vlan {
-            let vlan_mode = if gpon {
-                "vlan mode tag"
-            } else {
-                "ctc vlan mode tag"
-            };
-            let _ = writeln!(out, " {tech} onu port 1 {vlan_mode} {vlan}");
-        }
-        let _ = writeln!(out, "!");
-    }
-    let _ = writeln!(out, "end");
-    out
 }

@@ -10,7 +10,8 @@
 //! ([`super::agent`]) is the only caller.
 
 use super::ber::Value;
-use super::model::{traffic, Raw, SimOlt};
+use super::model::{traffic, SimOlt};
+use super::raw::Raw;
 use super::vendor::SimVendor;
 use ponkeeper_actors::profile::{std_oids, OnuColumn, OnuField};
 
@@ -216,15 +217,16 @@ impl MibView {
                 });
             }
         }
-        let unconfigured =
-            ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile)
-                .unconfigured;
-        objects.push(MibObject {
-            oid: arcs(unconfigured.serial),
-            suffix: Vec::new(),
-            source: Source::Unconfigured { equipment: false },
-        });
-        if let Some(oid) = unconfigured.equipment {
+        let provisioning =
+            ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile);
+        if let Some(unconfigured) = provisioning.map(|table| table.unconfigured) {
+            objects.push(MibObject {
+                oid: arcs(unconfigured.serial),
+                suffix: Vec::new(),
+                source: Source::Unconfigured { equipment: false },
+            });
+        }
+        if let Some(oid) = provisioning.and_then(|table| table.unconfigured.equipment) {
             objects.push(MibObject {
                 oid: arcs(oid),
                 suffix: Vec::new(),
@@ -335,7 +337,7 @@ impl MibView {
                     };
                     for at in start..rows {
                         if let Some(value) = self.value(olt, ctx, object, at) {
-                            let mut key = [0u64; 8];
+                            let mut key = [0u64; 12];
                             let index = row_index(olt, table, at, &mut key);
                             let name =
                                 InstanceOid::from_parts(&[&object.oid, index, &object.suffix]);
@@ -417,13 +419,11 @@ impl MibView {
                     _ => Value::Counter64(count),
                 }
             }
-            Source::Onu(column) => {
-                match SimOlt::onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
-                    Raw::Integer(n) => Value::Integer(n),
-                    Raw::Octets(bytes) => Value::Octets(bytes),
-                    Raw::Inline(bytes, len) => Value::Inline(bytes, len),
-                }
-            }
+            Source::Onu(column) => match olt.onu_raw(ctx.vendor, olt.onus.get(row)?, &column)? {
+                Raw::Integer(n) => Value::Integer(n),
+                Raw::Octets(bytes) => Value::Octets(bytes),
+                Raw::Inline(bytes, len) => Value::Inline(bytes, len),
+            },
         })
     }
 }
@@ -440,7 +440,7 @@ fn row_count(olt: &SimOlt, table: Table) -> usize {
 }
 
 /// The row index arcs of `row` (without the column suffix).
-fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 8]) -> &'k [u64] {
+fn row_index<'k>(olt: &SimOlt, table: Table, row: usize, key: &'k mut [u64; 12]) -> &'k [u64] {
     match table {
         Table::Fdb => {
             let Some(entry) = olt.macs.get(row) else {
@@ -495,9 +495,9 @@ fn with_key<R>(
     suffix: &[u64],
     f: impl FnOnce(&[u64]) -> R,
 ) -> R {
-    let mut index = [0u64; 8];
+    let mut index = [0u64; 12];
     let index = row_index(olt, table, row, &mut index);
-    let mut key = [0u64; 12];
+    let mut key = [0u64; 16];
     let len = index.len() + suffix.len().min(key.len() - index.len());
     key[..index.len()].copy_from_slice(index);
     key[index.len()..len].copy_from_slice(&suffix[..len - index.len()]);

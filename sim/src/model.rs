@@ -12,10 +12,11 @@ mod cut;
 pub(crate) mod macs;
 pub(crate) mod traffic;
 
+use super::raw::Raw;
 use super::vendor::{PortPosition, RowIndex, SimVendor};
 use super::{Dynamics, ExpectedOnu};
 use ponkeeper_actors::domain::{round_dbm, DownCause, OltId};
-use ponkeeper_actors::profile::{OnuColumn, OnuField};
+use ponkeeper_actors::profile::{Cell, Encoding, OnuColumn, OnuField};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
@@ -87,26 +88,6 @@ pub(crate) struct SimOnu {
     pub reboots: u32,
     /// How often pollers read its status and its optics ([`super::stats`]).
     pub reads: super::stats::OnuReads,
-}
-
-/// A raw value as the agent puts it on the wire.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Raw<'a> {
-    Integer(i64),
-    Octets(&'a [u8]),
-    /// A short value made at answer time (BDCOM GPON's `HWTC:1A2B3C4D`).
-    Inline([u8; 16], u8),
-}
-
-impl Raw<'_> {
-    /// The bytes of an OCTET STRING value.
-    pub fn octets(&self) -> Option<&[u8]> {
-        match self {
-            Raw::Integer(_) => None,
-            Raw::Octets(bytes) => Some(bytes),
-            Raw::Inline(bytes, len) => bytes.get(..usize::from(*len)),
-        }
-    }
 }
 
 /// One simulated OLT.
@@ -278,29 +259,44 @@ impl SimOlt {
     /// The raw value of one ONU table column, exactly as the agent serves it; `None`
     /// when the device has no such instance (a column without an absent sentinel, such
     /// as ZTE's distance, leaves offline ONUs out).
-    pub fn onu_raw<'a>(vendor: &SimVendor, onu: &'a SimOnu, column: &OnuColumn) -> Option<Raw<'a>> {
+    pub fn onu_raw<'a>(
+        &self,
+        vendor: &SimVendor,
+        onu: &'a SimOnu,
+        column: &OnuColumn,
+    ) -> Option<Raw<'a>> {
         let profile = vendor.profile;
         let absent = column.absent.first().copied();
-        let reading = |value: Option<f64>| match value {
-            Some(_) => Some(Raw::Integer(column.encode_dbm(value))),
+        let reading = |value: Option<f64>| match column.encode_text_reading(value) {
+            Some(text) => Some(Raw::inline(&text)),
+            None if value.is_some() => Some(Raw::Integer(column.encode_dbm(value))),
             None => absent.map(Raw::Integer),
+        };
+        let integer = |raw: i64| match column.encoding {
+            Encoding::TextEnum(_) | Encoding::TextCode => {
+                column.encode_text_integer(raw).map(|t| Raw::inline(&t))
+            }
+            _ => Some(Raw::Integer(raw)),
         };
         match column.field {
             OnuField::Serial => Some(vendor.wire_serial(&onu.serial)),
             OnuField::Description => Some(Raw::Octets(onu.description.as_bytes())),
-            OnuField::Status => Some(Raw::Integer(
-                vendor.status_value(onu.online, onu.last_down_cause),
-            )),
-            OnuField::Distance if onu.online => {
-                Some(Raw::Integer(column.encode_metres(onu.distance_m)))
-            }
+            OnuField::Status => integer(vendor.status_value(onu.online, onu.last_down_cause)),
+            OnuField::Distance if onu.online => match column.encoding {
+                Encoding::TextMetres => Some(Raw::inline(&onu.distance_m.to_string())),
+                _ => Some(Raw::Integer(column.encode_metres(onu.distance_m))),
+            },
             OnuField::Distance => absent.map(Raw::Integer),
-            OnuField::DownCause => Some(Raw::Integer(
+            OnuField::DownCause => integer(
                 onu.last_down_cause
                     .and_then(|cause| profile.down_cause_value(cause))
                     .or(absent)
                     .unwrap_or(-1),
-            )),
+            ),
+            OnuField::PonChannel => Some(Raw::Integer(i64::from(
+                self.ports.get(onu.port)?.position.port,
+            ))),
+            OnuField::OnuNumber => Some(Raw::Integer(i64::from(onu.ont_id))),
             OnuField::RxPower => reading((onu.online && onu.rx_reported).then_some(onu.rx.now)),
             OnuField::TxPower => reading(onu.online.then_some(onu.tx.now)),
             OnuField::OltRxPower => reading(onu.online.then_some(onu.olt_rx.now)),
@@ -319,12 +315,20 @@ impl SimOlt {
             .map(|onu| {
                 let raw = |field: OnuField| {
                     let column = profile.column(field)?;
-                    Some((column, SimOlt::onu_raw(vendor, onu, column)?))
+                    Some((column, self.onu_raw(vendor, onu, column)?))
                 };
-                let integer = |field: OnuField| match raw(field) {
-                    Some((column, Raw::Integer(value))) => Some((column, value)),
-                    _ => None,
-                };
+                // Decodes `field`'s value with `decode`, as the poller does.
+                fn decoded_with<T>(
+                    raw: Option<(&OnuColumn, Raw)>,
+                    decode: impl Fn(&OnuColumn, Cell) -> Option<T>,
+                ) -> Option<T> {
+                    let (column, raw) = raw?;
+                    let cell = match raw {
+                        Raw::Integer(value) => Cell::Integer(value),
+                        _ => Cell::Octets(raw.octets()?),
+                    };
+                    decode(column, cell)
+                }
                 let text = |field: OnuField| match raw(field) {
                     Some((column, raw)) => raw
                         .octets()
@@ -332,12 +336,8 @@ impl SimOlt {
                         .unwrap_or_default(),
                     None => String::new(),
                 };
-                let dbm = |field: OnuField| {
-                    integer(field).and_then(|(column, value)| column.decode_dbm(value))
-                };
-                let decoded = |field: OnuField| {
-                    integer(field).and_then(|(column, value)| column.decode_integer(value))
-                };
+                let dbm = |field: OnuField| decoded_with(raw(field), OnuColumn::reading);
+                let decoded = |field: OnuField| decoded_with(raw(field), OnuColumn::integer);
                 let raw_status = decoded(OnuField::Status);
                 let status = profile.status(raw_status.unwrap_or(-1));
                 let last_down_cause = match status {
@@ -353,8 +353,7 @@ impl SimOlt {
                     description: text(OnuField::Description),
                     status,
                     last_down_cause,
-                    distance: integer(OnuField::Distance)
-                        .and_then(|(column, value)| column.decode_metres(value)),
+                    distance: decoded_with(raw(OnuField::Distance), OnuColumn::metres),
                     rx_power: dbm(OnuField::RxPower).map(round_dbm),
                     tx_power: dbm(OnuField::TxPower).map(round_dbm),
                     olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm),
@@ -415,14 +414,12 @@ fn layout_interfaces(vendor: &SimVendor, ports: &[SimPort], onus: &[SimOnu]) -> 
     };
     let mut interfaces: Vec<SimInterface> = ports
         .iter()
+        .filter(|_| vendor.ports_in_if_mib)
         .map(|port| interface(port.if_index, port.if_name.clone()))
         .collect();
-    if let ponkeeper_actors::profile::OnuIndexing::OnuIfIndex { separator } =
-        vendor.profile.onu_indexing
-    {
+    if let Some(separator) = vendor.profile.onu_indexing.onu_interface_separator() {
         for onu in onus {
-            let (_, Some(if_index)) = vendor.onu_row_index(ports[onu.port].position, onu.ont_id)
-            else {
+            let Some(if_index) = vendor.onu_if_index(ports[onu.port].position, onu.ont_id) else {
                 continue;
             };
             let name = format!("{}{separator}{}", ports[onu.port].if_name, onu.ont_id);
@@ -509,7 +506,7 @@ fn generate_onu(
         None
     };
     let rx_reported = !rng.random_bool(RX_MISSING);
-    let (row, _) = vendor.onu_row_index(port.position, ont_id);
+    let row = vendor.onu_row_index(port.position, ont_id, &serial);
     SimOnu {
         port: port_no,
         row,

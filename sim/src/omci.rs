@@ -41,7 +41,9 @@ pub(crate) fn is_optics(field: OnuField) -> bool {
         | OnuField::Description
         | OnuField::Status
         | OnuField::Distance
-        | OnuField::DownCause => false,
+        | OnuField::DownCause
+        | OnuField::PonChannel
+        | OnuField::OnuNumber => false,
     }
 }
 

@@ -20,7 +20,7 @@ use ponkeeper_actors::profile::provisioning::{
     dotted_mac, parse_mac, Discovery, DiscoveryFormat, PortKey, Provisioning, SerialKind,
     UnconfiguredSerial,
 };
-use ponkeeper_actors::profile::{format_gpon_serial, format_mac, parse_gpon_serial, OnuIndexing};
+use ponkeeper_actors::profile::{format_gpon_serial, format_mac, parse_gpon_serial};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -126,7 +126,7 @@ impl SimProvisioning {
         equipment: &'static str,
     ) -> Option<String> {
         let vendor = self.vendor;
-        let table = Provisioning::for_profile(vendor.profile);
+        let table = Provisioning::for_profile(vendor.profile)?;
         let at = ports.get(port)?;
         let port_key = match table.unconfigured.port_key {
             PortKey::IfIndex => at.if_index,
@@ -209,7 +209,7 @@ fn serial_text(vendor: &SimVendor, serial: &[u8; 8]) -> String {
 
 /// The sub-modes the provisioning scripts enter beyond the CLI profile's own.
 pub(crate) fn modes(vendor: &SimVendor) -> &'static [CliMode] {
-    Provisioning::for_profile(vendor.profile).modes
+    Provisioning::for_profile(vendor.profile).map_or(&[], |table| table.modes)
 }
 
 /// The answer to a provisioning line typed at `depth` (1 privileged, 2 configuration, 3
@@ -221,7 +221,7 @@ pub(crate) fn command(
     depth: u8,
     line: &str,
 ) -> Option<String> {
-    let table = Provisioning::for_profile(vendor.profile);
+    let table = Provisioning::for_profile(vendor.profile)?;
     if let Some(discovery) = table.discover {
         if line == discovery.command || line.starts_with(&format!("{} ", discovery.command)) {
             return Some(discovery_listing(olt, vendor, discovery));
@@ -349,7 +349,7 @@ fn deregister_onu(
     };
     let onu = olt.onus.remove(at);
     let position = olt.ports[onu.port].position;
-    if let (_, Some(if_index)) = vendor.onu_row_index(position, onu.ont_id) {
+    if let Some(if_index) = vendor.onu_if_index(position, onu.ont_id) {
         olt.interfaces.retain(|i| i.if_index != if_index);
     }
     // Still plugged in: it shows up unconfigured again.
@@ -377,7 +377,8 @@ fn insert_onu(
     online: bool,
 ) {
     let position = olt.ports[port].position;
-    let (row, if_index) = vendor.onu_row_index(position, ont_id);
+    let row = vendor.onu_row_index(position, ont_id, &serial);
+    let if_index = vendor.onu_if_index(position, ont_id);
     let onu = SimOnu {
         port,
         row,
@@ -401,9 +402,10 @@ fn insert_onu(
     olt.onus.insert(at, onu);
     // Registered where a cut holds the port: no light, so down like its neighbours.
     olt.hold_cut_onus();
-    if let (OnuIndexing::OnuIfIndex { separator }, Some(if_index)) =
-        (vendor.profile.onu_indexing, if_index)
-    {
+    if let (Some(separator), Some(if_index)) = (
+        vendor.profile.onu_indexing.onu_interface_separator(),
+        if_index,
+    ) {
         let name = format!("{}{separator}{ont_id}", olt.ports[port].if_name);
         let interface = SimInterface {
             if_index,

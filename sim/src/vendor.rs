@@ -6,9 +6,8 @@
 //! ([`super::mib`]) read it. Row indexes are built from the profile's
 //! [`OnuIndexing`] in one place, [`SimVendor::onu_row_index`].
 
-use super::console;
-use super::model::Raw;
-use super::model::SimOlt;
+mod families;
+use super::raw::Raw;
 use ponkeeper_actors::domain::{DownCause, Vendor};
 use ponkeeper_actors::profile::{self, DownCauseSource, Encoding, OnuField, OnuIndexing, Profile};
 
@@ -20,6 +19,21 @@ pub(crate) struct PortPosition {
     pub port: u32,
     /// The port's place in the chassis, from 0 (ifIndex order).
     pub ordinal: u32,
+}
+
+/// How a family prints its running configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConfigDialect {
+    Huawei,
+    Zte,
+    ZteC600,
+    Bdcom,
+    BdcomGpon,
+    Eltex,
+    Vsol,
+    Cdata,
+    /// No public source shows one: a bare host name.
+    Snr,
 }
 
 /// A simulated vendor: its driver profile plus the agent-side facts the profile lacks.
@@ -61,10 +75,14 @@ pub(crate) struct SimVendor {
     pub port_if_index: fn(PortPosition) -> u32,
     /// Whether ifDescr repeats the interface name (ZTE leaves it empty).
     pub if_descr_is_name: bool,
-    /// ifIndex of an ONU's own interface, for vendors that index ONUs by it.
+    /// ifIndex of an ONU's own interface, for vendors whose IF-MIB lists ONUs (BDCOM
+    /// indexes ONUs by it; V-SOL V1600D lists them beside its `<pon>.<onu>` rows).
     pub onu_if_index: Option<fn(PortPosition, u32) -> u32>,
-    /// The running configuration as the vendor prints it.
-    pub running_config: fn(&SimOlt, &SimVendor) -> String,
+    /// Whether IF-MIB lists the PON ports (no capture shows an Eltex LTP's IF-MIB).
+    pub ports_in_if_mib: bool,
+    /// How the vendor prints its running configuration
+    /// ([`super::console::running_config`]).
+    pub running_config: ConfigDialect,
     /// The CLI's answers to a line it does not know, an ONU that does not exist and a
     /// VLAN the OLT does not carry (each starts with one of the profile's error markers).
     pub error_unknown: &'static str,
@@ -109,7 +127,8 @@ static HUAWEI: SimVendor = SimVendor {
     port_if_index: huawei_port_if_index,
     if_descr_is_name: true,
     onu_if_index: None,
-    running_config: console::huawei_config,
+    ports_in_if_mib: true,
+    running_config: ConfigDialect::Huawei,
     error_unknown: "% Unknown command, the error locates at '^'",
     error_no_onu: "  Failure: The ONT does not exist",
     error_no_vlan: "  Failure: The VLAN does not exist",
@@ -135,7 +154,8 @@ static ZTE: SimVendor = SimVendor {
     port_if_index: zte_port_if_index,
     if_descr_is_name: false,
     onu_if_index: None,
-    running_config: console::zte_config,
+    ports_in_if_mib: true,
+    running_config: ConfigDialect::Zte,
     error_unknown: "%Error 20203: Incorrect command.",
     error_no_onu: "%Code 32310-GPONSRV : The ONU does not exist.",
     error_no_vlan: "%Code 32514-GPONSRV : The VLAN does not exist.",
@@ -162,7 +182,8 @@ static BDCOM: SimVendor = SimVendor {
     port_if_index: bdcom_port_if_index,
     if_descr_is_name: true,
     onu_if_index: Some(bdcom_onu_if_index),
-    running_config: console::bdcom_config,
+    ports_in_if_mib: true,
+    running_config: ConfigDialect::Bdcom,
     error_unknown: "% Unknown command.",
     error_no_onu: "% Invalid input: the ONU does not exist.",
     error_no_vlan: "% Invalid input: VLAN not configured.",
@@ -196,7 +217,7 @@ static ZTE_C600: SimVendor = SimVendor {
     offline_status: 7,
     port_if_index: zte_c600_port_if_index,
     if_descr_is_name: true,
-    running_config: console::zte_c600_config,
+    running_config: ConfigDialect::ZteC600,
     ..ZTE
 };
 
@@ -210,14 +231,25 @@ static BDCOM_GPON: SimVendor = SimVendor {
     onu_ids_per_port: 128,
     port_if_index: bdcom_gpon_port_if_index,
     onu_if_index: Some(bdcom_gpon_onu_if_index),
-    running_config: console::bdcom_gpon_config,
+    running_config: ConfigDialect::BdcomGpon,
     ..BDCOM
 };
 
 impl SimVendor {
     /// Every simulated layout, in the order a fleet of [`super::FleetVendors::EveryFamily`]
-    /// takes them: the three vendors' defaults first.
-    pub const ALL: [&'static SimVendor; 5] = [&HUAWEI, &ZTE, &BDCOM, &ZTE_C600, &BDCOM_GPON];
+    /// takes them: the three first vendors' defaults first.
+    pub const ALL: [&'static SimVendor; 10] = [
+        &HUAWEI,
+        &ZTE,
+        &BDCOM,
+        &ZTE_C600,
+        &BDCOM_GPON,
+        &families::ELTEX,
+        &families::VSOL_EPON,
+        &families::VSOL_GPON,
+        &families::CDATA,
+        &families::SNR,
+    ];
 
     /// The simulator table of a vendor.
     pub fn for_vendor(vendor: Vendor) -> &'static SimVendor {
@@ -225,6 +257,10 @@ impl SimVendor {
             Vendor::Huawei => &HUAWEI,
             Vendor::Zte => &ZTE,
             Vendor::Bdcom => &BDCOM,
+            Vendor::Eltex => &families::ELTEX,
+            Vendor::Vsol => &families::VSOL_EPON,
+            Vendor::Cdata => &families::CDATA,
+            Vendor::Snr => &families::SNR,
         }
     }
 
@@ -259,65 +295,78 @@ impl SimVendor {
     }
 
     /// A serial as the agent sends it: its bytes, or for a vendor that sends serials as
-    /// text (`Encoding::GponSerialText`) `HWTC:1A2B3C4D`.
+    /// text `HWTC:1A2B3C4D` (BDCOM GPON), `485754431A2B3C4D` (SNR), `HWTC1A2B3C4D`
+    /// (V-SOL GPON) or `a0:b1:c2:d3:e4:f5` (V-SOL EPON).
     pub fn wire_serial<'a>(&self, serial: &'a [u8; 8]) -> Raw<'a> {
         let encoding = self.profile.column(OnuField::Serial).map(|c| c.encoding);
-        if encoding != Some(Encoding::GponSerialText) {
-            return Raw::Octets(&serial[..self.serial_len()]);
-        }
-        let shown = profile::format_gpon_serial(serial);
-        let mut bytes = [0u8; 16];
-        let text = format!(
-            "{}:{}",
-            shown.get(..4).unwrap_or(""),
-            shown.get(4..).unwrap_or("")
-        );
-        let len = text.len().min(16);
-        bytes[..len].copy_from_slice(&text.as_bytes()[..len]);
-        Raw::Inline(bytes, len as u8)
+        let shown = || profile::format_gpon_serial(serial);
+        let text = match encoding {
+            Some(Encoding::GponSerialText) => {
+                let shown = shown();
+                format!(
+                    "{}:{}",
+                    shown.get(..4).unwrap_or(""),
+                    shown.get(4..).unwrap_or("")
+                )
+            }
+            Some(Encoding::SerialText { hex: true }) => profile::text::format_hex_serial(serial),
+            Some(Encoding::SerialText { hex: false }) => shown(),
+            Some(Encoding::MacText) => profile::format_mac(&serial[..6]),
+            _ => return Raw::Octets(&serial[..self.serial_len()]),
+        };
+        Raw::inline(&text)
     }
 
-    /// The ONU table row index of ONU `onu_id` on the port at `at`, and the ifIndex of
-    /// the ONU's own interface where the vendor has one.
-    pub fn onu_row_index(&self, at: PortPosition, onu_id: u32) -> (RowIndex, Option<u32>) {
+    /// The ONU table row index of ONU `onu_id` (serial `serial`) on the port at `at`.
+    pub fn onu_row_index(&self, at: PortPosition, onu_id: u32, serial: &[u8; 8]) -> RowIndex {
         match self.profile.onu_indexing {
-            OnuIndexing::PortIfIndexAndOnuId => {
-                (RowIndex::two((self.port_if_index)(at), onu_id), None)
-            }
+            OnuIndexing::PortIfIndexAndOnuId => RowIndex::new(&[(self.port_if_index)(at), onu_id]),
             OnuIndexing::PonIdAndOnuId(layout) => {
                 let pon_id = layout.pon_id(at.slot, at.port).unwrap_or(u32::MAX);
-                (RowIndex::two(pon_id, onu_id), None)
+                RowIndex::new(&[pon_id, onu_id])
             }
             OnuIndexing::OnuIfIndex { .. } => {
-                let if_index = self
-                    .onu_if_index
-                    .map_or(u32::MAX, |of_onu| of_onu(at, onu_id));
-                (RowIndex::one(if_index), Some(if_index))
+                RowIndex::new(&[self.onu_if_index(at, onu_id).unwrap_or(u32::MAX)])
+            }
+            OnuIndexing::PortArcsAndOnuId { .. } if self.name_has_frame => {
+                RowIndex::new(&[at.slot, at.port, onu_id])
+            }
+            OnuIndexing::PortArcsAndOnuId { .. } => RowIndex::new(&[at.port, onu_id]),
+            OnuIndexing::Packed(layout) => {
+                RowIndex::new(&[layout.index(at.port, onu_id).unwrap_or(u32::MAX)])
+            }
+            OnuIndexing::SlotAndSerial => {
+                let mut arcs = [at.slot; 9];
+                for (arc, &octet) in arcs[1..].iter_mut().zip(serial) {
+                    *arc = u32::from(octet);
+                }
+                RowIndex::new(&arcs)
             }
         }
+    }
+
+    /// The ifIndex of the ONU's own interface, where the vendor's IF-MIB lists ONUs.
+    pub fn onu_if_index(&self, at: PortPosition, onu_id: u32) -> Option<u32> {
+        self.onu_if_index.map(|of_onu| of_onu(at, onu_id))
     }
 }
 
-/// The row index of an ONU table row: one or two arcs, without heap allocation.
+/// The row index of an ONU table row: up to nine arcs (Eltex's slot and serial), without
+/// heap allocation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct RowIndex {
-    arcs: [u32; 2],
+    arcs: [u32; 9],
     len: u8,
 }
 
 impl RowIndex {
-    fn one(a: u32) -> RowIndex {
-        RowIndex {
-            arcs: [a, 0],
-            len: 1,
-        }
-    }
-
-    fn two(a: u32, b: u32) -> RowIndex {
-        RowIndex {
-            arcs: [a, b],
-            len: 2,
-        }
+    fn new(arcs: &[u32]) -> RowIndex {
+        let mut row = RowIndex {
+            arcs: [0; 9],
+            len: arcs.len().min(9) as u8,
+        };
+        row.arcs[..usize::from(row.len)].copy_from_slice(&arcs[..usize::from(row.len)]);
+        row
     }
 
     pub fn arcs(&self) -> &[u32] {
@@ -364,8 +413,13 @@ mod tests {
             port: 1,
             ordinal: 3,
         };
-        let (zte, onu_if) = SimVendor::for_vendor(Vendor::Zte).onu_row_index(at, 5);
-        assert_eq!((zte.arcs(), onu_if), (&[268_566_784, 5][..], None));
+        let serial = *b"ZTEG0001";
+        let zte = SimVendor::for_vendor(Vendor::Zte);
+        let row = zte.onu_row_index(at, 5, &serial);
+        assert_eq!(
+            (row.arcs(), zte.onu_if_index(at, 5)),
+            (&[268_566_784, 5][..], None)
+        );
         let bdcom = SimVendor::for_vendor(Vendor::Bdcom);
         let at = PortPosition {
             frame: 0,
@@ -373,9 +427,29 @@ mod tests {
             port: 2,
             ordinal: 1,
         };
-        let (row, onu_if) = bdcom.onu_row_index(at, 3);
+        let row = bdcom.onu_row_index(at, 3, &serial);
         assert_eq!(row.arcs(), &[167]);
-        assert_eq!(onu_if, Some(167));
+        assert_eq!(bdcom.onu_if_index(at, 3), Some(167));
         assert_eq!(bdcom.port_name(at), "0/2");
+        // The CIS families: Eltex by slot and serial, V-SOL and SNR by port arcs, C-Data
+        // packed.
+        let at = |slot, port| PortPosition {
+            frame: 0,
+            slot,
+            port,
+            ordinal: 0,
+        };
+        let eltex = SimVendor::for_vendor(Vendor::Eltex).onu_row_index(
+            at(1, 3),
+            5,
+            b"ELTX\x01\x02\x03\x04",
+        );
+        assert_eq!(eltex.arcs(), &[1, 69, 76, 84, 88, 1, 2, 3, 4]);
+        let vsol = SimVendor::for_vendor(Vendor::Vsol).onu_row_index(at(0, 2), 7, &serial);
+        assert_eq!(vsol.arcs(), &[2, 7]);
+        let snr = SimVendor::for_vendor(Vendor::Snr).onu_row_index(at(2, 16), 9, &serial);
+        assert_eq!(snr.arcs(), &[2, 16, 9]);
+        let cdata = SimVendor::for_vendor(Vendor::Cdata).onu_row_index(at(0, 3), 7, &serial);
+        assert_eq!(cdata.arcs(), &[0x48_0000 | (2 << 12) | 7]);
     }
 }

@@ -131,7 +131,8 @@ fn zte_and_bdcom_views_walk_in_order_and_skip_absent_rows() {
         // Distance has no absent sentinel on either: offline ONUs have no instance.
         let table =
             ponkeeper_actors::profile::provisioning::Provisioning::for_profile(vendor.profile);
-        let uncfg_objects = 1 + usize::from(table.unconfigured.equipment.is_some());
+        let uncfg_objects =
+            table.map_or(0, |t| 1 + usize::from(t.unconfigured.equipment.is_some()));
         let uncfg = uncfg_objects * olt.provisioning.unconfigured.len();
         // BDCOM's bridge: a forwarding entry per MAC behind an online ONU, a bridge
         // port per ONU.
