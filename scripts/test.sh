@@ -71,7 +71,9 @@ cargo build --locked --bin ponkeeper
     --fixtures tests/fixtures \
     --fixture huawei-ma5800 --fixture zte-c320 --fixture bdcom-p3310 \
     --fixture huawei-ma5800-no-port --fixture zte-c620 --fixture bdcom-gp3600 \
-    --fixture bdcom-gp3600-no-onu-table
+    --fixture bdcom-gp3600-no-onu-table --fixture eltex-ltp8x --fixture vsol-v1600d \
+    --fixture vsol-v1600g --fixture vsol-v1600g-no-optics --fixture cdata-fd1616 \
+    --fixture snr-gpon
 
 say "SNMPv3 check: the same fixtures over v3 authPriv (snmpsim's USM), polled by serve; a wrong password"
 "$VENV/bin/python" scripts/check_snmpv3.py \

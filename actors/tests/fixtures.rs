@@ -233,6 +233,46 @@ async fn bdcom_gp3600_onu_interfaces_without_onu_rows_are_reported() {
     polls_as_expected(&our_fixtures(), "bdcom-gp3600-no-onu-table", "GP3600-16B").await;
 }
 
+/// Eltex LTP-8X: ONTs indexed by their slot and serial, the PON channel and ONT number
+/// in columns, ports named by the ONT rows alone (no capture shows the LTP's IF-MIB).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eltex_ltp8x_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "eltex-ltp8x", "LTP-8X").await;
+}
+
+/// V-SOL V1600D (EPON): the LibreNMS capture's 16 ONUs and their optics text
+/// (`0.03 mW (-14.61 dBm)`, `30.67 C`), ONU interfaces in IF-MIB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vsol_v1600d_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "vsol-v1600d", "V1600D").await;
+}
+
+/// V-SOL V1600GS (GPON): optics as plain numbers and as `-18.602(dBm)`, `N/A` for none,
+/// the port named `GPON0/1 Clients`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vsol_v1600g_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "vsol-v1600g", "V1600GS").await;
+}
+
+/// V-SOL V1600G firmware without per-ONU optics: every optics field `null`, and the
+/// OLT's warnings say so rather than stay silent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vsol_v1600g_without_optics_says_so() {
+    polls_as_expected(&our_fixtures(), "vsol-v1600g-no-optics", "V1600GS").await;
+}
+
+/// C-Data FD16xx: the packed ONU index, optics under `.0.0`, the down cause as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cdata_fd1616_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "cdata-fd1616", "FD1616").await;
+}
+
+/// SNR-OLT-GPON: rows `<slot>.<port>.<ont>`, readings, distance and serial as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snr_gpon_fixture_polls_as_expected() {
+    polls_as_expected(&our_fixtures(), "snr-gpon", "SNR-OLT-GPON-16-2AC").await;
+}
+
 /// `vendor = "auto"` against a device no detection rule knows (a Cisco router's system
 /// group, served by snmpsim): the OLT answers, so it is DEGRADED, never OFFLINE, with a
 /// `lastError` naming what it said, and nothing is polled with a guessed profile.
