@@ -140,13 +140,15 @@ async fn auto_detects_every_simulated_vendor_and_keeps_it() {
 }
 
 /// Every table layout, each `auto` in the inventory: the C620 and the GP3600 are told
-/// from the C320 and the P3310 by their system group and show every port and ONU.
+/// from the C320 and the P3310, the V1600G from the V1600D, by their system group, and
+/// the CIS families (Eltex, V-SOL, C-Data, SNR) are found by theirs; each shows every
+/// port and ONU.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auto_reads_every_family_with_its_own_layout() {
     let sim = SimFleet::start(FleetSpec {
         vendors: FleetVendors::EveryFamily,
         dynamics: Dynamics::none(),
-        ..FleetSpec::new(5, 8)
+        ..FleetSpec::new(10, 8)
     })
     .await
     .expect("simulator");
@@ -154,13 +156,18 @@ async fn auto_reads_every_family_with_its_own_layout() {
     let service = start(&sim, dir.path()).await;
     all_polled(&service).await;
     let shown = vendors(&service).await;
-    let want: Vec<(String, u64)> = ["huawei", "zte", "bdcom", "zte", "bdcom"]
-        .iter()
-        .map(|v| (v.to_string(), 8))
-        .collect();
+    let want: Vec<(String, u64)> = [
+        "huawei", "zte", "bdcom", "zte", "bdcom", "eltex", "vsol", "vsol", "cdata", "snr",
+    ]
+    .iter()
+    .map(|v| (v.to_string(), 8))
+    .collect();
     assert_eq!(shown, want);
     // Each OLT's layout by its short name, and the list filtered by it, in any case.
-    let layouts = ["MA5800", "C320", "P3310", "C620", "GP3600"];
+    let layouts = [
+        "MA5800", "C320", "P3310", "C620", "GP3600", "LTP-8X", "V1600D", "V1600G", "FD16XX",
+        "SNR-GPON",
+    ];
     let expected: Vec<Option<String>> = layouts.iter().map(|l| Some(l.to_string())).collect();
     assert_eq!(families(&service).await, expected);
     for (olt, layout) in (1u64..).zip(layouts) {
@@ -172,7 +179,7 @@ async fn auto_reads_every_family_with_its_own_layout() {
     }
     assert_eq!(ids(&service, "family=C300").await, Vec::<u64>::new());
     assert_eq!(ids(&service, "vendor=zte&family=c620").await, [4]);
-    for olt in 1..=5u32 {
+    for olt in 1..=10u32 {
         let (_, body) = service.get(&format!("/olts/{olt}")).await;
         let ports = sim.expected_ports(olt).len() as u64;
         assert!(ports > 0, "OLT {olt}");

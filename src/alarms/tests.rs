@@ -34,11 +34,28 @@ fn event(id: u64, kind: EventType, olt: u32, onu: Option<u64>, data: serde_json:
 }
 
 fn book(dir: &std::path::Path) -> (AlarmBook, AlarmArchive) {
-    let store = ponkeeper_actors::store::Store::open(dir).expect("store");
+    let store = open_when_free(dir);
     let archive = AlarmArchive::open(&store).expect("archive");
     let book =
         AlarmBook::load(archive.clone(), Duration::from_secs(86_400), 0, at(0)).expect("load");
     (book, archive)
+}
+
+/// The store in `dir`, once the last one there let go of it: sled's flusher thread holds
+/// a dropped database's lock for a moment, as a restarted service finds it (`app.rs`).
+fn open_when_free(dir: &std::path::Path) -> ponkeeper_actors::store::Store {
+    let started = std::time::Instant::now();
+    loop {
+        match ponkeeper_actors::store::Store::open(dir) {
+            Err(error)
+                if error.to_string().contains("could not acquire lock")
+                    && started.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            opened => return opened.expect("store"),
+        }
+    }
 }
 
 fn active(book: &AlarmBook) -> Vec<(AlarmType, String)> {

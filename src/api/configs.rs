@@ -8,7 +8,9 @@
 //! finds the configuration unchanged answers with that latest version and `changed:
 //! false`; stored versions always have `changed: true`.
 
-use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals, TooLarge};
+use super::doc::{
+    ActorTimeout, BadParameter, DeviceFailures, Missing, NotSupported, Refusals, TooLarge,
+};
 use super::path::{ConfigPath, OltPath};
 use crate::error::ApiError;
 use crate::history;
@@ -86,7 +88,7 @@ fn item(app: &AppState, backup: ConfigBackup, content: Option<String>) -> Config
     summary = "Back up the OLT's running config",
     description = "FULL keys only. Fetches the running configuration over SSH and stores it when it changed; answers the backup (`changed: false` when it did not).",
     params(("id" = u32, Path, description = "OLT id")),
-    responses((status = 200, description = "the backup", body = Single<ConfigItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the backup", body = Single<ConfigItem>), BadParameter, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn backup(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
     let handle = app.olt(id)?;

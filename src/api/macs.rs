@@ -4,7 +4,7 @@
 //! (FULL) reads one ONU's now within its OLT's budget. The store's answers come through
 //! [`crate::history`], on the blocking pool.
 
-use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, Refusals};
+use super::doc::{ActorTimeout, BadParameter, DeviceFailures, Missing, NotSupported, Refusals};
 use super::path::OnuPath;
 use crate::error::ApiError;
 use crate::http::{one, page, ApiResult, PageQuery, Paged, Query, Single};
@@ -137,7 +137,7 @@ async fn onu_macs(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResul
         request budget, and answers the list as `GET /onus/{id}/macs` does. When the budget \
         has no room, 429 `RATE_LIMITED` with `Retry-After`; an OFFLINE OLT answers 503.",
     params(("id" = u64, Path, description = "ONU id")),
-    responses((status = 200, description = "the ONU's MACs after the read", body = Single<OnuMacs>), BadParameter, Missing, DeviceFailures, ActorTimeout, Refusals)
+    responses((status = 200, description = "the ONU's MACs after the read", body = Single<OnuMacs>), BadParameter, Missing, DeviceFailures, ActorTimeout, NotSupported, Refusals)
 )]
 async fn refresh_macs(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     let owner = app.onu_olt(id)?;

@@ -32,10 +32,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct OltsQuery {
-    /// Vendor: `huawei`, `zte` or `bdcom`.
+    /// Vendor: `huawei`, `zte`, `bdcom`, `eltex`, `vsol`, `cdata` or `snr`.
     pub vendor: Option<String>,
-    /// Table layout, the item's `family`: `MA5800`, `C320`, `C620`, `P3310` or `GP3600`,
-    /// any case. A name no layout has matches no OLT (as an unknown vendor or city
+    /// Table layout, the item's `family`: `MA5800`, `C320`, `C620`, `P3310`, `GP3600`,
+    /// `LTP-8X`, `V1600D`, `V1600G`, `FD16XX` or `SNR-GPON`, any case. A name no layout has matches no OLT (as an unknown vendor or city
     /// does), and neither does an OLT whose layout no poll has detected yet.
     pub family: Option<String>,
     /// City name.
@@ -71,7 +71,9 @@ pub struct OltItem {
     pub vendor: String,
     /// The table layout the OLT is read with, by its short, stable name: `MA5800`
     /// (Huawei MA5600T / MA5800), `C320` (ZTE C300 / C320), `C620` (ZTE C600 / C620),
-    /// `P3310` (BDCOM P3310 / P3600, EPON) or `GP3600` (BDCOM GP3600, GPON). Null until a
+    /// `P3310` (BDCOM P3310 / P3600, EPON), `GP3600` (BDCOM GP3600, GPON), `LTP-8X`
+    /// (Eltex LTP-8X / LTP-4X), `V1600D` (V-SOL V1600D, EPON), `V1600G` (V-SOL V1600G /
+    /// V1600GS, GPON), `FD16XX` (C-Data FD16xx) or `SNR-GPON` (SNR-OLT-GPON). Null until a
     /// good poll has detected it from the device's system group (kept across restarts).
     pub family: Option<String>,
     pub model: String,

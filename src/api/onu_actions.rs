@@ -15,7 +15,7 @@
 //! same handle.
 
 use super::doc::{
-    ActorTimeout, BadInput, BadParameter, DeviceFailures, Missing, Refusals, TooLarge,
+    ActorTimeout, BadInput, BadParameter, DeviceFailures, Missing, NotSupported, Refusals, TooLarge,
 };
 use super::onus::OnuItem;
 use super::path::OnuPath;
@@ -150,7 +150,7 @@ async fn act(app: &AppState, owner: &OltHandle, action: CliAction) -> ApiResult 
     summary = "Reboot an ONU",
     description = "FULL keys only. Reboots the ONU through its OLT's CLI over SSH.",
     params(("id" = u64, Path, description = "ONU id")),
-    responses((status = 200, description = "the OLT accepted the reboot", body = Single<RebootAccepted>), BadParameter, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the OLT accepted the reboot", body = Single<RebootAccepted>), BadParameter, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn reboot(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     let owner = app.onu_olt(id)?;
@@ -166,7 +166,7 @@ async fn reboot(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult 
     description = "FULL keys only. Sets the VLAN through the OLT's CLI over SSH; answers the ONU.",
     params(("id" = u64, Path, description = "ONU id")),
     request_body = VlanBody,
-    responses((status = 200, description = "the ONU with its new VLAN", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the ONU with its new VLAN", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn set_vlan(
     State(app): State<AppState>,
@@ -188,7 +188,7 @@ async fn set_vlan(
     description = "FULL keys only. Sets the description on the device over SSH; answers the ONU.",
     params(("id" = u64, Path, description = "ONU id")),
     request_body = DescriptionBody,
-    responses((status = 200, description = "the ONU with its new description", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the ONU with its new description", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn set_description(
     State(app): State<AppState>,

@@ -71,9 +71,9 @@ fn item(app: &AppState, onu: UnconfiguredOnu) -> UnconfiguredItem {
     operation_id = "list_olt_unconfigured_onus",
     tag = "provisioning",
     summary = "Unconfigured ONUs of one OLT",
-    description = "ONUs the OLT showed in its autofind / uncfg table at its latest poll, by port and serial; paged.",
+    description = "ONUs the OLT showed in its autofind / uncfg table at its latest poll, by port and serial; paged. A family whose provisioning no public source gives (Eltex, V-SOL, C-Data, SNR) answers 501 NOT_SUPPORTED naming it rather than an empty list.",
     params(("id" = u32, Path, description = "OLT id"), PageQuery),
-    responses((status = 200, description = "one page of unconfigured ONUs", body = Paged<UnconfiguredItem>), BadParameter, Missing, ActorTimeout, Refusals)
+    responses((status = 200, description = "one page of unconfigured ONUs", body = Paged<UnconfiguredItem>), BadParameter, Missing, ActorTimeout, NotSupported, Refusals)
 )]
 async fn of_olt(
     State(app): State<AppState>,
@@ -82,6 +82,20 @@ async fn of_olt(
 ) -> ApiResult {
     let handle = app.olt(id)?;
     let paging = page_query.paging(&app.config.paging)?;
+    let summary = handle.detail().await?.summary;
+    if let Some(vendor) = summary.vendor {
+        let known = ponkeeper_actors::profile::provisioning::Provisioning::for_layout(
+            vendor,
+            summary.family,
+        );
+        if known.is_none() {
+            return Err(ApiError::NotSupported(format!(
+                "OLT {id} is of the {} family of {vendor}, whose unconfigured ONUs no public \
+                 source shows how to read",
+                summary.family.unwrap_or("default")
+            )));
+        }
+    }
     let onus = handle.unconfigured().await?;
     page(onus.into_iter().map(|o| item(&app, o)).collect(), paging)
 }

@@ -6,7 +6,9 @@
 //! the OLT actor's CLI queue ([`ponkeeper_actors::provision::cli`]); then the OLT is
 //! polled and the answer is the ONU as the poll saw it, with its stable id.
 
-use super::doc::{ActorTimeout, BadInput, DeviceFailures, Missing, Refusals, TooLarge};
+use super::doc::{
+    ActorTimeout, BadInput, DeviceFailures, Missing, NotSupported, Refusals, TooLarge,
+};
 use super::onu_actions::{known_vlan, valid_description, valid_vlan};
 use super::onus::OnuItem;
 use super::path::{OltPath, OnuPath};
@@ -128,7 +130,14 @@ async fn table_of(owner: &OltHandle) -> Result<&'static Provisioning, ApiError> 
     let vendor = summary
         .vendor
         .ok_or_else(|| ApiError::DeviceUnavailable(VENDOR_NOT_DETECTED.into()))?;
-    Ok(Provisioning::for_layout(vendor, summary.family))
+    let family = summary.family;
+    Provisioning::for_layout(vendor, family).ok_or_else(|| {
+        ApiError::NotSupported(format!(
+            "provisioning ONUs is not supported on the {} family of {vendor}: no public source \
+             gives its commands, and none is guessed",
+            family.unwrap_or("default")
+        ))
+    })
 }
 
 /// Everything the body says, each value checked on its own (400 naming the field).
@@ -303,7 +312,7 @@ fn refusal(table: &Provisioning, error: ActionError) -> ApiError {
     description = "FULL keys only. Validates every value (400 naming the field: the port must be one of the OLT's, the profiles ones of GET /olts/{id}/onu-profiles, the VLAN one of the OLT's), refuses a taken index or a registered serial (409), runs the vendor's script over SSH (502 with the device's message when it refuses; when a later line fails the registration is undone and the message says what state the device is in), polls the OLT and answers the new ONU with its id.",
     params(("id" = u32, Path, description = "OLT id")),
     request_body = AuthorizeBody,
-    responses((status = 200, description = "the authorised ONU", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the authorised ONU", body = Single<OnuItem>), BadInput, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn authorize(
     State(app): State<AppState>,
@@ -342,7 +351,7 @@ async fn authorize(
     summary = "Remove an ONU from its OLT",
     description = "FULL keys only. Removes the ONU over SSH (service ports first where the vendor needs it) and polls the OLT. The ONU leaves the lists; its id is never given to another ONU and its history stays. An ONU that serves a СЗО is refused with 409 naming it.",
     params(("id" = u64, Path, description = "ONU id")),
-    responses((status = 200, description = "the ONU was removed", body = Single<Deauthorized>), BadInput, Missing, DeviceFailures, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "the ONU was removed", body = Single<Deauthorized>), BadInput, Missing, DeviceFailures, ActorTimeout, NotSupported, TooLarge, Refusals)
 )]
 async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult {
     let onu = app.onu(id).await?;
@@ -421,7 +430,7 @@ mod tests {
         let (line, service, onu_type) = match vendor {
             Vendor::Huawei => (Some(name.to_string()), Some(name.to_string()), None),
             Vendor::Zte => (None, None, Some(name.to_string())),
-            Vendor::Bdcom => (None, None, None),
+            _ => (None, None, None),
         };
         AuthorizeBody {
             pon_port: port.into(),
@@ -437,7 +446,7 @@ mod tests {
 
     #[test]
     fn each_field_is_refused_by_name() {
-        let table = Provisioning::for_vendor(Vendor::Huawei);
+        let table = Provisioning::for_vendor(Vendor::Huawei).expect("Huawei provisions");
         let refused = |b: AuthorizeBody| match checked_job(table, &b) {
             Err(ApiError::InvalidParameter(message)) => message,
             other => panic!("accepted: {other:?}"),

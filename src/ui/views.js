@@ -26,7 +26,7 @@ async function fleetView(params) {
     h("h2", {}, t("fleet.olts")),
     h("div", { class: "filters" },
       select("status", "f.status", ["ONLINE", "DEGRADED", "OFFLINE", "CONNECTING", "DISABLED"].map((s) => [s, t(`status.${s}`)])),
-      select("vendor", "f.vendor", [["huawei", "Huawei"], ["zte", "ZTE"], ["bdcom", "BDCOM"]]),
+      select("vendor", "f.vendor", [["huawei", "Huawei"], ["zte", "ZTE"], ["bdcom", "BDCOM"], ["eltex", "Eltex"], ["vsol", "V-SOL"], ["cdata", "C-Data"], ["snr", "SNR"]]),
       select("nodeId", "f.node", nodes.map((n) => [n.id, n.name]))),
     holder);
   // benches/ui_render.py reads this mark: the first render of the fleet view (A6).
