@@ -9,18 +9,9 @@ use crate::profile::{
     polling, DownCauseSource, Encoding, InterfaceNames, OnuColumn, OnuField, OnuIndexing, Profile,
 };
 
-const STATE: [u32; 12] = [1, 3, 6, 1, 4, 1, 35265, 1, 22, 3, 1, 1];
-
-/// An ONT state column.
+/// An ONT state column (`ltp8xONTStateEntry`).
 const fn state(column: u32) -> [u32; 13] {
-    let mut oid = [0; 13];
-    let mut i = 0;
-    while i < 12 {
-        oid[i] = STATE[i];
-        i += 1;
-    }
-    oid[12] = column;
-    oid
+    [1, 3, 6, 1, 4, 1, 35265, 1, 22, 3, 1, 1, column]
 }
 
 const CHANNEL: [u32; 13] = state(3);
