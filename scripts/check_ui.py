@@ -369,7 +369,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     driver.get(base + "/ui/#/onu/999999999")
     refusal = wait_for("a refusal in Russian", lambda: driver.find_element(By.CSS_SELECTOR, "p.error").text, 15)
     check("an error from the server is in Russian", refusal == "нет ONU с id 999999999", refusal)
-    names = {"Huawei", "ZTE", "BDCOM"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
+    names = {"Huawei", "ZTE", "BDCOM", "Eltex", "V-SOL", "C-Data", "SNR"} | {n["name"] for n in get(api, "/nodes?size=100", key)["data"]}
     names |= {part for name in set(names) for part in re.split(r"[^A-Za-z0-9]+", name)}
     leftovers = russian_sweep(driver, base, ["#/fleet", "#/olt/1", f"#/onu/{onu['id']}", "#/search?q=ivanova", f"#/search?q={mac}",
                                              "#/optics", "#/alarms?active=all", "#/outages?active=all", "#/events", "#/audit", "#/unconfigured"], names)
