@@ -19,19 +19,12 @@
 //! replaces whatever an earlier incarnation published, and messages from an older
 //! incarnation are ignored ([`crate::published`]).
 //!
-//! Reads never queue behind a scheduled poll's changes: those wait beside the mailbox
-//! and are taken in batches of [`DRAIN_BATCH`] between questions ([`backlog`]); a change
-//! someone waits on (an action's result, a poll a caller asked for, an inventory change)
-//! goes through the mailbox as before and is applied after everything published before
-//! it, so a read after an acknowledged action still sees its result.
-//!
 //! Events: once the service hands it the event log ([`FleetViewHandle::feed_events`]),
 //! the view derives event drafts from each change against the rows it held, before
 //! folding the change in, and sends them to the log if the change was applied
 //! ([`crate::events`]).
 
 pub mod aggregate;
-mod backlog;
 mod bindings;
 mod rows;
 mod serials;
@@ -61,13 +54,8 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Messages of the fleet view.
 pub enum FleetViewMsg {
-    /// A change an OLT actor (or the supervisor) published that someone waits on, by its
-    /// number ([`backlog`]).
-    Publish(u64, FleetChange),
-    /// Take in a batch of the scheduled polls' changes ([`backlog`]).
-    Drain,
-    /// Take in everything published before the number, then answer.
-    Settle(u64, RpcReplyPort<()>),
+    /// A change an OLT actor (or the supervisor) published.
+    Publish(FleetChange),
     Olts(OltFilter, Window, RpcReplyPort<Page<OltSummary>>),
     Summaries(Option<Vec<OltId>>, RpcReplyPort<Vec<OltSummary>>),
     Gauges(RpcReplyPort<Vec<OltGauges>>),
@@ -106,10 +94,6 @@ pub enum FleetViewMsg {
 // every message type to say whether it crosses the network; this one does not.
 impl ractor::Message for FleetViewMsg {}
 
-/// How long one `Drain` takes in scheduled polls' changes before the questions queued
-/// meanwhile are answered.
-pub const DRAIN_BATCH: Duration = Duration::from_millis(2);
-
 /// Snapshots keep the text index's posting for later until none came for this long (a
 /// start sends 10,000 of them back to back)...
 const POST_QUIET: Duration = Duration::from_millis(100);
@@ -130,38 +114,7 @@ fn bound(view: &FleetAggregate, id: OnuId) -> Option<BoundOnu> {
 }
 
 impl FleetViewState {
-    /// `Publish`: the queued changes numbered before it, then the change itself; a
-    /// `Drain` is sent for those held back behind it.
-    fn publish_numbered(
-        &mut self,
-        number: u64,
-        change: FleetChange,
-        myself: &ActorRef<FleetViewMsg>,
-    ) {
-        for earlier in self.backlog.before_mailbox(number) {
-            self.publish(earlier, myself);
-        }
-        self.publish(change, myself);
-        if self.backlog.needs_drain() {
-            let _ = myself.send_message(FleetViewMsg::Drain);
-        }
-    }
-
-    /// `Drain`: takes in queued changes for [`DRAIN_BATCH`], then lets the questions
-    /// queued meanwhile be answered before the next batch.
-    fn drain(&mut self, myself: &ActorRef<FleetViewMsg>) {
-        let started = Instant::now();
-        while let Some(change) = self.backlog.next() {
-            self.publish(change, myself);
-            if started.elapsed() >= DRAIN_BATCH {
-                let _ = myself.send_message(FleetViewMsg::Drain);
-                break;
-            }
-        }
-        metrics::gauge!("ponkeeper_fleet_view_backlog").set(self.backlog.len() as f64);
-    }
-
-    /// Derives the change's events against the rows held before it, folds it
+    /// `Publish`: derives the change's events against the rows held before it, folds it
     /// in, lets the outage book read the events against the rows after it, and sends
     /// them all to the log; a snapshot's search keys are posted once snapshots stop.
     fn publish(&mut self, change: FleetChange, myself: &ActorRef<FleetViewMsg>) {
@@ -211,8 +164,6 @@ impl FleetViewState {
 /// The aggregate, the plant and the outage book, and once fed, the event log.
 struct FleetViewState {
     view: FleetAggregate,
-    /// The scheduled polls' changes waiting to be taken in.
-    backlog: backlog::Backlog,
     events: Option<EventLog>,
     plant: Plant,
     outages: OutageBook,
@@ -226,16 +177,15 @@ struct FleetViewState {
 impl Actor for FleetViewActor {
     type Msg = FleetViewMsg;
     type State = FleetViewState;
-    type Arguments = (OpticsThresholds, backlog::Backlog);
+    type Arguments = OpticsThresholds;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<FleetViewMsg>,
-        (thresholds, backlog): (OpticsThresholds, backlog::Backlog),
+        thresholds: OpticsThresholds,
     ) -> Result<FleetViewState, ActorProcessingErr> {
         Ok(FleetViewState {
             view: FleetAggregate::new(thresholds),
-            backlog,
             events: None,
             plant: Plant::default(),
             outages: OutageBook::new(OutageRules::default(), None, Vec::new()),
@@ -253,16 +203,7 @@ impl Actor for FleetViewActor {
     ) -> Result<(), ActorProcessingErr> {
         let view = &mut state.view;
         match message {
-            FleetViewMsg::Publish(number, change) => {
-                state.publish_numbered(number, change, &myself);
-            }
-            FleetViewMsg::Drain => state.drain(&myself),
-            FleetViewMsg::Settle(barrier, reply) => {
-                for change in state.backlog.before(barrier) {
-                    state.publish(change, &myself);
-                }
-                let _ = reply.send(());
-            }
+            FleetViewMsg::Publish(change) => state.publish(change, &myself),
             FleetViewMsg::PostText => state.post_text(&myself),
             FleetViewMsg::FeedEvents(log) => state.events = Some(log),
             FleetViewMsg::FeedOutages(rules, archive, kept) => {
@@ -348,17 +289,15 @@ pub enum FleetViewError {
 #[derive(Clone)]
 pub struct FleetViewHandle {
     actor: ActorRef<FleetViewMsg>,
-    backlog: backlog::Backlog,
 }
 
 impl FleetViewHandle {
     /// Starts the view, empty until the OLT actors publish.
     pub async fn start(thresholds: OpticsThresholds) -> Result<FleetViewHandle, String> {
-        let backlog = backlog::Backlog::default();
-        let (actor, _) = Actor::spawn(None, FleetViewActor, (thresholds, backlog.clone()))
+        let (actor, _) = Actor::spawn(None, FleetViewActor, thresholds)
             .await
             .map_err(|e| format!("cannot start the fleet view: {e}"))?;
-        Ok(FleetViewHandle { actor, backlog })
+        Ok(FleetViewHandle { actor })
     }
 
     /// Stops the view (after the OLT actors, at shutdown).
@@ -373,44 +312,11 @@ impl FleetViewHandle {
         }
     }
 
-    /// Tells the view of a change someone waits on. Never waits: the message is queued
-    /// before the caller goes on, so a question asked after it is answered after it is
-    /// applied, as is everything published before it.
+    /// Tells the view of a change. Never waits: the message is queued before the caller
+    /// goes on, so a question asked after it is answered after it is applied.
     pub fn publish(&self, change: FleetChange) {
-        let sent = self.backlog.number_for_mailbox(|number| {
-            self.actor
-                .send_message(FleetViewMsg::Publish(number, change))
-                .map_err(|error| error.to_string())
-        });
-        if let Err(error) = sent {
+        if let Err(error) = self.actor.send_message(FleetViewMsg::Publish(change)) {
             tracing::warn!(%error, "the fleet view is gone; a change was not published");
-        }
-    }
-
-    /// Tells the view of a scheduled poll's change, which no one waits on: it is taken
-    /// in between questions, in the order published ([`backlog`]).
-    pub fn publish_later(&self, change: FleetChange) {
-        if self.backlog.push(change) == backlog::Nudge::SendDrain {
-            if let Err(error) = self.actor.send_message(FleetViewMsg::Drain) {
-                tracing::warn!(%error, "the fleet view is gone; changes were not taken in");
-            }
-        }
-    }
-
-    /// Answers once the view has taken in everything published before this call.
-    pub async fn settled(&self) -> Result<(), FleetViewError> {
-        let backlog = self.backlog.clone();
-        match self
-            .actor
-            .call(
-                |reply| FleetViewMsg::Settle(backlog.barrier(), reply),
-                Some(QUERY_TIMEOUT),
-            )
-            .await
-        {
-            Ok(CallResult::Success(())) => Ok(()),
-            Ok(CallResult::Timeout) => Err(FleetViewError::NoReply(QUERY_TIMEOUT)),
-            Ok(CallResult::SenderError) | Err(_) => Err(FleetViewError::Gone),
         }
     }
 

@@ -259,11 +259,6 @@ impl PollCycle {
         }
     }
 
-    /// Whether someone waits for the poll in flight.
-    pub(super) fn has_waiters(&self) -> bool {
-        !self.waiters.is_empty()
-    }
-
     /// `reply` is answered when the poll in flight ends.
     pub(super) fn wait(&mut self, reply: PollReply) {
         self.waiters.push(reply);
@@ -380,11 +375,6 @@ impl OltState {
             report.elapsed,
         );
         let failure = report.result.as_ref().err().map(ToString::to_string);
-        // No caller waits on a scheduled poll: what it changed need not be in the next
-        // answer of the fleet view, so it waits in the view's backlog, not its mailbox.
-        let unawaited =
-            !self.poll.has_waiters() && self.refreshes.is_empty() && self.mac_waiters.is_empty();
-        self.publisher.unawaited(unawaited);
         self.pacing.after_poll(&report.load);
         self.load = report.load;
         self.pacing.publish(self.spec.id, &self.load.recent);
@@ -432,7 +422,6 @@ impl OltState {
         // session's move publishes them to the fleet view before anyone waiting for the
         // poll is answered.
         self.fire(myself, event, None);
-        self.publisher.unawaited(false);
         self.answer_refreshes(report.generation, failure.as_deref());
         self.answer_mac_waiters(report.generation, failure.as_deref());
         if failure.is_none() && report.plan.macs && self.schedule.macs_were_due() {

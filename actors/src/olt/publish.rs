@@ -8,9 +8,7 @@
 //!
 //! The state changes in three places — the end of a poll, the end of a CLI action, a
 //! session move — and each calls `publish` before it answers whoever caused the change,
-//! so a read of the view after an acknowledged action sees its result. What a scheduled
-//! poll no one waits on changed goes to the view's backlog instead, taken in between
-//! questions ([`Publisher::unawaited`]).
+//! so a read of the view after an acknowledged action sees its result.
 
 use super::actor::OltState;
 use super::view::OltSummary;
@@ -27,9 +25,6 @@ pub(crate) struct Publisher {
     incarnation: u64,
     /// `None` until the first (snapshot) publish.
     published: Option<Published>,
-    /// While a scheduled poll no one waits on is taken in: its changes go to the view's
-    /// backlog, not its mailbox ([`FleetViewHandle::publish_later`]).
-    unawaited: bool,
 }
 
 /// The state to publish now, borrowed from the actor's.
@@ -56,26 +51,13 @@ impl Publisher {
             view,
             incarnation,
             published: None,
-            unawaited: false,
-        }
-    }
-
-    /// From now on, changes are (`true`) or are not a scheduled poll's no one waits on.
-    pub(crate) fn unawaited(&mut self, unawaited: bool) {
-        self.unawaited = unawaited;
-    }
-
-    fn send(&self, change: FleetChange) {
-        match self.unawaited {
-            true => self.view.publish_later(change),
-            false => self.view.publish(change),
         }
     }
 
     /// Tells the fleet view that a backup of OLT `olt` stored a new running-config
     /// version.
     fn config_stored(&self, olt: OltId, backup_id: u64, taken_at: DateTime<Utc>) {
-        self.send(FleetChange::ConfigStored {
+        self.view.publish(FleetChange::ConfigStored {
             olt,
             incarnation: self.incarnation,
             backup_id,
@@ -86,7 +68,7 @@ impl Publisher {
     /// Tells the fleet view of MACs that moved to another ONU of OLT `olt`.
     pub(super) fn macs_moved(&self, olt: OltId, moves: Vec<crate::macs::MacMove>) {
         if !moves.is_empty() {
-            self.send(FleetChange::MacsMoved {
+            self.view.publish(FleetChange::MacsMoved {
                 olt,
                 incarnation: self.incarnation,
                 moves,
@@ -101,7 +83,7 @@ impl Publisher {
         changes: Vec<crate::traffic::saturation::SaturationChange>,
     ) {
         if !changes.is_empty() {
-            self.send(FleetChange::PortSaturation {
+            self.view.publish(FleetChange::PortSaturation {
                 olt,
                 incarnation: self.incarnation,
                 changes,
@@ -111,7 +93,7 @@ impl Publisher {
 
     /// Tells the fleet view of unconfigured ONUs of OLT `olt` not shown before.
     fn discovered(&self, olt: OltId, onus: Vec<crate::provision::UnconfiguredOnu>) {
-        self.send(FleetChange::Discovered {
+        self.view.publish(FleetChange::Discovered {
             olt,
             incarnation: self.incarnation,
             onus,
@@ -159,7 +141,7 @@ impl Publisher {
                 }
             }
         };
-        self.send(FleetChange::Olt(Box::new(update)));
+        self.view.publish(FleetChange::Olt(Box::new(update)));
         self.published = Some(Published {
             summary: now.summary,
             ports: now.ports.to_vec(),
