@@ -45,7 +45,7 @@ pub(super) fn unanswered(
         };
         listed += 1;
         if !answered.contains(&(port, number)) {
-            let arcs = port.split('/').filter_map(|arc| arc.parse().ok()).collect();
+            let arcs = super::port_arcs(port);
             let base = name.split_once(separator).map_or("", |(base, _)| base);
             let base = &name[..base.len() + separator.len_utf8()];
             missing.push((arcs, number, base));
