@@ -5,13 +5,17 @@
 # (`ponkeeper bench baseline-http`, the A1 baseline), in the same run.
 #
 #   benches/api_load.sh [PONKEEPER_BINARY]
-#   OLTS=1000 ONUS=128 DURATION=10s CONNECTIONS=64 THREADS=2 benches/api_load.sh
+#   OLTS=1000 ONUS=128 DURATION=10s CONNECTIONS=64 THREADS=2 SIM_NICE=10 benches/api_load.sh
 #
 # Idle figures come from serve with a one-hour poll interval after its first full poll;
 # A5 restarts serve on the same data with a 1 s interval, so poll cycles run back to back,
 # and repeats A1–A4 while they run. The key is FULL with a rate far above what wrk sends,
 # so the auth, audit and rate-limit middleware run but never refuse. Every child process
 # is stopped on exit.
+#
+# The simulator stands in for OLTs, which live on other machines: SIM_NICE (default 0)
+# runs it at that nice value, so with 10 it takes the CPU that serve leaves instead of
+# sharing the two cores with serve's API as no real device would.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +25,7 @@ ONUS="${ONUS:-128}"
 DURATION="${DURATION:-10s}"
 CONNECTIONS="${CONNECTIONS:-64}"
 THREADS="${THREADS:-2}"
+SIM_NICE="${SIM_NICE:-0}"
 BASE_PORT="${BASE_PORT:-24000}"
 
 command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
@@ -49,9 +54,9 @@ free_port() {
 }
 
 echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GB; $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "workload: $OLTS OLTs x $ONUS ONUs (mixed vendors); wrk -t$THREADS -c$CONNECTIONS -d$DURATION"
+echo "workload: $OLTS OLTs x $ONUS ONUs (mixed vendors); wrk -t$THREADS -c$CONNECTIONS -d$DURATION; simulator at nice $SIM_NICE"
 
-"$BINARY" sim --olts "$OLTS" --onus-per-olt "$ONUS" --vendor mixed --steady \
+nice -n "$SIM_NICE" "$BINARY" sim --olts "$OLTS" --onus-per-olt "$ONUS" --vendor mixed --steady \
     --base-port "$BASE_PORT" --inventory-out "$WORK/inventory.toml" >/dev/null 2>"$WORK/sim.log" &
 PIDS+=($!)
 for _ in $(seq 1 240); do [ -s "$WORK/inventory.toml" ] && break; sleep 0.25; done

@@ -14,6 +14,7 @@ use crate::state::AppState;
 use anyhow::Context;
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::olt::PollSettings;
+use ponkeeper_actors::poll_workers::PollWorkers;
 use ponkeeper_actors::store::{Store, StoreError};
 use ponkeeper_actors::supervisor::Fleet;
 use std::sync::Arc;
@@ -59,7 +60,7 @@ impl App {
         let records = Records::open(&store)?;
         let keys = load_keys(&config, &records)?;
         let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
-        let fleet = Fleet::start(store.clone(), poll_settings(&config), inventory.clone())
+        let fleet = Fleet::start(store.clone(), poll_settings(&config)?, inventory.clone())
             .await
             .map_err(|e| anyhow::anyhow!(e))?;
         tracing::info!(
@@ -239,9 +240,10 @@ fn config_name(config: &Config) -> String {
 }
 
 /// What every OLT actor polls with, from `[polling]`, `[optics]` and `[backup]`.
-fn poll_settings(config: &Config) -> PollSettings {
+fn poll_settings(config: &Config) -> anyhow::Result<PollSettings> {
     let p = &config.polling;
-    PollSettings {
+    let workers = PollWorkers::start(p.worker_nice).context("cannot start the poll threads")?;
+    Ok(PollSettings {
         interval: p.status_interval,
         identity_interval: p.identity_interval,
         optics_interval: p.optics_interval,
@@ -260,13 +262,14 @@ fn poll_settings(config: &Config) -> PollSettings {
         merges: Arc::new(tokio::sync::Semaphore::new(
             ponkeeper_actors::olt::default_merges(),
         )),
+        workers,
         thresholds: config.optics_thresholds(),
         history_step: config.optics.history_step,
         // One CLI step may take as long as a whole poll, but never more than 10 s.
         cli_timeout: p.deadline.min(std::time::Duration::from_secs(10)),
         backup_interval: config.backup.interval,
         saturation: config.events.saturation(),
-    }
+    })
 }
 
 /// Resolves on SIGINT or SIGTERM.

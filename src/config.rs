@@ -562,6 +562,18 @@ mod tests {
     }
 
     #[test]
+    fn poll_thread_priority_is_a_nice_value() {
+        assert_eq!(load_text("").expect("defaults").polling.worker_nice, 10);
+        for bad in ["-1", "20"] {
+            let err = load_text(&format!("[polling]\nworker_nice = {bad}\n")).expect_err(bad);
+            assert!(
+                format!("{err:#}").contains("polling.worker_nice"),
+                "{err:#}"
+            );
+        }
+    }
+
+    #[test]
     fn shipped_inventory_is_valid_and_stays_on_loopback() {
         let inventory =
             ponkeeper_actors::inventory::Inventory::load(Path::new("config/inventory.toml"))

@@ -14,6 +14,7 @@ pub mod macs;
 pub mod olt;
 pub mod onu_table;
 pub mod outages;
+pub mod poll_workers;
 pub mod poller;
 pub mod profile;
 pub mod provision;

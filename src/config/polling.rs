@@ -52,6 +52,9 @@ pub struct Polling {
     pub concurrency: u32,
     /// Varbinds asked for in one GETBULK (split across the columns walked together).
     pub bulk_varbinds: u32,
+    /// How much lower than the API's the priority of the poll threads is (a nice value
+    /// added to theirs, 0–19; 0 polls on the API's own threads).
+    pub worker_nice: i32,
 }
 
 impl Polling {
@@ -85,6 +88,9 @@ impl Polling {
         if p.bulk_varbinds == 0 || p.bulk_varbinds > 2000 {
             bail!("key `polling.bulk_varbinds`: must be between 1 and 2000");
         }
+        if !(0..=19).contains(&p.worker_nice) {
+            bail!("key `polling.worker_nice`: must be between 0 and 19");
+        }
         Ok(())
     }
 }
@@ -106,6 +112,7 @@ impl Default for Polling {
             offline_after: 3,
             concurrency: 256,
             bulk_varbinds: 256,
+            worker_nice: 10,
         }
     }
 }

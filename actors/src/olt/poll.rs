@@ -18,6 +18,7 @@ use super::schedule::{optics_cap, GroupIntervals, GroupsRead};
 use super::session::Event;
 use super::view::OltSummary;
 use crate::domain::OpticsThresholds;
+use crate::poll_workers::PollWorkers;
 use crate::profile::polling::COMMON_POLLING;
 use crate::profile::Profile;
 use crate::snmp::{ClientSettings, DeviceError, SnmpClient};
@@ -62,6 +63,9 @@ pub struct PollSettings {
     /// (one per core by default): a fleet's polls finishing together queue here instead
     /// of starting a blocking thread each.
     pub merges: Arc<Semaphore>,
+    /// The runtime poll tasks (device I/O, decoding, merges) run on
+    /// ([`crate::poll_workers`]).
+    pub workers: PollWorkers,
     /// Rx thresholds that set each ONU's optics level (`[optics]`).
     pub thresholds: OpticsThresholds,
     /// At most one stored optics point per ONU per step, plus one at each level change.
@@ -94,6 +98,7 @@ impl Default for PollSettings {
             concurrency: Arc::new(Semaphore::new(256)),
             probes: Arc::new(Semaphore::new(256)),
             merges: Arc::new(Semaphore::new(default_merges())),
+            workers: PollWorkers::current(),
             thresholds: OpticsThresholds {
                 warning_dbm: -25.0,
                 critical_dbm: -27.0,
@@ -309,7 +314,8 @@ impl OltState {
             round_trip,
         };
         client.load.set_rate(self.pacing.rate());
-        let task = tokio::spawn(async move {
+        let workers = settings.workers.clone();
+        let task = workers.spawn(async move {
             let started_at = Utc::now();
             let varbinds_before = client.varbinds_received;
             let probed = probe::poll(&mut client, vendor, &settings, plan, &reads).await;
