@@ -35,6 +35,7 @@ fn update(olt: u32, at: chrono::DateTime<Utc>, old: &[Onu], snapshot: bool) -> F
         vlans: snapshot.then(|| vec![(100, "internet".into())]),
         polled_at: Some(at),
         onus: changes,
+        table: std::sync::Arc::new(onus),
     }))
 }
 

@@ -11,7 +11,8 @@
 //!   OltActor(1) ──┐ FleetChange (cast)
 //!   OltActor(2) ──┼──────────────────▶ FleetViewActor ◀── FleetViewHandle::olts(..) (call)
 //!   Supervisor  ──┘ (Removed)              │
-//!                                          └─ FleetAggregate: rows + indexes
+//!                                          └─ FleetAggregate: indexes over the OLT
+//!                                             actors' own tables (Arc, not copies)
 //! ```
 //!
 //! Start-up and restarts: each OLT actor publishes a snapshot of its whole state in
@@ -26,7 +27,6 @@
 
 pub mod aggregate;
 mod bindings;
-mod rows;
 mod serials;
 #[cfg(test)]
 mod tests;

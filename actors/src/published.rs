@@ -21,6 +21,7 @@
 use crate::domain::{NodeId, OltId, Onu, OnuId, PonPortStats, SessionStatus, Vendor};
 use chrono::{DateTime, Utc};
 use std::net::IpAddr;
+use std::sync::Arc;
 
 /// Everything an OLT list item shows (`GET /olts`, docs/api.md), plus what node counters
 /// need.
@@ -53,15 +54,11 @@ impl OltSummary {
     }
 }
 
-/// One change of one ONU row.
-// Nearly every change is an upsert, so boxing the row would only add an allocation per
-// changed ONU; the rare `Remove` wasting the row's size in a per-poll Vec costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
+/// One change of one ONU row: which row, read from the update's [`OltUpdate::table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnuChange {
-    /// The ONU appeared or changed. `fresh` says that it was in the OLT's latest poll:
-    /// its `last_update` is then the OLT's `polled_at` and is not republished every poll.
-    Upsert { onu: Onu, fresh: bool },
+    /// The ONU appeared or changed.
+    Upsert(OnuId),
     /// The ONU left the OLT's table.
     Remove(OnuId),
 }
@@ -83,8 +80,22 @@ pub struct OltUpdate {
     pub vlans: Option<Vec<(u16, String)>>,
     /// Time of the last merged poll: the `last_update` of every fresh ONU.
     pub polled_at: Option<DateTime<Utc>>,
-    /// ONU rows that changed, in any order.
+    /// The OLT's whole ONU table as the actor holds it now, sorted by id. Shared, not
+    /// copied: the fleet view keeps this one instead of rows of its own, so every row
+    /// is held once (the actor's next merge makes a new table and leaves this one to
+    /// the view).
+    pub table: Arc<Vec<Onu>>,
+    /// The rows of `table` that changed since the last update, and those that left it,
+    /// in any order.
     pub onus: Vec<OnuChange>,
+}
+
+impl OltUpdate {
+    /// ONU `id`'s row in the update's table.
+    pub fn row(&self, id: OnuId) -> Option<&Onu> {
+        let position = self.table.binary_search_by_key(&id, |o| o.id).ok()?;
+        self.table.get(position)
+    }
 }
 
 /// A message to the fleet view.
@@ -151,10 +162,7 @@ pub fn diff_onus(
                     && same_but_time(a, b)
                     && (fresh || a.last_update == b.last_update);
                 if !same {
-                    changes.push(OnuChange::Upsert {
-                        onu: b.clone(),
-                        fresh,
-                    });
+                    changes.push(OnuChange::Upsert(b.id));
                 }
                 i += 1;
                 j += 1;
@@ -168,10 +176,7 @@ pub fn diff_onus(
                 i += 1;
             }
             (_, Some(b)) => {
-                changes.push(OnuChange::Upsert {
-                    onu: b.clone(),
-                    fresh: is_fresh(b, new_polled),
-                });
+                changes.push(OnuChange::Upsert(b.id));
                 j += 1;
             }
             (None, None) => break,
@@ -286,18 +291,9 @@ mod tests {
             vec![
                 OnuChange::Remove(1),
                 // Not in the new poll: no longer fresh, its own last_update counts.
-                OnuChange::Upsert {
-                    onu: new[1].clone(),
-                    fresh: false
-                },
-                OnuChange::Upsert {
-                    onu: new[2].clone(),
-                    fresh: true
-                },
-                OnuChange::Upsert {
-                    onu: new[3].clone(),
-                    fresh: true
-                },
+                OnuChange::Upsert(3),
+                OnuChange::Upsert(4),
+                OnuChange::Upsert(5),
             ]
         );
     }

@@ -180,7 +180,7 @@ fn derive_update(view: &impl HeldRows, update: &OltUpdate) -> Vec<Draft> {
         .onus
         .iter()
         .filter_map(|change| match change {
-            OnuChange::Upsert { onu, .. } => view.known_onu(onu.id).map(|was| (was, onu)),
+            OnuChange::Upsert(id) => Some((view.known_onu(*id)?, update.row(*id)?)),
             OnuChange::Remove(_) => None,
         })
         .collect();

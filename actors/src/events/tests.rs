@@ -58,12 +58,26 @@ pub(crate) fn summary(status: SessionStatus, at: DateTime<Utc>) -> OltSummary {
     }
 }
 
+/// OLT 7's update at `at`: rows `changed` upserted into the table `view` holds of it (a
+/// snapshot: the table is `changed`).
 pub(crate) fn update(
+    view: &FleetAggregate,
     snapshot: bool,
     status: SessionStatus,
     at: DateTime<Utc>,
-    onus: Vec<Onu>,
+    changed: Vec<Onu>,
 ) -> FleetChange {
+    let mut table: Vec<Onu> = match snapshot {
+        true => Vec::new(),
+        false => view.held_table(7).to_vec(),
+    };
+    let ids: Vec<OnuChange> = changed.iter().map(|o| OnuChange::Upsert(o.id)).collect();
+    for onu in changed {
+        match table.binary_search_by_key(&onu.id, |o| o.id) {
+            Ok(at) => table[at] = onu,
+            Err(at) => table.insert(at, onu),
+        }
+    }
     FleetChange::Olt(Box::new(OltUpdate {
         olt: 7,
         incarnation: 1,
@@ -72,10 +86,8 @@ pub(crate) fn update(
         ports: None,
         vlans: None,
         polled_at: Some(at),
-        onus: onus
-            .into_iter()
-            .map(|onu| OnuChange::Upsert { onu, fresh: true })
-            .collect(),
+        table: std::sync::Arc::new(table),
+        onus: ids,
     }))
 }
 
@@ -88,7 +100,7 @@ pub(crate) fn a_view() -> (FleetAggregate, Vec<Onu>) {
     let onus: Vec<Onu> = (1..=8)
         .map(|id| onu(id, if id <= 6 { "0/1/0" } else { "0/1/1" }, time(0)))
         .collect();
-    let first = update(true, SessionStatus::Online, time(0), onus.clone());
+    let first = update(&view, true, SessionStatus::Online, time(0), onus.clone());
     assert!(derive(&view, &first).is_empty(), "nothing to compare with");
     assert!(view.apply(first));
     (view, onus)
@@ -114,7 +126,7 @@ fn each_down_is_its_onu_down_with_its_cause_and_an_optics_move_its_own_event() {
     weaker.rx_power = Some(-27.5);
     weaker.last_update = time(60);
     changed.push(weaker);
-    let change = update(false, SessionStatus::Online, time(60), changed);
+    let change = update(&view, false, SessionStatus::Online, time(60), changed);
     let drafts = derive(&view, &change);
     let kinds: Vec<(EventType, Option<u64>)> = drafts
         .iter()
@@ -147,7 +159,7 @@ fn each_down_is_its_onu_down_with_its_cause_and_an_optics_move_its_own_event() {
 #[test]
 fn status_moves_and_comebacks_are_events_but_a_first_connect_is_not() {
     let (mut view, onus) = a_view();
-    let change = update(false, SessionStatus::Degraded, time(60), vec![]);
+    let change = update(&view, false, SessionStatus::Degraded, time(60), vec![]);
     let drafts = derive(&view, &change);
     assert_eq!(drafts.len(), 1);
     assert_eq!(drafts[0].event.kind, EventType::OltStatusChanged);
@@ -158,6 +170,7 @@ fn status_moves_and_comebacks_are_events_but_a_first_connect_is_not() {
         serde_json::json!({"from": "ONLINE", "to": "DEGRADED", "reason": "a poll failed"})
     );
     let gone = update(
+        &view,
         false,
         SessionStatus::Online,
         time(60),
@@ -165,6 +178,7 @@ fn status_moves_and_comebacks_are_events_but_a_first_connect_is_not() {
     );
     assert!(view.apply(gone));
     let back = update(
+        &view,
         false,
         SessionStatus::Online,
         time(120),
@@ -194,7 +208,7 @@ async fn ids_are_gapless_and_szo_events_follow() {
         .collect();
     let drafts = derive(
         &view,
-        &update(false, SessionStatus::Online, time(60), downs),
+        &update(&view, false, SessionStatus::Online, time(60), downs),
     );
     {
         let (_store, log) = open_log(dir.path()).await;

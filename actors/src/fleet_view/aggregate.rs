@@ -1,24 +1,27 @@
-//! The fleet view's data: every OLT's latest summary, ports and VLANs, every ONU row, and
-//! the indexes that make a fleet-wide question cost what its page costs: ONUs by id, by
-//! OLT, by serial and by text (trigrams), offline ONUs, optics worst first with counts per
-//! level, node counters and VLAN use per OLT. [`FleetAggregate::apply`] folds one published
-//! change in; the query methods answer from the indexes (ONU questions in
+//! The fleet view's data: every OLT's latest summary, ports and VLANs, every OLT's ONU
+//! table, and the indexes that make a fleet-wide question cost what its page costs: ONUs
+//! by id, by OLT, by serial and by text (trigrams), offline ONUs, optics worst first with
+//! counts per level, node counters and VLAN use per OLT. The tables are the ones the OLT
+//! actors published (`Arc`s shared with them, so each row is held once); the indexes
+//! hold ids and places, not rows. [`FleetAggregate::apply`] folds one published change
+//! in ([`fold`]); the query methods answer from the indexes (ONU questions in
 //! [`onu_search`]). Pure data: the actor in `fleet_view.rs` owns one and nothing else
 //! touches it.
 
+mod fold;
 mod onu_search;
 
 use super::bindings::Bindings;
-use super::rows::Rows;
 use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
     NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
     SessionStatus, Subscriber,
 };
-use crate::published::{FleetChange, OltSummary, OltUpdate, OnuChange};
+use crate::published::{FleetChange, OltSummary};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Which part of a list to return: skip `offset` matches, return at most `limit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,13 +100,24 @@ struct OltEntry {
     /// Service VLAN → ONUs of this OLT using it.
     vlan_use: HashMap<u16, u32>,
     polled_at: Option<DateTime<Utc>>,
-    onus: BTreeSet<OnuId>,
+    /// The OLT's ONU rows, sorted by id: the table its actor last published, shared
+    /// with the actor (the view holds no rows of its own).
+    table: Arc<Vec<Onu>>,
 }
 
-struct OnuEntry {
-    onu: Onu,
-    /// In the OLT's latest poll: `last_update` is the OLT's `polled_at`.
-    fresh: bool,
+/// Where the view finds an ONU's row (its OLT's table, at `position`) and its search
+/// key (`slot` of the text index).
+#[derive(Debug, Clone, Copy)]
+struct OnuPlace {
+    olt: OltId,
+    position: u32,
+    slot: Slot,
+}
+
+/// A row the view holds and its search key.
+#[derive(Clone, Copy)]
+struct Held<'a> {
+    onu: &'a Onu,
     slot: Slot,
 }
 
@@ -137,7 +151,8 @@ pub struct FleetAggregate {
     olts: BTreeMap<OltId, OltEntry>,
     /// The incarnation whose removal was last published per OLT: older messages are late.
     removed: HashMap<OltId, u64>,
-    onus: Rows<OnuEntry>,
+    /// Every ONU by id: where its row is.
+    onus: BTreeMap<OnuId, OnuPlace>,
     by_serial: SerialIndex,
     offline: BTreeSet<OnuId>,
     optics: BTreeSet<OpticsKey>,
@@ -153,7 +168,7 @@ impl FleetAggregate {
             thresholds,
             olts: BTreeMap::new(),
             removed: HashMap::new(),
-            onus: Rows::default(),
+            onus: BTreeMap::new(),
             by_serial: SerialIndex::default(),
             offline: BTreeSet::new(),
             optics: BTreeSet::new(),
@@ -212,165 +227,6 @@ impl FleetAggregate {
         }
     }
 
-    fn apply_update(&mut self, update: OltUpdate) -> bool {
-        let OltUpdate {
-            olt,
-            incarnation,
-            snapshot,
-            summary,
-            ports,
-            vlans,
-            polled_at,
-            onus,
-        } = update;
-        if self.removed.get(&olt).is_some_and(|&r| r >= incarnation) {
-            return false;
-        }
-        let current = self.olts.get(&olt).map(|e| e.incarnation);
-        match (current, snapshot) {
-            (Some(known), _) if incarnation < known => return false,
-            (Some(known), false) if incarnation == known => {}
-            (_, false) => return false, // a delta before its actor's snapshot
-            (_, true) => {
-                self.remove_olt(olt);
-                self.olts.insert(
-                    olt,
-                    OltEntry {
-                        incarnation,
-                        summary: summary.clone(),
-                        ports: Vec::new(),
-                        vlans: Vec::new(),
-                        vlan_use: HashMap::new(),
-                        polled_at,
-                        onus: BTreeSet::new(),
-                    },
-                );
-                self.count_node(&summary, 1);
-            }
-        }
-        let Some(entry) = self.olts.get_mut(&olt) else {
-            return false;
-        };
-        let old_summary = std::mem::replace(&mut entry.summary, summary.clone());
-        if let Some(ports) = ports {
-            entry.ports = ports;
-        }
-        if let Some(vlans) = vlans {
-            entry.vlans = vlans;
-        }
-        entry.polled_at = polled_at;
-        self.count_node(&old_summary, -1);
-        self.count_node(&summary, 1);
-        let mut slots = Vec::new();
-        for change in onus {
-            match change {
-                OnuChange::Upsert { onu, fresh } => slots.extend(self.upsert_onu(onu, fresh)),
-                OnuChange::Remove(id) => self.remove_onu(id),
-            }
-        }
-        // A snapshot (a start folds in one per OLT) is searchable at once but posted in
-        // the trigram lists later, by `post_text`; a poll's few changed rows now.
-        if snapshot {
-            self.text.post_later(&slots);
-        } else {
-            self.text.post(&slots);
-        }
-        true
-    }
-
-    fn count_node(&mut self, summary: &OltSummary, sign: i64) {
-        let Some(node) = summary.node else {
-            return;
-        };
-        let counters = self.nodes.entry(node).or_default();
-        let olts = i64::from(counters.olt_count) + sign;
-        let total = counters.onu_total as i64 + sign * i64::from(summary.total_onu);
-        let online = counters.onu_online as i64 + sign * i64::from(summary.onu_online);
-        *counters = NodeCounters {
-            olt_count: olts.max(0) as u32,
-            onu_total: total.max(0) as u64,
-            onu_online: online.max(0) as u64,
-        };
-        if counters.olt_count == 0 {
-            self.nodes.remove(&node);
-        }
-    }
-
-    fn remove_olt(&mut self, olt: OltId) {
-        let Some(entry) = self.olts.remove(&olt) else {
-            return;
-        };
-        self.count_node(&entry.summary, -1);
-        for id in entry.onus {
-            self.remove_onu(id);
-        }
-    }
-
-    /// Puts a row and its indexes in; its search key is held by the text index, whose
-    /// trigram lists the caller posts for all of an update's rows at once. Returns the
-    /// key's slot.
-    fn upsert_onu(&mut self, onu: Onu, fresh: bool) -> Option<Slot> {
-        // The search key is made of the serial and the description only: a row whose
-        // status or readings changed keeps its place in the text index (re-indexing every
-        // such row cost each optics read a trigram edit of the whole fleet's lists).
-        let kept = self
-            .onus
-            .get(&onu.id)
-            .filter(|e| e.onu.serial == onu.serial && e.onu.description == onu.description)
-            .map(|e| e.slot);
-        self.take_out(onu.id, kept.is_none());
-        let id = onu.id;
-        let olt = self.olts.get_mut(&onu.olt_id)?;
-        olt.onus.insert(id);
-        if let Some(vlan) = onu.vlan {
-            *olt.vlan_use.entry(vlan).or_default() += 1;
-        }
-        self.by_serial.insert(&onu.serial, id);
-        if onu.status == OnuStatus::Offline {
-            self.offline.insert(id);
-        }
-        self.optics.insert(optics_key(onu.rx_power, id));
-        self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
-        let slot = match kept {
-            Some(slot) => slot,
-            None => self
-                .text
-                .hold(id, search_key(&onu.serial, &onu.description)),
-        };
-        self.onus.insert(id, OnuEntry { onu, fresh, slot });
-        Some(slot)
-    }
-
-    fn remove_onu(&mut self, id: OnuId) {
-        self.take_out(id, true);
-    }
-
-    /// Takes ONU `id`'s row and its indexes out; its search key too unless `text` is
-    /// false (the row comes back at once with the same key).
-    fn take_out(&mut self, id: OnuId, text: bool) {
-        let Some(OnuEntry { onu, slot, .. }) = self.onus.remove(&id) else {
-            return;
-        };
-        if let Some(olt) = self.olts.get_mut(&onu.olt_id) {
-            olt.onus.remove(&id);
-            if let Some(vlan) = onu.vlan {
-                if let Some(count) = olt.vlan_use.get_mut(&vlan) {
-                    *count -= 1;
-                    if *count == 0 {
-                        olt.vlan_use.remove(&vlan);
-                    }
-                }
-            }
-        }
-        self.by_serial.remove(&onu.serial, id);
-        self.offline.remove(&id);
-        self.optics.remove(&optics_key(onu.rx_power, id));
-        self.per_level[level_slot(self.thresholds.level(onu.rx_power))] -= 1;
-        if text {
-            self.text.remove(slot);
-        }
-    }
-
     /// Posts up to `max` ONUs' search keys held since snapshots into the text index's
     /// trigram lists. Returns whether some are left.
     pub fn post_text(&mut self, max: usize) -> bool {
@@ -389,16 +245,37 @@ impl FleetAggregate {
 
     /// The row the view holds of ONU `id`.
     pub fn known_onu(&self, id: OnuId) -> Option<&Onu> {
-        self.onus.get(&id).map(|e| &e.onu)
+        self.onus.get(&id).and_then(|place| self.row_at(place))
+    }
+
+    /// The table the view holds of OLT `olt` (empty when it holds none).
+    #[cfg(test)]
+    pub(crate) fn held_table(&self, olt: OltId) -> &[Onu] {
+        self.olts.get(&olt).map_or(&[], |e| &e.table[..])
+    }
+
+    fn row_at(&self, place: &OnuPlace) -> Option<&Onu> {
+        self.olts
+            .get(&place.olt)?
+            .table
+            .get(place.position as usize)
+    }
+
+    fn held(&self, id: &OnuId) -> Option<Held<'_>> {
+        self.held_at(self.onus.get(id)?)
+    }
+
+    fn held_at(&self, place: &OnuPlace) -> Option<Held<'_>> {
+        Some(Held {
+            onu: self.row_at(place)?,
+            slot: place.slot,
+        })
     }
 
     /// How many ONUs of OLT `olt` the view holds on port `port` (for the outage book).
     pub fn onus_on_port(&self, olt: OltId, port: &str) -> usize {
         self.olts.get(&olt).map_or(0, |e| {
-            e.onus
-                .iter()
-                .filter(|id| self.onus.get(id).is_some_and(|o| o.onu.pon_port == port))
-                .count()
+            e.table.iter().filter(|onu| onu.pon_port == port).count()
         })
     }
 
@@ -506,10 +383,10 @@ impl FleetAggregate {
                 self.by_serial
                     .candidates(serial)
                     .iter()
-                    .filter_map(|id| self.onus.get(id))
-                    .filter(|e| e.onu.serial.eq_ignore_ascii_case(serial))
-                    .max_by_key(|e| (e.onu.olt_id, e.onu.id))
-                    .map(|e| self.row(e))
+                    .filter_map(|id| self.known_onu(*id))
+                    .filter(|onu| onu.serial.eq_ignore_ascii_case(serial))
+                    .max_by_key(|onu| (onu.olt_id, onu.id))
+                    .cloned()
             })
             .collect()
     }
@@ -517,17 +394,6 @@ impl FleetAggregate {
     fn in_scope(&self, search: &OnuSearch, olt: OltId, summary: &OltSummary) -> bool {
         search.olt_id.is_none_or(|id| id == olt)
             && search.node_id.is_none_or(|n| summary.node == Some(n))
-    }
-
-    /// An ONU as the API shows it: a fresh row carries its OLT's poll time.
-    fn row(&self, entry: &OnuEntry) -> Onu {
-        let mut onu = entry.onu.clone();
-        if entry.fresh {
-            if let Some(polled_at) = self.olts.get(&onu.olt_id).and_then(|o| o.polled_at) {
-                onu.last_update = polled_at;
-            }
-        }
-        onu
     }
 }
 
@@ -555,7 +421,7 @@ impl crate::outages::FleetRows for FleetAggregate {
     fn onus_of(&self, olt: OltId) -> Vec<OnuId> {
         self.olts
             .get(&olt)
-            .map(|e| e.onus.iter().copied().collect())
+            .map(|e| e.table.iter().map(|onu| onu.id).collect())
             .unwrap_or_default()
     }
 

@@ -114,6 +114,8 @@ fn evolve(rng: &mut StdRng, old: &ActorState, step: u32, next_id: &mut OnuId) ->
         }
         if rng.random_bool(0.2) {
             onu.rx_power = Some(f64::from(rng.random_range(-3000..-1500)) / 100.0);
+        } else if rng.random_bool(0.05) {
+            onu.rx_power = None; // an ONU that stopped answering its optics query
         }
         if rng.random_bool(0.05) {
             onu.description = WORDS[rng.random_range(0..WORDS.len())].to_string();
@@ -155,6 +157,7 @@ fn snapshot(state: &ActorState) -> FleetChange {
         ports: Some(state.ports.clone()),
         vlans: Some(state.vlans.clone()),
         polled_at: state.polled_at,
+        table: std::sync::Arc::new(state.onus.clone()),
         onus: diff_onus(&[], None, &state.onus, state.polled_at),
     }))
 }
@@ -168,6 +171,7 @@ fn delta(old: &ActorState, new: &ActorState) -> FleetChange {
         ports: (old.ports != new.ports).then(|| new.ports.clone()),
         vlans: (old.vlans != new.vlans).then(|| new.vlans.clone()),
         polled_at: new.polled_at,
+        table: std::sync::Arc::new(new.onus.clone()),
         onus: diff_onus(&old.onus, old.polled_at, &new.onus, new.polled_at),
     }))
 }

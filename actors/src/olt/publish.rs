@@ -112,6 +112,7 @@ impl Publisher {
                 ports: Some(now.ports.to_vec()),
                 vlans: Some(now.vlans.to_vec()),
                 polled_at: now.polled_at,
+                table: now.onus.clone(),
                 onus: diff_onus(&[], None, &now.onus, now.polled_at),
             },
             Some(last) => {
@@ -137,6 +138,7 @@ impl Publisher {
                     ports: (last.ports != now.ports).then(|| now.ports.to_vec()),
                     vlans: (last.vlans != now.vlans).then(|| now.vlans.to_vec()),
                     polled_at: now.polled_at,
+                    table: now.onus.clone(),
                     onus: changes,
                 }
             }

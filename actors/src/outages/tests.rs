@@ -20,7 +20,7 @@ fn poll(
     status: SessionStatus,
     onus: Vec<Onu>,
 ) -> Vec<Draft> {
-    let change = update(false, status, time(second), onus);
+    let change = update(view, false, status, time(second), onus);
     let drafts = derive(view, &change);
     assert!(view.apply(change));
     book.observe(Some(7), drafts, view, plant, time(second))

@@ -5,14 +5,14 @@
 //! and costs what its page costs.
 
 use super::{level_slot, page_of, total_order};
-use super::{FleetAggregate, OnuEntry, OnuSearch, OpticsKey, Page, Window};
+use super::{FleetAggregate, Held, OnuSearch, OpticsKey, Page, Window};
 use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
 use crate::onu_table::OnuOrder;
 use std::ops::Bound;
 
 impl FleetAggregate {
-    fn admits(&self, search: &OnuSearch, text: Option<&str>, entry: &OnuEntry) -> bool {
-        let onu = &entry.onu;
+    fn admits(&self, search: &OnuSearch, text: Option<&str>, held: &Held<'_>) -> bool {
+        let onu = held.onu;
         search.status.is_none_or(|s| onu.status == s)
             && search
                 .pon_port
@@ -23,7 +23,7 @@ impl FleetAggregate {
                 .as_deref()
                 .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
             && text.is_none_or(|t| {
-                self.text.key(entry.slot).is_some_and(|k| k.contains(t))
+                self.text.key(held.slot).is_some_and(|k| k.contains(t))
                     || self.bindings.mentions(onu.id, t)
             })
             && search.contract.as_deref().is_none_or(|contract| {
@@ -45,16 +45,17 @@ impl FleetAggregate {
     /// ONUs matching `search` in `order`: the count and the window's page.
     pub fn onus(&self, search: &OnuSearch, order: OnuOrder, window: Window) -> Page<Onu> {
         let text = search.text.as_deref().map(str::to_lowercase);
-        let admits = |e: &&OnuEntry| self.admits(search, text.as_deref(), e);
+        let admits = |held: &Held<'_>| self.admits(search, text.as_deref(), held);
+        let show = |held: Held<'_>| held.onu.clone();
         if let Some(ids) = self.candidates(search, text.as_deref()) {
-            let mut hits: Vec<&OnuEntry> = ids
+            let mut hits: Vec<Held<'_>> = ids
                 .iter()
-                .filter_map(|id| self.onus.get(id))
+                .filter_map(|id| self.held(id))
                 .filter(admits)
                 .collect();
-            hits.sort_by(|a, b| order.compare(&a.onu, &b.onu));
-            hits.dedup_by_key(|e| e.onu.id);
-            return page_of(hits.into_iter(), window, None, |e| self.row(e));
+            hits.sort_by(|a, b| order.compare(a.onu, b.onu));
+            hits.dedup_by_key(|held| held.onu.id);
+            return page_of(hits.into_iter(), window, None, show);
         }
         let only_status = *search
             == OnuSearch {
@@ -74,12 +75,11 @@ impl FleetAggregate {
                     Some(OnuStatus::Online) => self.onus.len() - self.offline.len(),
                 });
                 if search.status == Some(OnuStatus::Offline) {
-                    let rows = self.offline.iter().filter_map(|id| self.onus.get(id));
-                    return page_of(rows.filter(admits), window, known, |e| self.row(e));
+                    let rows = self.offline.iter().filter_map(|id| self.held(id));
+                    return page_of(rows.filter(admits), window, known, show);
                 }
-                page_of(self.onus.values().filter(admits), window, known, |e| {
-                    self.row(e)
-                })
+                let rows = self.onus.values().filter_map(|place| self.held_at(place));
+                page_of(rows.filter(admits), window, known, show)
             }
             OnuOrder::WorstRx => {
                 let known = only_level.then(|| match search.level {
@@ -88,8 +88,8 @@ impl FleetAggregate {
                 });
                 let rows = self
                     .optics_from(search.level)
-                    .filter_map(|(_, _, id)| self.onus.get(id));
-                page_of(rows.filter(admits), window, known, |e| self.row(e))
+                    .filter_map(|(_, _, id)| self.held(id));
+                page_of(rows.filter(admits), window, known, show)
             }
         }
     }
@@ -134,7 +134,7 @@ impl FleetAggregate {
             return Some(
                 self.olts
                     .get(&olt)
-                    .map(|e| e.onus.iter().copied().collect())
+                    .map(|e| e.table.iter().map(|onu| onu.id).collect())
                     .unwrap_or_default(),
             );
         }
@@ -148,7 +148,7 @@ impl FleetAggregate {
             self.olts
                 .values()
                 .filter(|e| e.summary.node == Some(node))
-                .flat_map(|e| e.onus.iter().copied())
+                .flat_map(|e| e.table.iter().map(|onu| onu.id))
                 .collect(),
         )
     }
