@@ -176,15 +176,7 @@ impl FleetAggregate {
         } else {
             place.slot
         };
-        self.onus.insert(
-            id,
-            OnuPlace {
-                olt,
-                position,
-                slot,
-            },
-        );
-        slot
+        self.place(id, olt, position, slot)
     }
 
     /// Indexes a row the view did not hold; its search key is held by the text index,
@@ -203,14 +195,17 @@ impl FleetAggregate {
         let slot = self
             .text
             .hold(id, search_key(&onu.serial, &onu.description));
-        self.onus.insert(
-            id,
-            OnuPlace {
-                olt,
-                position,
-                slot,
-            },
-        );
+        self.place(id, olt, position, slot)
+    }
+
+    /// Records where ONU `id`'s row and search key are; returns the key's slot.
+    fn place(&mut self, id: OnuId, olt: OltId, position: u32, slot: Slot) -> Slot {
+        let place = OnuPlace {
+            olt,
+            position,
+            slot,
+        };
+        self.onus.insert(id, place);
         slot
     }
 
