@@ -93,9 +93,14 @@ pub struct OltUpdate {
 impl OltUpdate {
     /// ONU `id`'s row in the update's table.
     pub fn row(&self, id: OnuId) -> Option<&Onu> {
-        let position = self.table.binary_search_by_key(&id, |o| o.id).ok()?;
-        self.table.get(position)
+        row_of(&self.table, id).map(|(_, row)| row)
     }
+}
+
+/// ONU `id`'s position and row in `table` (sorted by id).
+pub fn row_of(table: &[Onu], id: OnuId) -> Option<(usize, &Onu)> {
+    let position = table.binary_search_by_key(&id, |o| o.id).ok()?;
+    Some((position, &table[position]))
 }
 
 /// A message to the fleet view.

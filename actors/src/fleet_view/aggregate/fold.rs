@@ -11,7 +11,7 @@
 use super::{level_slot, optics_key, search_key, FleetAggregate, NodeCounters};
 use super::{OltEntry, OnuPlace, Slot};
 use crate::domain::{OltId, Onu, OnuId, OnuStatus};
-use crate::published::{OltSummary, OltUpdate, OnuChange};
+use crate::published::{row_of, OltSummary, OltUpdate, OnuChange};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -123,14 +123,16 @@ impl FleetAggregate {
             (Some(place), Some(was)) if place.olt == olt => {
                 self.update_in_place(olt, onu, position, place, was)
             }
-            (Some(place), _) => {
-                // Held under another OLT: out with the row held there first.
+            (Some(place), _) if place.olt != olt => {
+                // Held under another OLT, whose table is unchanged: out with the row
+                // held there first.
                 if let Some(held) = self.row_at(&place).cloned() {
                     self.take_out(place.olt, &held);
                 }
                 self.put_in(olt, onu, position)
             }
-            (None, _) => self.put_in(olt, onu, position),
+            // A place of this OLT points into its new table already: never read it.
+            _ => self.put_in(olt, onu, position),
         }
     }
 
@@ -268,10 +270,4 @@ impl OltEntry {
             self.vlan_use.remove(&vlan);
         }
     }
-}
-
-/// ONU `id`'s position and row in `table` (sorted by id).
-fn row_of(table: &[Onu], id: OnuId) -> Option<(usize, &Onu)> {
-    let position = table.binary_search_by_key(&id, |o| o.id).ok()?;
-    Some((position, &table[position]))
 }
