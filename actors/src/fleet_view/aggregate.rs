@@ -19,7 +19,6 @@ use crate::domain::{
     SessionStatus, Subscriber,
 };
 use crate::published::{FleetChange, OltSummary};
-use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -99,7 +98,6 @@ struct OltEntry {
     vlans: Vec<(u16, String)>,
     /// Service VLAN → ONUs of this OLT using it.
     vlan_use: HashMap<u16, u32>,
-    polled_at: Option<DateTime<Utc>>,
     /// The OLT's ONU rows, sorted by id: the table its actor last published, shared
     /// with the actor (the view holds no rows of its own).
     table: Arc<Vec<Onu>>,

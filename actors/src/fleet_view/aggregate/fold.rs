@@ -24,7 +24,8 @@ impl FleetAggregate {
             summary,
             ports,
             vlans,
-            polled_at,
+            // Each row carries its own `last_update`: the view needs no poll time.
+            polled_at: _,
             table,
             onus,
         } = update;
@@ -46,7 +47,6 @@ impl FleetAggregate {
                         ports: Vec::new(),
                         vlans: Vec::new(),
                         vlan_use: HashMap::new(),
-                        polled_at,
                         table: Arc::default(),
                     },
                 );
@@ -63,7 +63,6 @@ impl FleetAggregate {
         if let Some(vlans) = vlans {
             entry.vlans = vlans;
         }
-        entry.polled_at = polled_at;
         let old = std::mem::replace(&mut entry.table, table.clone());
         self.count_node(&old_summary, -1);
         self.count_node(&summary, 1);
