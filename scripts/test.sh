@@ -15,6 +15,13 @@ as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# The binary links jemalloc (tikv-jemallocator), whose build runs make.
+if ! command -v make >/dev/null 2>&1; then
+    say "installing make"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make >/dev/null
+fi
+
 if ! command -v snmpbulkwalk >/dev/null 2>&1; then
     say "installing net-snmp client tools"
     as_root apt-get update -qq
