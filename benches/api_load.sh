@@ -92,7 +92,7 @@ wait_polled() {
 import json, sys
 page = json.load(sys.stdin)["data"]
 sys.exit(0 if len(page) == int(sys.argv[1]) and all(o["totalOnu"] == int(sys.argv[2]) for o in page) else 1)
-' "$OLTS" "$ONUS"; then
+' "$OLTS" "$ONUS" 2>/dev/null; then
             return 0
         fi
         sleep 0.25

@@ -70,6 +70,7 @@ mod refresh;
 mod schedule;
 mod session;
 mod view;
+mod wake;
 
 pub use actions::{ActionOutcome, CliAction};
 pub use actor::OltActor;

@@ -182,16 +182,7 @@ impl OltState {
     /// Queues the scheduled backup when it is due (the timer's tick, in the session
     /// states that take backups: after the first poll, not disabled or stopped).
     pub(super) fn schedule_backup(&mut self, myself: &ActorRef<OltMsg>) {
-        // An OLT without `ssh` in the inventory has no backups to take (not worth a
-        // warning a day each).
-        if self.spec.ssh.is_none() {
-            return;
-        }
-        // Nor one of a family whose running configuration no source shows (SNR).
-        if self
-            .profile()
-            .is_some_and(|layout| layout.cli.running_config.is_empty())
-        {
+        if !self.takes_backups() {
             return;
         }
         if !self
@@ -201,6 +192,16 @@ impl OltState {
             return;
         }
         self.queue_scheduled(myself, CliAction::Backup);
+    }
+
+    /// Whether this OLT has scheduled backups. One without `ssh` in the inventory has
+    /// none to take (not worth a warning a day each), nor one of a family whose running
+    /// configuration no source shows (SNR).
+    pub(super) fn takes_backups(&self) -> bool {
+        self.spec.ssh.is_some()
+            && !self
+                .profile()
+                .is_some_and(|layout| layout.cli.running_config.is_empty())
     }
 
     /// Starts the next queued action unless one is running.

@@ -13,6 +13,7 @@ use super::publish::Publisher;
 use super::refresh::Refresh;
 use super::schedule::GroupSchedule;
 use super::session::{Event, Session};
+use super::wake::Wake;
 use crate::domain::{OltId, SessionStatus};
 use crate::fleet_view::FleetViewHandle;
 use crate::inventory::OltSpec;
@@ -26,7 +27,6 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::task::JoinHandle;
 
 /// Arguments of an OLT actor.
 pub struct OltArgs {
@@ -92,7 +92,8 @@ pub struct OltState {
     pub(super) traffic: crate::traffic::TrafficBook,
     /// Each PON port's way towards saturation.
     pub(super) saturation: crate::traffic::saturation::SaturationWatch,
-    ticker: Option<JoinHandle<()>>,
+    /// The timer that wakes the actor when its next poll or backup is due.
+    pub(super) wake: Wake,
 }
 
 impl Actor for OltActor {
@@ -146,13 +147,12 @@ impl Actor for OltActor {
             mac_waiters: Vec::new(),
             traffic: Default::default(),
             saturation: Default::default(),
-            ticker: None,
+            wake: Wake::default(),
         };
         let ceiling = state.request_ceiling();
         state.pacing = Pacing::new(ceiling);
         state.apply(&myself, effects, None);
-        let tick = state.settings.tick();
-        state.ticker = Some(myself.send_interval(tick, || OltMsg::Tick));
+        state.arm_wake(&myself, false);
         Ok(state)
     }
 
@@ -161,9 +161,7 @@ impl Actor for OltActor {
         myself: ActorRef<OltMsg>,
         state: &mut OltState,
     ) -> Result<(), ActorProcessingErr> {
-        if let Some(ticker) = state.ticker.take() {
-            ticker.abort();
-        }
+        state.wake.stop();
         state.fire(&myself, Event::ActorStopping, None);
         Ok(())
     }
@@ -183,7 +181,12 @@ impl Actor for OltActor {
             OltMsg::Traffic(id, reply) => answer(reply, state.traffic.get(id)),
             OltMsg::Busiest(by, limit, reply) => answer(reply, state.busiest(by, limit)),
             OltMsg::Vlans(reply) => answer(reply, state.vlans()),
-            OltMsg::Tick => state.fire(&myself, Event::Tick, None),
+            OltMsg::Tick => {
+                state.wake.fired();
+                state.fire(&myself, Event::Tick, None);
+                state.arm_wake(&myself, true);
+                return Ok(());
+            }
             OltMsg::PollNow(reply) => state.fire(&myself, Event::PollNow, Some(reply)),
             OltMsg::PollFinished(report) => state.finish_poll(&myself, *report),
             OltMsg::RestartSession(reply) => {
@@ -208,6 +211,7 @@ impl Actor for OltActor {
             #[cfg(any(test, feature = "test-support"))]
             OltMsg::Crash => panic!("injected crash of OLT {}", state.spec.id),
         }
+        state.arm_wake(&myself, false);
         Ok(())
     }
 }

@@ -93,6 +93,11 @@ impl CliQueue {
         self.next_backup_at = Instant::now() + retry.min(interval);
     }
 
+    /// When the next scheduled backup is due.
+    pub(super) fn next_backup_at(&self) -> Instant {
+        self.next_backup_at
+    }
+
     /// Whether the scheduled backup is due at `now`; if it is, the next one is due
     /// `interval` later.
     pub(super) fn backup_due(&mut self, now: Instant, interval: Duration) -> bool {

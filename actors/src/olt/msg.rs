@@ -42,7 +42,7 @@ pub enum OltMsg {
     /// The ONUs with the highest latest rate one way, at most the count given.
     Busiest(crate::traffic::Direction, usize, RpcReplyPort<Vec<BusyOnu>>),
     Vlans(RpcReplyPort<Vec<VlanInfo>>),
-    /// Timer: start a poll if one is due.
+    /// The actor's timer ([`super::wake`]): start the poll or backup that is due.
     Tick,
     /// Poll now and answer when it finished.
     PollNow(PollReply),

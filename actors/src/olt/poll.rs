@@ -125,7 +125,8 @@ impl PollSettings {
         }
     }
 
-    /// How often the actor checks whether a poll is due.
+    /// How soon the actor looks again when it woke for a poll it could not start (a
+    /// quarter interval, 50 ms to 1 s).
     pub(super) fn tick(&self) -> Duration {
         (self.interval / 4).clamp(Duration::from_millis(50), Duration::from_secs(1))
     }

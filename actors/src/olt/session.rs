@@ -116,6 +116,11 @@ impl Session {
     pub(super) fn action_refusal(&self) -> Option<Refusal> {
         self.state.action_refusal()
     }
+
+    /// Whether a tick can start anything in this state (a poll or a backup).
+    pub(super) fn wakes(&self) -> bool {
+        !self.state.tick().is_empty()
+    }
 }
 
 /// What happens to a session.
@@ -185,7 +190,7 @@ pub(super) enum Effect {
 /// When the next poll is due.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum NextPoll {
-    /// At the next tick.
+    /// Now: the actor wakes for it at once.
     Now,
     /// One `[polling] interval` from now.
     Interval,
