@@ -154,13 +154,18 @@ async fn poll_all(fleet: &Fleet) {
     }
 }
 
-/// Crashes OLT `id`'s actor and waits for its restarted one.
+/// Crashes OLT `id`'s actor and waits for its restarted one and the poll it starts at
+/// once (a poll-now joins the poll in flight), so nothing moves while views are compared.
 async fn crash(fleet: &Fleet, id: u32) {
     let before = fleet.olt(id).expect("running").actor_id();
     fleet.olt(id).expect("running").crash().expect("send");
     for _ in 0..300 {
         tokio::time::sleep(Duration::from_millis(10)).await;
-        if fleet.olt(id).is_some_and(|h| h.actor_id() != before) {
+        if let Some(restarted) = fleet.olt(id).filter(|h| h.actor_id() != before) {
+            restarted
+                .poll_now()
+                .await
+                .expect("the restarted actor polls");
             return;
         }
     }
