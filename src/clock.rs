@@ -57,13 +57,24 @@ impl Clock {
         }
     }
 
-    /// `2026-11-21T19:15:03`.
+    /// `2026-11-21T19:15:03`. Written field by field: a page of 100 OLTs writes 100 of
+    /// these, and chrono's `format` parsed its pattern each time (a tenth of the CPU of
+    /// `GET /olts?size=100`).
     pub fn format(&self, at: DateTime<Utc>) -> String {
-        const FORMAT: &str = "%Y-%m-%dT%H:%M:%S";
-        match self {
-            Clock::Local => at.with_timezone(&chrono::Local).format(FORMAT).to_string(),
-            Clock::Zone(zone) => at.with_timezone(zone).format(FORMAT).to_string(),
-        }
+        use chrono::{Datelike, Timelike};
+        let local = match self {
+            Clock::Local => at.with_timezone(&chrono::Local).naive_local(),
+            Clock::Zone(zone) => at.with_timezone(zone).naive_local(),
+        };
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            local.year(),
+            local.month(),
+            local.day(),
+            local.hour(),
+            local.minute(),
+            local.second()
+        )
     }
 }
 
@@ -112,6 +123,13 @@ mod tests {
             .single()
             .expect("time");
         assert_eq!(clock.format(at), "2026-11-21T19:15:03");
+        // Single-digit fields are padded; the seconds' fraction is dropped.
+        let early = Utc
+            .with_ymd_and_hms(2026, 1, 2, 0, 4, 5)
+            .single()
+            .expect("time")
+            + chrono::Duration::milliseconds(999);
+        assert_eq!(clock.format(early), "2026-01-02T03:04:05");
         assert_eq!(clock.parse("2026-11-21T19:15:03"), Some(at));
         assert_eq!(
             clock.parse("2026-11-21"),

@@ -108,16 +108,43 @@ pub type ApiResult = Result<Response, ApiError>;
 
 /// A single object in the envelope.
 pub fn one<T: Serialize>(data: T) -> ApiResult {
-    Ok(Json(Single {
-        success: true,
-        data,
-    })
-    .into_response())
+    Ok(json(
+        &Single {
+            success: true,
+            data,
+        },
+        BYTES_PER_ITEM,
+    ))
+}
+
+/// What an item of a list takes in JSON, about: a buffer this size per item is written
+/// into without growing (an OLT is ~250 bytes, an ONU row ~450).
+const BYTES_PER_ITEM: usize = 512;
+
+/// `body` as an `application/json` response, serialized into a buffer of `capacity`
+/// bytes. axum's `Json` starts at 128 bytes and doubles, copying the page each time: a
+/// fifth of the CPU of `GET /olts?size=100` was those copies.
+fn json<T: Serialize>(body: &T, capacity: usize) -> Response {
+    let mut buffer = Vec::with_capacity(capacity);
+    match serde_json::to_writer(&mut buffer, body) {
+        Ok(()) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_static("application/json"),
+            )],
+            buffer,
+        )
+            .into_response(),
+        Err(e) => {
+            ApiError::Internal(format!("the answer could not be written: {e}")).into_response()
+        }
+    }
 }
 
 /// One page whose items were cut already, with the total count of matches.
 pub fn page_of<T: Serialize>(data: Vec<T>, total_count: usize, paging: Paging) -> ApiResult {
-    Ok(Json(Paged {
+    let capacity = BYTES_PER_ITEM * (data.len() + 1);
+    let body = Paged {
         success: true,
         data,
         meta: Meta {
@@ -125,8 +152,8 @@ pub fn page_of<T: Serialize>(data: Vec<T>, total_count: usize, paging: Paging) -
             size: paging.size,
             total_count,
         },
-    })
-    .into_response())
+    };
+    Ok(json(&body, capacity))
 }
 
 /// One page of `items` (already filtered and ordered) in the envelope.
