@@ -454,6 +454,16 @@ impl Inventory {
         Ok(())
     }
 
+    /// OLT `id`'s entry: found by binary search where the file lists OLTs by id (as the
+    /// simulator and most inventories do), else by reading the list. A found entry is
+    /// always the right one: a search over an unsorted list can only miss.
+    pub fn olt(&self, id: OltId) -> Option<&OltSpec> {
+        match self.olts.binary_search_by_key(&id, |olt| olt.id) {
+            Ok(at) => Some(&self.olts[at]),
+            Err(_) => self.olts.iter().find(|olt| olt.id == id),
+        }
+    }
+
     pub fn node(&self, id: NodeId) -> Option<&NodeSpec> {
         self.nodes.iter().find(|n| n.id == id)
     }
@@ -529,6 +539,25 @@ snmp = { port = 16100, community = "public", version = "2c" }
             Inventory::parse(&inventory.to_toml()).expect("round trip"),
             inventory
         );
+    }
+
+    #[test]
+    fn an_olt_is_found_by_id_in_a_sorted_list_and_in_an_unsorted_one() {
+        let mut inventory = Inventory::parse(GOOD).expect("valid");
+        let first = inventory.olts[0].clone();
+        inventory.olts = [5, 1, 9, 3, 7]
+            .into_iter()
+            .map(|id| OltSpec { id, ..first.clone() })
+            .collect();
+        for id in [5, 1, 9, 3, 7] {
+            assert_eq!(inventory.olt(id).map(|o| o.id), Some(id), "unsorted");
+        }
+        assert!(inventory.olt(4).is_none());
+        inventory.olts.sort_by_key(|o| o.id);
+        for id in [1, 3, 5, 7, 9] {
+            assert_eq!(inventory.olt(id).map(|o| o.id), Some(id), "sorted");
+        }
+        assert!(inventory.olt(10).is_none());
     }
 
     #[test]

@@ -49,9 +49,7 @@ pub struct TrustHostKeyItem {
 /// the store cannot be read: the detail is still served, and the error logged).
 pub fn in_force(app: &AppState, inventory: &Inventory, id: OltId) -> Option<SshHostKeyItem> {
     let pinned = inventory
-        .olts
-        .iter()
-        .find(|olt| olt.id == id)
+        .olt(id)
         .and_then(|olt| olt.ssh.as_ref())
         .and_then(|ssh| ssh.host_key.as_ref())
         .map(|pin| pin.fingerprint());

@@ -50,7 +50,7 @@ impl Gatherer {
         let mut facts = Facts::default();
         if let Some(olt) = alarm
             .olt_id
-            .and_then(|id| inventory.olts.iter().find(|o| o.id == id))
+            .and_then(|id| inventory.olt(id))
         {
             facts.olt = Some(format!(
                 "OLT {} ({}, {}, {})",
