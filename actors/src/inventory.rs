@@ -547,7 +547,10 @@ snmp = { port = 16100, community = "public", version = "2c" }
         let first = inventory.olts[0].clone();
         inventory.olts = [5, 1, 9, 3, 7]
             .into_iter()
-            .map(|id| OltSpec { id, ..first.clone() })
+            .map(|id| OltSpec {
+                id,
+                ..first.clone()
+            })
             .collect();
         for id in [5, 1, 9, 3, 7] {
             assert_eq!(inventory.olt(id).map(|o| o.id), Some(id), "unsorted");

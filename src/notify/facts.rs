@@ -48,10 +48,7 @@ impl Gatherer {
     pub async fn gather(&self, alarm: &Alarm) -> Facts {
         let inventory = (self.inventory)();
         let mut facts = Facts::default();
-        if let Some(olt) = alarm
-            .olt_id
-            .and_then(|id| inventory.olt(id))
-        {
+        if let Some(olt) = alarm.olt_id.and_then(|id| inventory.olt(id)) {
             facts.olt = Some(format!(
                 "OLT {} ({}, {}, {})",
                 olt.id, olt.model, olt.ip, olt.city

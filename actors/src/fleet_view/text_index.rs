@@ -1,11 +1,12 @@
 //! The fleet view's index for `GET /onus?q=`: substring search in each ONU's serial and
 //! description without reading every row. Each ONU gets a slot holding its lower-cased
 //! search key (`serial \0 description`, as the OLT actor's own table builds it); every
-//! three-character window of a key is a trigram, and each trigram keeps the sorted slots
-//! whose key contains it. A needle of three characters or more is looked up by
-//! intersecting its trigrams' slot lists, smallest first, and each candidate is then
-//! checked with a plain `contains`, so the answer is exact; a shorter needle reads every
-//! key.
+//! three-character window of a key is a trigram, and each trigram keeps the set of slots
+//! whose key contains it, as a roaring bitmap (about two bytes a slot where a trigram is
+//! rare, one bit where it is common — a vendor prefix, a street name — instead of four
+//! bytes and a growing vector's slack). A needle of three characters or more is looked up
+//! by intersecting its trigrams' sets, smallest first, and each candidate is then checked
+//! with a plain `contains`, so the answer is exact; a shorter needle reads every key.
 //!
 //! Keys can also be posted later ([`TextIndex::post_later`]): held at once but put in
 //! the trigram lists a batch at a time ([`TextIndex::post_some`]). A
@@ -14,12 +15,13 @@
 //! search also reads the unposted keys, so it stays exact.
 
 use crate::domain::OnuId;
+use roaring::RoaringBitmap;
 use std::collections::{HashMap, VecDeque};
 
 /// Trigram → slots. foldhash hashes a trigram in a few instructions where the standard
 /// SipHash took dozens, ~40 times per key; its seed is random per process, so crafted
 /// descriptions cannot aim at one bucket.
-type Postings = HashMap<u64, Vec<Slot>, foldhash::fast::RandomState>;
+type Postings = HashMap<u64, RoaringBitmap, foldhash::fast::RandomState>;
 
 /// A slot of the index.
 pub type Slot = u32;
@@ -39,7 +41,7 @@ pub struct TextIndex {
     /// Slot → its ONU's key; `None` for a free slot.
     keys: Vec<Option<Entry>>,
     free: Vec<Slot>,
-    /// Trigram → sorted slots whose key contains it.
+    /// Trigram → the slots whose key contains it.
     postings: Postings,
     /// Slots added unposted, oldest first; a slot freed or posted since is passed over.
     unposted: VecDeque<Slot>,
@@ -58,18 +60,6 @@ fn trigrams(text: &str) -> Vec<u64> {
     grams.sort_unstable();
     grams.dedup();
     grams
-}
-
-/// Adds `slot` to a sorted posting list.
-fn add_sorted(list: &mut Vec<Slot>, slot: Slot) {
-    // A new slot is past every other (the usual case, and every case while a start loads
-    // the fleet): appending keeps the list sorted without searching lists of up to a
-    // million slots.
-    if list.last().is_none_or(|&last| last < slot) {
-        list.push(slot);
-    } else if let Err(at) = list.binary_search(&slot) {
-        list.insert(at, slot);
-    }
 }
 
 impl TextIndex {
@@ -127,10 +117,8 @@ impl TextIndex {
         }
         grams.sort_unstable();
         for run in grams.chunk_by(|a, b| a.0 == b.0) {
-            let list = self.postings.entry(run[0].0).or_default();
-            for &(_, slot) in run {
-                add_sorted(list, slot);
-            }
+            let set = self.postings.entry(run[0].0).or_default();
+            set.extend(run.iter().map(|&(_, slot)| slot));
         }
     }
 
@@ -152,9 +140,7 @@ impl TextIndex {
         }
         for gram in trigrams(&entry.key) {
             if let Some(slots) = self.postings.get_mut(&gram) {
-                if let Ok(at) = slots.binary_search(&slot) {
-                    slots.remove(at);
-                }
+                slots.remove(slot);
                 if slots.is_empty() {
                     self.postings.remove(&gram);
                 }
@@ -184,20 +170,23 @@ impl TextIndex {
                 .collect();
         }
         let mut found = self.unposted_matches(needle);
-        let mut lists = Vec::with_capacity(grams.len());
+        let mut sets = Vec::with_capacity(grams.len());
         for gram in &grams {
             match self.postings.get(gram) {
-                Some(slots) => lists.push(slots.as_slice()),
+                Some(slots) => sets.push(slots),
                 None => return found,
             }
         }
-        lists.sort_by_key(|slots| slots.len());
-        let (smallest, rest) = lists.split_at(1);
+        sets.sort_by_key(|slots| slots.len());
+        let (smallest, rest) = sets.split_at(1);
+        let mut candidates = smallest[0].clone();
+        for other in rest {
+            candidates &= *other;
+        }
         found.extend(
-            smallest[0]
+            candidates
                 .iter()
-                .filter(|slot| rest.iter().all(|other| other.binary_search(slot).is_ok()))
-                .filter_map(|&slot| self.keys[slot as usize].as_ref())
+                .filter_map(|slot| self.keys[slot as usize].as_ref())
                 .filter(matching)
                 .map(|e| e.id),
         );
