@@ -117,9 +117,10 @@ impl Session {
         self.state.action_refusal()
     }
 
-    /// Whether a tick can start anything in this state (a poll or a backup).
-    pub(super) fn wakes(&self) -> bool {
-        !self.state.tick().is_empty()
+    /// Whether a tick in this state would start `effect` (`PollIfDue` or
+    /// `BackupIfDue`) once it is due.
+    pub(super) fn tick_starts(&self, effect: &Effect) -> bool {
+        self.state.tick().contains(effect)
     }
 }
 

@@ -9,6 +9,7 @@
 
 use super::actor::OltState;
 use super::msg::OltMsg;
+use super::session::Effect;
 use ractor::{ActorRef, MessagingErr};
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -66,13 +67,14 @@ impl Wake {
 
 impl OltState {
     /// When the actor must wake by itself next: its next poll while none is in flight,
-    /// or its next scheduled backup; `None` in a state a tick starts nothing in.
+    /// or its next scheduled backup — each only in a state whose tick starts it (a
+    /// CONNECTING session starts polls, not backups, so an overdue backup must not wake
+    /// it at every retry); `None` when a tick would start nothing.
     fn next_wake(&self) -> Option<Instant> {
-        if !self.session.wakes() {
-            return None;
-        }
-        let poll = (!self.poll.in_flight()).then(|| self.poll.next_at());
-        let backup = self.takes_backups().then(|| self.cli.next_backup_at());
+        let poll = (self.session.tick_starts(&Effect::PollIfDue) && !self.poll.in_flight())
+            .then(|| self.poll.next_at());
+        let backup = (self.session.tick_starts(&Effect::BackupIfDue) && self.takes_backups())
+            .then(|| self.cli.next_backup_at());
         poll.into_iter().chain(backup).min()
     }
 

@@ -333,3 +333,18 @@ fn cli_actions_are_refused_disabled_stopped_offline_and_shutting_down() {
         assert_eq!(state.action_refusal(), refusal, "{state:?}");
     }
 }
+
+/// What the actor's timer counts on (`OltState::next_wake`): a new session ticks polls,
+/// not backups, until a poll ends; then both; a disabled one neither.
+#[test]
+fn a_connecting_session_wakes_for_polls_only() {
+    let (mut session, _) = Session::start(0, true, None);
+    assert!(session.tick_starts(&Effect::PollIfDue));
+    assert!(!session.tick_starts(&Effect::BackupIfDue));
+    session.fire(Event::PollSucceeded);
+    assert!(session.tick_starts(&Effect::PollIfDue));
+    assert!(session.tick_starts(&Effect::BackupIfDue));
+    let (disabled, _) = Session::start(0, false, None);
+    assert!(!disabled.tick_starts(&Effect::PollIfDue));
+    assert!(!disabled.tick_starts(&Effect::BackupIfDue));
+}
