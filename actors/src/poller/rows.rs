@@ -8,46 +8,74 @@
 use crate::domain::{Onu, OnuId};
 use std::collections::HashSet;
 
-/// Row index (packed, [`super::row_key`]) ↔ ONU id, for one OLT. Two sorted vectors: 24
-/// bytes an ONU each way, where a pair of hash maps would take about three times that.
+/// Row index (packed, [`super::row_key`]) ↔ ONU id, for one OLT: the pairs sorted by
+/// row, and their positions sorted by ONU. A row key is kept as two `u64` halves, so a
+/// pair takes 24 bytes (a `u128` would align it to 32), and the ONU order 4 more: 28
+/// bytes an ONU both ways, where two sorted vectors of pairs took 64 and a pair of hash
+/// maps about three times that.
 #[derive(Debug, Clone, Default)]
 pub struct RowMap {
-    by_row: Vec<(u128, OnuId)>,
-    by_onu: Vec<(OnuId, u128)>,
+    /// (row's high half, row's low half, ONU), sorted by row.
+    by_row: Vec<(u64, u64, OnuId)>,
+    /// Positions in `by_row`, sorted by ONU.
+    by_onu: Vec<u32>,
+}
+
+fn halves(row: u128) -> (u64, u64) {
+    ((row >> 64) as u64, row as u64)
+}
+
+fn joined(high: u64, low: u64) -> u128 {
+    (u128::from(high) << 64) | u128::from(low)
 }
 
 impl RowMap {
     /// The map of `pairs` (row, ONU); a row named twice keeps its last ONU.
     pub fn new(pairs: impl IntoIterator<Item = (u128, OnuId)>) -> RowMap {
-        let mut by_row: Vec<(u128, OnuId)> = pairs.into_iter().collect();
-        by_row.sort_by_key(|&(row, _)| row);
+        let mut by_row: Vec<(u64, u64, OnuId)> = pairs
+            .into_iter()
+            .map(|(row, id)| {
+                let (high, low) = halves(row);
+                (high, low, id)
+            })
+            .collect();
+        // Stable: of two pairs with one row, the later stays last and is kept.
+        by_row.sort_by_key(|&(high, low, _)| (high, low));
         by_row.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
+            let same = (later.0, later.1) == (earlier.0, earlier.1);
             if same {
-                earlier.1 = later.1;
+                earlier.2 = later.2;
             }
             same
         });
-        let mut by_onu: Vec<(OnuId, u128)> = by_row.iter().map(|&(row, id)| (id, row)).collect();
-        by_onu.sort_unstable();
+        let mut by_onu: Vec<u32> = (0..by_row.len() as u32).collect();
+        by_onu.sort_unstable_by_key(|&i| by_row[i as usize].2);
         RowMap { by_row, by_onu }
     }
 
     /// The ONU row `row` stood for.
     pub fn onu(&self, row: u128) -> Option<OnuId> {
-        let i = self.by_row.binary_search_by_key(&row, |&(r, _)| r).ok()?;
-        Some(self.by_row[i].1)
+        let key = halves(row);
+        let i = self
+            .by_row
+            .binary_search_by_key(&key, |&(high, low, _)| (high, low))
+            .ok()?;
+        Some(self.by_row[i].2)
     }
 
     /// The row of ONU `id`.
     pub fn row(&self, id: OnuId) -> Option<u128> {
-        let i = self.by_onu.binary_search_by_key(&id, |&(o, _)| o).ok()?;
-        Some(self.by_onu[i].1)
+        let i = self
+            .by_onu
+            .binary_search_by_key(&id, |&i| self.by_row[i as usize].2)
+            .ok()?;
+        let (high, low, _) = self.by_row[self.by_onu[i] as usize];
+        Some(joined(high, low))
     }
 
     /// Every row, in order.
     pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
-        self.by_row.iter().map(|&(row, _)| row)
+        self.by_row.iter().map(|&(high, low, _)| joined(high, low))
     }
 
     pub fn len(&self) -> usize {
@@ -177,5 +205,21 @@ mod tests {
         assert_eq!(map.row(3), Some(30));
         assert_eq!(map.row(7), Some(10));
         assert_eq!(map.row(1), None);
+    }
+
+    #[test]
+    fn keys_of_every_shape_keep_both_halves_and_their_order() {
+        let shapes: [&[u32]; 4] = [&[7], &[4_194_304_000, 12], &[1, 2, 3], &[u32::MAX, 1]];
+        let keys: Vec<u128> = shapes.iter().filter_map(|s| row_key(s)).collect();
+        assert_eq!(keys.len(), 4);
+        let map = RowMap::new(keys.iter().rev().copied().zip([40, 30, 20, 10]));
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(map.rows().collect::<Vec<_>>(), sorted);
+        for (key, onu) in keys.iter().zip([10, 20, 30, 40]) {
+            assert_eq!(map.onu(*key), Some(onu));
+            assert_eq!(map.row(onu), Some(*key));
+        }
+        assert_eq!(map.onu(keys[0] ^ (1 << 64)), None);
     }
 }
