@@ -22,10 +22,10 @@ const THRESHOLDS: OpticsThresholds = OpticsThresholds {
 fn readings() -> Vec<PolledOnu> {
     (0..ONUS)
         .map(|i| PolledOnu {
-            pon_port: format!("0/{}/{}", 1 + i / 64, (i / 8) % 8),
+            pon_port: format!("0/{}/{}", 1 + i / 64, (i / 8) % 8).into(),
             onu_index: i % 8,
-            serial: format!("HWTC{:08X}", 0x1A2B_0000 + i),
-            description: format!("ул. Баумана, д. {}, кв. {}", i / 4, i),
+            serial: format!("HWTC{:08X}", 0x1A2B_0000 + i).into(),
+            description: format!("ул. Баумана, д. {}, кв. {}", i / 4, i).into(),
             status: if i % 10 == 0 {
                 OnuStatus::Offline
             } else {

@@ -78,7 +78,7 @@ fn demo_szo(fleet: &SimFleet, inventory: &Inventory) -> Vec<SzoSpec> {
                 kind,
                 city: olt.city.clone(),
                 address: address.into(),
-                onu_serial: onu.serial,
+                onu_serial: onu.serial.into(),
                 bandwidth_mbps: 100,
                 connected_at: connected,
                 sla_percent: 99.5,

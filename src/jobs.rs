@@ -63,7 +63,7 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
         let onus = handle.onus().await.map_err(|e| anyhow::anyhow!(e))?;
         bound.extend(
             onus.iter()
-                .filter(|o| bound_serials.contains(&o.serial.to_ascii_lowercase()))
+                .filter(|o| bound_serials.contains(&o.serial.as_str().to_ascii_lowercase()))
                 .map(|o| o.id),
         );
     }

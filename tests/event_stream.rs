@@ -96,7 +96,7 @@ async fn an_onu_down_is_streamed_and_a_reconnect_resumes_without_gap() {
         .expected_onus(1)
         .into_iter()
         .filter(|o| o.status == OnuStatus::Online)
-        .map(|o| o.serial)
+        .map(|o| o.serial.into())
         .collect();
     let mut first = Subscriber::open(&service, &service.read_only, "?type=ONU_DOWN", None).await;
     assert!(sim.set_onu_online(1, &online[0], false));

@@ -38,7 +38,10 @@ async fn a_port_wide_los_is_one_outage_and_a_single_down_reaches_its_szo() {
     let mut by_port: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for onu in sim.expected_onus(1) {
         if onu.status == OnuStatus::Online {
-            by_port.entry(onu.pon_port).or_default().push(onu.serial);
+            by_port
+                .entry(onu.pon_port.into())
+                .or_default()
+                .push(onu.serial.into());
         }
     }
     let (cut_port, cut) = by_port

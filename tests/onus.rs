@@ -75,7 +75,7 @@ async fn onus_of_an_olt_are_what_the_device_serves() {
         let expected: HashMap<String, Value> = sim
             .expected_onus(olt)
             .iter()
-            .map(|o| (o.serial.clone(), expected_view(o)))
+            .map(|o| (o.serial.to_string(), expected_view(o)))
             .collect();
         for onu in list(&body) {
             let serial = onu["serial"].as_str().expect("serial");
@@ -243,7 +243,7 @@ async fn optics_levels_order_and_history() {
 
     let served: HashMap<String, ExpectedOnu> = (1..=3)
         .flat_map(|olt| sim.expected_onus(olt))
-        .map(|o| (o.serial.clone(), o))
+        .map(|o| (o.serial.to_string(), o))
         .collect();
     let mut with_readings = 0;
     let (_, body) = service.get("/onus?size=500").await;

@@ -199,7 +199,7 @@ async fn service_with_szo(sim: &SimFleet, dir: &std::path::Path) -> (TestService
         kind: SzoType::School,
         city: "Kazan".into(),
         address: "Lenina 5".into(),
-        onu_serial: serial.clone(),
+        onu_serial: serial.clone().into(),
         bandwidth_mbps: 100,
         connected_at: chrono::NaiveDate::from_ymd_opt(2021, 6, 1).expect("date"),
         sla_percent: 99.5,
@@ -207,7 +207,7 @@ async fn service_with_szo(sim: &SimFleet, dir: &std::path::Path) -> (TestService
     let path = dir.join("inventory.toml");
     std::fs::write(&path, inventory.to_toml()).expect("inventory");
     let config = common::test_config(dir.to_path_buf(), path);
-    (TestService::start_with(config, true).await, serial)
+    (TestService::start_with(config, true).await, serial.into())
 }
 
 /// The body that authorises `serial` on `port` of OLT `olt` (of `vendor`'s kind).

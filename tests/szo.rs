@@ -62,6 +62,7 @@ fn online_serial(sim: &SimFleet, olt: u32, nth: usize) -> String {
         .nth(nth)
         .expect("an online ONU")
         .serial
+        .into()
 }
 
 async fn status_of(service: &TestService, id: u32) -> Value {

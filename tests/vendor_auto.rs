@@ -194,7 +194,7 @@ async fn auto_reads_every_family_with_its_own_layout() {
         let mut expected: Vec<String> = sim
             .expected_onus(olt)
             .into_iter()
-            .map(|o| o.serial)
+            .map(|o| o.serial.into())
             .collect();
         serials.sort();
         expected.sort();

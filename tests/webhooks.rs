@@ -124,7 +124,7 @@ fn online_serials(sim: &SimFleet) -> Vec<String> {
     sim.expected_onus(1)
         .into_iter()
         .filter(|o| o.status == OnuStatus::Online)
-        .map(|o| o.serial)
+        .map(|o| o.serial.into())
         .collect()
 }
 

@@ -3,6 +3,7 @@
 //! I/O; these are the values that cross actor mailboxes and get persisted in the store.
 
 use chrono::{DateTime, Utc};
+pub use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -149,12 +150,12 @@ pub struct Onu {
     pub id: OnuId,
     pub olt_id: OltId,
     /// `frame/slot/port` as the device names it, e.g. `0/1/3`.
-    pub pon_port: String,
+    pub pon_port: CompactString,
     /// ONU id on its port as the device numbers it.
     pub onu_index: u32,
     /// GPON serial (`HWTC1A2B3C4D`) or EPON MAC.
-    pub serial: String,
-    pub description: String,
+    pub serial: CompactString,
+    pub description: CompactString,
     pub status: OnuStatus,
     /// `None` while online.
     pub last_down_cause: Option<DownCause>,

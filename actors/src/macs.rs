@@ -175,8 +175,8 @@ impl MacRead {
                 .map(|onu| MacOwner {
                     onu: onu.id,
                     olt,
-                    pon_port: onu.pon_port.clone(),
-                    serial: onu.serial.clone(),
+                    pon_port: onu.pon_port.to_string(),
+                    serial: onu.serial.to_string(),
                 })
                 .collect(),
             seen,

@@ -196,10 +196,12 @@ impl OnuTable {
         let changed = self
             .onus
             .iter()
-            .any(|o| vlans.get(&(o.pon_port.clone(), o.onu_index)).copied() != o.vlan);
+            .any(|o| vlans.get(&(o.pon_port.to_string(), o.onu_index)).copied() != o.vlan);
         if changed {
             for onu in Arc::make_mut(&mut self.onus).iter_mut() {
-                onu.vlan = vlans.get(&(onu.pon_port.clone(), onu.onu_index)).copied();
+                onu.vlan = vlans
+                    .get(&(onu.pon_port.to_string(), onu.onu_index))
+                    .copied();
             }
         }
         changed
@@ -469,7 +471,7 @@ mod tests {
             pon_port: "0/1/0".into(),
             onu_index: 0,
             serial: serial.into(),
-            description: format!("contract of {serial}"),
+            description: format!("contract of {serial}").into(),
             status,
             last_down_cause: (status == OnuStatus::Offline).then_some(DownCause::Los),
             distance: Some(1200),

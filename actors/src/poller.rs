@@ -3,7 +3,7 @@
 //! values. It runs inside a poll task owned by the OLT actor, never inside a message
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
-use crate::domain::{DownCause, OnuStatus, Vendor};
+use crate::domain::{CompactString, DownCause, OnuStatus, Vendor};
 use crate::profile::{std_oids, Cell, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -59,10 +59,10 @@ pub struct RowTraffic {
 /// One ONU as the device reported it, decoded by [`poll`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolledOnu {
-    pub pon_port: String,
+    pub pon_port: CompactString,
     pub onu_index: u32,
-    pub serial: String,
-    pub description: String,
+    pub serial: CompactString,
+    pub description: CompactString,
     pub status: OnuStatus,
     pub last_down_cause: Option<DownCause>,
     pub distance: Option<u32>,
@@ -208,7 +208,7 @@ impl PollOutcome {
             .onus
             .iter()
             .filter(|onu| !listed.contains(onu.pon_port.as_str()))
-            .map(|onu| onu.pon_port.clone())
+            .map(|onu| onu.pon_port.to_string())
             .collect();
         let mut named: Vec<String> = named.into_iter().collect();
         named.sort_by_key(|port| port_arcs(port));
@@ -344,7 +344,7 @@ pub fn decode_read(
             Err(Unplaced::PortDecoded(if_index, port)) => {
                 let onu_id = index.get(1).copied().unwrap_or_default();
                 let why = Unplaced::PortDecoded(if_index, port.clone());
-                ((port, onu_id), Some((if_index, why)))
+                ((port.into(), onu_id), Some((if_index, why)))
             }
             Err(why) => {
                 unplaced.entry(why).or_default().push(index_text(index));
@@ -358,7 +358,9 @@ pub fn decode_read(
             continue;
         };
         if let Some((if_index, why)) = decoded_port {
-            decoded.decoded_ports.insert(if_index, onu.pon_port.clone());
+            decoded
+                .decoded_ports
+                .insert(if_index, onu.pon_port.to_string());
             unplaced.entry(why).or_default().push(index_text(index));
         }
         decoded.onus.push(onu);
@@ -440,7 +442,7 @@ fn table_rows<'a>(
 /// has no serial (read now, or kept from the last reading of the row).
 fn decode_row(
     profile: &Profile,
-    place: (String, u32),
+    place: (CompactString, u32),
     row: &RowBuilder,
     read: RowRead,
     index_serial: Option<String>,
@@ -449,10 +451,11 @@ fn decode_row(
     let kept = read.previous.filter(|_| !read.identity);
     let serial = match (kept, index_serial) {
         (Some(previous), _) => previous.serial.clone(),
-        (None, Some(serial)) => serial,
+        (None, Some(serial)) => serial.into(),
         (None, None) => row
             .get(OnuField::Serial)
-            .and_then(|v| decode_serial(profile, v))?,
+            .and_then(|v| decode_serial(profile, v))?
+            .into(),
     };
     let integer = |field: OnuField| {
         let column = profile.column(field)?;
@@ -478,7 +481,7 @@ fn decode_row(
         serial,
         description: row
             .get(OnuField::Description)
-            .and_then(|v| v.as_text())
+            .and_then(|v| v.as_compact_text())
             .unwrap_or_default(),
         status,
         last_down_cause,

@@ -5,6 +5,7 @@
 //! over several table columns per request, the way `snmptable` does, and stop at the end
 //! of each column's subtree, at `endOfMibView`, or at an OID that does not increase.
 
+use crate::domain::CompactString;
 use crate::inventory::{SnmpSpec, SnmpVersion, UsmCredentials};
 use snmp2::{AsyncSession, Oid, Value};
 use std::cmp::Ordering;
@@ -98,11 +99,14 @@ impl SnmpValue {
     }
 
     pub fn as_text(&self) -> Option<String> {
-        self.as_bytes().map(|b| {
-            String::from_utf8_lossy(b)
-                .trim_end_matches('\0')
-                .to_string()
-        })
+        self.as_compact_text().map(String::from)
+    }
+
+    /// [`SnmpValue::as_text`] without an allocation for up to 24 bytes (an ONU's
+    /// description, its port name).
+    pub fn as_compact_text(&self) -> Option<CompactString> {
+        self.as_bytes()
+            .map(|b| CompactString::from(String::from_utf8_lossy(b).trim_end_matches('\0')))
     }
 }
 

@@ -244,7 +244,7 @@ async fn onus_go_down_and_come_back(fleet: &Fleet, sim: &SimFleet) {
         .expected_onus(1)
         .into_iter()
         .filter(|o| o.status == OnuStatus::Online)
-        .map(|o| o.serial)
+        .map(|o| o.serial.into())
         .collect();
     for serial in serials.iter().take(3) {
         assert!(sim.set_onu_online(1, serial, false));

@@ -152,7 +152,7 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
         .await
         .expect("onus")
         .iter()
-        .map(|o| (o.serial.clone(), o.id))
+        .map(|o| (o.serial.to_string(), o.id))
         .collect();
     handle.poll_now().await.expect("poll again");
     let second: Vec<(String, u64)> = handle
@@ -160,7 +160,7 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
         .await
         .expect("onus")
         .iter()
-        .map(|o| (o.serial.clone(), o.id))
+        .map(|o| (o.serial.to_string(), o.id))
         .collect();
     assert_eq!(first, second);
     let mut ids: Vec<u64> = first.iter().map(|(_, id)| *id).collect();
@@ -183,7 +183,7 @@ async fn onu_ids_are_stable_across_polls_and_restarts() {
         .await
         .expect("onus")
         .iter()
-        .map(|o| (o.serial.clone(), o.id))
+        .map(|o| (o.serial.to_string(), o.id))
         .collect();
     assert_eq!(reloaded, first);
     fleet.shutdown().await;

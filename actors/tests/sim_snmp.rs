@@ -663,7 +663,7 @@ async fn snmp2_client_walks_the_agent() {
     let expected: Vec<String> = fleet
         .expected_onus(1)
         .into_iter()
-        .map(|o| o.serial)
+        .map(|o| o.serial.into())
         .collect();
     assert_eq!(serials, expected);
     fleet.shutdown().await;

@@ -68,7 +68,7 @@ async fn every_vendor_logs_in_and_prints_a_config_with_each_onu() {
         let vlans = service_vlans(cli, &config);
         for onu in fleet.expected_onus(olt) {
             assert!(
-                config.contains(&onu.description),
+                config.contains(onu.description.as_str()),
                 "{vendor}: {}",
                 onu.description
             );
@@ -79,7 +79,9 @@ async fn every_vendor_logs_in_and_prints_a_config_with_each_onu() {
                 false => fleet.service_vlan(olt, &onu.serial),
             };
             assert_eq!(
-                vlans.get(&(onu.pon_port.clone(), onu.onu_index)).copied(),
+                vlans
+                    .get(&(onu.pon_port.to_string(), onu.onu_index))
+                    .copied(),
                 expected,
                 "{vendor}: VLAN of {}",
                 onu.serial

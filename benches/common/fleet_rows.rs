@@ -17,10 +17,10 @@ pub fn onus_of(olt: u32, at: DateTime<Utc>) -> Vec<Onu> {
             Onu {
                 id,
                 olt_id: olt,
-                pon_port: format!("0/1/{}", n / 16),
+                pon_port: format!("0/1/{}", n / 16).into(),
                 onu_index: n as u32,
-                serial: format!("HWTC{id:08X}"),
-                description: format!("subscriber {id}, Lenina {}", n % 40),
+                serial: format!("HWTC{id:08X}").into(),
+                description: format!("subscriber {id}, Lenina {}", n % 40).into(),
                 status: if n % 17 == 0 {
                     OnuStatus::Offline
                 } else {

@@ -506,7 +506,7 @@ impl SimFleet {
         state
             .shown_macs()
             .filter_map(|m| {
-                let serial = expected.get(m.onu)?.serial.clone();
+                let serial = expected.get(m.onu)?.serial.to_string();
                 Some((serial, ponkeeper_actors::macs::Mac(m.mac), m.vlan))
             })
             .collect()

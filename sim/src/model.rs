@@ -347,10 +347,10 @@ impl SimOlt {
                     }
                 };
                 ExpectedOnu {
-                    pon_port: self.ports[onu.port].name.clone(),
+                    pon_port: self.ports[onu.port].name.as_str().into(),
                     onu_index: onu.ont_id,
-                    serial: text(OnuField::Serial),
-                    description: text(OnuField::Description),
+                    serial: text(OnuField::Serial).into(),
+                    description: text(OnuField::Description).into(),
                     status,
                     last_down_cause,
                     distance: decoded_with(raw(OnuField::Distance), OnuColumn::metres),

@@ -68,7 +68,7 @@ async fn read_onus(
     let by_serial: HashMap<String, (String, u32)> = sim
         .expected_onus(id)
         .into_iter()
-        .map(|onu| (onu.serial, (onu.pon_port, onu.onu_index)))
+        .map(|onu| (onu.serial.into(), (onu.pon_port.into(), onu.onu_index)))
         .collect();
     rows.into_values()
         .map(|(serial, status, cause)| {

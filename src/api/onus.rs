@@ -86,10 +86,10 @@ pub fn item(app: &AppState, onu: Onu, subscriber: Option<Subscriber>) -> OnuItem
     OnuItem {
         id: onu.id,
         olt_id: onu.olt_id,
-        pon_port: onu.pon_port,
+        pon_port: onu.pon_port.into(),
         onu_index: onu.onu_index,
-        serial: onu.serial,
-        description: onu.description,
+        serial: onu.serial.into(),
+        description: onu.description.into(),
         status: onu.status,
         last_down_cause: onu.last_down_cause,
         distance: onu.distance,

@@ -117,9 +117,9 @@ fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
     OpticsItem {
         onu_id: onu.id,
         olt_id: onu.olt_id,
-        pon_port: onu.pon_port.clone(),
-        serial: onu.serial.clone(),
-        description: onu.description.clone(),
+        pon_port: onu.pon_port.to_string(),
+        serial: onu.serial.to_string(),
+        description: onu.description.to_string(),
         rx_power: point.rx_power,
         tx_power: point.tx_power,
         olt_rx_power: point.olt_rx_power,

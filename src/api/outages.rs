@@ -81,7 +81,7 @@ async fn item(app: &AppState, outage: Outage, language: Language) -> Result<Outa
         let serials: Vec<String> = rows
             .into_iter()
             .flatten()
-            .map(|b| b.onu.serial.to_lowercase())
+            .map(|b| b.onu.serial.as_str().to_lowercase())
             .collect();
         let mut ids: Vec<u32> = szo
             .iter()

@@ -368,7 +368,7 @@ async fn deauthorize(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiRe
         )));
     }
     let job = ProvisionJob::Deauthorize {
-        pon_port: onu.pon_port.clone(),
+        pon_port: onu.pon_port.to_string(),
         index: onu.onu_index,
     };
     owner.cli(CliAction::Provision(job)).await?;
@@ -405,7 +405,7 @@ fn record_event(app: &AppState, kind: EventType, olt: u32, onu: &Onu, done: &str
         severity: Severity::Info,
         olt_id: Some(olt),
         node_id: node,
-        pon_port: Some(onu.pon_port.clone()),
+        pon_port: Some(onu.pon_port.to_string()),
         onu_id: Some(onu.id),
         szo_id: None,
         message: format!(

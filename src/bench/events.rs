@@ -211,7 +211,7 @@ fn set_all(sim: &SimFleet, olt: u32, online: bool) -> usize {
         .expected_onus(olt)
         .into_iter()
         .filter(|o| (o.status == OnuStatus::Online) != online)
-        .map(|o| o.serial)
+        .map(|o| o.serial.into())
         .collect();
     serials
         .iter()
@@ -323,14 +323,14 @@ async fn one_down(serve: &Serve, sim: &SimFleet, olt: u32) -> anyhow::Result<f64
     let serial = sim
         .expected_onus(olt)
         .first()
-        .map(|o| o.serial.clone())
+        .map(|o| o.serial.to_string())
         .context("an OLT without ONUs")?;
     let mut stream = serve.stream(&format!("type=ONU_DOWN&oltId={olt}")).await?;
     let started = Instant::now();
     sim.set_onu_online(olt, &serial, false);
     let deadline = started + Duration::from_secs(30);
     while let Some(data) = stream.next_data(deadline).await? {
-        if data.contains(&serial) {
+        if data.contains(serial.as_str()) {
             return Ok(started.elapsed().as_secs_f64() * 1e3);
         }
     }

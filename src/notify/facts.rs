@@ -80,7 +80,7 @@ impl Gatherer {
         let serials: Vec<String> = rows
             .iter()
             .flatten()
-            .map(|r| r.onu.serial.to_lowercase())
+            .map(|r| r.onu.serial.as_str().to_lowercase())
             .collect();
         facts.szo = inventory
             .szo
@@ -100,9 +100,9 @@ impl Gatherer {
         }
         if alarm.outage_id.is_none() {
             if let Some(row) = rows.into_iter().flatten().next() {
-                facts.pon_port = Some(row.onu.pon_port.clone());
+                facts.pon_port = Some(row.onu.pon_port.to_string());
                 facts.onu = Some(match row.onu.description.trim() {
-                    "" => row.onu.serial,
+                    "" => row.onu.serial.into(),
                     description => format!("{} «{description}»", row.onu.serial),
                 });
             }

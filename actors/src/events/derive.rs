@@ -155,7 +155,7 @@ fn discovered(
                 kind: EventType::OnuDiscovered,
                 olt_id: Some(olt),
                 node_id: node,
-                pon_port: Some(onu.pon_port.clone()),
+                pon_port: Some(onu.pon_port.to_string()),
                 message: format!(
                     "OLT {olt} port {}: unconfigured ONU {} appeared",
                     onu.pon_port, onu.serial
@@ -300,13 +300,13 @@ fn onu_draft(
         severity,
         olt_id: Some(onu.olt_id),
         node_id: olt.node,
-        pon_port: Some(onu.pon_port.clone()),
+        pon_port: Some(onu.pon_port.to_string()),
         onu_id: Some(onu.id),
         message,
         data,
         ..blank(at)
     });
-    d.serial = Some(onu.serial.clone());
+    d.serial = Some(onu.serial.to_string());
     d
 }
 

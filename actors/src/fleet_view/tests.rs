@@ -46,14 +46,15 @@ fn random_onu(rng: &mut StdRng, olt: OltId, id: OnuId, at: DateTime<Utc>) -> Onu
     Onu {
         id,
         olt_id: olt,
-        pon_port: PORTS[rng.random_range(0..PORTS.len())].to_string(),
+        pon_port: PORTS[rng.random_range(0..PORTS.len())].into(),
         onu_index: rng.random_range(1..64),
-        serial: format!("HWTC{id:04X}"),
+        serial: format!("HWTC{id:04X}").into(),
         description: format!(
             "{} {}",
             WORDS[rng.random_range(0..WORDS.len())],
             rng.random_range(0..5)
-        ),
+        )
+        .into(),
         status: if online {
             OnuStatus::Online
         } else {
@@ -118,7 +119,7 @@ fn evolve(rng: &mut StdRng, old: &ActorState, step: u32, next_id: &mut OnuId) ->
             onu.rx_power = None; // an ONU that stopped answering its optics query
         }
         if rng.random_bool(0.05) {
-            onu.description = WORDS[rng.random_range(0..WORDS.len())].to_string();
+            onu.description = WORDS[rng.random_range(0..WORDS.len())].into();
         }
         if rng.random_bool(0.05) {
             onu.vlan = Some(rng.random_range(100..103));

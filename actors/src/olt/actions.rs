@@ -369,7 +369,7 @@ impl OltState {
                 self.poll.note_edit(TableEdit::Vlan(*onu, *vlan));
                 if let Some(o) = &updated {
                     self.vlan_map
-                        .insert((o.pon_port.clone(), o.onu_index), *vlan);
+                        .insert((o.pon_port.to_string(), o.onu_index), *vlan);
                 }
                 self.persist_onus();
                 onu_outcome(*onu, updated)
@@ -377,7 +377,7 @@ impl OltState {
             (CliAction::SetDescription(onu, description), _) => {
                 let updated = self
                     .onus
-                    .update(*onu, |o| o.description = description.clone());
+                    .update(*onu, |o| o.description = description.into());
                 self.poll
                     .note_edit(TableEdit::Description(*onu, description.clone()));
                 self.persist_onus();

@@ -12,7 +12,9 @@
 //! the VLANs of a new backup) is noted as a [`TableEdit`] and replayed onto the merged
 //! table, so neither the poll nor the action loses the other's change.
 
-use crate::domain::{OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor};
+use crate::domain::{
+    CompactString, OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor,
+};
 use crate::macs::{MacMove, MacRead};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
@@ -94,7 +96,7 @@ impl PollBase {
         }
         let mut outcome = result?;
         let (store, olt) = (&self.store, self.olt);
-        let row_serials: Vec<(u128, String)> = outcome
+        let row_serials: Vec<(u128, CompactString)> = outcome
             .rows
             .iter()
             .zip(&outcome.onus)
@@ -219,7 +221,7 @@ impl Learnt {
     /// `at`.
     fn of(
         table: &OnuTable,
-        row_serials: &[(u128, String)],
+        row_serials: &[(u128, CompactString)],
         report: &crate::onu_table::MergeReport,
         at: DateTime<Utc>,
     ) -> Learnt {
@@ -263,7 +265,7 @@ pub(super) fn replay(
                 table.update(onu, |o| o.vlan = Some(vlan));
             }
             TableEdit::Description(onu, description) => {
-                table.update(onu, |o| o.description = description);
+                table.update(onu, |o| o.description = description.into());
             }
             TableEdit::Removed(onu) => {
                 table.remove(onu);

@@ -144,10 +144,10 @@ mod tests {
             .filter_map(|i| {
                 let (port, number) = BDCOM_GPON.onu_from_if_name(interfaces.names.get(&i)?)?;
                 Some(PolledOnu {
-                    pon_port: port.to_string(),
+                    pon_port: port.into(),
                     onu_index: number,
-                    serial: String::new(),
-                    description: String::new(),
+                    serial: Default::default(),
+                    description: Default::default(),
                     status: crate::domain::OnuStatus::Online,
                     last_down_cause: None,
                     distance: None,

@@ -5,7 +5,9 @@
 //! warnings so nothing is dropped without a word.
 
 use super::Interfaces;
+use crate::domain::CompactString;
 use crate::profile::{OnuIndexing, Profile};
+use compact_str::format_compact;
 
 /// Why a row of the ONU table names no ONU the poller can place. Rows are counted by
 /// reason (and port), so a port of 128 ONUs missing from IF-MIB is one warning line.
@@ -81,7 +83,7 @@ pub(super) fn locate_onu(
     interfaces: &Interfaces,
     index: &[u32],
     columns: PlaceColumns,
-) -> Result<(String, u32), Unplaced> {
+) -> Result<(CompactString, u32), Unplaced> {
     let bad = || Unplaced::BadIndex;
     match profile.onu_indexing {
         OnuIndexing::PortIfIndexAndOnuId => {
@@ -89,7 +91,7 @@ pub(super) fn locate_onu(
                 return Err(bad());
             };
             if let Some(port) = interfaces.ports.get(if_index) {
-                return Ok((port.clone(), *onu_id));
+                return Ok((port.as_str().into(), *onu_id));
             }
             match profile
                 .port_if_index
@@ -106,7 +108,7 @@ pub(super) fn locate_onu(
             let port = layout
                 .port_name(*pon_id)
                 .ok_or(Unplaced::NotAPonId(*pon_id))?;
-            Ok((port, *onu_id))
+            Ok((port.into(), *onu_id))
         }
         OnuIndexing::OnuIfIndex { .. } => {
             let [if_index] = index else {
@@ -117,7 +119,7 @@ pub(super) fn locate_onu(
                 .get(if_index)
                 .and_then(|name| profile.onu_from_if_name(name))
                 .ok_or(Unplaced::NoOnuInterface)?;
-            Ok((port.to_string(), number))
+            Ok((port.into(), number))
         }
         OnuIndexing::PortArcsAndOnuId { prefix, .. } => {
             let [port @ .., onu_id] = index else {
@@ -127,20 +129,23 @@ pub(super) fn locate_onu(
                 return Err(bad());
             }
             let arcs: Vec<String> = port.iter().map(u32::to_string).collect();
-            Ok((format!("{prefix}{}", arcs.join("/")), *onu_id))
+            Ok((format_compact!("{prefix}{}", arcs.join("/")), *onu_id))
         }
         OnuIndexing::Packed(layout) => {
             let [packed] = index else {
                 return Err(bad());
             };
-            layout.place(*packed).ok_or(Unplaced::NotPacked(*packed))
+            let (port, number) = layout.place(*packed).ok_or(Unplaced::NotPacked(*packed))?;
+            Ok((port.into(), number))
         }
         OnuIndexing::SlotAndSerial => {
             let [slot, ..] = index else {
                 return Err(bad());
             };
             match (columns.channel, columns.number, columns.previous) {
-                (Some(channel), Some(number), _) => Ok((format!("{slot}/{channel}"), number)),
+                (Some(channel), Some(number), _) => {
+                    Ok((format_compact!("{slot}/{channel}"), number))
+                }
                 (_, _, Some(place)) => Ok(place),
                 _ => Err(Unplaced::NoChannel),
             }
@@ -155,7 +160,7 @@ pub(super) struct PlaceColumns {
     pub channel: Option<u32>,
     pub number: Option<u32>,
     /// The place the row had when last read.
-    pub previous: Option<(String, u32)>,
+    pub previous: Option<(CompactString, u32)>,
 }
 
 /// The serial a row index carries ([`OnuIndexing::SlotAndSerial`]: the 8 octets after

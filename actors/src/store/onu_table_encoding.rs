@@ -24,7 +24,7 @@
 //! before the transceiver readings were kept, lack the second bitmap, and version `2`
 //! records never set the optics time's bit; both are still read.
 
-use crate::domain::{DownCause, Onu, OnuStatus};
+use crate::domain::{CompactString, DownCause, Onu, OnuStatus};
 use chrono::{DateTime, Utc};
 
 const VERSION: u8 = 3;
@@ -265,7 +265,7 @@ impl Reader<'_> {
         DateTime::from_timestamp(seconds, nanos).ok_or_else(|| format!("bad time {seconds}"))
     }
 
-    fn text(&mut self, prefix: usize) -> Result<String, String> {
+    fn text(&mut self, prefix: usize) -> Result<CompactString, String> {
         let len = if prefix == 1 {
             usize::from(self.u8()?)
         } else {
@@ -276,7 +276,8 @@ impl Reader<'_> {
             .get(self.at..self.at + len)
             .ok_or_else(|| format!("text ends early at byte {}", self.at))?;
         self.at += len;
-        String::from_utf8(slice.to_vec()).map_err(|e| e.to_string())
+        let text = std::str::from_utf8(slice).map_err(|e| e.to_string())?;
+        Ok(CompactString::from(text))
     }
 }
 
@@ -290,7 +291,7 @@ mod tests {
             olt_id: 7,
             pon_port: "0/1/3".into(),
             onu_index: (id % 128) as u32,
-            serial: format!("HWTC{id:08X}"),
+            serial: format!("HWTC{id:08X}").into(),
             description: "Школа № 3".into(),
             status: OnuStatus::Offline,
             last_down_cause: Some(DownCause::DyingGasp),

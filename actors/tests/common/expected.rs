@@ -63,10 +63,10 @@ pub struct FixtureOnu {
 impl From<FixtureOnu> for PolledOnu {
     fn from(onu: FixtureOnu) -> PolledOnu {
         PolledOnu {
-            pon_port: onu.pon_port,
+            pon_port: onu.pon_port.into(),
             onu_index: onu.onu_index,
-            serial: onu.serial,
-            description: onu.description,
+            serial: onu.serial.into(),
+            description: onu.description.into(),
             status: onu.status,
             last_down_cause: onu.last_down_cause,
             distance: onu.distance,

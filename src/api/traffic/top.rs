@@ -134,9 +134,9 @@ async fn top(
         .map(|(onu, reading)| TopItem {
             onu_id: onu.id,
             olt_id: onu.olt_id,
-            pon_port: onu.pon_port,
-            serial: onu.serial,
-            description: onu.description,
+            pon_port: onu.pon_port.into(),
+            serial: onu.serial.into(),
+            description: onu.description.into(),
             in_bps: round(reading.in_bps),
             out_bps: round(reading.out_bps),
             at: app.clock.format(reading.at),
