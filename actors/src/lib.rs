@@ -12,6 +12,7 @@ pub mod host_keys;
 pub mod inventory;
 pub mod macs;
 pub mod olt;
+pub mod onu_map;
 pub mod onu_table;
 pub mod outages;
 pub mod poll_workers;

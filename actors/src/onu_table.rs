@@ -9,6 +9,7 @@ use crate::domain::{
     DownCause, OltId, Onu, OnuId, OnuStateChange, OnuStatus, OpticsLevel, OpticsPoint,
     OpticsThresholds,
 };
+use crate::onu_map::OnuMap;
 use crate::poller::PolledOnu;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
@@ -90,7 +91,7 @@ pub struct OnuTable {
     /// Positions in `onus`, sorted by serial ignoring ASCII case (4 bytes an ONU, where a
     /// map of lower-cased serials took about 70).
     by_serial: Vec<u32>,
-    last_point: HashMap<OnuId, (DateTime<Utc>, OpticsLevel)>,
+    last_point: OnuMap<(DateTime<Utc>, OpticsLevel)>,
     /// Time of the last merged poll: ONUs with this `last_update` were in it.
     polled_at: Option<DateTime<Utc>>,
 }
@@ -185,7 +186,7 @@ impl OnuTable {
     pub fn remove(&mut self, id: OnuId) -> Option<Onu> {
         let i = self.onus.binary_search_by_key(&id, |o| o.id).ok()?;
         let removed = Arc::make_mut(&mut self.onus).remove(i);
-        self.last_point.remove(&id);
+        self.last_point.remove(id);
         self.reindex();
         Some(removed)
     }
@@ -318,7 +319,7 @@ impl OnuTable {
         // Only ONUs whose optics this poll read: a status-only poll has nothing to store.
         for onu in table.iter().filter(|o| o.optics_at == Some(now)) {
             let level = thresholds.level(onu.rx_power);
-            let due = match self.last_point.get(&onu.id) {
+            let due = match self.last_point.get(onu.id) {
                 None => true,
                 Some((at, last_level)) => {
                     *last_level != level

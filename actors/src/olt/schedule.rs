@@ -11,6 +11,7 @@
 
 use super::pacing::Pacing;
 use crate::domain::{OltId, OnuId, OnuStatus};
+use crate::onu_map::OnuMap;
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, OpticsPlan, ReadPlan, RowMap};
 use crate::profile::polling::PollGroup;
@@ -67,7 +68,7 @@ pub(super) struct GroupSchedule {
     macs_urgent: bool,
     /// Polls of this session that had the `macs` group (the first has every group).
     macs_reads: u32,
-    optics_due: HashMap<OnuId, Instant>,
+    optics_due: OnuMap<Instant>,
     /// ONUs whose optics the next poll reads first.
     urgent: Vec<OnuId>,
     /// Row index → ONU, as the last good poll left it.
@@ -122,7 +123,7 @@ impl GroupSchedule {
         let wall = Utc::now();
         let count = onus.len().max(1) as u32;
         for (rank, onu) in onus.iter().enumerate() {
-            self.optics_due.entry(onu.id).or_insert_with(|| {
+            self.optics_due.get_or_insert_with(onu.id, || {
                 first_slot(now, wall, onu.optics_at, interval, rank as u32, count)
             });
         }
@@ -136,7 +137,7 @@ impl GroupSchedule {
             .optics_due
             .iter()
             .filter(|(id, at)| **at <= now && !chosen.contains(id))
-            .map(|(id, at)| (*at, *id))
+            .map(|(id, at)| (*at, id))
             .collect();
         due.sort_unstable();
         let room = cap.saturating_sub(chosen.len());
@@ -233,7 +234,7 @@ impl GroupSchedule {
     ) {
         let count = table.len().max(1) as u32;
         for (rank, id) in optics_read.iter().enumerate() {
-            match self.optics_due.get_mut(id) {
+            match self.optics_due.get_mut(*id) {
                 Some(due) => *due = now + interval,
                 // Read at first sight: its sweep slot is spread over the interval.
                 None => {
@@ -252,7 +253,7 @@ impl GroupSchedule {
                 self.hurry(id);
             }
         }
-        self.optics_due.retain(|id, _| table.get_ref(*id).is_some());
+        self.optics_due.retain(|id, _| table.get_ref(id).is_some());
     }
 
     /// The session restarted: everything is read again at the next poll.
