@@ -17,12 +17,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The lower-cased text a query's `q` (`OnuFilter::text`) is looked for in: the serial
-/// and the description, joined by a NUL so a match cannot span both. The fleet view's
-/// text index keys its ONUs the same way, so `q` finds the same ONUs on both sides.
-pub fn search_key(serial: &str, description: &str) -> String {
-    format!("{serial}\0{description}").to_lowercase()
-}
+mod text;
+pub use text::{key_contains, search_key};
 
 /// Which ONUs a query wants. Text filters are matched case-insensitively.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -372,7 +368,7 @@ impl OnuTable {
                     .is_none_or(|p| onu.pon_port.eq_ignore_ascii_case(p))
                 && text
                     .as_deref()
-                    .is_none_or(|t| search_key(&onu.serial, &onu.description).contains(t))
+                    .is_none_or(|t| key_contains(&onu.serial, &onu.description, t))
                 && filter
                     .level
                     .is_none_or(|l| query.thresholds.level(onu.rx_power) == l)

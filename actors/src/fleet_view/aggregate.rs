@@ -112,11 +112,10 @@ struct OnuPlace {
     slot: Slot,
 }
 
-/// A row the view holds and its search key.
+/// A row the view holds.
 #[derive(Clone, Copy)]
 struct Held<'a> {
     onu: &'a Onu,
-    slot: Slot,
 }
 
 /// Position in the worst-Rx-first order: absent readings last, then by id.
@@ -228,7 +227,20 @@ impl FleetAggregate {
     /// Posts up to `max` ONUs' search keys held since snapshots into the text index's
     /// trigram lists. Returns whether some are left.
     pub fn post_text(&mut self, max: usize) -> bool {
-        self.text.post_some(max)
+        let batch = self.text.next_unposted(max);
+        self.post_keys(batch.into_iter());
+        self.text.has_unposted()
+    }
+
+    /// Posts the search keys of `slots`' ONUs, built from the rows the view holds now.
+    pub(super) fn post_keys(&mut self, slots: impl Iterator<Item = (Slot, OnuId)>) {
+        let keyed: Vec<(Slot, String)> = slots
+            .filter_map(|(slot, id)| {
+                let onu = self.known_onu(id)?;
+                Some((slot, search_key(&onu.serial, &onu.description)))
+            })
+            .collect();
+        self.text.post(keyed);
     }
 
     /// Whether search keys wait for [`Self::post_text`].
@@ -266,7 +278,6 @@ impl FleetAggregate {
     fn held_at(&self, place: &OnuPlace) -> Option<Held<'_>> {
         Some(Held {
             onu: self.row_at(place)?,
-            slot: place.slot,
         })
     }
 

@@ -15,7 +15,7 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub struct Bindings {
     /// Bound ONU → its binding and the slot of its fields' text.
     by_onu: Map<OnuId, (Subscriber, Slot)>,
-    /// Lower-cased `contract \0 name \0 address \0 note` of every binding.
+    /// The trigrams of every binding's lower-cased `contract \0 name \0 address \0 note`.
     text: TextIndex,
     /// Lower-cased contract → the ONUs bound to it, sorted.
     by_contract: Map<String, Vec<OnuId>>,
@@ -36,7 +36,7 @@ impl Bindings {
     /// it).
     pub fn set(&mut self, id: OnuId, subscriber: Option<Subscriber>) {
         if let Some((old, slot)) = self.by_onu.remove(&id) {
-            self.text.remove(slot);
+            self.text.remove(slot, &search_text(&old));
             if let Some(contract) = &old.contract {
                 let key = contract.to_lowercase();
                 if let Some(ids) = self.by_contract.get_mut(&key) {
@@ -69,13 +69,12 @@ impl Bindings {
     pub fn mentions(&self, id: OnuId, needle: &str) -> bool {
         self.by_onu
             .get(&id)
-            .and_then(|(_, slot)| self.text.key(*slot))
-            .is_some_and(|text| text.contains(needle))
+            .is_some_and(|(subscriber, _)| search_text(subscriber).contains(needle))
     }
 
     /// The ONUs whose binding mentions `needle` (lower-cased), in no order.
     pub fn mentioning(&self, needle: &str) -> Vec<OnuId> {
-        self.text.search(needle)
+        self.text.search(needle, |id| self.mentions(id, needle))
     }
 
     /// The ONUs bound to `contract` (exact, any case), sorted.

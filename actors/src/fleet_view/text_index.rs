@@ -1,18 +1,21 @@
 //! The fleet view's index for `GET /onus?q=`: substring search in each ONU's serial and
-//! description without reading every row. Each ONU gets a slot holding its lower-cased
-//! search key (`serial \0 description`, as the OLT actor's own table builds it); every
-//! three-character window of a key is a trigram, and each trigram keeps the set of slots
-//! whose key contains it, as a roaring bitmap (about two bytes a slot where a trigram is
-//! rare, one bit where it is common — a vendor prefix, a street name — instead of four
-//! bytes and a growing vector's slack). A needle of three characters or more is looked up
-//! by intersecting its trigrams' sets, smallest first, and each candidate is then checked
-//! with a plain `contains`, so the answer is exact; a shorter needle reads every key.
+//! description without reading every row. Each ONU gets a slot; the lower-cased search
+//! key (`serial \0 description`, as the OLT actor's own table builds it) is not kept:
+//! the view builds it from the row when a slot is posted or taken out, and checks a
+//! candidate against its row ([`crate::onu_table::key_contains`]), so the index costs
+//! nine bytes a slot besides its trigram sets, where holding the keys cost about eighty.
+//! Every three-character window of a key is a trigram, and each trigram keeps the set of
+//! slots whose key contains it, as a roaring bitmap (about two bytes a slot where a
+//! trigram is rare, one bit where it is common — a vendor prefix, a street name). A
+//! needle of three characters or more is looked up by intersecting its trigrams' sets,
+//! smallest first, and each candidate is then checked whole, so the answer is exact; a
+//! shorter needle checks every slot.
 //!
-//! Keys can also be posted later ([`TextIndex::post_later`]): held at once but put in
-//! the trigram lists a batch at a time ([`TextIndex::post_some`]). A
-//! start of the service folds in every OLT's snapshot this way, so the counters and lists
-//! are there before the ~40 trigram lists of each of a million keys are; until then a
-//! search also reads the unposted keys, so it stays exact.
+//! Slots can also be posted later ([`TextIndex::post_later`]): held at once but put in
+//! the trigram lists a batch at a time ([`TextIndex::next_unposted`], then
+//! [`TextIndex::post`]). A start of the service folds in every OLT's snapshot this way,
+//! so the counters and lists are there before the ~40 trigram lists of each of a million
+//! keys are; until then a search also checks the unposted slots, so it stays exact.
 
 use crate::domain::OnuId;
 use roaring::RoaringBitmap;
@@ -26,20 +29,21 @@ type Postings = HashMap<u64, RoaringBitmap, foldhash::fast::RandomState>;
 /// A slot of the index.
 pub type Slot = u32;
 
-/// One ONU's key in a slot.
-#[derive(Debug)]
-struct Entry {
-    id: OnuId,
-    /// Lower-cased `serial \0 description`.
-    key: Box<str>,
-    /// Whether the key's trigrams are in the posting lists.
-    posted: bool,
+/// What a slot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Free,
+    /// An ONU whose key is not in the trigram lists yet.
+    Held,
+    /// An ONU whose key's trigrams are in the lists.
+    Posted,
 }
 
 #[derive(Debug, Default)]
 pub struct TextIndex {
-    /// Slot → its ONU's key; `None` for a free slot.
-    keys: Vec<Option<Entry>>,
+    /// Slot → its ONU (meaningless for a free slot).
+    ids: Vec<OnuId>,
+    states: Vec<State>,
     free: Vec<Slot>,
     /// Trigram → the slots whose key contains it.
     postings: Postings,
@@ -63,57 +67,65 @@ fn trigrams(text: &str) -> Vec<u64> {
 }
 
 impl TextIndex {
-    /// Indexes `key` (already lower-cased) for ONU `id`; returns its slot.
+    /// Indexes `key` (already lower-cased) for ONU `id` at once; returns its slot.
     pub fn insert(&mut self, id: OnuId, key: String) -> Slot {
-        let slot = self.hold(id, key);
-        self.post(&[slot]);
+        let slot = self.hold(id);
+        self.post(vec![(slot, key)]);
         slot
     }
 
-    /// Holds `key` for ONU `id` in a slot, searchable at once (read one by one) until
-    /// [`Self::post`] or [`Self::post_later`] puts its trigrams in the lists.
-    pub fn hold(&mut self, id: OnuId, key: String) -> Slot {
-        let slot = self.take_slot();
-        let key = key.into_boxed_str();
-        let posted = false;
-        self.keys[slot as usize] = Some(Entry { id, key, posted });
+    /// Gives ONU `id` a slot, searchable at once (checked one by one) until
+    /// [`Self::post`] puts its key's trigrams in the lists.
+    pub fn hold(&mut self, id: OnuId) -> Slot {
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.ids.push(0);
+            self.states.push(State::Free);
+            (self.ids.len() - 1) as Slot
+        });
+        self.ids[slot as usize] = id;
+        self.states[slot as usize] = State::Held;
         slot
     }
 
-    /// Posts the held keys of `slots` when [`Self::post_some`] gets to them.
+    /// The ONU held in `slot` if its key is not posted yet: the slots a caller builds
+    /// keys for before [`Self::post`].
+    pub fn unposted_id(&self, slot: Slot) -> Option<OnuId> {
+        (self.states.get(slot as usize) == Some(&State::Held)).then(|| self.ids[slot as usize])
+    }
+
+    /// Leaves `slots` to be posted later ([`Self::next_unposted`]).
     pub fn post_later(&mut self, slots: &[Slot]) {
         self.unposted.extend(slots);
     }
 
-    /// Posts the trigrams of up to `max` keys added unposted, oldest first. Returns
-    /// whether some are left.
-    pub fn post_some(&mut self, max: usize) -> bool {
+    /// Up to `max` of the slots left for later, oldest first, with their ONUs: the keys
+    /// the caller builds for [`Self::post`]. Slots freed or posted since are passed over.
+    pub fn next_unposted(&mut self, max: usize) -> Vec<(Slot, OnuId)> {
         let take = self.unposted.len().min(max);
         let batch: Vec<Slot> = self.unposted.drain(..take).collect();
-        self.post(&batch);
-        !self.unposted.is_empty()
+        batch
+            .into_iter()
+            .filter_map(|slot| Some((slot, self.unposted_id(slot)?)))
+            .collect()
     }
 
-    /// Whether keys added unposted wait for [`Self::post_some`].
+    /// Whether slots left for later wait for [`Self::next_unposted`].
     pub fn has_unposted(&self) -> bool {
         !self.unposted.is_empty()
     }
 
-    /// Puts the trigrams of the keys held in `slots` into the posting lists (one OLT's
-    /// snapshot or poll at once: the trigrams are sorted first, so one the keys share, a
-    /// serial's vendor prefix or a street name, costs one lookup for all of them). Slots
+    /// Puts each slot's `key` (its ONU's, lower-cased) into the trigram lists: one OLT's
+    /// snapshot or poll at once, the trigrams sorted first, so one the keys share (a
+    /// serial's vendor prefix, a street name) costs one lookup for all of them. Slots
     /// freed or posted already are passed over.
-    pub fn post(&mut self, slots: &[Slot]) {
+    pub fn post(&mut self, keyed: Vec<(Slot, String)>) {
         let mut grams: Vec<(u64, Slot)> = Vec::new();
-        for &slot in slots {
-            let Some(entry) = self.keys.get_mut(slot as usize).and_then(Option::as_mut) else {
-                continue;
-            };
-            if entry.posted {
+        for (slot, key) in keyed {
+            if self.unposted_id(slot).is_none() {
                 continue;
             }
-            entry.posted = true;
-            grams.extend(trigrams(&entry.key).into_iter().map(|gram| (gram, slot)));
+            self.states[slot as usize] = State::Posted;
+            grams.extend(trigrams(&key).into_iter().map(|gram| (gram, slot)));
         }
         grams.sort_unstable();
         for run in grams.chunk_by(|a, b| a.0 == b.0) {
@@ -122,23 +134,21 @@ impl TextIndex {
         }
     }
 
-    fn take_slot(&mut self) -> Slot {
-        self.free.pop().unwrap_or_else(|| {
-            self.keys.push(None);
-            (self.keys.len() - 1) as Slot
-        })
-    }
-
-    /// Frees `slot` and takes its key out of the index.
-    pub fn remove(&mut self, slot: Slot) {
-        let Some(entry) = self.keys.get_mut(slot as usize).and_then(Option::take) else {
+    /// Frees `slot`; `key` is the one it was posted with (its ONU's row's, unchanged
+    /// since), whose trigrams leave the lists.
+    pub fn remove(&mut self, slot: Slot, key: &str) {
+        let Some(state) = self.states.get_mut(slot as usize) else {
             return;
         };
-        self.free.push(slot);
-        if !entry.posted {
+        let was = std::mem::replace(state, State::Free);
+        if was == State::Free {
             return;
         }
-        for gram in trigrams(&entry.key) {
+        self.free.push(slot);
+        if was == State::Held {
+            return;
+        }
+        for gram in trigrams(key) {
             if let Some(slots) = self.postings.get_mut(&gram) {
                 slots.remove(slot);
                 if slots.is_empty() {
@@ -148,28 +158,19 @@ impl TextIndex {
         }
     }
 
-    /// The key held in `slot`.
-    pub fn key(&self, slot: Slot) -> Option<&str> {
-        self.keys
-            .get(slot as usize)
-            .and_then(|k| k.as_ref())
-            .map(|entry| &*entry.key)
+    /// The ONU in `slot`.
+    pub fn id(&self, slot: Slot) -> Option<OnuId> {
+        (self.states.get(slot as usize)? != &State::Free).then(|| self.ids[slot as usize])
     }
 
-    /// ONUs whose key contains `needle` (lower-cased), in no particular order.
-    pub fn search(&self, needle: &str) -> Vec<OnuId> {
-        let matching = |entry: &&Entry| entry.key.contains(needle);
+    /// The ONUs whose key contains `needle` (lower-cased), in no particular order:
+    /// `contains` checks one ONU's key, each candidate once.
+    pub fn search(&self, needle: &str, contains: impl Fn(OnuId) -> bool) -> Vec<OnuId> {
         let grams = trigrams(needle);
         if grams.is_empty() {
-            return self
-                .keys
-                .iter()
-                .flatten()
-                .filter(matching)
-                .map(|e| e.id)
-                .collect();
+            return self.held_ids().filter(|&id| contains(id)).collect();
         }
-        let mut found = self.unposted_matches(needle);
+        let mut found = self.unposted_matches(&contains);
         let mut sets = Vec::with_capacity(grams.len());
         for gram in &grams {
             match self.postings.get(gram) {
@@ -186,21 +187,29 @@ impl TextIndex {
         found.extend(
             candidates
                 .iter()
-                .filter_map(|slot| self.keys[slot as usize].as_ref())
-                .filter(matching)
-                .map(|e| e.id),
+                .filter(|&slot| self.states[slot as usize] == State::Posted)
+                .map(|slot| self.ids[slot as usize])
+                .filter(|&id| contains(id)),
         );
         found
     }
 
-    /// ONUs whose key, not posted yet, contains `needle`: read one by one.
-    fn unposted_matches(&self, needle: &str) -> Vec<OnuId> {
+    /// Every ONU held, posted or not.
+    fn held_ids(&self) -> impl Iterator<Item = OnuId> + '_ {
+        self.ids
+            .iter()
+            .zip(&self.states)
+            .filter(|(_, state)| **state != State::Free)
+            .map(|(id, _)| *id)
+    }
+
+    /// ONUs whose key, not posted yet, `contains` accepts: checked one by one.
+    fn unposted_matches(&self, contains: &impl Fn(OnuId) -> bool) -> Vec<OnuId> {
         let mut found: Vec<OnuId> = self
             .unposted
             .iter()
-            .filter_map(|&slot| self.keys[slot as usize].as_ref())
-            .filter(|e| !e.posted && e.key.contains(needle))
-            .map(|e| e.id)
+            .filter_map(|&slot| self.unposted_id(slot))
+            .filter(|&id| contains(id))
             .collect();
         // A slot freed and taken again while unposted is listed twice.
         found.sort_unstable();
@@ -213,72 +222,122 @@ impl TextIndex {
 mod tests {
     use super::*;
 
-    fn index(keys: &[(OnuId, &str, &str)]) -> TextIndex {
-        let mut index = TextIndex::default();
-        for (id, serial, description) in keys {
-            index.insert(*id, search_key(serial, description));
-        }
-        index
+    /// The index and the keys its caller builds from the rows.
+    #[derive(Default)]
+    struct Keyed {
+        index: TextIndex,
+        keys: HashMap<OnuId, String>,
     }
 
-    fn sorted(mut ids: Vec<OnuId>) -> Vec<OnuId> {
-        ids.sort_unstable();
-        ids
+    impl Keyed {
+        fn of(rows: &[(OnuId, &str, &str)]) -> Keyed {
+            let mut keyed = Keyed::default();
+            for (id, serial, description) in rows {
+                keyed.insert(*id, serial, description);
+            }
+            keyed
+        }
+
+        fn insert(&mut self, id: OnuId, serial: &str, description: &str) -> Slot {
+            let key = search_key(serial, description);
+            self.keys.insert(id, key.clone());
+            self.index.insert(id, key)
+        }
+
+        fn hold(&mut self, id: OnuId, serial: &str, description: &str) -> Slot {
+            self.keys.insert(id, search_key(serial, description));
+            self.index.hold(id)
+        }
+
+        fn remove(&mut self, slot: Slot) {
+            let id = self.index.id(slot).expect("a held slot");
+            let key = self.keys.remove(&id).expect("its key");
+            self.index.remove(slot, &key);
+        }
+
+        /// Posts up to `max` slots left for later; whether some are left.
+        fn post_some(&mut self, max: usize) -> bool {
+            let batch = self.index.next_unposted(max);
+            let keyed = batch
+                .into_iter()
+                .map(|(slot, id)| (slot, self.keys[&id].clone()))
+                .collect();
+            self.index.post(keyed);
+            self.index.has_unposted()
+        }
+
+        fn search(&self, needle: &str) -> Vec<OnuId> {
+            let mut ids = self.index.search(needle, |id| {
+                self.keys.get(&id).is_some_and(|k| k.contains(needle))
+            });
+            ids.sort_unstable();
+            ids
+        }
     }
 
     #[test]
     fn finds_substrings_of_serials_and_descriptions_exactly() {
-        let index = index(&[
+        let index = Keyed::of(&[
             (1, "HWTC1A2B3C4D", "Иванов, Ленина 5"),
             (2, "ZTEG00000001", "ivanovka school"),
             (3, "HWTC99990000", "Петров"),
         ]);
-        assert_eq!(sorted(index.search("hwtc")), vec![1, 3]);
-        assert_eq!(sorted(index.search("иванов")), vec![1]);
-        assert_eq!(sorted(index.search("ivanov")), vec![2]);
-        assert_eq!(sorted(index.search("1a2b")), vec![1]);
+        assert_eq!(index.search("hwtc"), vec![1, 3]);
+        assert_eq!(index.search("иванов"), vec![1]);
+        assert_eq!(index.search("ivanov"), vec![2]);
+        assert_eq!(index.search("1a2b"), vec![1]);
         // Every trigram present, but not as one substring.
-        assert_eq!(sorted(index.search("hwtc9999x")), Vec::<OnuId>::new());
-        // Short needles read every key.
-        assert_eq!(sorted(index.search("в")), vec![1, 3]);
-        assert_eq!(sorted(index.search("")), vec![1, 2, 3]);
+        assert_eq!(index.search("hwtc9999x"), Vec::<OnuId>::new());
+        // Short needles check every slot.
+        assert_eq!(index.search("в"), vec![1, 3]);
+        assert_eq!(index.search(""), vec![1, 2, 3]);
     }
 
     #[test]
-    fn unposted_keys_are_found_before_and_after_they_are_posted() {
-        let mut index = index(&[(1, "HWTC00000001", "Lenina 5")]);
+    fn unposted_slots_are_found_before_and_after_they_are_posted() {
+        let mut index = Keyed::of(&[(1, "HWTC00000001", "Lenina 5")]);
         let later = [
-            index.hold(2, search_key("HWTC00000002", "Lenina 7")),
-            index.hold(3, search_key("ZTEG00000003", "Mira 1")),
-            index.hold(4, search_key("ZTEG00000004", "Lenina 9")),
+            index.hold(2, "HWTC00000002", "Lenina 7"),
+            index.hold(3, "ZTEG00000003", "Mira 1"),
+            index.hold(4, "ZTEG00000004", "Lenina 9"),
         ];
-        index.post_later(&later);
-        assert!(index.has_unposted());
-        assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
-        assert_eq!(sorted(index.search("zteg")), vec![3, 4]);
-        // Freed while unposted, its slot taken again by a key added unposted too.
+        index.index.post_later(&later);
+        assert!(index.index.has_unposted());
+        assert_eq!(index.search("lenina"), vec![1, 2, 4]);
+        assert_eq!(index.search("zteg"), vec![3, 4]);
+        // Freed while unposted, its slot taken again by an ONU added unposted too.
         index.remove(later[1]);
-        let again = index.hold(5, search_key("ZTEG00000005", "Mira 3"));
-        index.post_later(&[again]);
-        assert_eq!(sorted(index.search("mira")), vec![5]);
+        let again = index.hold(5, "ZTEG00000005", "Mira 3");
+        assert_eq!(again, later[1]);
+        index.index.post_later(&[again]);
+        assert_eq!(index.search("mira"), vec![5]);
         assert!(index.post_some(2), "one of four slots left");
-        assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
+        assert_eq!(index.search("zteg"), vec![4, 5]);
         assert!(!index.post_some(10));
-        assert!(!index.has_unposted());
-        assert_eq!(sorted(index.search("zteg")), vec![4, 5]);
-        assert_eq!(sorted(index.search("lenina")), vec![1, 2, 4]);
+        assert!(!index.index.has_unposted());
+        assert_eq!(index.search("zteg"), vec![4, 5]);
+        assert_eq!(index.search("lenina"), vec![1, 2, 4]);
         index.remove(later[0]);
-        assert_eq!(sorted(index.search("lenina")), vec![1, 4]);
+        assert_eq!(index.search("lenina"), vec![1, 4]);
     }
 
     #[test]
-    fn removed_keys_are_not_found_and_slots_are_reused() {
-        let mut index = index(&[(1, "HWTC00000001", "a"), (2, "HWTC00000002", "b")]);
+    fn removed_slots_leave_the_lists_and_are_reused() {
+        let mut index = Keyed::of(&[(1, "HWTC00000001", "a"), (2, "HWTC00000002", "b")]);
         index.remove(0);
-        assert_eq!(sorted(index.search("hwtc")), vec![2]);
-        let slot = index.insert(3, search_key("ZTEG00000003", "school"));
+        assert_eq!(index.search("hwtc"), vec![2]);
+        assert!(
+            index
+                .index
+                .postings
+                .values()
+                .all(|slots| !slots.contains(0)),
+            "slot 0 is in no list"
+        );
+        let slot = index.insert(3, "ZTEG00000003", "school");
         assert_eq!(slot, 0);
-        assert_eq!(sorted(index.search("school")), vec![3]);
-        assert_eq!(index.key(0), Some("zteg00000003\0school"));
+        assert_eq!(index.index.id(0), Some(3));
+        assert_eq!(index.search("school"), vec![3]);
+        assert_eq!(index.search("hwtc"), vec![2]);
     }
 }

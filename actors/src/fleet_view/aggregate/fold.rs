@@ -72,7 +72,11 @@ impl FleetAggregate {
         if snapshot {
             self.text.post_later(&slots);
         } else {
-            self.text.post(&slots);
+            let held: Vec<(Slot, OnuId)> = slots
+                .iter()
+                .filter_map(|&slot| Some((slot, self.text.unposted_id(slot)?)))
+                .collect();
+            self.post_keys(held.into_iter());
         }
         true
     }
@@ -171,9 +175,9 @@ impl FleetAggregate {
         // The search key is made of the serial and the description only: a row whose
         // status or readings changed keeps its place in the text index.
         let slot = if was.serial != onu.serial || was.description != onu.description {
-            self.text.remove(place.slot);
             self.text
-                .hold(id, search_key(&onu.serial, &onu.description))
+                .remove(place.slot, &search_key(&was.serial, &was.description));
+            self.text.hold(id)
         } else {
             place.slot
         };
@@ -193,9 +197,7 @@ impl FleetAggregate {
         }
         self.optics.insert(optics_key(onu.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
-        let slot = self
-            .text
-            .hold(id, search_key(&onu.serial, &onu.description));
+        let slot = self.text.hold(id);
         self.place(id, olt, position, slot)
     }
 
@@ -225,7 +227,8 @@ impl FleetAggregate {
         self.offline.remove(&id);
         self.optics.remove(&optics_key(was.rx_power, id));
         self.per_level[level_slot(self.thresholds.level(was.rx_power))] -= 1;
-        self.text.remove(place.slot);
+        self.text
+            .remove(place.slot, &search_key(&was.serial, &was.description));
     }
 
     pub(super) fn remove_olt(&mut self, olt: OltId) {

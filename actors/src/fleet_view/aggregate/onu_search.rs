@@ -7,7 +7,7 @@
 use super::{level_slot, page_of, total_order};
 use super::{FleetAggregate, Held, OnuSearch, OpticsKey, Page, Window};
 use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
-use crate::onu_table::OnuOrder;
+use crate::onu_table::{key_contains, OnuOrder};
 use std::ops::Bound;
 
 impl FleetAggregate {
@@ -23,8 +23,7 @@ impl FleetAggregate {
                 .as_deref()
                 .is_none_or(|s| onu.serial.eq_ignore_ascii_case(s))
             && text.is_none_or(|t| {
-                self.text.key(held.slot).is_some_and(|k| k.contains(t))
-                    || self.bindings.mentions(onu.id, t)
+                key_contains(&onu.serial, &onu.description, t) || self.bindings.mentions(onu.id, t)
             })
             && search.contract.as_deref().is_none_or(|contract| {
                 self.bindings
@@ -139,7 +138,10 @@ impl FleetAggregate {
             );
         }
         if let Some(text) = text.filter(|t| t.chars().nth(2).is_some()) {
-            let mut ids = self.text.search(text);
+            let mut ids = self.text.search(text, |id| {
+                self.known_onu(id)
+                    .is_some_and(|onu| key_contains(&onu.serial, &onu.description, text))
+            });
             ids.extend(self.bindings.mentioning(text));
             return Some(ids);
         }
