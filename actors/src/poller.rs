@@ -528,6 +528,7 @@ fn decode_serial(profile: &Profile, value: &SnmpValue) -> Option<String> {
 mod tests {
     use super::*;
     use crate::profile::{BDCOM, HUAWEI, ZTE};
+    use crate::snmp::RowIndex;
 
     /// The profile's ONU columns with only the serial (and status) filled at `rows`.
     fn table(profile: &Profile, rows: &[&[u32]]) -> Vec<Vec<ColumnEntry>> {
@@ -538,7 +539,7 @@ mod tests {
                 OnuField::Serial => rows
                     .iter()
                     .map(|index| {
-                        let mut instance = index.to_vec();
+                        let mut instance = RowIndex::from_slice(index);
                         instance.extend_from_slice(column.suffix);
                         (
                             instance,
@@ -610,8 +611,14 @@ mod tests {
             .iter()
             .position(|c| c.field == OnuField::Description)
             .expect("description column");
-        walked[description].push((vec![41], SnmpValue::OctetString(b"a".to_vec())));
-        walked[description].push((vec![49], SnmpValue::OctetString(b"b".to_vec())));
+        walked[description].push((
+            RowIndex::from_slice(&[41]),
+            SnmpValue::OctetString(b"a".to_vec()),
+        ));
+        walked[description].push((
+            RowIndex::from_slice(&[49]),
+            SnmpValue::OctetString(b"b".to_vec()),
+        ));
         let decoded = decode_onus(&BDCOM, &interfaces, &walked).expect("ok");
         assert_eq!(decoded.onus.len(), 1);
         assert_eq!(

@@ -118,7 +118,7 @@ pub async fn discover(
         .flatten()
         .filter_map(|(index, value)| Some((index.as_slice(), value.as_text()?)))
         .collect();
-    let keys = serials.iter().map(|(index, _)| index);
+    let keys = serials.iter().map(|(index, _)| index.as_slice());
     let ports = port_names(client, profile, table.port_key, keys).await?;
     let mut sightings = Vec::with_capacity(serials.len());
     for (index, value) in serials {
@@ -149,7 +149,7 @@ async fn port_names<'a>(
     client: &mut SnmpClient,
     profile: &'static Profile,
     port_key: PortKey,
-    indexes: impl Iterator<Item = &'a Vec<u32>>,
+    indexes: impl Iterator<Item = &'a [u32]>,
 ) -> Result<BTreeMap<u32, String>, DeviceError> {
     let keys: BTreeSet<u32> = indexes.filter_map(|i| i.first().copied()).collect();
     let mut names = BTreeMap::new();

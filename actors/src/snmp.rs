@@ -7,6 +7,7 @@
 
 use crate::domain::CompactString;
 use crate::inventory::{SnmpSpec, SnmpVersion, UsmCredentials};
+use smallvec::SmallVec;
 use snmp2::{AsyncSession, Oid, Value};
 use std::cmp::Ordering;
 use std::net::SocketAddr;
@@ -111,7 +112,11 @@ impl SnmpValue {
 }
 
 /// One row of a walked column: the arcs after the column OID, and the value.
-pub type ColumnEntry = (Vec<u32>, SnmpValue);
+pub type ColumnEntry = (RowIndex, SnmpValue);
+
+/// A row's index arcs: inline up to four (every layout but Eltex's slot and serial), so
+/// the millions of varbinds a national cycle walks allocate nothing for their index.
+pub type RowIndex = SmallVec<[u32; 4]>;
 
 /// Tuning of the client, from `[polling]`.
 #[derive(Debug, Clone)]
@@ -484,7 +489,7 @@ impl<'c> ColumnWalk<'c> {
             self.finished[slot] = true;
             return;
         }
-        self.rows[column].push((oid[prefix.len()..].to_vec(), value));
+        self.rows[column].push((RowIndex::from_slice(&oid[prefix.len()..]), value));
         self.cursors[column].clear();
         self.cursors[column].extend_from_slice(oid);
     }

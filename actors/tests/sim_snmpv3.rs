@@ -95,7 +95,7 @@ async fn the_poller_client_reads_over_v3_what_v2c_reads() {
 
 /// The rows of a walk under `prefix` but the ONUs' traffic counters, which advance
 /// between the two reads being compared (the simulator's traffic model runs on time).
-fn without_counters<'a, V>(prefix: &[u32], rows: &'a [(Vec<u32>, V)]) -> Vec<&'a (Vec<u32>, V)> {
+fn without_counters<'a, I: AsRef<[u32]>, V>(prefix: &[u32], rows: &'a [(I, V)]) -> Vec<&'a (I, V)> {
     let counters: Vec<&[u32]> = ponkeeper_actors::profile::Profile::ALL
         .iter()
         .filter_map(|p| p.traffic)
@@ -103,7 +103,7 @@ fn without_counters<'a, V>(prefix: &[u32], rows: &'a [(Vec<u32>, V)]) -> Vec<&'a
         .collect();
     rows.iter()
         .filter(|(oid, _)| {
-            let full: Vec<u32> = prefix.iter().chain(oid).copied().collect();
+            let full: Vec<u32> = prefix.iter().chain(oid.as_ref()).copied().collect();
             !counters.iter().any(|c| full.starts_with(c))
         })
         .collect()

@@ -215,7 +215,7 @@ async fn read_fleet(dir: &Path) -> SimFleet {
             .walk_columns(&[column(OnuField::Status)])
             .await
             .expect("status walk");
-        first = rows[0][0].0.clone();
+        first = rows[0][0].0.to_vec();
     }
     let mut status = column(OnuField::Status).to_vec();
     status.extend(&first);

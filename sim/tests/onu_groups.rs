@@ -52,7 +52,7 @@ async fn read_onus(
     let mut rows: HashMap<Vec<u32>, (String, Option<i64>, Option<i64>)> = HashMap::new();
     for (column, entries) in columns.iter().zip(&walked) {
         for (index, value) in entries {
-            let row = rows.entry(index.clone()).or_default();
+            let row = rows.entry(index.to_vec()).or_default();
             match (column.field, value) {
                 (OnuField::Serial, SnmpValue::OctetString(bytes)) => {
                     row.0 = column.decode_octets(bytes)

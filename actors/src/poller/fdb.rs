@@ -71,7 +71,7 @@ pub fn decode(
 mod tests {
     use super::*;
     use crate::profile::BDCOM;
-    use crate::snmp::SnmpValue;
+    use crate::snmp::{RowIndex, SnmpValue};
 
     #[test]
     fn macs_are_placed_through_bridge_ports_and_interface_names() {
@@ -79,14 +79,26 @@ mod tests {
         interfaces.names.insert(41, "EPON0/1:1".into());
         interfaces.names.insert(3, "GigaEthernet0/3".into());
         let fdb = vec![
-            (vec![100, 0, 17, 34, 51, 68, 85], SnmpValue::Integer(7)),
-            (vec![100, 0, 17, 34, 51, 68, 86], SnmpValue::Integer(8)),
-            (vec![100, 0, 17, 34, 51, 68, 87, 1], SnmpValue::Integer(7)),
-            (vec![5000, 0, 17, 34, 51, 68, 88], SnmpValue::Integer(7)),
+            (
+                RowIndex::from_slice(&[100, 0, 17, 34, 51, 68, 85]),
+                SnmpValue::Integer(7),
+            ),
+            (
+                RowIndex::from_slice(&[100, 0, 17, 34, 51, 68, 86]),
+                SnmpValue::Integer(8),
+            ),
+            (
+                RowIndex::from_slice(&[100, 0, 17, 34, 51, 68, 87, 1]),
+                SnmpValue::Integer(7),
+            ),
+            (
+                RowIndex::from_slice(&[5000, 0, 17, 34, 51, 68, 88]),
+                SnmpValue::Integer(7),
+            ),
         ];
         let ports = vec![
-            (vec![7], SnmpValue::Integer(41)),
-            (vec![8], SnmpValue::Integer(3)),
+            (RowIndex::from_slice(&[7]), SnmpValue::Integer(41)),
+            (RowIndex::from_slice(&[8]), SnmpValue::Integer(3)),
         ];
         let found = decode(&BDCOM, &interfaces, &fdb, &ports);
         assert_eq!(

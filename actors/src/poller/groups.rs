@@ -439,7 +439,7 @@ async fn get_rows(
         let values = client.get(&oids).await?;
         for ((i, instance, _), value) in wanted.into_iter().zip(values) {
             if !matches!(value, SnmpValue::Missing | SnmpValue::Null) {
-                table[i].push((instance, value));
+                table[i].push((instance.into(), value));
             }
         }
     }
