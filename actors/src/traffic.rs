@@ -216,15 +216,26 @@ impl TrafficBook {
         onus: impl Iterator<Item = (OnuId, &'a str)>,
         technology: PonTechnology,
     ) -> Vec<PortTraffic> {
-        let mut ports: std::collections::BTreeMap<&str, PortTraffic> = Default::default();
+        let mut ports: Vec<PortTraffic> = Vec::new();
+        // A table lists each port's ONUs together: look a port up only when it changes.
+        let mut current = usize::MAX;
         for (id, port) in onus {
-            let entry = ports.entry(port).or_insert_with(|| PortTraffic {
-                port: port.to_string(),
-                in_bps: None,
-                out_bps: None,
-                in_capacity_bps: technology.up_bps(),
-                out_capacity_bps: technology.down_bps(),
-            });
+            if ports.get(current).is_none_or(|p| p.port != port) {
+                current = match ports.iter().position(|p| p.port == port) {
+                    Some(at) => at,
+                    None => {
+                        ports.push(PortTraffic {
+                            port: port.to_string(),
+                            in_bps: None,
+                            out_bps: None,
+                            in_capacity_bps: technology.up_bps(),
+                            out_capacity_bps: technology.down_bps(),
+                        });
+                        ports.len() - 1
+                    }
+                };
+            }
+            let entry = &mut ports[current];
             if let Some(reading) = self.get(id) {
                 let add = |sum: Option<f64>, rate: Option<f64>| match (sum, rate) {
                     (None, None) => None,
@@ -234,7 +245,8 @@ impl TrafficBook {
                 entry.out_bps = add(entry.out_bps, reading.out_bps);
             }
         }
-        ports.into_values().collect()
+        ports.sort_unstable_by(|a, b| a.port.cmp(&b.port));
+        ports
     }
 }
 
@@ -457,7 +469,8 @@ mod tests {
             bits: 64,
         };
         book.record(both(0, 0), t0, None, &[]);
-        let onus = [(1, "0/1/0"), (2, "0/1/0"), (3, "0/1/1")];
+        // Out of port order, and a port's ONUs not together: the answer is sorted by port.
+        let onus = [(3, "0/1/1"), (1, "0/1/0"), (4, "0/1/1"), (2, "0/1/0")];
         let first = book.by_port(onus.into_iter(), PonTechnology::Epon);
         assert!(first.iter().all(|p| p.in_bps.is_none()), "{first:?}");
         book.record(both(1_000, 3_000), t0 + Duration::seconds(8), None, &[]);
