@@ -103,8 +103,8 @@ struct OltEntry {
     table: Arc<Vec<Onu>>,
 }
 
-/// Where the view finds an ONU's row (its OLT's table, at `position`) and its search
-/// key (`slot` of the text index).
+/// Where the view finds an ONU's row (its OLT's table, at `position`) and its slot in
+/// the text index.
 #[derive(Debug, Clone, Copy)]
 struct OnuPlace {
     olt: OltId,
@@ -224,8 +224,8 @@ impl FleetAggregate {
         }
     }
 
-    /// Posts up to `max` ONUs' search keys held since snapshots into the text index's
-    /// trigram lists. Returns whether some are left.
+    /// Posts the search keys of up to `max` ONUs whose slots snapshots left for later
+    /// into the text index's trigram lists. Returns whether some are left.
     pub fn post_text(&mut self, max: usize) -> bool {
         let batch = self.text.next_unposted(max);
         self.post_keys(batch.into_iter());

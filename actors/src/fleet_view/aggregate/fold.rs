@@ -184,8 +184,8 @@ impl FleetAggregate {
         self.place(id, olt, position, slot)
     }
 
-    /// Indexes a row the view did not hold; its search key is held by the text index,
-    /// whose trigram lists the caller posts for all of an update's rows at once.
+    /// Indexes a row the view did not hold; it gets a slot in the text index, whose
+    /// trigram lists the caller posts for all of an update's rows at once.
     fn put_in(&mut self, olt: OltId, onu: &Onu, position: u32) -> Slot {
         let id = onu.id;
         if let Some(entry) = self.olts.get_mut(&olt) {
@@ -201,7 +201,7 @@ impl FleetAggregate {
         self.place(id, olt, position, slot)
     }
 
-    /// Records where ONU `id`'s row and search key are; returns the key's slot.
+    /// Records where ONU `id`'s row and text-index slot are; returns the slot.
     fn place(&mut self, id: OnuId, olt: OltId, position: u32, slot: Slot) -> Slot {
         let place = OnuPlace {
             olt,
