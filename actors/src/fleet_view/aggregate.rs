@@ -112,12 +112,6 @@ struct OnuPlace {
     slot: Slot,
 }
 
-/// A row the view holds.
-#[derive(Clone, Copy)]
-struct Held<'a> {
-    onu: &'a Onu,
-}
-
 /// Position in the worst-Rx-first order: absent readings last, then by id.
 type OpticsKey = (bool, i64, OnuId);
 
@@ -269,16 +263,6 @@ impl FleetAggregate {
             .get(&place.olt)?
             .table
             .get(place.position as usize)
-    }
-
-    fn held(&self, id: &OnuId) -> Option<Held<'_>> {
-        self.held_at(self.onus.get(id)?)
-    }
-
-    fn held_at(&self, place: &OnuPlace) -> Option<Held<'_>> {
-        Some(Held {
-            onu: self.row_at(place)?,
-        })
     }
 
     /// How many ONUs of OLT `olt` the view holds on port `port` (for the outage book).

@@ -5,14 +5,13 @@
 //! and costs what its page costs.
 
 use super::{level_slot, page_of, total_order};
-use super::{FleetAggregate, Held, OnuSearch, OpticsKey, Page, Window};
+use super::{FleetAggregate, OnuSearch, OpticsKey, Page, Window};
 use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
 use crate::onu_table::{key_contains, OnuOrder};
 use std::ops::Bound;
 
 impl FleetAggregate {
-    fn admits(&self, search: &OnuSearch, text: Option<&str>, held: &Held<'_>) -> bool {
-        let onu = held.onu;
+    fn admits(&self, search: &OnuSearch, text: Option<&str>, onu: &Onu) -> bool {
         search.status.is_none_or(|s| onu.status == s)
             && search
                 .pon_port
@@ -44,16 +43,16 @@ impl FleetAggregate {
     /// ONUs matching `search` in `order`: the count and the window's page.
     pub fn onus(&self, search: &OnuSearch, order: OnuOrder, window: Window) -> Page<Onu> {
         let text = search.text.as_deref().map(str::to_lowercase);
-        let admits = |held: &Held<'_>| self.admits(search, text.as_deref(), held);
-        let show = |held: Held<'_>| held.onu.clone();
+        let admits = |onu: &&Onu| self.admits(search, text.as_deref(), onu);
+        let show = |onu: &Onu| onu.clone();
         if let Some(ids) = self.candidates(search, text.as_deref()) {
-            let mut hits: Vec<Held<'_>> = ids
+            let mut hits: Vec<&Onu> = ids
                 .iter()
-                .filter_map(|id| self.held(id))
+                .filter_map(|&id| self.known_onu(id))
                 .filter(admits)
                 .collect();
-            hits.sort_by(|a, b| order.compare(a.onu, b.onu));
-            hits.dedup_by_key(|held| held.onu.id);
+            hits.sort_by(|a, b| order.compare(a, b));
+            hits.dedup_by_key(|onu| onu.id);
             return page_of(hits.into_iter(), window, None, show);
         }
         let only_status = *search
@@ -74,10 +73,10 @@ impl FleetAggregate {
                     Some(OnuStatus::Online) => self.onus.len() - self.offline.len(),
                 });
                 if search.status == Some(OnuStatus::Offline) {
-                    let rows = self.offline.iter().filter_map(|id| self.held(id));
+                    let rows = self.offline.iter().filter_map(|&id| self.known_onu(id));
                     return page_of(rows.filter(admits), window, known, show);
                 }
-                let rows = self.onus.values().filter_map(|place| self.held_at(place));
+                let rows = self.onus.values().filter_map(|place| self.row_at(place));
                 page_of(rows.filter(admits), window, known, show)
             }
             OnuOrder::WorstRx => {
@@ -87,7 +86,7 @@ impl FleetAggregate {
                 });
                 let rows = self
                     .optics_from(search.level)
-                    .filter_map(|(_, _, id)| self.held(id));
+                    .filter_map(|&(_, _, id)| self.known_onu(id));
                 page_of(rows.filter(admits), window, known, show)
             }
         }
