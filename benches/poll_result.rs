@@ -6,6 +6,7 @@
 
 use chrono::{DateTime, Utc};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use ponkeeper_actors::domain::Reading;
 use ponkeeper_actors::domain::{DownCause, Onu, OnuStatus, OpticsThresholds, SessionStatus};
 use ponkeeper_actors::onu_table::OnuTable;
 use ponkeeper_actors::poller::PolledOnu;
@@ -33,12 +34,12 @@ fn readings() -> Vec<PolledOnu> {
             },
             last_down_cause: (i % 10 == 0).then_some(DownCause::DyingGasp),
             distance: Some(800 + i * 13),
-            rx_power: Some(-18.0 - f64::from(i % 90) / 10.0),
-            tx_power: Some(2.31),
-            olt_rx_power: Some(-21.5),
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: Some(-18.0 - f64::from(i % 90) / 10.0).into(),
+            tx_power: Some(2.31).into(),
+            olt_rx_power: Some(-21.5).into(),
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             optics_read: true,
         })
         .collect()

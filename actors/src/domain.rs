@@ -4,9 +4,12 @@
 
 use chrono::{DateTime, Utc};
 pub use compact_str::CompactString;
+pub use reading::Reading;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+
+mod reading;
 
 /// Inventory identifier of an OLT.
 pub type OltId = u32;
@@ -161,18 +164,18 @@ pub struct Onu {
     pub last_down_cause: Option<DownCause>,
     /// Metres, `None` when the device has no reading.
     pub distance: Option<u32>,
-    /// dBm, rounded to two decimals; `None` when the device marks the value absent.
-    pub rx_power: Option<f64>,
-    pub tx_power: Option<f64>,
-    pub olt_rx_power: Option<f64>,
+    /// dBm, rounded to two decimals; none when the device marks the value absent.
+    pub rx_power: Reading,
+    pub tx_power: Reading,
+    pub olt_rx_power: Reading,
     /// The ONU transceiver's temperature (°C), supply voltage (V) and laser bias current
-    /// (mA), rounded to two decimals; `None` where the vendor reports none.
+    /// (mA), rounded to two decimals; none where the vendor reports none.
     #[serde(default)]
-    pub temperature: Option<f64>,
+    pub temperature: Reading,
     #[serde(default)]
-    pub voltage: Option<f64>,
+    pub voltage: Reading,
     #[serde(default)]
-    pub bias_current: Option<f64>,
+    pub bias_current: Reading,
     pub vlan: Option<u16>,
     /// When a poll last saw the ONU (read its run state): the API's `statusAt`.
     pub last_update: DateTime<Utc>,
@@ -181,6 +184,10 @@ pub struct Onu {
     #[serde(default)]
     pub optics_at: Option<DateTime<Utc>>,
 }
+
+// A national fleet holds 1.28 M rows: a field that grows the row costs a megabyte per
+// byte (docs/benchmarks.md, issue 31). Was 224 bytes with `Option<f64>` readings.
+const _: () = assert!(std::mem::size_of::<Onu>() <= 152);
 
 /// Counters of one PON port.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

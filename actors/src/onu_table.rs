@@ -45,7 +45,7 @@ impl OnuOrder {
     pub fn compare(self, a: &Onu, b: &Onu) -> Ordering {
         match self {
             OnuOrder::Id => a.id.cmp(&b.id),
-            OnuOrder::WorstRx => match (a.rx_power, b.rx_power) {
+            OnuOrder::WorstRx => match (a.rx_power.get(), b.rx_power.get()) {
                 (Some(x), Some(y)) => x.total_cmp(&y).then(a.id.cmp(&b.id)),
                 (Some(_), None) => Ordering::Less,
                 (None, Some(_)) => Ordering::Greater,
@@ -314,7 +314,7 @@ impl OnuTable {
     ) {
         // Only ONUs whose optics this poll read: a status-only poll has nothing to store.
         for onu in table.iter().filter(|o| o.optics_at == Some(now)) {
-            let level = thresholds.level(onu.rx_power);
+            let level = thresholds.level(onu.rx_power.get());
             let due = match self.last_point.get(onu.id) {
                 None => true,
                 Some((at, last_level)) => {
@@ -328,12 +328,12 @@ impl OnuTable {
                     onu.id,
                     OpticsPoint {
                         at: now,
-                        rx_power: onu.rx_power,
-                        tx_power: onu.tx_power,
-                        olt_rx_power: onu.olt_rx_power,
-                        temperature: onu.temperature,
-                        voltage: onu.voltage,
-                        bias_current: onu.bias_current,
+                        rx_power: onu.rx_power.get(),
+                        tx_power: onu.tx_power.get(),
+                        olt_rx_power: onu.olt_rx_power.get(),
+                        temperature: onu.temperature.get(),
+                        voltage: onu.voltage.get(),
+                        bias_current: onu.bias_current.get(),
                         level,
                     },
                 ));
@@ -371,7 +371,7 @@ impl OnuTable {
                     .is_none_or(|t| key_contains(&onu.serial, &onu.description, t))
                 && filter
                     .level
-                    .is_none_or(|l| query.thresholds.level(onu.rx_power) == l)
+                    .is_none_or(|l| query.thresholds.level(onu.rx_power.get()) == l)
         };
         let candidates: Vec<usize> = match &filter.serial {
             Some(serial) => self.position_of(serial).into_iter().collect(),
@@ -457,6 +457,7 @@ fn polled_row(id: OnuId, olt_id: OltId, kept: Kept, reading: PolledOnu, now: Dat
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Reading;
 
     const THRESHOLDS: OpticsThresholds = OpticsThresholds {
         warning_dbm: -25.0,
@@ -472,12 +473,12 @@ mod tests {
             status,
             last_down_cause: (status == OnuStatus::Offline).then_some(DownCause::Los),
             distance: Some(1200),
-            rx_power: rx,
-            tx_power: Some(2.1),
-            olt_rx_power: Some(-20.0),
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: rx.into(),
+            tx_power: Some(2.1).into(),
+            olt_rx_power: Some(-20.0).into(),
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             optics_read: true,
         }
     }
@@ -536,7 +537,7 @@ mod tests {
         );
         assert_eq!(table.len(), 3);
         let vanished = table.get(102).expect("kept");
-        assert_eq!(vanished.rx_power, Some(-27.5), "last data kept");
+        assert_eq!(vanished.rx_power.get(), Some(-27.5), "last data kept");
         assert_eq!(vanished.last_update, at(5));
         // Points: ONU 1 (level change to UNKNOWN, and 20 min > step), ONU 3 (new).
         let ids: Vec<OnuId> = report.optics.iter().map(|(id, _)| *id).collect();

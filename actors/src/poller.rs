@@ -3,7 +3,7 @@
 //! values. It runs inside a poll task owned by the OLT actor, never inside a message
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
-use crate::domain::{CompactString, DownCause, OnuStatus, Vendor};
+use crate::domain::{CompactString, DownCause, OnuStatus, Reading, Vendor};
 use crate::profile::{std_oids, Cell, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -66,13 +66,13 @@ pub struct PolledOnu {
     pub status: OnuStatus,
     pub last_down_cause: Option<DownCause>,
     pub distance: Option<u32>,
-    pub rx_power: Option<f64>,
-    pub tx_power: Option<f64>,
-    pub olt_rx_power: Option<f64>,
-    /// Transceiver readings (°C, V, mA), `None` where the device does not report them.
-    pub temperature: Option<f64>,
-    pub voltage: Option<f64>,
-    pub bias_current: Option<f64>,
+    pub rx_power: Reading,
+    pub tx_power: Reading,
+    pub olt_rx_power: Reading,
+    /// Transceiver readings (°C, V, mA), none where the device does not report them.
+    pub temperature: Reading,
+    pub voltage: Reading,
+    pub bias_current: Reading,
     /// Whether this poll read the ONU's optics; when it did not, the optics fields are
     /// the last reading's (the optics group is read rarely, `groups.rs`).
     pub optics_read: bool,
@@ -462,8 +462,8 @@ fn decode_row(
         column.integer(cell(row.get(field)?)?)
     };
     let dbm = |field: OnuField| {
-        let column = profile.column(field)?;
-        column.reading(cell(row.get(field)?)?)
+        let column = profile.column(field);
+        Reading::from(column.and_then(|c| c.reading(cell(row.get(field)?)?)))
     };
     let raw_status = integer(OnuField::Status);
     let status = raw_status

@@ -222,25 +222,21 @@ fn same_but_time(a: &Onu, b: &Onu) -> bool {
         && *status == b.status
         && *last_down_cause == b.last_down_cause
         && *distance == b.distance
-        && same_reading(*rx_power, b.rx_power)
-        && same_reading(*tx_power, b.tx_power)
-        && same_reading(*olt_rx_power, b.olt_rx_power)
-        && same_reading(*temperature, b.temperature)
-        && same_reading(*voltage, b.voltage)
-        && same_reading(*bias_current, b.bias_current)
+        && *rx_power == b.rx_power
+        && *tx_power == b.tx_power
+        && *olt_rx_power == b.olt_rx_power
+        && *temperature == b.temperature
+        && *voltage == b.voltage
+        && *bias_current == b.bias_current
         && *vlan == b.vlan
         && *optics_at == b.optics_at
-}
-
-/// Readings compare by their bits, so a NaN from a device is not a change every poll.
-fn same_reading(a: Option<f64>, b: Option<f64>) -> bool {
-    a.map(f64::to_bits) == b.map(f64::to_bits)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::OnuStatus;
+    use crate::domain::Reading;
     use chrono::TimeZone;
 
     fn at(second: u32) -> DateTime<Utc> {
@@ -261,12 +257,12 @@ mod tests {
             status: OnuStatus::Online,
             last_down_cause: None,
             distance: Some(1200),
-            rx_power: Some(-21.5),
-            tx_power: Some(2.1),
-            olt_rx_power: Some(-24.0),
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: Some(-21.5).into(),
+            tx_power: Some(2.1).into(),
+            olt_rx_power: Some(-24.0).into(),
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             vlan: Some(100),
             last_update: polled,
             optics_at: None,
@@ -289,7 +285,7 @@ mod tests {
             onu(4, at(30)),
             onu(5, at(30)),
         ];
-        new[2].rx_power = Some(-26.0);
+        new[2].rx_power = Some(-26.0).into();
         let changes = diff_onus(&old, Some(at(0)), &new, Some(at(30)));
         assert_eq!(
             changes,

@@ -186,11 +186,12 @@ async fn bulkwalk_reads_exactly_the_expected_onus() {
         let (kind, value) = &rx[&key];
         let raw_rx = onu
             .rx_power
+            .get()
             .map_or(ABSENT, |dbm| (dbm * 100.0).round() as i64);
         assert_eq!(integer(kind, value), raw_rx, "rx {key:?}");
         if onu.status == OnuStatus::Offline {
             assert_eq!(
-                (onu.distance, onu.rx_power, onu.tx_power),
+                (onu.distance, onu.rx_power.get(), onu.tx_power.get()),
                 (None, None, None)
             );
             assert!(onu.last_down_cause.is_some());
@@ -280,6 +281,7 @@ async fn snmpget_and_v1_walk() {
         let (kind, value) = &olt_rx[&row(onu)];
         let raw = onu
             .olt_rx_power
+            .get()
             .map_or(ABSENT, |dbm| (dbm * 100.0).round() as i64 + 10_000);
         assert_eq!(integer(kind, value), raw);
     }
@@ -552,6 +554,7 @@ async fn bulkwalk_reads_a_zte_c320() {
         let (kind, value) = &rx[&optics];
         let raw = onu
             .rx_power
+            .get()
             .map_or(65_535, |dbm| ((dbm + 30.0) * 500.0).round() as i64);
         assert_eq!(integer(kind, value), raw, "rx {key:?}");
         let distance = distances
@@ -626,6 +629,7 @@ async fn bulkwalk_reads_a_bdcom_p3310() {
         let (kind, value) = &rx[&key];
         let raw = onu
             .rx_power
+            .get()
             .map_or(ABSENT, |dbm| (dbm * 10.0).round() as i64);
         assert_eq!(integer(kind, value), raw, "rx {name}");
     }

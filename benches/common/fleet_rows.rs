@@ -4,6 +4,7 @@
 //! Included by each bench with `#[path]`.
 
 use chrono::{DateTime, Utc};
+use ponkeeper_actors::domain::Reading;
 use ponkeeper_actors::domain::{Onu, OnuStatus, SessionStatus, Vendor};
 use ponkeeper_actors::olt::OltSummary;
 
@@ -28,12 +29,12 @@ pub fn onus_of(olt: u32, at: DateTime<Utc>) -> Vec<Onu> {
                 },
                 last_down_cause: None,
                 distance: Some(1200),
-                rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0),
-                tx_power: Some(2.0),
-                olt_rx_power: Some(-24.0),
-                temperature: None,
-                voltage: None,
-                bias_current: None,
+                rx_power: Some(-18.0 - (id % 1100) as f64 / 100.0).into(),
+                tx_power: Some(2.0).into(),
+                olt_rx_power: Some(-24.0).into(),
+                temperature: Reading::NONE,
+                voltage: Reading::NONE,
+                bias_current: Reading::NONE,
                 vlan: Some(100),
                 last_update: at,
                 optics_at: None,

@@ -354,12 +354,12 @@ impl SimOlt {
                     status,
                     last_down_cause,
                     distance: decoded_with(raw(OnuField::Distance), OnuColumn::metres),
-                    rx_power: dbm(OnuField::RxPower).map(round_dbm),
-                    tx_power: dbm(OnuField::TxPower).map(round_dbm),
-                    olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm),
-                    temperature: dbm(OnuField::Temperature).map(round_dbm),
-                    voltage: dbm(OnuField::Voltage).map(round_dbm),
-                    bias_current: dbm(OnuField::BiasCurrent).map(round_dbm),
+                    rx_power: dbm(OnuField::RxPower).map(round_dbm).into(),
+                    tx_power: dbm(OnuField::TxPower).map(round_dbm).into(),
+                    olt_rx_power: dbm(OnuField::OltRxPower).map(round_dbm).into(),
+                    temperature: dbm(OnuField::Temperature).map(round_dbm).into(),
+                    voltage: dbm(OnuField::Voltage).map(round_dbm).into(),
+                    bias_current: dbm(OnuField::BiasCurrent).map(round_dbm).into(),
                     optics_read: true,
                 }
             })

@@ -193,7 +193,7 @@ async fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<S
         node_id: olt.and_then(|o| o.node),
         status,
         since: since.map(|at| app.clock.format(at)),
-        rx_power: onu.and_then(|o| o.rx_power),
+        rx_power: onu.and_then(|o| o.rx_power.get()),
         last_update: onu.map(|o| app.clock.format(o.last_update)),
     })
 }

@@ -65,7 +65,9 @@ pub async fn write(text: &mut String, app: &AppState) {
     );
     for onu in worst.map(|page| page.items).unwrap_or_default() {
         let onu = onu.onu;
-        let Some(rx) = onu.rx_power else { continue };
+        let Some(rx) = onu.rx_power.get() else {
+            continue;
+        };
         let _ = writeln!(
             text,
             "{name}{{olt=\"{}\",onu=\"{}\",port=\"{}\",serial=\"{}\"}} {rx}",

@@ -261,7 +261,10 @@ fn optics_move(
     olt: &OltSummary,
     at: DateTime<Utc>,
 ) -> Option<Draft> {
-    let (from, to) = (view.level(was.rx_power), view.level(now.rx_power));
+    let (from, to) = (
+        view.level(was.rx_power.get()),
+        view.level(now.rx_power.get()),
+    );
     if from == to || from == OpticsLevel::Unknown || to == OpticsLevel::Unknown {
         return None;
     }

@@ -4,6 +4,7 @@
 //! reopen, СЗО events follow their ONU's, retention drops the oldest.
 
 use super::*;
+use crate::domain::Reading;
 use crate::domain::{DownCause, Onu, OnuStatus, OpticsThresholds, SessionStatus, Vendor};
 use crate::fleet_view::{FleetAggregate, FleetChange, OltUpdate, OnuChange};
 use crate::olt::OltSummary;
@@ -28,12 +29,12 @@ pub(crate) fn onu(id: u64, port: &str, at: DateTime<Utc>) -> Onu {
         status: OnuStatus::Online,
         last_down_cause: None,
         distance: Some(1000),
-        rx_power: Some(-20.0),
-        tx_power: Some(2.0),
-        olt_rx_power: None,
-        temperature: None,
-        voltage: None,
-        bias_current: None,
+        rx_power: Some(-20.0).into(),
+        tx_power: Some(2.0).into(),
+        olt_rx_power: Reading::NONE,
+        temperature: Reading::NONE,
+        voltage: Reading::NONE,
+        bias_current: Reading::NONE,
         vlan: None,
         last_update: at,
         optics_at: None,
@@ -109,7 +110,7 @@ pub(crate) fn a_view() -> (FleetAggregate, Vec<Onu>) {
 pub(crate) fn down(mut onu: Onu, cause: DownCause, at: DateTime<Utc>) -> Onu {
     onu.status = OnuStatus::Offline;
     onu.last_down_cause = Some(cause);
-    onu.rx_power = None;
+    onu.rx_power = Reading::NONE;
     onu.last_update = at;
     onu
 }
@@ -123,7 +124,7 @@ fn each_down_is_its_onu_down_with_its_cause_and_an_optics_move_its_own_event() {
         .collect();
     changed.push(down(onus[6].clone(), DownCause::DyingGasp, time(60)));
     let mut weaker = onus[7].clone();
-    weaker.rx_power = Some(-27.5);
+    weaker.rx_power = Some(-27.5).into();
     weaker.last_update = time(60);
     changed.push(weaker);
     let change = update(&view, false, SessionStatus::Online, time(60), changed);

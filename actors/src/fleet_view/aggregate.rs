@@ -15,7 +15,7 @@ use super::bindings::Bindings;
 use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
-    NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats,
+    NodeId, OltId, Onu, OnuId, OnuStatus, OpticsLevel, OpticsThresholds, PonPortStats, Reading,
     SessionStatus, Subscriber,
 };
 use crate::published::{FleetChange, OltSummary};
@@ -112,20 +112,35 @@ struct OnuPlace {
     slot: Slot,
 }
 
-/// Position in the worst-Rx-first order: absent readings last, then by id.
-type OpticsKey = (bool, i64, OnuId);
+/// Position in the worst-Rx-first order: absent readings last, then by Rx in hundredths
+/// of a dBm, then by id. Sixteen bytes.
+type OpticsKey = (bool, i32, OnuId);
 
-fn optics_key(rx: Option<f64>, id: OnuId) -> OpticsKey {
-    match rx {
-        Some(x) => (false, total_order(x), id),
+fn optics_key(rx: Reading, id: OnuId) -> OpticsKey {
+    match rx.hundredths() {
+        Some(h) => (false, h, id),
         None => (true, 0, id),
     }
 }
 
-/// `f64::total_cmp`'s order as an integer.
-fn total_order(x: f64) -> i64 {
-    let bits = x.to_bits() as i64;
-    bits ^ (((bits >> 63) as u64) >> 1) as i64
+/// The highest Rx, in hundredths, that is at or below `dbm` as
+/// [`OpticsThresholds::level`] compares them: where a threshold cuts the optics order.
+fn hundredths_at_or_below(dbm: f64) -> i32 {
+    if dbm.is_nan() {
+        return i32::MIN;
+    }
+    let below = |h: i32| f64::from(h) / 100.0 <= dbm;
+    let mut h = (dbm * 100.0)
+        .floor()
+        .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    // The product's rounding can put `h` one off either way.
+    while h < i32::MAX && below(h + 1) {
+        h += 1;
+    }
+    while h > i32::MIN && !below(h) {
+        h -= 1;
+    }
+    h
 }
 
 fn level_slot(level: OpticsLevel) -> usize {
@@ -457,5 +472,35 @@ fn page_of<S, T>(
     Page {
         total: known.unwrap_or(total),
         items,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hundredths_at_or_below;
+    use crate::domain::{OpticsLevel, OpticsThresholds, Reading};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A threshold cuts the integer optics order exactly where `level` puts a reading:
+        /// a reading is at or below the threshold if and only if its hundredths are at or
+        /// below the cut, thresholds with any number of decimals included.
+        #[test]
+        fn the_cut_agrees_with_level(threshold in -60.0f64..20.0, value in -60.0f64..20.0) {
+            let thresholds = OpticsThresholds { warning_dbm: threshold, critical_dbm: -1.0e9 };
+            let reading = Reading::new(value);
+            let below = thresholds.level(reading.get()) != OpticsLevel::Ok;
+            let cut = hundredths_at_or_below(threshold);
+            prop_assert_eq!(below, reading.hundredths().expect("in range") <= cut);
+        }
+    }
+
+    #[test]
+    fn the_cut_of_a_round_threshold_is_that_reading() {
+        assert_eq!(hundredths_at_or_below(-27.0), -2700);
+        assert_eq!(hundredths_at_or_below(-0.29), -29);
+        assert_eq!(hundredths_at_or_below(-27.005), -2701);
+        assert_eq!(hundredths_at_or_below(f64::NAN), i32::MIN);
+        assert_eq!(hundredths_at_or_below(1.0e12), i32::MAX);
     }
 }

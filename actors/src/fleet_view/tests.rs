@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::domain::{
-    DownCause, OnuId, OnuStatus, OpticsLevel, PonPortStats, SessionStatus, Vendor,
+    DownCause, OnuId, OnuStatus, OpticsLevel, PonPortStats, Reading, SessionStatus, Vendor,
 };
 use crate::onu_table::{OnuFilter, OnuQuery, OnuTable};
 use chrono::{DateTime, TimeZone, Utc};
@@ -64,12 +64,13 @@ fn random_onu(rng: &mut StdRng, olt: OltId, id: OnuId, at: DateTime<Utc>) -> Onu
         distance: Some(rng.random_range(100..9000)),
         rx_power: rng
             .random_bool(0.85)
-            .then(|| f64::from(rng.random_range(-3000..-1500)) / 100.0),
-        tx_power: Some(2.0),
-        olt_rx_power: None,
-        temperature: None,
-        voltage: None,
-        bias_current: None,
+            .then(|| f64::from(rng.random_range(-3000..-1500)) / 100.0)
+            .into(),
+        tx_power: Some(2.0).into(),
+        olt_rx_power: Reading::NONE,
+        temperature: Reading::NONE,
+        voltage: Reading::NONE,
+        bias_current: Reading::NONE,
         vlan: rng.random_bool(0.8).then(|| rng.random_range(100..103)),
         last_update: at,
         optics_at: None,
@@ -114,9 +115,9 @@ fn evolve(rng: &mut StdRng, old: &ActorState, step: u32, next_id: &mut OnuId) ->
             };
         }
         if rng.random_bool(0.2) {
-            onu.rx_power = Some(f64::from(rng.random_range(-3000..-1500)) / 100.0);
+            onu.rx_power = Some(f64::from(rng.random_range(-3000..-1500)) / 100.0).into();
         } else if rng.random_bool(0.05) {
-            onu.rx_power = None; // an ONU that stopped answering its optics query
+            onu.rx_power = Reading::NONE; // an ONU that stopped answering its optics query
         }
         if rng.random_bool(0.05) {
             onu.description = WORDS[rng.random_range(0..WORDS.len())].into();

@@ -304,6 +304,7 @@ fn port_stats(ports: &[String], onus: &[Onu]) -> Vec<PonPortStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Reading;
     use crate::poller::PolledOnu;
 
     fn polled(serial: &str, description: &str) -> PolledOnu {
@@ -315,12 +316,12 @@ mod tests {
             status: OnuStatus::Online,
             last_down_cause: None,
             distance: Some(1200),
-            rx_power: Some(-21.0),
-            tx_power: Some(2.0),
-            olt_rx_power: None,
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: Some(-21.0).into(),
+            tx_power: Some(2.0).into(),
+            olt_rx_power: Reading::NONE,
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             optics_read: true,
         }
     }

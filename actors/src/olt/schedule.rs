@@ -360,6 +360,7 @@ pub(super) fn optics_cap(pacing: &Pacing, status: Duration, per_request: usize) 
 mod tests {
     use super::*;
     use crate::domain::Onu;
+    use crate::domain::Reading;
 
     const INTERVALS: GroupIntervals = GroupIntervals {
         status: Duration::from_secs(2),
@@ -381,12 +382,12 @@ mod tests {
             status,
             last_down_cause: None,
             distance: None,
-            rx_power: Some(-20.0),
-            tx_power: None,
-            olt_rx_power: None,
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: Some(-20.0).into(),
+            tx_power: Reading::NONE,
+            olt_rx_power: Reading::NONE,
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             vlan: None,
             last_update: Utc::now(),
             optics_at: Some(Utc::now()),

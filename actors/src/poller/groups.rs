@@ -181,7 +181,7 @@ fn no_optics(profile: &Profile, onus: &[super::PolledOnu]) -> Option<String> {
     let read = |onu: &&super::PolledOnu| {
         [onu.rx_power, onu.tx_power, onu.olt_rx_power]
             .iter()
-            .any(Option::is_some)
+            .any(|r| r.is_some())
     };
     if columns.is_empty() || online.is_empty() || online.iter().any(read) {
         return None;

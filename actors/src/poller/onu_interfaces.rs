@@ -111,6 +111,7 @@ pub(super) fn rows_gone(profile: &Profile, seen: &[u128], memory: Memory<'_>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Reading;
     use crate::poller::RowMap;
     use crate::profile::{BDCOM, BDCOM_GPON, HUAWEI};
 
@@ -151,12 +152,12 @@ mod tests {
                     status: crate::domain::OnuStatus::Online,
                     last_down_cause: None,
                     distance: None,
-                    rx_power: None,
-                    tx_power: None,
-                    olt_rx_power: None,
-                    temperature: None,
-                    voltage: None,
-                    bias_current: None,
+                    rx_power: Reading::NONE,
+                    tx_power: Reading::NONE,
+                    olt_rx_power: Reading::NONE,
+                    temperature: Reading::NONE,
+                    voltage: Reading::NONE,
+                    bias_current: Reading::NONE,
                     optics_read: false,
                 })
             })

@@ -24,7 +24,7 @@
 //! before the transceiver readings were kept, lack the second bitmap, and version `2`
 //! records never set the optics time's bit; both are still read.
 
-use crate::domain::{CompactString, DownCause, Onu, OnuStatus};
+use crate::domain::{CompactString, DownCause, Onu, OnuStatus, Reading};
 use chrono::{DateTime, Utc};
 
 const VERSION: u8 = 3;
@@ -95,7 +95,7 @@ pub fn encode(onus: &[Onu], polled_at: Option<DateTime<Utc>>) -> Vec<u8> {
             onu.voltage,
             onu.bias_current,
         ];
-        for power in readings.into_iter().flatten() {
+        for power in readings.into_iter().filter_map(Reading::get) {
             out.extend_from_slice(&power.to_bits().to_be_bytes());
         }
         if let Some(v) = onu.vlan {
@@ -178,12 +178,12 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
             status,
             last_down_cause,
             distance,
-            rx_power,
-            tx_power,
-            olt_rx_power,
-            temperature,
-            voltage,
-            bias_current,
+            rx_power: rx_power.into(),
+            tx_power: tx_power.into(),
+            olt_rx_power: olt_rx_power.into(),
+            temperature: temperature.into(),
+            voltage: voltage.into(),
+            bias_current: bias_current.into(),
             vlan,
             last_update,
             optics_at,
@@ -296,12 +296,12 @@ mod tests {
             status: OnuStatus::Offline,
             last_down_cause: Some(DownCause::DyingGasp),
             distance: Some(1234),
-            rx_power: Some(-21.37),
-            tx_power: None,
-            olt_rx_power: Some(-19.5),
-            temperature: Some(41.0),
-            voltage: None,
-            bias_current: Some(19.0),
+            rx_power: Some(-21.37).into(),
+            tx_power: Reading::NONE,
+            olt_rx_power: Some(-19.5).into(),
+            temperature: Some(41.0).into(),
+            voltage: Reading::NONE,
+            bias_current: Some(19.0).into(),
             vlan: Some(100),
             last_update: at,
             optics_at: None,
@@ -312,8 +312,8 @@ mod tests {
     fn version_1_records_are_still_read() {
         let at = DateTime::from_timestamp(1_800_000_000, 0).expect("time");
         let mut old = onu(1, at);
-        old.temperature = None;
-        old.bias_current = None;
+        old.temperature = Reading::NONE;
+        old.bias_current = Reading::NONE;
         let mut bytes = encode(std::slice::from_ref(&old), Some(at));
         // Header (17 bytes), then id, OLT id, index (16), port, serial, description,
         // status and cause, and the first bitmap: the transceiver bitmap follows it.

@@ -52,6 +52,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Reading;
 
     #[test]
     fn onu_tables_in_the_old_json_encoding_are_read_and_rewritten_in_binary() {
@@ -68,12 +69,12 @@ mod tests {
             status: crate::domain::OnuStatus::Online,
             last_down_cause: None,
             distance: Some(900),
-            rx_power: Some(-20.5),
-            tx_power: Some(2.0),
-            olt_rx_power: None,
-            temperature: None,
-            voltage: None,
-            bias_current: None,
+            rx_power: Some(-20.5).into(),
+            tx_power: Some(2.0).into(),
+            olt_rx_power: Reading::NONE,
+            temperature: Reading::NONE,
+            voltage: Reading::NONE,
+            bias_current: Reading::NONE,
             vlan: Some(100),
             last_update: seen,
             optics_at: None,

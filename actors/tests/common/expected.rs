@@ -70,12 +70,12 @@ impl From<FixtureOnu> for PolledOnu {
             status: onu.status,
             last_down_cause: onu.last_down_cause,
             distance: onu.distance,
-            rx_power: onu.rx_power,
-            tx_power: onu.tx_power,
-            olt_rx_power: onu.olt_rx_power,
-            temperature: onu.temperature,
-            voltage: onu.voltage,
-            bias_current: onu.bias_current,
+            rx_power: onu.rx_power.into(),
+            tx_power: onu.tx_power.into(),
+            olt_rx_power: onu.olt_rx_power.into(),
+            temperature: onu.temperature.into(),
+            voltage: onu.voltage.into(),
+            bias_current: onu.bias_current.into(),
             optics_read: true,
         }
     }

@@ -166,11 +166,11 @@ impl FleetAggregate {
                 self.offline.remove(&id);
             }
         }
-        if was.rx_power.map(f64::to_bits) != onu.rx_power.map(f64::to_bits) {
+        if was.rx_power != onu.rx_power {
             self.optics.remove(&optics_key(was.rx_power, id));
             self.optics.insert(optics_key(onu.rx_power, id));
-            self.per_level[level_slot(self.thresholds.level(was.rx_power))] -= 1;
-            self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
+            self.per_level[level_slot(self.thresholds.level(was.rx_power.get()))] -= 1;
+            self.per_level[level_slot(self.thresholds.level(onu.rx_power.get()))] += 1;
         }
         // The search key is made of the serial and the description only: a row whose
         // status or readings changed keeps its place in the text index.
@@ -196,7 +196,7 @@ impl FleetAggregate {
             self.offline.insert(id);
         }
         self.optics.insert(optics_key(onu.rx_power, id));
-        self.per_level[level_slot(self.thresholds.level(onu.rx_power))] += 1;
+        self.per_level[level_slot(self.thresholds.level(onu.rx_power.get()))] += 1;
         let slot = self.text.hold(id);
         self.place(id, olt, position, slot)
     }
@@ -226,7 +226,7 @@ impl FleetAggregate {
         self.by_serial.remove(&was.serial, id);
         self.offline.remove(&id);
         self.optics.remove(&optics_key(was.rx_power, id));
-        self.per_level[level_slot(self.thresholds.level(was.rx_power))] -= 1;
+        self.per_level[level_slot(self.thresholds.level(was.rx_power.get()))] -= 1;
         self.text
             .remove(place.slot, &search_key(&was.serial, &was.description));
     }

@@ -4,7 +4,7 @@
 //! and every candidate is then checked against the whole search, so each answer is exact
 //! and costs what its page costs.
 
-use super::{level_slot, page_of, total_order};
+use super::{hundredths_at_or_below, level_slot, page_of};
 use super::{FleetAggregate, OnuSearch, OpticsKey, Page, Window};
 use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
 use crate::onu_table::{key_contains, OnuOrder};
@@ -32,7 +32,7 @@ impl FleetAggregate {
             })
             && search
                 .level
-                .is_none_or(|l| self.thresholds.level(onu.rx_power) == l)
+                .is_none_or(|l| self.thresholds.level(onu.rx_power.get()) == l)
             && (search.olt_id.is_none() && search.node_id.is_none()
                 || self
                     .olts
@@ -96,9 +96,9 @@ impl FleetAggregate {
     /// is worse), or all of it.
     fn optics_from(&self, level: Option<OpticsLevel>) -> impl Iterator<Item = &OpticsKey> {
         let t = &self.thresholds;
-        let critical: OpticsKey = (false, total_order(t.critical_dbm), OnuId::MAX);
-        let warning: OpticsKey = (false, total_order(t.warning_dbm), OnuId::MAX);
-        let absent: OpticsKey = (true, i64::MIN, 0);
+        let critical: OpticsKey = (false, hundredths_at_or_below(t.critical_dbm), OnuId::MAX);
+        let warning: OpticsKey = (false, hundredths_at_or_below(t.warning_dbm), OnuId::MAX);
+        let absent: OpticsKey = (true, i32::MIN, 0);
         let (start, end) = match level {
             None => (Bound::Unbounded, Bound::Unbounded),
             Some(OpticsLevel::Critical) => (Bound::Unbounded, Bound::Included(critical)),
