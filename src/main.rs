@@ -19,7 +19,9 @@ use std::process::ExitCode;
 /// jemalloc, not the system allocator: a poll decodes a million varbinds a second into
 /// short-lived rows, and with glibc's malloc a fifth of a cycle's CPU went to malloc and
 /// free. Measured at 10,000 OLTs (docs/benchmarks.md, 2026-11-26 23:30 UTC): CPU per
-/// cycle 17.3 s -> 9.6 s, `serve` resident after the first poll 2,325 -> 1,860 MB.
+/// cycle 17.3 s -> 9.6 s, `serve` resident after the first poll 2,325 -> 1,860 MB. Its
+/// options (a background thread returning idle pages after a second) are compiled in from
+/// `.cargo/config.toml`.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
