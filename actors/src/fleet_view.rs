@@ -27,6 +27,7 @@
 
 pub mod aggregate;
 mod bindings;
+mod id_pages;
 mod serials;
 #[cfg(test)]
 mod tests;

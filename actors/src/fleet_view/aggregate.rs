@@ -12,6 +12,7 @@ mod fold;
 mod onu_search;
 
 use super::bindings::Bindings;
+use super::id_pages::IdPages;
 use super::serials::SerialIndex;
 use super::text_index::{search_key, Slot, TextIndex};
 use crate::domain::{
@@ -105,7 +106,7 @@ struct OltEntry {
 
 /// Where the view finds an ONU's row (its OLT's table, at `position`) and its slot in
 /// the text index.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct OnuPlace {
     olt: OltId,
     position: u32,
@@ -158,7 +159,7 @@ pub struct FleetAggregate {
     /// The incarnation whose removal was last published per OLT: older messages are late.
     removed: HashMap<OltId, u64>,
     /// Every ONU by id: where its row is.
-    onus: BTreeMap<OnuId, OnuPlace>,
+    onus: IdPages<OnuPlace>,
     by_serial: SerialIndex,
     offline: BTreeSet<OnuId>,
     optics: BTreeSet<OpticsKey>,
@@ -174,7 +175,7 @@ impl FleetAggregate {
             thresholds,
             olts: BTreeMap::new(),
             removed: HashMap::new(),
-            onus: BTreeMap::new(),
+            onus: IdPages::default(),
             by_serial: SerialIndex::default(),
             offline: BTreeSet::new(),
             optics: BTreeSet::new(),
@@ -264,7 +265,7 @@ impl FleetAggregate {
 
     /// The row the view holds of ONU `id`.
     pub fn known_onu(&self, id: OnuId) -> Option<&Onu> {
-        self.onus.get(&id).and_then(|place| self.row_at(place))
+        self.onus.get(id).and_then(|place| self.row_at(place))
     }
 
     /// The table the view holds of OLT `olt` (empty when it holds none).

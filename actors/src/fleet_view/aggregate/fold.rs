@@ -101,7 +101,7 @@ impl FleetAggregate {
         let same_places = old.len() == new.len() && old.iter().zip(new).all(|(a, b)| a.id == b.id);
         if !same_places {
             for (position, onu) in new.iter().enumerate() {
-                if let Some(place) = self.onus.get_mut(&onu.id).filter(|p| p.olt == olt) {
+                if let Some(place) = self.onus.get_mut(onu.id).filter(|p| p.olt == olt) {
                     place.position = position as u32;
                 }
             }
@@ -122,7 +122,7 @@ impl FleetAggregate {
     /// Indexes `onu`, now at `position` of OLT `olt`'s table; `was` is its row in the
     /// table the view held before.
     fn upsert_onu(&mut self, olt: OltId, onu: &Onu, position: u32, was: Option<&Onu>) -> Slot {
-        match (self.onus.get(&onu.id).copied(), was) {
+        match (self.onus.get(onu.id).copied(), was) {
             (Some(place), Some(was)) if place.olt == olt => {
                 self.update_in_place(olt, onu, position, place, was)
             }
@@ -216,10 +216,10 @@ impl FleetAggregate {
     /// that ONU under another OLT).
     fn take_out(&mut self, olt: OltId, was: &Onu) {
         let id = was.id;
-        let Some(place) = self.onus.get(&id).copied().filter(|p| p.olt == olt) else {
+        let Some(place) = self.onus.get(id).copied().filter(|p| p.olt == olt) else {
             return;
         };
-        self.onus.remove(&id);
+        self.onus.remove(id);
         if let Some(entry) = self.olts.get_mut(&olt) {
             entry.use_vlan(was.vlan, -1);
         }
