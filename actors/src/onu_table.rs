@@ -9,8 +9,8 @@ use crate::domain::{
     DownCause, OltId, Onu, OnuId, OnuStateChange, OnuStatus, OpticsLevel, OpticsPoint,
     OpticsThresholds,
 };
-use crate::onu_map::OnuMap;
 use crate::poller::PolledOnu;
+use crate::sorted_map::OnuMap;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -6,6 +6,7 @@
 use crate::domain::{CompactString, DownCause, OnuStatus, Reading, Vendor};
 use crate::profile::{std_oids, Cell, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
+use crate::sorted_map::SortedMap;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod fdb;
@@ -226,7 +227,7 @@ fn port_arcs(port: &str) -> Vec<u32> {
 pub struct Interfaces {
     /// Every interface's name (the profile's [`crate::profile::InterfaceNames`] column)
     /// by ifIndex; BDCOM's ONU interfaces are looked up here.
-    pub names: BTreeMap<u32, String>,
+    pub names: SortedMap<u32, CompactString>,
     /// PON port names (`0/1/0`) by ifIndex: interfaces of the profile's ifType whose
     /// name names a port.
     pub ports: BTreeMap<u32, String>,
@@ -243,7 +244,7 @@ impl Interfaces {
             let [if_index] = index.as_slice() else {
                 continue;
             };
-            let Some(name) = value.as_text() else {
+            let Some(name) = value.as_compact_text() else {
                 continue;
             };
             let type_fits = match (profile.port_if_type, types.get(index.as_slice())) {

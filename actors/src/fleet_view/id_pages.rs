@@ -161,6 +161,10 @@ mod tests {
         }
         assert_eq!(pages.get(70), Some(&5));
         assert_eq!(pages.get_mut(71), None);
-        assert_eq!(pages.get(71), None, "a neighbour in the page is still absent");
+        assert_eq!(
+            pages.get(71),
+            None,
+            "a neighbour in the page is still absent"
+        );
     }
 }

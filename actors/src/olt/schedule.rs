@@ -11,10 +11,10 @@
 
 use super::pacing::Pacing;
 use crate::domain::{OltId, OnuId, OnuStatus};
-use crate::onu_map::OnuMap;
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, OpticsPlan, ReadPlan, RowMap};
 use crate::profile::polling::PollGroup;
+use crate::sorted_map::OnuMap;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -51,7 +51,7 @@ pub fn decode(
                 .try_into()
                 .ok()?;
             let bridge_port = u32::try_from(value.as_i64()?).ok()?;
-            let name = interfaces.names.get(if_index.get(&bridge_port)?)?;
+            let name = interfaces.names.get(*if_index.get(&bridge_port)?)?;
             let (port, number) = profile.onu_from_if_name(name)?;
             Some(MacSighting {
                 pon_port: port.to_string(),

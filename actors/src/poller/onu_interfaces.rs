@@ -125,7 +125,7 @@ mod tests {
         for onu in 1..=12 {
             interfaces
                 .names
-                .insert(1000 + onu, format!("GPON0/2:{onu}"));
+                .insert(1000 + onu, format!("GPON0/2:{onu}").into());
         }
         interfaces.names.insert(2000, "GPON0/10:1".into());
         interfaces
@@ -143,7 +143,7 @@ mod tests {
         if_indexes
             .into_iter()
             .filter_map(|i| {
-                let (port, number) = BDCOM_GPON.onu_from_if_name(interfaces.names.get(&i)?)?;
+                let (port, number) = BDCOM_GPON.onu_from_if_name(interfaces.names.get(i)?)?;
                 Some(PolledOnu {
                     pon_port: port.into(),
                     onu_index: number,
@@ -192,7 +192,7 @@ mod tests {
         for port in 1..=10u32 {
             for onu in [1, 2, 3, 5] {
                 let name = format!("GPON0/{port}:{onu}");
-                interfaces.names.insert(port * 100 + onu, name);
+                interfaces.names.insert(port * 100 + onu, name.into());
             }
         }
         assert_eq!(

@@ -116,7 +116,7 @@ pub(super) fn locate_onu(
             };
             let (port, number) = interfaces
                 .names
-                .get(if_index)
+                .get(*if_index)
                 .and_then(|name| profile.onu_from_if_name(name))
                 .ok_or(Unplaced::NoOnuInterface)?;
             Ok((port.into(), number))

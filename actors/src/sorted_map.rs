@@ -1,84 +1,88 @@
-//! A map from ONU id to a small value, for what an OLT actor keeps about each of its ONUs
-//! beside the table (when its optics are next due, its last stored optics point): the
-//! pairs in one vector sorted by id. An OLT holds at most a few thousand ONUs, and ids
-//! are handed out in increasing order, so new ONUs append; a lookup is a binary search.
-//! At the national scale (1.28 M ONUs) a `HashMap` of these took about 50 bytes an ONU
-//! (its buckets rounded up to a power of two, then kept below seven eighths full); this
-//! takes the pair's own 24.
+//! A map kept as one vector of pairs sorted by key, for the small values an OLT actor keeps
+//! about each of its ONUs beside the table (when its optics are next due, its last stored
+//! optics point) and about each of its interfaces (IF-MIB names by ifIndex). An OLT holds
+//! at most a few thousand of either, and keys mostly come in increasing order (ids are
+//! handed out in order, a walk returns ifIndexes in order), so new keys append; a lookup
+//! is a binary search. At the national scale (1.28 M ONUs) a `HashMap` of these took about
+//! 50 bytes an ONU (its buckets rounded up to a power of two, then kept below seven eighths
+//! full) and a `BTreeMap` of names about 80 an interface; this takes the pair's own size.
 
 use crate::domain::OnuId;
 
-#[derive(Debug, Clone)]
-pub struct OnuMap<V> {
-    /// Sorted by id, each id once.
-    pairs: Vec<(OnuId, V)>,
+/// What an OLT actor keeps about each of its ONUs, by id.
+pub type OnuMap<V> = SortedMap<OnuId, V>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortedMap<K, V> {
+    /// Sorted by key, each key once.
+    pairs: Vec<(K, V)>,
 }
 
-impl<V> Default for OnuMap<V> {
+impl<K, V> Default for SortedMap<K, V> {
     fn default() -> Self {
-        OnuMap { pairs: Vec::new() }
+        SortedMap { pairs: Vec::new() }
     }
 }
 
-impl<V> OnuMap<V> {
-    fn position(&self, id: OnuId) -> Result<usize, usize> {
-        // New ids come last: check the end before searching.
+impl<K: Ord + Copy, V> SortedMap<K, V> {
+    fn position(&self, key: K) -> Result<usize, usize> {
+        // New keys mostly come last: check the end before searching.
         match self.pairs.last() {
-            Some((last, _)) if *last < id => Err(self.pairs.len()),
-            _ => self.pairs.binary_search_by_key(&id, |(key, _)| *key),
+            Some((last, _)) if *last < key => Err(self.pairs.len()),
+            _ => self.pairs.binary_search_by_key(&key, |(k, _)| *k),
         }
     }
 
-    pub fn get(&self, id: OnuId) -> Option<&V> {
-        let at = self.position(id).ok()?;
+    pub fn get(&self, key: K) -> Option<&V> {
+        let at = self.position(key).ok()?;
         Some(&self.pairs[at].1)
     }
 
-    pub fn get_mut(&mut self, id: OnuId) -> Option<&mut V> {
-        let at = self.position(id).ok()?;
+    pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        let at = self.position(key).ok()?;
         Some(&mut self.pairs[at].1)
     }
 
-    /// Sets `id`'s value; the one it replaced, if any.
-    pub fn insert(&mut self, id: OnuId, value: V) -> Option<V> {
-        match self.position(id) {
+    /// Sets `key`'s value; the one it replaced, if any.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.position(key) {
             Ok(at) => Some(std::mem::replace(&mut self.pairs[at].1, value)),
             Err(at) => {
-                self.pairs.insert(at, (id, value));
+                self.pairs.insert(at, (key, value));
                 None
             }
         }
     }
 
-    /// `id`'s value, set from `make` first if it has none.
-    pub fn get_or_insert_with(&mut self, id: OnuId, make: impl FnOnce() -> V) -> &mut V {
-        let at = match self.position(id) {
+    /// `key`'s value, set from `make` first if it has none.
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let at = match self.position(key) {
             Ok(at) => at,
             Err(at) => {
-                self.pairs.insert(at, (id, make()));
+                self.pairs.insert(at, (key, make()));
                 at
             }
         };
         &mut self.pairs[at].1
     }
 
-    pub fn remove(&mut self, id: OnuId) -> Option<V> {
-        let at = self.position(id).ok()?;
+    pub fn remove(&mut self, key: K) -> Option<V> {
+        let at = self.position(key).ok()?;
         Some(self.pairs.remove(at).1)
     }
 
     /// Keeps the pairs `keep` says yes to, and gives back the room of those it dropped.
-    pub fn retain(&mut self, mut keep: impl FnMut(OnuId, &V) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(K, &V) -> bool) {
         let before = self.pairs.len();
-        self.pairs.retain(|(id, value)| keep(*id, value));
+        self.pairs.retain(|(key, value)| keep(*key, value));
         if self.pairs.len() < before {
             self.pairs.shrink_to_fit();
         }
     }
 
-    /// The pairs in id order.
-    pub fn iter(&self) -> impl Iterator<Item = (OnuId, &V)> + '_ {
-        self.pairs.iter().map(|(id, value)| (*id, value))
+    /// The pairs in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
+        self.pairs.iter().map(|(key, value)| (*key, value))
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
