@@ -391,8 +391,7 @@ impl FleetAggregate {
             .map(|serial| {
                 self.by_serial
                     .candidates(serial)
-                    .iter()
-                    .filter_map(|id| self.known_onu(*id))
+                    .filter_map(|id| self.known_onu(id))
                     .filter(|onu| onu.serial.eq_ignore_ascii_case(serial))
                     .max_by_key(|onu| (onu.olt_id, onu.id))
                     .cloned()

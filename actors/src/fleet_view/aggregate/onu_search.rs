@@ -126,7 +126,7 @@ impl FleetAggregate {
             return Some(self.bindings.with_contract(contract).to_vec());
         }
         if let Some(serial) = &search.serial {
-            return Some(self.by_serial.candidates(serial).to_vec());
+            return Some(self.by_serial.candidates(serial).collect());
         }
         if let Some(olt) = search.olt_id {
             return Some(
