@@ -39,10 +39,12 @@ pub struct UnconfiguredOnu {
     pub last_seen_at: DateTime<Utc>,
 }
 
-/// An OLT's unconfigured ONUs by (port, serial), kept by its actor.
+/// An OLT's unconfigured ONUs in (port, serial) order, kept by its actor. A sorted vector:
+/// an OLT shows a few at a time, and a `BTreeMap` allocated room for eleven on its first,
+/// 1.7 KB an OLT (17 MB of a national fleet's 10,000 OLTs).
 #[derive(Debug, Clone, Default)]
 pub struct UnconfiguredList {
-    onus: BTreeMap<(String, String), UnconfiguredOnu>,
+    onus: Vec<UnconfiguredOnu>,
     /// Whether a discovery was merged since the actor started.
     merged: bool,
 }
@@ -56,11 +58,13 @@ impl UnconfiguredList {
         sightings: Vec<Sighting>,
         now: DateTime<Utc>,
     ) -> Vec<UnconfiguredOnu> {
-        let mut next = BTreeMap::new();
+        let mut next: Vec<UnconfiguredOnu> = Vec::with_capacity(sightings.len());
         let mut new = Vec::new();
         for sighting in sightings {
-            let key = (sighting.pon_port.clone(), sighting.serial.clone());
-            let known = self.onus.get(&key).map(|o| o.first_seen_at);
+            let known = self
+                .position(&sighting.pon_port, &sighting.serial)
+                .ok()
+                .map(|at| self.onus[at].first_seen_at);
             let onu = UnconfiguredOnu {
                 olt_id,
                 pon_port: sighting.pon_port,
@@ -72,11 +76,21 @@ impl UnconfiguredList {
             if known.is_none() {
                 new.push(onu.clone());
             }
-            next.insert(key, onu);
+            next.push(onu);
         }
+        next.sort_by(|a, b| (&a.pon_port, &a.serial).cmp(&(&b.pon_port, &b.serial)));
+        // A sighting listed twice counts once, the later one kept.
+        next.reverse();
+        next.dedup_by(|a, b| a.pon_port == b.pon_port && a.serial == b.serial);
+        next.reverse();
         self.onus = next;
         self.merged = true;
         new
+    }
+
+    fn position(&self, pon_port: &str, serial: &str) -> Result<usize, usize> {
+        self.onus
+            .binary_search_by(|o| (o.pon_port.as_str(), o.serial.as_str()).cmp(&(pon_port, serial)))
     }
 
     /// Whether any discovery was merged yet (the first one finds nothing "new": it finds
@@ -87,13 +101,12 @@ impl UnconfiguredList {
 
     /// In port, then serial order.
     pub fn all(&self) -> Vec<UnconfiguredOnu> {
-        self.onus.values().cloned().collect()
+        self.onus.clone()
     }
 
     /// Whether the OLT shows `serial` on `pon_port` as unconfigured.
     pub fn contains(&self, pon_port: &str, serial: &str) -> bool {
-        self.onus
-            .contains_key(&(pon_port.to_string(), serial.to_string()))
+        self.position(pon_port, serial).is_ok()
     }
 }
 
@@ -250,6 +263,35 @@ mod tests {
             .is_empty());
         assert!(!list.contains("0/1/0", "HWTC00000001"));
         assert!(list.contains("0/1/1", "HWTC00000002"));
+    }
+
+    #[test]
+    fn the_list_is_in_port_then_serial_order_with_each_onu_once() {
+        let t0 = Utc.timestamp_opt(1_800_000_000, 0).single().expect("time");
+        let mut list = UnconfiguredList::default();
+        let sightings = vec![
+            seen("0/2/0", "ZTEG00000001"),
+            seen("0/1/0", "HWTC00000009"),
+            seen("0/2/0", "HWTC00000003"),
+            seen("0/1/0", "HWTC00000009"),
+        ];
+        list.merge(1, sightings, t0);
+        let all: Vec<(String, String)> = list
+            .all()
+            .into_iter()
+            .map(|o| (o.pon_port, o.serial))
+            .collect();
+        let expected = [
+            ("0/1/0", "HWTC00000009"),
+            ("0/2/0", "HWTC00000003"),
+            ("0/2/0", "ZTEG00000001"),
+        ];
+        assert_eq!(all.len(), expected.len());
+        for ((port, serial), (want_port, want_serial)) in all.iter().zip(expected) {
+            assert_eq!((port.as_str(), serial.as_str()), (want_port, want_serial));
+        }
+        assert!(list.contains("0/2/0", "HWTC00000003"));
+        assert!(!list.contains("0/2/0", "HWTC00000009"));
     }
 
     #[test]
