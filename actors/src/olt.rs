@@ -61,6 +61,7 @@ mod lifecycle;
 mod mac_reads;
 mod merge;
 mod msg;
+mod optics_turns;
 mod pacing;
 mod poll;
 mod probe;

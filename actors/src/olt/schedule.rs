@@ -9,12 +9,12 @@
 //! schedule also keeps what the poller needs between polls: which ONU each row index
 //! stands for, and IF-MIB as last read.
 
+use super::optics_turns::OpticsTurns;
 use super::pacing::Pacing;
 use crate::domain::{OltId, OnuId, OnuStatus};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, OpticsPlan, ReadPlan, RowMap};
 use crate::profile::polling::PollGroup;
-use crate::sorted_map::OnuMap;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -68,7 +68,7 @@ pub(super) struct GroupSchedule {
     macs_urgent: bool,
     /// Polls of this session that had the `macs` group (the first has every group).
     macs_reads: u32,
-    optics_due: OnuMap<Instant>,
+    optics_due: OpticsTurns,
     /// ONUs whose optics the next poll reads first.
     urgent: Vec<OnuId>,
     /// Row index → ONU, as the last good poll left it.
@@ -123,7 +123,7 @@ impl GroupSchedule {
         let wall = Utc::now();
         let count = onus.len().max(1) as u32;
         for (rank, onu) in onus.iter().enumerate() {
-            self.optics_due.get_or_insert_with(onu.id, || {
+            self.optics_due.get_or_insert_with(onu.id, now, || {
                 first_slot(now, wall, onu.optics_at, interval, rank as u32, count)
             });
         }
@@ -133,15 +133,9 @@ impl GroupSchedule {
                 chosen.push(id);
             }
         }
-        let mut due: Vec<(Instant, OnuId)> = self
-            .optics_due
-            .iter()
-            .filter(|(id, at)| **at <= now && !chosen.contains(id))
-            .map(|(id, at)| (*at, id))
-            .collect();
-        due.sort_unstable();
+        let due = self.optics_due.due(now, &chosen);
         let room = cap.saturating_sub(chosen.len());
-        chosen.extend(due.into_iter().take(room).map(|(_, id)| id));
+        chosen.extend(due.into_iter().take(room));
         chosen
     }
 
@@ -234,13 +228,12 @@ impl GroupSchedule {
     ) {
         let count = table.len().max(1) as u32;
         for (rank, id) in optics_read.iter().enumerate() {
-            match self.optics_due.get_mut(*id) {
-                Some(due) => *due = now + interval,
+            if self.optics_due.contains(*id) {
+                self.optics_due.set(*id, now, now + interval);
+            } else {
                 // Read at first sight: its sweep slot is spread over the interval.
-                None => {
-                    let slot = interval.mul_f64(f64::from(rank as u32 + 1) / f64::from(count));
-                    self.optics_due.insert(*id, now + slot);
-                }
+                let slot = interval.mul_f64(f64::from(rank as u32 + 1) / f64::from(count));
+                self.optics_due.set(*id, now, now + slot);
             }
         }
         // Back online and not read just now (a new ONU's first reading is this poll's).
@@ -289,7 +282,7 @@ impl GroupSchedule {
             PollGroup::Macs if self.macs_urgent => Some(status_next),
             PollGroup::Macs => Some(self.macs_due.unwrap_or(status_next)),
             PollGroup::Optics if !self.urgent.is_empty() => Some(status_next),
-            PollGroup::Optics => self.optics_due.values().min().copied(),
+            PollGroup::Optics => self.optics_due.next(),
         }
     }
 }
