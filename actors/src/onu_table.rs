@@ -12,11 +12,13 @@ use crate::domain::{
 use crate::poller::PolledOnu;
 use crate::sorted_map::OnuMap;
 use chrono::{DateTime, Utc};
+use last_point::LastPoint;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod last_point;
 mod text;
 pub use text::{key_contains, search_key};
 
@@ -87,7 +89,8 @@ pub struct OnuTable {
     /// Positions in `onus`, sorted by serial ignoring ASCII case (4 bytes an ONU, where a
     /// map of lower-cased serials took about 70).
     by_serial: Vec<u32>,
-    last_point: OnuMap<(DateTime<Utc>, OpticsLevel)>,
+    /// When and at which level each ONU's last optics point was stored.
+    last_point: OnuMap<LastPoint>,
     /// Time of the last merged poll: ONUs with this `last_update` were in it.
     polled_at: Option<DateTime<Utc>>,
 }
@@ -317,13 +320,14 @@ impl OnuTable {
             let level = thresholds.level(onu.rx_power.get());
             let due = match self.last_point.get(onu.id) {
                 None => true,
-                Some((at, last_level)) => {
-                    *last_level != level
-                        || (now - *at).to_std().is_ok_and(|age| age >= history_step)
+                Some(last) => {
+                    let age = now.timestamp_millis() - last.at_millis();
+                    last.level() != level
+                        || u128::try_from(age).is_ok_and(|age| age >= history_step.as_millis())
                 }
             };
             if due {
-                self.last_point.insert(onu.id, (now, level));
+                self.last_point.insert(onu.id, LastPoint::new(now, level));
                 report.optics.push((
                     onu.id,
                     OpticsPoint {
