@@ -9,14 +9,17 @@ use crate::domain::{Onu, OnuId};
 use std::collections::HashSet;
 
 /// Row index (packed, [`super::row_key`]) ↔ ONU id, for one OLT: the pairs sorted by
-/// row, and their positions sorted by ONU. A row key is kept as two `u64` halves, so a
-/// pair takes 24 bytes (a `u128` would align it to 32), and the ONU order 4 more: 28
-/// bytes an ONU both ways, where two sorted vectors of pairs took 64 and a pair of hash
-/// maps about three times that.
+/// row, and their positions sorted by ONU. A row key's high half names its shape (and,
+/// for three arcs or an Eltex serial, its first arc), so sorted rows share it in long
+/// runs: each run's high half is kept once, and a pair holds the low half and the ONU.
+/// 16 bytes a pair and 4 for the ONU order, 20 bytes an ONU both ways, where pairs of
+/// full keys took 28 and two sorted vectors of `u128` pairs 64.
 #[derive(Debug, Clone, Default)]
 pub struct RowMap {
-    /// (row's high half, row's low half, ONU), sorted by row.
-    by_row: Vec<(u64, u64, OnuId)>,
+    /// (row's low half, ONU), sorted by row.
+    by_row: Vec<(u64, OnuId)>,
+    /// (high half, first position in `by_row` with it), one per run, in order.
+    runs: Vec<(u64, u32)>,
     /// Positions in `by_row`, sorted by ONU.
     by_onu: Vec<u32>,
 }
@@ -32,50 +35,86 @@ fn joined(high: u64, low: u64) -> u128 {
 impl RowMap {
     /// The map of `pairs` (row, ONU); a row named twice keeps its last ONU.
     pub fn new(pairs: impl IntoIterator<Item = (u128, OnuId)>) -> RowMap {
-        let mut by_row: Vec<(u64, u64, OnuId)> = pairs
-            .into_iter()
-            .map(|(row, id)| {
-                let (high, low) = halves(row);
-                (high, low, id)
-            })
-            .collect();
+        let mut rows: Vec<(u128, OnuId)> = pairs.into_iter().collect();
         // Stable: of two pairs with one row, the later stays last and is kept.
-        by_row.sort_by_key(|&(high, low, _)| (high, low));
-        by_row.dedup_by(|later, earlier| {
-            let same = (later.0, later.1) == (earlier.0, earlier.1);
+        rows.sort_by_key(|&(row, _)| row);
+        rows.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
             if same {
-                earlier.2 = later.2;
+                earlier.1 = later.1;
             }
             same
         });
+        let mut runs: Vec<(u64, u32)> = Vec::new();
+        let mut by_row = Vec::with_capacity(rows.len());
+        for (position, &(row, id)) in rows.iter().enumerate() {
+            let (high, low) = halves(row);
+            if runs.last().is_none_or(|&(last, _)| last != high) {
+                runs.push((high, position as u32));
+            }
+            by_row.push((low, id));
+        }
+        runs.shrink_to_fit();
         let mut by_onu: Vec<u32> = (0..by_row.len() as u32).collect();
-        by_onu.sort_unstable_by_key(|&i| by_row[i as usize].2);
-        RowMap { by_row, by_onu }
+        by_onu.sort_unstable_by_key(|&i| by_row[i as usize].1);
+        RowMap {
+            by_row,
+            runs,
+            by_onu,
+        }
+    }
+
+    /// The positions of `by_row` whose high half is `high`.
+    fn run_of(&self, high: u64) -> Option<std::ops::Range<usize>> {
+        let run = self.runs.binary_search_by_key(&high, |&(h, _)| h).ok()?;
+        let end = self
+            .runs
+            .get(run + 1)
+            .map_or(self.by_row.len(), |&(_, start)| start as usize);
+        Some(self.runs[run].1 as usize..end)
+    }
+
+    /// The high half of the row at `position`.
+    fn high_at(&self, position: usize) -> u64 {
+        let run = self
+            .runs
+            .partition_point(|&(_, start)| start as usize <= position);
+        self.runs[run - 1].0
     }
 
     /// The ONU row `row` stood for.
     pub fn onu(&self, row: u128) -> Option<OnuId> {
-        let key = halves(row);
-        let i = self
-            .by_row
-            .binary_search_by_key(&key, |&(high, low, _)| (high, low))
-            .ok()?;
-        Some(self.by_row[i].2)
+        let (high, low) = halves(row);
+        let run = self.run_of(high)?;
+        let rows = &self.by_row[run];
+        let i = rows.binary_search_by_key(&low, |&(low, _)| low).ok()?;
+        Some(rows[i].1)
     }
 
     /// The row of ONU `id`.
     pub fn row(&self, id: OnuId) -> Option<u128> {
         let i = self
             .by_onu
-            .binary_search_by_key(&id, |&i| self.by_row[i as usize].2)
+            .binary_search_by_key(&id, |&i| self.by_row[i as usize].1)
             .ok()?;
-        let (high, low, _) = self.by_row[self.by_onu[i] as usize];
-        Some(joined(high, low))
+        let position = self.by_onu[i] as usize;
+        Some(joined(self.high_at(position), self.by_row[position].0))
     }
 
     /// Every row, in order.
     pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
-        self.by_row.iter().map(|&(high, low, _)| joined(high, low))
+        self.runs
+            .iter()
+            .enumerate()
+            .flat_map(|(run, &(high, start))| {
+                let end = self
+                    .runs
+                    .get(run + 1)
+                    .map_or(self.by_row.len(), |&(_, next)| next as usize);
+                self.by_row[start as usize..end]
+                    .iter()
+                    .map(move |&(low, _)| joined(high, low))
+            })
     }
 
     pub fn len(&self) -> usize {
@@ -221,5 +260,27 @@ mod tests {
             assert_eq!(map.row(onu), Some(*key));
         }
         assert_eq!(map.onu(keys[0] ^ (1 << 64)), None);
+        assert_eq!(map.onu(keys[3] + 1), None, "a low half absent from its run");
+    }
+
+    #[test]
+    fn rows_sharing_a_high_half_are_one_run() {
+        let keys: Vec<u128> = (0..50u32)
+            .map(|n| row_key(&[n / 10, n % 10, 7]).expect("three arcs"))
+            .chain((0..5).map(|n| row_key(&[n]).expect("one arc")))
+            .collect();
+        let map = RowMap::new(keys.iter().copied().zip(100..));
+        assert_eq!(
+            map.runs.len(),
+            6,
+            "five first arcs of three-arc rows, one of one-arc rows"
+        );
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(map.rows().collect::<Vec<_>>(), sorted);
+        for (key, onu) in keys.iter().zip(100..) {
+            assert_eq!(map.onu(*key), Some(onu));
+            assert_eq!(map.row(onu), Some(*key));
+        }
     }
 }
