@@ -1,38 +1,34 @@
 //! The simulated fleet checked from the outside: net-snmp's own `snmpbulkwalk`, `snmpwalk`
 //! and `snmpget` (an independent SNMP implementation) and snmp2's client (the one the
 //! pollers use) query the simulator over real UDP, and what they read must equal
-//! `SimFleet::expected_onus` exactly, for the Huawei, ZTE C320 and BDCOM P3310 layouts of
-//! `docs/devices.md`. The tests that run net-snmp skip loudly when it is not installed
-//! (`scripts/test.sh` installs it, and makes a missing net-snmp a failure).
+//! `SimFleet::expected_onus` exactly, for the Huawei layout of `docs/devices.md` (ZTE C320
+//! and BDCOM P3310: `sim_snmp_vendors.rs`). The tests that run net-snmp skip loudly when
+//! it is not installed (`scripts/test.sh` installs it, and makes a missing net-snmp a
+//! failure).
 
-use ponkeeper_actors::domain::{DownCause, OnuStatus, Vendor};
+use ponkeeper_actors::domain::{OnuStatus, Vendor};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::profile::huawei_gpon_if_index;
 use ponkeeper_sim::{Dynamics, ExpectedOnu, FleetSpec, FleetVendors, SimFleet};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio::process::Command;
 
 #[path = "../../tests/common/tools.rs"]
 #[allow(dead_code)]
 mod tools;
 
-/// Whether net-snmp's client tools are installed; skips `test` loudly when not.
-fn has_net_snmp(test: &str) -> bool {
-    tools::program(test, "snmpbulkwalk")
-        && tools::program(test, "snmpwalk")
-        && tools::program(test, "snmpget")
-}
+#[path = "common/net_snmp.rs"]
+#[allow(dead_code)]
+mod net_snmp;
+use net_snmp::*;
 
 const SERIAL: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.43.1.3";
 const STATUS: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.46.1.15";
 const DISTANCE: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.46.1.20";
 const RX: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.51.1.4";
 const OLT_RX: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.51.1.6";
-const IF_NAME: &str = "1.3.6.1.2.1.31.1.1.1.1";
 const SYS_NAME: &str = "1.3.6.1.2.1.1.5.0";
-const ABSENT: i64 = 2_147_483_647;
 
 async fn frozen_fleet(olts: usize, onus: usize, seed: u64) -> SimFleet {
     let spec = FleetSpec {
@@ -41,47 +37,6 @@ async fn frozen_fleet(olts: usize, onus: usize, seed: u64) -> SimFleet {
         ..FleetSpec::new(olts, onus)
     };
     SimFleet::start(spec).await.expect("the fleet starts")
-}
-
-/// Runs a net-snmp tool; panics with a clear message when net-snmp is not installed.
-async fn net_snmp(tool: &str, args: &[&str]) -> std::process::Output {
-    match Command::new(tool).args(args).output().await {
-        Ok(output) => output,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => panic!(
-            "`{tool}` not found: these tests query the simulator with net-snmp; \
-             install it with `apt-get update && apt-get install -y snmp`"
-        ),
-        Err(error) => panic!("cannot run {tool}: {error}"),
-    }
-}
-
-/// `(oid arcs, type, value)` of every `-On` output line.
-async fn walk(tool: &str, args: &[&str]) -> Vec<(Vec<u64>, String, String)> {
-    let output = net_snmp(tool, args).await;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{tool} {args:?} failed: {}{}",
-        stdout,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-        .lines()
-        .filter_map(|line| {
-            let (oid, rest) = line.split_once(" = ")?;
-            let (kind, value) = rest.split_once(": ").unwrap_or((rest, ""));
-            let arcs = oid
-                .trim_start_matches('.')
-                .split('.')
-                .map(|arc| arc.parse::<u64>().expect("numeric OID (-On)"))
-                .collect();
-            Some((arcs, kind.to_string(), value.to_string()))
-        })
-        .collect()
-}
-
-fn target(addr: SocketAddr) -> String {
-    format!("{}:{}", addr.ip(), addr.port())
 }
 
 /// The row index `ifIndex.ontId` of an expected ONU.
@@ -107,38 +62,6 @@ fn by_row(
             ((arcs[prefix_len], arcs[prefix_len + 1]), (kind, value))
         })
         .collect()
-}
-
-/// An OCTET STRING as net-snmp prints it (`Hex-STRING: 48 57 ..` or `STRING: "..."`).
-fn octets(kind: &str, value: &str) -> Vec<u8> {
-    match kind {
-        "Hex-STRING" => value
-            .split_whitespace()
-            .map(|byte| u8::from_str_radix(byte, 16).expect("hex byte"))
-            .collect(),
-        "STRING" => {
-            let inner = value.trim().trim_start_matches('"').trim_end_matches('"');
-            inner
-                .replace("\\\"", "\"")
-                .replace("\\\\", "\\")
-                .into_bytes()
-        }
-        other => panic!("not an OCTET STRING: {other}: {value}"),
-    }
-}
-
-fn serial_text(bytes: &[u8]) -> String {
-    assert_eq!(bytes.len(), 8, "8-byte GPON serial");
-    let hex: String = bytes[4..].iter().map(|b| format!("{b:02X}")).collect();
-    format!("{}{hex}", String::from_utf8_lossy(&bytes[..4]))
-}
-
-fn integer(kind: &str, value: &str) -> i64 {
-    assert_eq!(kind, "INTEGER", "{kind}: {value}");
-    value
-        .trim()
-        .parse()
-        .expect("integer (-Oe prints enums as numbers)")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -435,205 +358,6 @@ async fn fixed_ports_follow_base_port() {
         // Another process took one of the three ports meanwhile: nothing to check.
         Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::AddrInUse),
     }
-}
-
-async fn frozen_fleet_of(vendor: Vendor, onus: usize, seed: u64) -> SimFleet {
-    let spec = FleetSpec {
-        seed,
-        vendors: FleetVendors::One(vendor),
-        dynamics: Dynamics::none(),
-        ..FleetSpec::new(1, onus)
-    };
-    SimFleet::start(spec).await.expect("the fleet starts")
-}
-
-/// Rows of one column walk keyed by the arcs after the column OID (without the
-/// endOfMibView line net-snmp prints after the last object of the view).
-fn instances(
-    column: &str,
-    rows: Vec<(Vec<u64>, String, String)>,
-) -> BTreeMap<Vec<u64>, (String, String)> {
-    let prefix_len = column.split('.').count();
-    rows.into_iter()
-        .filter(|(_, kind, _)| !kind.starts_with("No more variables"))
-        .map(|(arcs, kind, value)| (arcs[prefix_len..].to_vec(), (kind, value)))
-        .collect()
-}
-
-async fn bulkwalk(addr: &str, column: &str) -> BTreeMap<Vec<u64>, (String, String)> {
-    let args = ["-v2c", "-c", "public", "-On", "-Oe", addr, column];
-    instances(column, walk("snmpbulkwalk", &args).await)
-}
-
-/// sysDescr and sysObjectID as net-snmp reads them.
-async fn identity(addr: &str) -> (String, String) {
-    let got = walk(
-        "snmpget",
-        &[
-            "-v2c",
-            "-c",
-            "public",
-            "-On",
-            addr,
-            "1.3.6.1.2.1.1.1.0",
-            "1.3.6.1.2.1.1.2.0",
-        ],
-    )
-    .await;
-    (got[0].2.clone(), got[1].2.clone())
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bulkwalk_reads_a_zte_c320() {
-    if !has_net_snmp("bulkwalk_reads_a_zte_c320") {
-        return;
-    }
-    const SERIAL: &str = "1.3.6.1.4.1.3902.1012.3.28.1.1.5";
-    const PHASE: &str = "1.3.6.1.4.1.3902.1012.3.28.2.1.4";
-    const RX: &str = "1.3.6.1.4.1.3902.1012.3.50.12.1.1.10";
-    const DISTANCE: &str = "1.3.6.1.4.1.3902.1012.3.11.4.1.2";
-    let fleet = frozen_fleet_of(Vendor::Zte, 60, 4).await;
-    let addr = target(fleet.olt_addr(1).expect("OLT 1"));
-    let expected = fleet.expected_onus(1);
-    assert!(expected.iter().any(|o| o.status == OnuStatus::Offline));
-
-    let (descr, object_id) = identity(&addr).await;
-    assert!(descr.contains("by ZTE Corporation"), "{descr}");
-    assert!(
-        object_id.starts_with(".1.3.6.1.4.1.3902.1082."),
-        "{object_id}"
-    );
-
-    let names: Vec<String> = bulkwalk(&addr, IF_NAME)
-        .await
-        .values()
-        .map(|(kind, value)| String::from_utf8_lossy(&octets(kind, value)).into_owned())
-        .collect();
-    let ports: Vec<String> = fleet
-        .expected_ports(1)
-        .iter()
-        .map(|p| format!("gpon_{p}"))
-        .collect();
-    assert_eq!(names, ports);
-    assert_eq!(names[0], "gpon_1/1/1");
-
-    // Rows are <ponId>.<onuId>; optics carry a trailing .1.
-    let pon_id = |onu: &ExpectedOnu| -> u64 {
-        let parts: Vec<u64> = onu
-            .pon_port
-            .split('/')
-            .map(|p| p.parse().expect("numeric port"))
-            .collect();
-        0x1000_0000 + parts[1] * 65_536 + parts[2] * 256
-    };
-    let serials = bulkwalk(&addr, SERIAL).await;
-    let phases = bulkwalk(&addr, PHASE).await;
-    let rx = bulkwalk(&addr, RX).await;
-    let distances = bulkwalk(&addr, DISTANCE).await;
-    assert_eq!(serials.len(), expected.len());
-    assert_eq!(rx.len(), expected.len());
-    for onu in &expected {
-        let key = vec![pon_id(onu), u64::from(onu.onu_index)];
-        let (kind, value) = &serials[&key];
-        assert_eq!(serial_text(&octets(kind, value)), onu.serial, "{key:?}");
-        let (kind, value) = &phases[&key];
-        let phase = integer(kind, value);
-        let (status, cause) = match phase {
-            3 => (OnuStatus::Online, None),
-            1 => (OnuStatus::Offline, Some(DownCause::Los)),
-            4 => (OnuStatus::Offline, Some(DownCause::DyingGasp)),
-            _ => (OnuStatus::Offline, Some(DownCause::Unknown)),
-        };
-        assert_eq!(
-            (status, cause),
-            (onu.status, onu.last_down_cause),
-            "{key:?}"
-        );
-        let mut optics = key.clone();
-        optics.push(1);
-        let (kind, value) = &rx[&optics];
-        let raw = onu
-            .rx_power
-            .get()
-            .map_or(65_535, |dbm| ((dbm + 30.0) * 500.0).round() as i64);
-        assert_eq!(integer(kind, value), raw, "rx {key:?}");
-        let distance = distances
-            .get(&key)
-            .map(|(kind, value)| integer(kind, value));
-        assert_eq!(distance, onu.distance.map(i64::from), "distance {key:?}");
-    }
-    fleet.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bulkwalk_reads_a_bdcom_p3310() {
-    if !has_net_snmp("bulkwalk_reads_a_bdcom_p3310") {
-        return;
-    }
-    const MAC: &str = "1.3.6.1.4.1.3320.101.10.1.1.3";
-    const STATUS: &str = "1.3.6.1.4.1.3320.101.10.1.1.26";
-    const RX: &str = "1.3.6.1.4.1.3320.101.10.5.1.5";
-    const DESCRIPTION: &str = "1.3.6.1.4.1.3320.101.11.1.1.4";
-    const IF_DESCR: &str = "1.3.6.1.2.1.2.2.1.2";
-    let fleet = frozen_fleet_of(Vendor::Bdcom, 60, 4).await;
-    let addr = target(fleet.olt_addr(1).expect("OLT 1"));
-    let expected = fleet.expected_onus(1);
-    assert!(expected.iter().any(|o| o.status == OnuStatus::Offline));
-
-    let (descr, object_id) = identity(&addr).await;
-    assert!(descr.starts_with("\"BDCOM(tm) P3310 Software"), "{descr}");
-    assert!(object_id.starts_with(".1.3.6.1.4.1.3320.1."), "{object_id}");
-
-    // ifDescr names the ports (EPON0/1) and every ONU's own interface (EPON0/1:3).
-    let if_descr: BTreeMap<u64, String> = bulkwalk(&addr, IF_DESCR)
-        .await
-        .into_iter()
-        .map(|(index, (kind, value))| {
-            let name = String::from_utf8_lossy(&octets(&kind, &value)).into_owned();
-            (index[0], name)
-        })
-        .collect();
-    let ports: Vec<&String> = if_descr.values().filter(|n| !n.contains(':')).collect();
-    let expected_ports: Vec<String> = fleet
-        .expected_ports(1)
-        .iter()
-        .map(|p| format!("EPON{p}"))
-        .collect();
-    assert_eq!(ports, expected_ports.iter().collect::<Vec<_>>());
-    assert_eq!(expected_ports[0], "EPON0/1");
-    let by_name: BTreeMap<&str, u64> = if_descr.iter().map(|(i, n)| (n.as_str(), *i)).collect();
-
-    let macs = bulkwalk(&addr, MAC).await;
-    let statuses = bulkwalk(&addr, STATUS).await;
-    let rx = bulkwalk(&addr, RX).await;
-    let descriptions = bulkwalk(&addr, DESCRIPTION).await;
-    assert_eq!(macs.len(), expected.len());
-    for onu in &expected {
-        let name = format!("EPON{}:{}", onu.pon_port, onu.onu_index);
-        let key = vec![by_name[name.as_str()]];
-        let (kind, value) = &macs[&key];
-        let mac: Vec<String> = octets(kind, value)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(mac.join(":"), onu.serial, "{name}");
-        let (kind, value) = &descriptions[&key];
-        assert_eq!(octets(kind, value), onu.description.as_bytes(), "{name}");
-        let (kind, value) = &statuses[&key];
-        let (status, cause) = match integer(kind, value) {
-            0 | 1 | 3 => (OnuStatus::Online, None),
-            4 => (OnuStatus::Offline, Some(DownCause::Los)),
-            _ => (OnuStatus::Offline, Some(DownCause::Unknown)),
-        };
-        assert_eq!((status, cause), (onu.status, onu.last_down_cause), "{name}");
-        let (kind, value) = &rx[&key];
-        let raw = onu
-            .rx_power
-            .get()
-            .map_or(ABSENT, |dbm| (dbm * 10.0).round() as i64);
-        assert_eq!(integer(kind, value), raw, "rx {name}");
-    }
-    fleet.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
