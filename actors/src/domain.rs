@@ -297,6 +297,22 @@ pub struct OpticsPoint {
     pub level: OpticsLevel,
 }
 
+impl OpticsPoint {
+    /// The point of `onu`'s readings as its row holds them, taken `at` at `level`.
+    pub fn of(onu: &Onu, at: DateTime<Utc>, level: OpticsLevel) -> OpticsPoint {
+        OpticsPoint {
+            at,
+            rx_power: onu.rx_power.get(),
+            tx_power: onu.tx_power.get(),
+            olt_rx_power: onu.olt_rx_power.get(),
+            temperature: onu.temperature.get(),
+            voltage: onu.voltage.get(),
+            bias_current: onu.bias_current.get(),
+            level,
+        }
+    }
+}
+
 /// Who an ONU serves, as billing knows them (docs/provisioning.md, "Subscriber binding");
 /// every field may be absent. Kept by the service's records, held by the fleet view so
 /// lists show it and `GET /onus` finds ONUs by it.

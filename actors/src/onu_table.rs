@@ -328,19 +328,9 @@ impl OnuTable {
             };
             if due {
                 self.last_point.insert(onu.id, LastPoint::new(now, level));
-                report.optics.push((
-                    onu.id,
-                    OpticsPoint {
-                        at: now,
-                        rx_power: onu.rx_power.get(),
-                        tx_power: onu.tx_power.get(),
-                        olt_rx_power: onu.olt_rx_power.get(),
-                        temperature: onu.temperature.get(),
-                        voltage: onu.voltage.get(),
-                        bias_current: onu.bias_current.get(),
-                        level,
-                    },
-                ));
+                report
+                    .optics
+                    .push((onu.id, OpticsPoint::of(onu, now, level)));
             }
         }
     }

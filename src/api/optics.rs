@@ -136,16 +136,11 @@ fn reading(app: &AppState, onu: &Onu, point: &OpticsPoint) -> OpticsItem {
 
 pub fn latest_of(app: &AppState, onu: &Onu) -> OpticsItem {
     let thresholds = app.config.optics_thresholds();
-    let point = OpticsPoint {
-        at: onu.optics_at.unwrap_or(onu.last_update),
-        rx_power: onu.rx_power.get(),
-        tx_power: onu.tx_power.get(),
-        olt_rx_power: onu.olt_rx_power.get(),
-        temperature: onu.temperature.get(),
-        voltage: onu.voltage.get(),
-        bias_current: onu.bias_current.get(),
-        level: thresholds.level(onu.rx_power.get()),
-    };
+    let point = OpticsPoint::of(
+        onu,
+        onu.optics_at.unwrap_or(onu.last_update),
+        thresholds.level(onu.rx_power.get()),
+    );
     OpticsItem {
         thresholds: Some(OpticsThresholds {
             warning_dbm: thresholds.warning_dbm,
