@@ -6,6 +6,7 @@
 //! candidate row's serial, so two serials that share a hash are still told apart.
 
 use crate::domain::OnuId;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
@@ -27,13 +28,11 @@ impl SerialIndex {
 
     pub(super) fn insert(&mut self, serial: &str, id: OnuId) {
         let hash = self.key(serial);
-        if self
+        let entry = self
             .entries
-            .find(hash, |&entry| entry == (hash, id))
-            .is_none()
-        {
-            self.entries
-                .insert_unique(hash, (hash, id), |&(hash, _)| hash);
+            .entry(hash, |&entry| entry == (hash, id), |&(hash, _)| hash);
+        if let Entry::Vacant(vacant) = entry {
+            vacant.insert((hash, id));
         }
     }
 
