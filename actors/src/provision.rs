@@ -78,11 +78,15 @@ impl UnconfiguredList {
             }
             next.push(onu);
         }
+        // Stable: of a sighting listed twice, the later stays last and is kept.
         next.sort_by(|a, b| (&a.pon_port, &a.serial).cmp(&(&b.pon_port, &b.serial)));
-        // A sighting listed twice counts once, the later one kept.
-        next.reverse();
-        next.dedup_by(|a, b| a.pon_port == b.pon_port && a.serial == b.serial);
-        next.reverse();
+        next.dedup_by(|later, earlier| {
+            let same = later.pon_port == earlier.pon_port && later.serial == earlier.serial;
+            if same {
+                std::mem::swap(later, earlier);
+            }
+            same
+        });
         self.onus = next;
         self.merged = true;
         new
@@ -273,9 +277,17 @@ mod tests {
             seen("0/2/0", "ZTEG00000001"),
             seen("0/1/0", "HWTC00000009"),
             seen("0/2/0", "HWTC00000003"),
-            seen("0/1/0", "HWTC00000009"),
+            Sighting {
+                equipment_id: Some("HG8245H".into()),
+                ..seen("0/1/0", "HWTC00000009")
+            },
         ];
         list.merge(1, sightings, t0);
+        assert_eq!(
+            list.all()[0].equipment_id.as_deref(),
+            Some("HG8245H"),
+            "of a sighting listed twice, the later is kept"
+        );
         let all: Vec<(String, String)> = list
             .all()
             .into_iter()
