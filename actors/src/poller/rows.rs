@@ -64,14 +64,19 @@ impl RowMap {
         }
     }
 
-    /// The positions of `by_row` whose high half is `high`.
-    fn run_of(&self, high: u64) -> Option<std::ops::Range<usize>> {
-        let run = self.runs.binary_search_by_key(&high, |&(h, _)| h).ok()?;
+    /// The positions of `by_row` in run `run`.
+    fn run_range(&self, run: usize) -> std::ops::Range<usize> {
         let end = self
             .runs
             .get(run + 1)
             .map_or(self.by_row.len(), |&(_, start)| start as usize);
-        Some(self.runs[run].1 as usize..end)
+        self.runs[run].1 as usize..end
+    }
+
+    /// The positions of `by_row` whose high half is `high`.
+    fn run_of(&self, high: u64) -> Option<std::ops::Range<usize>> {
+        let run = self.runs.binary_search_by_key(&high, |&(h, _)| h).ok()?;
+        Some(self.run_range(run))
     }
 
     /// The high half of the row at `position`.
@@ -103,18 +108,11 @@ impl RowMap {
 
     /// Every row, in order.
     pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
-        self.runs
-            .iter()
-            .enumerate()
-            .flat_map(|(run, &(high, start))| {
-                let end = self
-                    .runs
-                    .get(run + 1)
-                    .map_or(self.by_row.len(), |&(_, next)| next as usize);
-                self.by_row[start as usize..end]
-                    .iter()
-                    .map(move |&(low, _)| joined(high, low))
-            })
+        self.runs.iter().enumerate().flat_map(|(run, &(high, _))| {
+            self.by_row[self.run_range(run)]
+                .iter()
+                .map(move |&(low, _)| joined(high, low))
+        })
     }
 
     pub fn len(&self) -> usize {
