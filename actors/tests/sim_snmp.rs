@@ -159,19 +159,7 @@ async fn snmpget_and_v1_walk() {
     }
     let fleet = frozen_fleet(3, 24, 5).await;
     let addr = target(fleet.olt_addr(3).expect("OLT 3"));
-    let got = walk(
-        "snmpget",
-        &[
-            "-v2c",
-            "-c",
-            "public",
-            "-On",
-            &addr,
-            SYS_NAME,
-            "1.3.6.1.2.1.47.1.1.1.1.10.1",
-        ],
-    )
-    .await;
+    let got = snmpget(&addr, &[SYS_NAME, "1.3.6.1.2.1.47.1.1.1.1.10.1"]).await;
     assert_eq!(got[0].2, "\"OLT-3\"");
     let firmware = fleet.firmware(3).expect("firmware");
     assert!(firmware.starts_with("V800R"), "{firmware}");

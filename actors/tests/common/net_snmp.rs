@@ -118,20 +118,15 @@ pub async fn bulkwalk(addr: &str, column: &str) -> BTreeMap<Vec<u64>, (String, S
     instances(column, walk("snmpbulkwalk", &args).await)
 }
 
+/// `snmpget` (v2c, community `public`) of `oids`: one (arcs, type, value) each.
+pub async fn snmpget(addr: &str, oids: &[&str]) -> Vec<(Vec<u64>, String, String)> {
+    let mut args = vec!["-v2c", "-c", "public", "-On", addr];
+    args.extend_from_slice(oids);
+    walk("snmpget", &args).await
+}
+
 /// sysDescr and sysObjectID as net-snmp reads them.
 pub async fn identity(addr: &str) -> (String, String) {
-    let got = walk(
-        "snmpget",
-        &[
-            "-v2c",
-            "-c",
-            "public",
-            "-On",
-            addr,
-            "1.3.6.1.2.1.1.1.0",
-            "1.3.6.1.2.1.1.2.0",
-        ],
-    )
-    .await;
+    let got = snmpget(addr, &["1.3.6.1.2.1.1.1.0", "1.3.6.1.2.1.1.2.0"]).await;
     (got[0].2.clone(), got[1].2.clone())
 }
