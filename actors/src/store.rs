@@ -74,6 +74,9 @@ const DEVICE_TREES: [&str; 15] = [
 /// the resident size of `serve` close to what the actors hold (docs/benchmarks.md P5).
 /// sled keeps several times this figure in use: 8 MB instead of 32 took 54 MB off `serve`
 /// at 10,000 OLTs, with restarts no slower (docs/benchmarks.md, national scale).
+/// A cluster member's ids are its block shifted this far ([`Store::with_id_block`]).
+pub const ID_BLOCK_BITS: u32 = 48;
+
 const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
@@ -157,6 +160,8 @@ pub struct Store {
     id_base: u64,
     /// Room on the filesystem: the write paths ask it first.
     space: std::sync::Arc<Space>,
+    /// Added to every new id: a cluster member's block ([`Store::with_id_block`]).
+    id_block: u64,
 }
 
 impl Store {
@@ -193,7 +198,16 @@ impl Store {
                 .unwrap_or(0),
             db,
             space: std::sync::Arc::new(Space::new(dir.to_path_buf())),
+            id_block: 0,
         })
+    }
+
+    /// New ids from here on are `block × 2⁴⁸` past what they would be: a cluster member
+    /// allocates in a block of its own, so ids stay unique across members. Ids stored
+    /// already keep their values.
+    pub fn with_id_block(mut self, block: u16) -> Store {
+        self.id_block = u64::from(block) << ID_BLOCK_BITS;
+        self
     }
 
     /// Room on the data directory's filesystem ([`space`]).
@@ -232,7 +246,7 @@ impl Store {
     pub fn next_id(&self) -> Result<u64, StoreError> {
         self.writable()?;
         let id = self.noted(self.db.generate_id().map_err(StoreError::from))?;
-        Ok(id + 1 + self.id_base)
+        Ok(id + 1 + self.id_base + self.id_block)
     }
 
     /// One read and one small write of the database, for `GET /readyz`: an error if the

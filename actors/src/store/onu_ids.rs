@@ -68,4 +68,17 @@ mod tests {
         let reopened = Store::open(dir.path()).expect("reopen");
         assert_eq!(reopened.onu_id(1, "HWTC00000002").expect("id"), b);
     }
+
+    #[test]
+    fn a_members_block_offsets_new_ids_and_keeps_stored_ones() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let old = store.onu_id(1, "HWTC00000001").expect("id");
+        drop(store);
+        let member = Store::open(dir.path()).expect("reopen").with_id_block(3);
+        assert_eq!(member.onu_id(1, "HWTC00000001").expect("id"), old);
+        let new = member.onu_id(1, "HWTC00000002").expect("id");
+        assert_eq!(new >> super::super::ID_BLOCK_BITS, 3, "{new:#x}");
+        assert_eq!(member.onu_owner(new).expect("owner"), Some(1));
+    }
 }
