@@ -65,6 +65,11 @@ pub(crate) struct OltShared {
     pub sent: AtomicU64,
     /// Requests received, resettable, with the busiest second ([`super::stats`]).
     pub requests: RequestCounter,
+    /// This OLT's id and the fleet's book of request sources ([`super::sources`]).
+    pub sources: std::sync::OnceLock<(
+        ponkeeper_actors::domain::OltId,
+        Arc<super::sources::SourceBook>,
+    )>,
 }
 
 impl OltShared {
@@ -76,13 +81,17 @@ impl OltShared {
             received: AtomicU64::new(0),
             sent: AtomicU64::new(0),
             requests: RequestCounter::default(),
+            sources: std::sync::OnceLock::new(),
         }
     }
 
-    /// Counts one datagram received for this OLT.
-    fn note_request(&self) {
+    /// Counts one datagram received for this OLT from `peer`.
+    pub(crate) fn note_request(&self, peer: SocketAddr) {
         self.received.fetch_add(1, Ordering::Relaxed);
         self.requests.note();
+        if let Some((id, book)) = self.sources.get() {
+            book.note(*id, peer);
+        }
     }
 
     /// Whether the OLT has a fault of `fault`'s kind right now.
@@ -332,7 +341,7 @@ pub(crate) async fn serve(socket: UdpSocket, mut responder: Responder, mut rng: 
                 continue;
             }
         };
-        olt.note_request();
+        olt.note_request(peer);
         let set = *faults.borrow();
         let response = if set.is_empty() {
             responder.answer(&request[..len]).map(<[u8]>::to_vec)

@@ -54,6 +54,7 @@ mod omci;
 mod provisioning;
 mod raw;
 mod socket_groups;
+mod sources;
 mod ssh;
 mod stats;
 mod traps;
@@ -252,6 +253,8 @@ pub struct SimFleet {
     pub(crate) counters: Arc<stats::StatsBoard>,
     /// The SNMPv3 user every agent also answers, when there is one.
     snmp_v3: Option<usm::SimUsmUser>,
+    /// Which watched process sent each OLT its requests ([`SimFleet::count_sources`]).
+    sources: Arc<sources::SourceBook>,
 }
 
 /// SNMP datagrams one simulated OLT has received and sent since the fleet started.
@@ -319,6 +322,10 @@ impl SimFleet {
             .iter()
             .map(|olt| (olt.id, olt.shared.clone()))
             .collect();
+        let sources = Arc::new(sources::SourceBook::default());
+        for olt in &olts {
+            let _ = olt.shared.sources.set((olt.id, sources.clone()));
+        }
         let board = olts
             .iter()
             .map(|olt| BoardOlt {
@@ -334,6 +341,7 @@ impl SimFleet {
             bind: spec.bind,
             tasks,
             snmp_v3,
+            sources,
         })
     }
 
@@ -462,6 +470,27 @@ impl SimFleet {
     /// [`SimFleet::reset_stats`], in id order ([`stats`]; the control socket's `stats`).
     pub fn stats(&self) -> FleetStats {
         self.counters.stats()
+    }
+
+    /// From now on, counts each OLT's SNMP requests by the process of `pids` that sent
+    /// them (the owner of the source socket, looked up in `/proc`: Linux only); called
+    /// again, watches the new list and keeps the counts. For tests of several pollers on
+    /// one host, which all send from the same address.
+    pub fn count_sources(&self, pids: Vec<u32>) {
+        self.sources.watch(pids);
+    }
+
+    /// OLT → process id → requests since [`SimFleet::count_sources`] (or the last
+    /// [`SimFleet::reset_sources`]); requests from a process not watched count under 0.
+    pub fn requests_by_source(
+        &self,
+    ) -> std::collections::BTreeMap<OltId, std::collections::BTreeMap<u32, u64>> {
+        self.sources.counts()
+    }
+
+    /// Forgets the counts by source.
+    pub fn reset_sources(&self) {
+        self.sources.reset();
     }
 
     /// Zeroes every OLT's request and ONU read counters.

@@ -47,7 +47,7 @@ pub(crate) async fn serve_shared<R: Rng>(socket: UdpSocket, olts: Vec<(Vec<u8>, 
             continue;
         };
         let olt = responder.olt.clone();
-        olt.note_request();
+        olt.note_request(peer);
         let set = *olt.faults.borrow();
         let response = if set.is_empty() {
             responder.answer(datagram).map(<[u8]>::to_vec)
