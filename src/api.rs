@@ -7,6 +7,7 @@
 
 mod alarms;
 mod audit;
+mod cluster;
 mod configs;
 pub mod doc;
 mod event_stream;
@@ -37,6 +38,7 @@ mod whoami;
 
 pub use alarms::AlarmsQuery;
 pub use audit::AuditQuery;
+pub use cluster::{ClusterItem, MemberItem};
 pub use configs::DiffQuery;
 pub use events::EventsQuery;
 pub use macs::MacLookup;
@@ -65,6 +67,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
     let resources = OpenApiRouter::new()
         .merge(olts::router())
         .merge(nodes::router())
+        .merge(cluster::router())
         .merge(inventory::router())
         .merge(onus::router())
         .merge(optics::router())

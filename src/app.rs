@@ -57,10 +57,16 @@ impl App {
         for deprecation in &config.deprecations {
             tracing::warn!("{deprecation}");
         }
+        // A cluster member runs its share of the inventory and allocates ids in its block.
+        let cluster =
+            crate::cluster::Cluster::new(config.cluster.as_ref(), config.polling.status_interval)
+                .with_context(|| format!("config {}", config_name(&config)))?;
+        let store = store.with_id_block(cluster.id_block());
         let records = Records::open(&store)?;
         let keys = load_keys(&config, &records)?;
         let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
-        let fleet = Fleet::start(store.clone(), poll_settings(&config)?, inventory.clone())
+        let share = cluster.share(&inventory, &Default::default());
+        let fleet = Fleet::start(store.clone(), poll_settings(&config)?, share)
             .await
             .map_err(|e| anyhow::anyhow!(e))?;
         tracing::info!(
@@ -75,7 +81,7 @@ impl App {
             config,
             clock,
             (store, records),
-            fleet,
+            (fleet, cluster),
             keys,
             (rate_limits, events),
             inventory,
@@ -91,10 +97,7 @@ impl App {
         let channels = crate::channels::resolve(&state.config.notify)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.run_notifiers(channels)?;
-        state
-            .cluster
-            .start(state.config.cluster.as_ref(), state.fleet.view().clone())
-            .await?;
+        state.cluster.start(&state).await?;
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
             format!(

@@ -102,6 +102,11 @@ pub async fn authenticate(
     mut request: Request,
     next: Next,
 ) -> Response {
+    // A request another cluster member authenticated and forwarded (in process only).
+    if let Some(crate::cluster::forward::Forwarded(caller)) = request.extensions().get().cloned() {
+        request.extensions_mut().insert(caller);
+        return next.run(request).await;
+    }
     let (key, ip) = match key_and_address(&app, peer, &request) {
         Ok(found) => found,
         Err(refusal) => return refused(refusal),

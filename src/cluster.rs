@@ -1,26 +1,43 @@
-//! ponkeeper over several processes, the first step of docs/scale-out.md: `[cluster]`
-//! joins this `serve` to its peers with ractor_cluster (a `NodeServer` on `listen`, the
-//! peers' cookie from an environment variable), and a member actor, one per process in
-//! the process group [`GROUP`], answers the fleet view's node counters over the link.
-//! `GET /nodes` and `GET /nodes/{id}` add every other member's counters to this one's:
-//! each process polls its own share of the OLTs (its inventory) and the node list counts
-//! them all. A member that does not answer within [`ASK_TIMEOUT`] is left out of that
-//! answer and logged; a member that goes away leaves the group when its link closes.
-//! Nothing else crosses the link yet: ONU lists, history and events stay per process.
+//! ponkeeper over several processes (docs/scale-out.md): `[cluster]` joins this `serve`
+//! to its peers with ractor_cluster (a `NodeServer` behind the gate on `listen`, the
+//! cookie from an environment variable), and one member actor per process, in the
+//! process group [`GROUP`], carries what crosses the link:
+//!
+//! - heartbeats ([`members`]): each member tells the others its name, whether it has
+//!   polled its OLTs, and how many it runs; from them each member knows who is live, and
+//!   runs the OLTs the rendezvous hash gives it ([`ownership`]);
+//! - requests ([`forward`]): a question about one OLT or ONU, and every action, is
+//!   answered by the member that runs it; a fleet-wide list is each member's share
+//!   merged ([`merge`]); actions need a strict majority of the members in sight;
+//! - node counters, summed over every member for `GET /nodes`.
+//!
+//! A member that does not answer within [`ASK_TIMEOUT`] is left out of that answer and
+//! logged; a member that goes away leaves the group when its link closes.
 
+mod config;
+pub mod forward;
 mod gate;
+mod members;
+pub mod merge;
+pub mod ownership;
 
+pub use config::{ClusterConfig, Peer};
+
+use crate::state::AppState;
 use anyhow::{bail, Context};
-use ponkeeper_actors::domain::NodeId;
+use ownership::Membership;
+use ponkeeper_actors::domain::{NodeId, OltId};
 use ponkeeper_actors::fleet_view::aggregate::NodeCounters;
 use ponkeeper_actors::fleet_view::{FleetViewError, FleetViewHandle};
+use ponkeeper_actors::inventory::Inventory;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use ractor_cluster::node::NodeConnectionMode;
 use ractor_cluster::{NodeServer, NodeServerMessage, RactorClusterMessage};
-use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The process group every member's actor joins.
 pub const GROUP: &str = "ponkeeper.fleet-members";
@@ -34,40 +51,9 @@ const RECONNECT_EVERY: Duration = Duration::from_secs(1);
 /// Node ids one question may carry (a page of `GET /nodes` holds at most `max_size`).
 const MAX_NODES_ASKED: usize = 10_000;
 
-/// The largest message a member takes from another once authenticated: the members'
-/// questions and answers are a few kilobytes of JSON.
-const MAX_FRAME_BYTES: u64 = 1024 * 1024;
-
-/// `[cluster]`: this process's name among its peers, where it listens for them, where
-/// they listen, the variable holding the cookie they share, and the limits of the port.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClusterConfig {
-    pub name: String,
-    pub listen: SocketAddr,
-    #[serde(default)]
-    pub peers: Vec<SocketAddr>,
-    /// The variable holding the cookie (not one of `PONKEEPER_*`, which are settings).
-    pub cookie_env: String,
-    /// The link between members is not encrypted yet: a member starts only when the
-    /// operator says so, with `listen` on a management network (docs/scale-out.md).
-    #[serde(default)]
-    pub insecure: bool,
-    /// Time a connecting member has to pass the cookie challenge.
-    #[serde(default = "default_handshake_timeout", with = "humantime_serde")]
-    pub handshake_timeout: Duration,
-    /// Connections that may be in their handshake at once; one more is closed at once.
-    #[serde(default = "default_max_handshakes")]
-    pub max_handshakes: usize,
-}
-
-fn default_handshake_timeout() -> Duration {
-    Duration::from_secs(5)
-}
-
-fn default_max_handshakes() -> usize {
-    16
-}
+/// The largest message a member takes from another once authenticated: a forwarded
+/// page of the largest size is a few hundred kilobytes of JSON.
+const MAX_FRAME_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Questions one member asks another. The derive gives each variant its wire form; the
 /// payloads are JSON text.
@@ -77,37 +63,61 @@ pub enum MemberMsg {
     /// `[olt_count, onu_total, onu_online]`, in the same order).
     #[rpc]
     NodeCounters(String, RpcReplyPort<String>),
+    /// The asker's [`members::Status`] → this member's.
+    #[rpc]
+    Status(String, RpcReplyPort<String>),
+    /// A [`forward::WireRequest`] → the [`forward::WireResponse`] this member's API gives.
+    #[rpc]
+    Http(String, RpcReplyPort<String>),
 }
 
-/// The member actor: answers from this process's fleet view.
+/// What the member actor answers from.
+struct MemberState {
+    view: FleetViewHandle,
+    shared: Arc<ClusterShared>,
+    /// This process's REST surface, for requests other members forward.
+    rest: axum::Router,
+}
+
+/// The member actor: answers from this process's fleet view, membership and API.
 struct Member;
 
 impl Actor for Member {
     type Msg = MemberMsg;
-    type State = FleetViewHandle;
-    type Arguments = FleetViewHandle;
+    type State = MemberState;
+    type Arguments = MemberState;
 
     async fn pre_start(
         &self,
         myself: ActorRef<MemberMsg>,
-        view: FleetViewHandle,
-    ) -> Result<FleetViewHandle, ActorProcessingErr> {
+        state: MemberState,
+    ) -> Result<MemberState, ActorProcessingErr> {
         ractor::pg::join(GROUP.to_string(), vec![myself.get_cell()]);
-        Ok(view)
+        Ok(state)
     }
 
     async fn handle(
         &self,
         _myself: ActorRef<MemberMsg>,
         message: MemberMsg,
-        view: &mut FleetViewHandle,
+        state: &mut MemberState,
     ) -> Result<(), ActorProcessingErr> {
+        // Each answer comes from a task: nothing is awaited inside the handler.
         match message {
             MemberMsg::NodeCounters(ids, reply) => {
-                // Answered from a task: the view's answer is awaited outside the handler.
-                let view = view.clone();
+                let view = state.view.clone();
                 tokio::spawn(async move {
                     let _ = reply.send(local_answer(&view, &ids).await);
+                });
+            }
+            MemberMsg::Status(theirs, reply) => {
+                members::heard(&state.shared, &theirs, None);
+                let _ = reply.send(members::status_of(&state.shared));
+            }
+            MemberMsg::Http(request, reply) => {
+                let rest = state.rest.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(forward::answer_here(rest, &request).await);
                 });
             }
         }
@@ -133,9 +143,56 @@ async fn local_answer(view: &FleetViewHandle, ids: &str) -> String {
     serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into())
 }
 
-/// The running cluster side of this process, if `[cluster]` is configured.
+/// What the member actor, the heartbeat task and the request router share.
+pub(crate) struct ClusterShared {
+    config: ClusterConfig,
+    membership: Mutex<Membership>,
+    /// Whether every OLT this member runs has finished a poll since it began running it.
+    ready: AtomicBool,
+    /// How many OLT actors this member runs.
+    olts: AtomicUsize,
+    /// The other members' actors by name, as their heartbeat answers named them.
+    by_name: Mutex<HashMap<String, ActorRef<MemberMsg>>>,
+    /// This process's REST surface, for the shares of merged lists; dropped at stop (it
+    /// holds the state that holds this).
+    rest: Mutex<Option<axum::Router>>,
+}
+
+impl ClusterShared {
+    fn membership(&self) -> MutexGuard<'_, Membership> {
+        self.membership
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn rest(&self) -> Option<axum::Router> {
+        self.rest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// The actor of the member named `name`, when its heartbeat has answered and its link is
+/// still in the group.
+fn remote_member(shared: &ClusterShared, name: &str) -> Option<ActorRef<MemberMsg>> {
+    let member = shared
+        .by_name
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(name)
+        .cloned()?;
+    let in_group = ractor::pg::get_members(&GROUP.to_string())
+        .iter()
+        .any(|cell| cell.get_id() == member.get_id());
+    in_group.then_some(member)
+}
+
+/// The cluster side of this process: nothing without `[cluster]`; with it, the membership
+/// from the start, and the links once [`Cluster::start`] ran.
 #[derive(Default)]
 pub struct Cluster {
+    shared: Option<Arc<ClusterShared>>,
     running: OnceLock<Running>,
 }
 
@@ -145,16 +202,123 @@ struct Running {
 }
 
 impl Cluster {
-    /// Starts the node server, the member actor and the task that keeps the peers
-    /// connected. Nothing when `config` is `None`.
-    pub async fn start(
-        &self,
-        config: Option<&ClusterConfig>,
-        view: FleetViewHandle,
-    ) -> anyhow::Result<()> {
+    /// The membership of `config` (`None`: no cluster), with its silences measured
+    /// against `status_interval`; refused when the section is not consistent.
+    pub fn new(config: Option<&ClusterConfig>, status_interval: Duration) -> anyhow::Result<Self> {
         let Some(config) = config else {
+            return Ok(Cluster::default());
+        };
+        config.check().map_err(anyhow::Error::msg)?;
+        let membership = Membership::new(
+            &config.name,
+            config.peers.iter().map(|p| p.name.clone()),
+            config.takeover_after(status_interval),
+        );
+        Ok(Cluster {
+            shared: Some(Arc::new(ClusterShared {
+                config: config.clone(),
+                membership: Mutex::new(membership),
+                ready: AtomicBool::new(false),
+                olts: AtomicUsize::new(0),
+                by_name: Mutex::new(HashMap::new()),
+                rest: Mutex::new(None),
+            })),
+            running: OnceLock::new(),
+        })
+    }
+
+    /// The id block this member allocates new ids in (0 without a cluster).
+    pub fn id_block(&self) -> u16 {
+        self.shared.as_ref().map_or(0, |s| s.config.id_block())
+    }
+
+    /// The part of `inventory` this member runs now: all of it without a cluster; else
+    /// the OLTs the hash gives it, and those of `running` still to hand over.
+    pub fn share(&self, inventory: &Inventory, running: &BTreeSet<OltId>) -> Inventory {
+        let Some(shared) = &self.shared else {
+            return inventory.clone();
+        };
+        let keep = shared.membership().to_run(
+            inventory.olts.iter().map(|o| o.id),
+            running,
+            Instant::now(),
+        );
+        let mut share = inventory.clone();
+        share.olts.retain(|o| keep.contains(&o.id));
+        share
+    }
+
+    /// Whether the links run ([`Cluster::start`] ran and [`Cluster::stop`] did not).
+    pub fn is_running(&self) -> bool {
+        self.running.get().is_some() && self.shared.as_ref().is_some_and(|s| s.rest().is_some())
+    }
+
+    /// The cluster as `GET /cluster` shows it; `running` is how many OLT actors this
+    /// member runs.
+    pub fn describe(&self, running: usize) -> crate::api::ClusterItem {
+        use crate::api::{ClusterItem, MemberItem};
+        let Some(shared) = &self.shared else {
+            return ClusterItem {
+                clustered: false,
+                name: None,
+                quorum: true,
+                takeover_after_seconds: None,
+                members: Vec::new(),
+            };
+        };
+        let now = Instant::now();
+        let view = shared.membership();
+        let live = view.live_members(now);
+        let mut members: Vec<MemberItem> = view
+            .peers()
+            .iter()
+            .map(|(name, peer)| MemberItem {
+                name: name.clone(),
+                this: false,
+                live: live.contains(&name.as_str()),
+                in_sight: view.peer_in_sight(name, now),
+                ready: peer.ready,
+                olts: peer.olts,
+                id_block: peer.id_block,
+                last_seen_seconds_ago: peer
+                    .last_seen
+                    .map(|t| now.saturating_duration_since(t).as_secs_f64()),
+                round_trip_ms: peer.round_trip.map(|d| d.as_secs_f64() * 1e3),
+            })
+            .collect();
+        members.push(MemberItem {
+            name: view.me().to_string(),
+            this: true,
+            live: true,
+            in_sight: true,
+            ready: shared.ready.load(std::sync::atomic::Ordering::Acquire),
+            olts: running,
+            id_block: Some(shared.config.id_block()),
+            last_seen_seconds_ago: None,
+            round_trip_ms: None,
+        });
+        members.sort_by(|a, b| a.name.cmp(&b.name));
+        ClusterItem {
+            clustered: true,
+            name: Some(view.me().to_string()),
+            quorum: view.quorum(now).is_ok(),
+            takeover_after_seconds: Some(view.takeover_after().as_secs_f64()),
+            members,
+        }
+    }
+
+    /// What requests need of the membership, when this process is a member.
+    pub(crate) fn shared(&self) -> Option<&Arc<ClusterShared>> {
+        self.shared.as_ref()
+    }
+
+    /// Starts the node server behind its gate, the member actor, the task that keeps the
+    /// peers connected and the heartbeat. Nothing without `[cluster]`.
+    pub async fn start(&self, state: &AppState) -> anyhow::Result<()> {
+        let Some(shared) = &self.shared else {
             return Ok(());
         };
+        let config = &shared.config;
         let cookie = std::env::var(&config.cookie_env).unwrap_or_default();
         if cookie.len() < 16 {
             bail!(
@@ -172,8 +336,7 @@ impl Cluster {
             .await
             .with_context(|| format!("[cluster]: cannot listen on {}", config.listen))?;
         // The node server's own listener only on this host's loopback, on a port of its
-        // own: the members reach it through the gate on `listen`. Its name carries
-        // `listen` whole, which is how the members tell each other apart.
+        // own: the members reach it through the gate on `listen`.
         let server = NodeServer::new(
             0,
             cookie,
@@ -191,13 +354,28 @@ impl Cluster {
             max_handshakes: config.max_handshakes.max(1),
             handshake_timeout: config.handshake_timeout,
         };
-        let members = gate::Members(config.peers.iter().map(|peer| peer.ip()).collect());
+        let addresses: Vec<SocketAddr> = config.peers.iter().map(|p| p.address).collect();
+        let members = gate::Members(addresses.iter().map(|a| a.ip()).collect());
         tokio::spawn(gate::serve(listener, server.clone(), limits, members));
-        let (member, _) = Actor::spawn(None, Member, view)
+        let rest = crate::router::rest_router(state.clone());
+        *shared.rest.lock().unwrap_or_else(PoisonError::into_inner) = Some(rest.clone());
+        let member_state = MemberState {
+            view: state.fleet.view().clone(),
+            shared: shared.clone(),
+            rest,
+        };
+        let (member, _) = Actor::spawn(None, Member, member_state)
             .await
             .context("cannot start the cluster member")?;
-        tokio::spawn(keep_connected(server.clone(), config.peers.clone()));
-        tracing::info!(name = %config.name, listen = %config.listen, peers = ?config.peers, "cluster member started");
+        tokio::spawn(keep_connected(server.clone(), addresses));
+        tokio::spawn(members::heartbeat(shared.clone(), state.clone()));
+        tracing::info!(
+            name = %config.name,
+            listen = %config.listen,
+            peers = ?config.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
+            id_block = config.id_block(),
+            "cluster member started"
+        );
         let _ = self.running.set(Running { server, member });
         Ok(())
     }
@@ -207,6 +385,13 @@ impl Cluster {
         if let Some(running) = self.running.get() {
             running.member.stop(None);
             running.server.stop(None);
+        }
+        if let Some(shared) = &self.shared {
+            shared
+                .rest
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
         }
     }
 
@@ -230,15 +415,19 @@ impl Cluster {
     }
 }
 
-/// Each other member's counters of `nodes`, asked all at once.
-async fn remote_counters(nodes: &[NodeId]) -> Vec<Vec<NodeCounters>> {
-    let question = serde_json::to_string(nodes).unwrap_or_else(|_| "[]".into());
-    let members: Vec<ActorRef<MemberMsg>> = ractor::pg::get_members(&GROUP.to_string())
+/// The other members' actors, as the process group knows them now.
+fn remote_members() -> Vec<ActorRef<MemberMsg>> {
+    ractor::pg::get_members(&GROUP.to_string())
         .into_iter()
         .filter(|cell| !cell.get_id().is_local())
         .map(ActorRef::from)
-        .collect();
-    let asks = members.into_iter().map(|member| {
+        .collect()
+}
+
+/// Each other member's counters of `nodes`, asked all at once.
+async fn remote_counters(nodes: &[NodeId]) -> Vec<Vec<NodeCounters>> {
+    let question = serde_json::to_string(nodes).unwrap_or_else(|_| "[]".into());
+    let asks = remote_members().into_iter().map(|member| {
         let question = question.clone();
         async move {
             let id = member.get_id();

@@ -56,6 +56,10 @@ pub enum ApiError {
     DeviceUnavailable(String),
     #[error("{0}")]
     DeviceTimeout(String),
+    /// A cluster member that sees no strict majority of the members refuses actions
+    /// (503 `NO_QUORUM`, naming the members it cannot reach).
+    #[error("{0}")]
+    NoQuorum(String),
     /// Logged in full; the client sees a generic message.
     #[error("{0}")]
     Internal(String),
@@ -89,6 +93,7 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED")
             }
             ApiError::DeviceTimeout(_) => (StatusCode::GATEWAY_TIMEOUT, "DEVICE_TIMEOUT"),
+            ApiError::NoQuorum(_) => (StatusCode::SERVICE_UNAVAILABLE, "NO_QUORUM"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
         }
     }

@@ -72,6 +72,11 @@ fn surface(
     let api = api
         .fallback(crate::http::no_route)
         .method_not_allowed_fallback(crate::http::wrong_method)
+        // Innermost: a cluster member answers what another member serves through it.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::cluster::forward::route,
+        ))
         .layer(middleware::from_fn(crate::body::read))
         .layer(middleware::from_fn_with_state(
             state.clone(),

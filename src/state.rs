@@ -41,7 +41,8 @@ pub struct Shared {
     pub events: ponkeeper_actors::events::EventLog,
     /// The running webhooks (docs/events.md), started by `App::start`, replaced on SIGHUP.
     pub webhooks: crate::webhooks::Webhooks,
-    /// The other `serve` processes of `[cluster]`, started by `App::start`.
+    /// The other `serve` processes of `[cluster]` and this one's share of the OLTs;
+    /// its links started by `App::start`.
     pub cluster: crate::cluster::Cluster,
     /// The active alarms and their history (docs/outages.md#alarms), started by `App::start`.
     pub alarms: crate::alarms::Alarms,
@@ -70,7 +71,7 @@ impl AppState {
         config: Config,
         clock: Clock,
         (store, records): (Store, Records),
-        fleet: Fleet,
+        (fleet, cluster): (Fleet, crate::cluster::Cluster),
         keys: KeyRing,
         (rate_limits, events): (RateLimits, ponkeeper_actors::events::EventLog),
         inventory: Inventory,
@@ -86,7 +87,7 @@ impl AppState {
                 rate_limits,
                 events,
                 webhooks: crate::webhooks::Webhooks::default(),
-                cluster: crate::cluster::Cluster::default(),
+                cluster,
                 alarms: crate::alarms::Alarms::default(),
                 notifiers: crate::notify::Notifiers::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
@@ -242,9 +243,10 @@ impl AppState {
     pub async fn reload_inventory(&self) -> Result<(Arc<Inventory>, ReconcileReport), ReloadError> {
         let inventory = Inventory::load(&self.config.inventory)
             .map_err(|e| ReloadError::Invalid(e.to_string()))?;
+        let running = self.fleet.olts().iter().map(|h| h.id).collect();
         let report = self
             .fleet
-            .reconcile(inventory.clone())
+            .reconcile(self.cluster.share(&inventory, &running))
             .await
             .map_err(ReloadError::Fleet)?;
         crate::events::bind_szo(&self.events, &inventory);

@@ -1,8 +1,16 @@
-//! docs/scale-out.md's first step on loopback: two real `ponkeeper serve` processes, each
-//! polling its own share of one simulated fleet, joined by ractor_cluster (`[cluster]`).
-//! Each one's `GET /nodes` counts the other's OLTs and ONUs too, equal to what the whole
-//! fleet holds; when one process is killed, the other's counters fall back to its own
-//! share, and they come back when it is started again.
+//! Three real `ponkeeper serve` members on loopback over one simulated fleet of 30 OLTs,
+//! every member with the same inventory (docs/scale-out.md):
+//!
+//! - each OLT is polled by exactly one member, as the simulator sees it (it counts each
+//!   OLT's requests by the process that owns their source socket);
+//! - `GET /olts`, `/onus`, `/onus?q=`, `/optics` and `/nodes` on each member hold the whole
+//!   fleet, paged exactly; a question or an action about any OLT or ONU is answered
+//!   through any member;
+//! - `kill -9` of a member: the others poll its OLTs within `takeover_after` and a few
+//!   heartbeats, and every read is whole again; started again, it gets its OLTs back and
+//!   each OLT is again polled by one member;
+//! - `SIGSTOP` of a member: the other two keep acting; the stopped one, resumed alone with
+//!   its peers gone, refuses actions with 503 `NO_QUORUM`.
 
 mod common;
 
@@ -10,41 +18,68 @@ use ponkeeper_actors::domain::{OltId, OnuStatus};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_sim::{SimFleet, DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_ponkeeper");
 const COOKIE: &str = "loopback-cluster-cookie-for-tests";
+const OLTS: usize = 30;
+const ONUS_PER_OLT: usize = 8;
+const NAMES: [&str; 3] = ["alpha", "bravo", "charlie"];
+/// How long any one condition of these tests may take to come true.
+const PATIENCE: Duration = Duration::from_secs(45);
 
 fn free_port() -> u16 {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
     probe.local_addr().expect("addr").port()
 }
 
-/// One member: a `serve` child with its inventory share, HTTP port and cluster port.
+/// One member: a `serve` child with its HTTP port, cluster port and store.
 struct Member {
+    name: &'static str,
     child: tokio::process::Child,
     dir: PathBuf,
     base: String,
     key: String,
+    client: reqwest::Client,
 }
 
 impl Member {
-    async fn start(dir: &Path, name: &str, share: &Inventory, ports: (u16, u16, u16)) -> Member {
-        let (http, listen, peer) = ports;
+    /// Writes the member's configuration (every member: `cluster` names all three with
+    /// their cluster ports) and starts it.
+    async fn start(
+        dir: &Path,
+        name: &'static str,
+        inventory: &Inventory,
+        ports: &[(u16, u16); 3],
+    ) -> Member {
+        let me = NAMES
+            .iter()
+            .position(|n| *n == name)
+            .expect("a member name");
+        let (http, listen) = ports[me];
         let dir = dir.join(name);
         std::fs::create_dir_all(&dir).expect("dir");
-        let inventory = dir.join("inventory.toml");
-        std::fs::write(&inventory, share.to_toml()).expect("inventory");
+        let inventory_path = dir.join("inventory.toml");
+        std::fs::write(&inventory_path, inventory.to_toml()).expect("inventory");
+        let peers: Vec<String> = NAMES
+            .iter()
+            .zip(ports)
+            .filter(|(n, _)| **n != name)
+            .map(|(n, (_, port))| format!("{{ name = \"{n}\", address = \"127.0.0.1:{port}\" }}"))
+            .collect();
         std::fs::write(
             dir.join("ponkeeper.toml"),
             format!(
-                "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory:?}\n\n\
-                 [polling]\ninterval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\n\
+                "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory_path:?}\n\n\
+                 [polling]\nstatus_interval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\n\
                  [cluster]\nname = \"{name}\"\nlisten = \"127.0.0.1:{listen}\"\n\
-                 peers = [\"127.0.0.1:{peer}\"]\ncookie_env = \"CLUSTER_COOKIE\"\ninsecure = true\n",
+                 peers = [{peers}]\ncookie_env = \"CLUSTER_COOKIE\"\ninsecure = true\n\
+                 heartbeat = \"200ms\"\ntakeover_after = \"1500ms\"\n",
                 data = dir.join("data"),
+                peers = peers.join(", "),
             ),
         )
         .expect("config");
@@ -58,6 +93,7 @@ impl Member {
             .expect("keys create");
         assert!(key.status.success(), "{key:?}");
         Member {
+            name,
             child: Member::spawn(&dir),
             dir,
             base: format!("http://127.0.0.1:{http}/api/v1/external"),
@@ -65,6 +101,7 @@ impl Member {
                 .expect("utf-8")
                 .trim()
                 .to_string(),
+            client: reqwest::Client::new(),
         }
     }
 
@@ -81,53 +118,175 @@ impl Member {
             .expect("serve starts")
     }
 
-    /// SIGKILL: no shutdown, the link just drops.
-    async fn kill(&mut self) {
-        self.child.kill().await.expect("kill");
+    fn pid(&self) -> u32 {
+        self.child.id().expect("a running member has a pid")
     }
 
-    /// A start on the same configuration and store.
-    fn restart(&mut self) {
-        self.child = Member::spawn(&self.dir);
+    fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill {signal}");
     }
 
-    /// `(OLTs, ONUs, ONUs online)` summed over every node `GET /nodes` lists.
-    async fn node_totals(&self) -> Option<(u64, u64, u64)> {
-        let body: Value = reqwest::Client::new()
-            .get(format!("{}/nodes?size=100", self.base))
+    async fn request(&self, method: reqwest::Method, path: &str) -> (u16, Value) {
+        let answer = self
+            .client
+            .request(method, format!("{}{path}", self.base))
             .header("X-API-Key", &self.key)
+            .timeout(Duration::from_secs(10))
             .send()
-            .await
-            .ok()?
-            .json()
-            .await
-            .ok()?;
-        let nodes = body["data"].as_array()?;
-        let sum = |field: &str| nodes.iter().filter_map(|n| n[field].as_u64()).sum::<u64>();
-        Some((sum("oltCount"), sum("onuTotal"), sum("onuOnline")))
+            .await;
+        match answer {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                (status, response.json().await.unwrap_or(Value::Null))
+            }
+            Err(_) => (0, Value::Null),
+        }
     }
 
-    /// Waits until the node totals are `expected`; panics with the last ones seen.
-    async fn expect_totals(&self, what: &str, expected: (u64, u64, u64)) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            let totals = self.node_totals().await;
-            if totals == Some(expected) {
-                return;
-            }
-            if tokio::time::Instant::now() > deadline {
-                panic!("{what}: {totals:?} instead of {expected:?}");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    async fn get(&self, path: &str) -> Value {
+        let (status, body) = self.request(reqwest::Method::GET, path).await;
+        if status == 200 {
+            body
+        } else {
+            Value::Null
+        }
+    }
+
+    /// `GET /cluster` as this member sees it: name → (live, in sight, ready, OLTs).
+    async fn members(&self) -> BTreeMap<String, (bool, bool, bool, u64)> {
+        let body = self.get("/cluster").await;
+        body["data"]["members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let flag = |f: &str| m[f].as_bool().unwrap_or(false);
+                let name = m["name"].as_str().unwrap_or_default().to_string();
+                (
+                    name,
+                    (
+                        flag("live"),
+                        flag("inSight"),
+                        flag("ready"),
+                        m["olts"].as_u64().unwrap_or(0),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// The ids of a list's page and its `totalCount`.
+    async fn page(&self, path: &str, id_field: &str) -> (Vec<u64>, u64) {
+        let body = self.get(path).await;
+        let ids = body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|item| item[id_field].as_u64())
+            .collect();
+        (ids, body["meta"]["totalCount"].as_u64().unwrap_or(0))
+    }
+}
+
+/// Waits until `check` gives `Some`, asking again every 200 ms; panics after
+/// [`PATIENCE`] with `what` and the last thing `describe` says.
+async fn until<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        match check().await {
+            Ok(done) => return done,
+            Err(last) if Instant::now() > deadline => panic!("{what}: {last}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
 }
 
-/// `(OLTs, ONUs, ONUs online)` of `olts` as the simulator holds them.
-fn totals_of(sim: &SimFleet, olts: &[OltId]) -> (u64, u64, u64) {
+/// Every member sees all of `members` live, in sight and ready, and their OLTs add up to
+/// the fleet.
+async fn settled(members: &[&Member]) {
+    let names: BTreeSet<&str> = members.iter().map(|m| m.name).collect();
+    for member in members {
+        until(
+            &format!("{} sees the cluster settled", member.name),
+            || async {
+                let seen = member.members().await;
+                let ok = names
+                    .iter()
+                    .all(|n| seen.get(*n).is_some_and(|(l, s, r, _)| *l && *s && *r));
+                let olts: u64 = seen
+                    .iter()
+                    .filter(|(n, _)| names.contains(n.as_str()))
+                    .map(|(_, m)| m.3)
+                    .sum();
+                if ok && olts == OLTS as u64 {
+                    Ok(())
+                } else {
+                    Err(format!("{seen:?}"))
+                }
+            },
+        )
+        .await;
+    }
+}
+
+/// Counts requests by process afresh and waits until every OLT has been polled since;
+/// then each OLT's pollers, by pid.
+async fn pollers(sim: &SimFleet, members: &[&Member]) -> BTreeMap<OltId, BTreeSet<u32>> {
+    sim.count_sources(members.iter().map(|m| m.pid()).collect());
+    sim.reset_sources();
+    // Two whole poll intervals after every OLT was seen: a second poller would show.
+    until("every OLT polled since the count began", || async {
+        let seen = sim.requests_by_source();
+        if seen.len() == OLTS {
+            Ok(())
+        } else {
+            Err(format!("{} of {OLTS} OLTs polled", seen.len()))
+        }
+    })
+    .await;
+    sim.reset_sources();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let counts = until("every OLT polled again", || async {
+        let seen = sim.requests_by_source();
+        if seen.len() == OLTS {
+            Ok(seen)
+        } else {
+            Err(format!("{} of {OLTS} OLTs polled", seen.len()))
+        }
+    })
+    .await;
+    counts
+        .into_iter()
+        .map(|(olt, by)| (olt, by.into_keys().collect()))
+        .collect()
+}
+
+/// Each OLT has one poller, one of `members`.
+fn one_poller_each(pollers: &BTreeMap<OltId, BTreeSet<u32>>, members: &[&Member]) {
+    let pids: BTreeSet<u32> = members.iter().map(|m| m.pid()).collect();
+    for (olt, by) in pollers {
+        assert_eq!(by.len(), 1, "OLT {olt} is polled by {by:?}");
+        assert!(
+            by.is_subset(&pids),
+            "OLT {olt} is polled by {by:?}, not a member of {pids:?}"
+        );
+    }
+}
+
+/// `(OLTs, ONUs, ONUs online)` of the simulated OLTs in `olts`.
+fn totals(sim: &SimFleet, olts: impl Iterator<Item = OltId>) -> (u64, u64, u64) {
+    let olts: Vec<OltId> = olts.collect();
     let onus: Vec<_> = olts
         .iter()
-        .flat_map(|&olt| sim.expected_onus(olt))
+        .flat_map(|olt| sim.expected_onus(*olt))
         .collect();
     let online = onus
         .iter()
@@ -136,28 +295,196 @@ fn totals_of(sim: &SimFleet, olts: &[OltId]) -> (u64, u64, u64) {
     (olts.len() as u64, onus.len() as u64, online as u64)
 }
 
+/// Every fleet-wide read through `member` holds the whole fleet.
+async fn reads_are_whole(sim: &SimFleet, member: &Member) {
+    let (olts, onus, _) = totals(sim, 1..=OLTS as OltId);
+    // `GET /nodes` counts the OLTs that belong to a node.
+    let noded = sim
+        .inventory()
+        .olts
+        .iter()
+        .filter(|o| o.node.is_some())
+        .map(|o| o.id)
+        .collect::<Vec<_>>();
+    let in_nodes = totals(sim, noded.into_iter());
+    until(
+        &format!("{} answers for the whole fleet", member.name),
+        || async {
+            let (ids, total) = member.page("/olts?size=100", "id").await;
+            let all: Vec<u64> = (1..=olts).collect();
+            if ids != all || total != olts {
+                return Err(format!("/olts: {total} OLTs, {ids:?}"));
+            }
+            let (ids, total) = member.page("/olts?page=1&size=7", "id").await;
+            if ids != (8..=14).collect::<Vec<u64>>() || total != olts {
+                return Err(format!("/olts page 1 of 7: {ids:?} of {total}"));
+            }
+            let (ids, total) = member.page("/onus?size=500", "id").await;
+            let distinct: BTreeSet<u64> = ids.iter().copied().collect();
+            let sorted = ids.windows(2).all(|w| w[0] < w[1]);
+            if total != onus || distinct.len() as u64 != onus || !sorted {
+                return Err(format!(
+                    "/onus: {total} in all, {} distinct, sorted {sorted}",
+                    distinct.len()
+                ));
+            }
+            let (worst, total) = member.page("/optics?size=500", "onuId").await;
+            if total != onus || worst.len() as u64 != onus {
+                return Err(format!("/optics: {} of {total}", worst.len()));
+            }
+            let nodes = member.get("/nodes?size=100").await;
+            let sum = |f: &str| {
+                nodes["data"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|n| n[f].as_u64())
+                    .sum::<u64>()
+            };
+            let counted = (sum("oltCount"), sum("onuTotal"), sum("onuOnline"));
+            if counted != in_nodes {
+                return Err(format!("/nodes: {counted:?} instead of {in_nodes:?}"));
+            }
+            Ok(())
+        },
+    )
+    .await;
+}
+
+/// Every OLT, and an ONU found by its serial, through `member`.
+async fn single_reads_go_to_the_owner(sim: &SimFleet, member: &Member) {
+    for olt in 1..=OLTS as OltId {
+        let body = member.get(&format!("/olts/{olt}")).await;
+        assert_eq!(
+            body["data"]["id"].as_u64(),
+            Some(u64::from(olt)),
+            "GET /olts/{olt} through {}",
+            member.name
+        );
+    }
+    let serial = sim.expected_onus(OLTS as OltId)[0].serial.clone();
+    let found = member.get(&format!("/onus?q={serial}")).await;
+    let items = found["data"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        items.len(),
+        1,
+        "/onus?q={serial} through {}: {found}",
+        member.name
+    );
+    let id = items[0]["id"].as_u64().expect("an ONU id");
+    let onu = member.get(&format!("/onus/{id}")).await;
+    assert_eq!(
+        onu["data"]["serial"].as_str(),
+        Some(serial.as_str()),
+        "GET /onus/{id} through {}",
+        member.name
+    );
+}
+
+async fn start_three(sim: &SimFleet, dir: &Path) -> Vec<Member> {
+    let inventory = sim.inventory();
+    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let mut members = Vec::new();
+    for name in NAMES {
+        members.push(Member::start(dir, name, &inventory, &ports).await);
+    }
+    members
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn each_member_counts_the_other_members_olts() {
-    let sim = common::steady_sim(3, 16).await;
-    let whole = sim.inventory();
-    let mut first = whole.clone();
-    first.olts.retain(|o| o.id != 3);
-    let mut second = whole.clone();
-    second.olts.retain(|o| o.id == 3);
-    let (all, own) = (totals_of(&sim, &[1, 2, 3]), totals_of(&sim, &[1, 2]));
-    assert!(all.2 > own.2 && own.2 > 0, "the third OLT has ONUs online");
+async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost_one() {
+    let sim = common::steady_sim(OLTS, ONUS_PER_OLT).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (listen_a, listen_b) = (free_port(), free_port());
-    let a = Member::start(dir.path(), "a", &first, (free_port(), listen_a, listen_b)).await;
-    let mut b = Member::start(dir.path(), "b", &second, (free_port(), listen_b, listen_a)).await;
+    let mut members = start_three(&sim, dir.path()).await;
+    let all: Vec<&Member> = members.iter().collect();
+    settled(&all).await;
+    one_poller_each(&pollers(&sim, &all).await, &all);
+    for member in &members {
+        reads_are_whole(&sim, member).await;
+    }
+    single_reads_go_to_the_owner(&sim, &members[0]).await;
 
-    a.expect_totals("a counts its 2 OLTs and b's 1", all).await;
-    b.expect_totals("b counts its 1 OLT and a's 2", all).await;
+    // Lost: kill -9 charlie; alpha and bravo poll its OLTs and answer for all of them.
+    let lost_at = Instant::now();
+    members[2].child.kill().await.expect("kill");
+    let survivors: Vec<&Member> = members[..2].iter().collect();
+    let by = until("alpha and bravo poll every OLT", || async {
+        let seen = survivors[0].members().await;
+        let olts: u64 = ["alpha", "bravo"]
+            .iter()
+            .filter_map(|n| seen.get(*n))
+            .map(|m| m.3)
+            .sum();
+        if olts == OLTS as u64 {
+            Ok(lost_at.elapsed())
+        } else {
+            Err(format!("{seen:?}"))
+        }
+    })
+    .await;
+    eprintln!("takeover: every OLT run by the two survivors {by:?} after the kill");
+    one_poller_each(&pollers(&sim, &survivors).await, &survivors);
+    reads_are_whole(&sim, &members[0]).await;
+    reads_are_whole(&sim, &members[1]).await;
 
-    b.kill().await;
-    a.expect_totals("a alone: its own 2 OLTs", own).await;
+    // Back: charlie gets its OLTs back once it has polled them; one poller each again.
+    let charlie = &mut members[2];
+    charlie.child = Member::spawn(&charlie.dir);
+    let all: Vec<&Member> = members.iter().collect();
+    settled(&all).await;
+    let charlie = members[2].members().await;
+    assert!(
+        charlie.get("charlie").is_some_and(|s| s.3 > 0),
+        "charlie runs OLTs again: {charlie:?}"
+    );
+    one_poller_each(&pollers(&sim, &all).await, &all);
+    reads_are_whole(&sim, &members[2]).await;
+}
 
-    b.restart();
-    a.expect_totals("b back: a counts 3 OLTs again", all).await;
-    b.expect_totals("b back: b counts 3 OLTs", all).await;
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_without_a_majority_in_sight_refuses_actions() {
+    let sim = common::steady_sim(OLTS, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut members = start_three(&sim, dir.path()).await;
+    settled(&members.iter().collect::<Vec<_>>()).await;
+
+    // Charlie stopped: alpha and bravo, two of three, still act on every OLT.
+    members[2].signal("-STOP");
+    // Past `takeover_after` (1.5 s) and a few heartbeats: charlie's OLTs have new owners.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for olt in [1, 2, 3, OLTS] {
+        let (status, body) = members[0]
+            .request(reqwest::Method::POST, &format!("/olts/{olt}/poll"))
+            .await;
+        assert!(
+            (200..300).contains(&status),
+            "POST /olts/{olt}/poll through alpha: {status} {body}"
+        );
+    }
+    // Alpha and bravo gone, charlie resumed alone: no majority, no action.
+    members[0].child.kill().await.expect("kill");
+    members[1].child.kill().await.expect("kill");
+    members[2].signal("-CONT");
+    let (status, body) = until("charlie answers again", || async {
+        match members[2]
+            .request(reqwest::Method::POST, "/olts/1/poll")
+            .await
+        {
+            (0, _) => Err("no answer".to_string()),
+            answer => Ok(answer),
+        }
+    })
+    .await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "NO_QUORUM", "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("alpha") && message.contains("bravo"),
+        "{message}"
+    );
+    // Reads go on.
+    let (status, _) = members[2]
+        .request(reqwest::Method::GET, "/olts?size=5")
+        .await;
+    assert_eq!(status, 200);
 }

@@ -9,9 +9,9 @@
 
 mod common;
 
-use ponkeeper::cluster::{Cluster, ClusterConfig};
-use ponkeeper_actors::domain::OpticsThresholds;
-use ponkeeper_actors::fleet_view::FleetViewHandle;
+use common::TestService;
+use ponkeeper::app::App;
+use ponkeeper::cluster::{ClusterConfig, Peer};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
@@ -39,40 +39,44 @@ fn config(listen: SocketAddr, insecure: bool) -> ClusterConfig {
         listen,
         // A member whose address is 127.0.0.3 (nothing listens there: only its address
         // matters to the gate).
-        peers: vec![SocketAddr::from(([127, 0, 0, 3], free_port().port()))],
+        peers: vec![Peer {
+            name: "elsewhere".into(),
+            address: SocketAddr::from(([127, 0, 0, 3], free_port().port())),
+        }],
         cookie_env: COOKIE_ENV.into(),
         insecure,
         handshake_timeout: Duration::from_secs(1),
         max_handshakes: 4,
+        heartbeat: Duration::from_secs(1),
+        takeover_after: None,
+        id_block: None,
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
     std::env::set_var(COOKIE_ENV, "a-cookie-of-more-than-16-characters");
-    let view = FleetViewHandle::start(OpticsThresholds {
-        warning_dbm: -25.0,
-        critical_dbm: -28.0,
-    })
-    .await
-    .expect("fleet view");
+    let sim = common::steady_sim(1, 1).await;
+    let dir = tempfile::tempdir().expect("tempdir");
 
     // Without `insecure = true`, no member starts on the unencrypted link.
-    let refused = Cluster::default()
-        .start(Some(&config(free_port(), false)), view.clone())
-        .await
-        .expect_err("refused");
+    let inventory = dir.path().join("inventory.toml");
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    let mut refused = common::test_config(dir.path().join("refused"), inventory);
+    refused.cluster = Some(config(free_port(), false));
+    let Err(refused) = App::start(refused).await else {
+        panic!("a member started on an unencrypted link without `insecure = true`");
+    };
     assert!(
         format!("{refused:#}").contains("insecure = true"),
         "{refused:#}"
     );
 
     let listen = free_port();
-    let cluster = Cluster::default();
-    cluster
-        .start(Some(&config(listen, true)), view.clone())
-        .await
-        .expect("member starts");
+    let member = TestService::start_tuned(&sim, dir.path().join("member"), |c| {
+        c.cluster = Some(config(listen, true));
+    })
+    .await;
 
     // Silent: closed within the handshake timeout (1 s).
     let mut silent = TcpStream::connect(listen).await.expect("connect");
@@ -139,6 +143,5 @@ async fn the_cluster_port_holds_no_unauthenticated_connection_long_or_large() {
         [false, true, true, false, false, false, true, false],
         "127.0.0.1 past its one slot, 127.0.0.6 past the four, the member let in"
     );
-    cluster.stop();
-    view.stop();
+    member.stop().await;
 }

@@ -24,6 +24,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /olts/{id}/configs/{configId}/diff",
     "GET /nodes",
     "GET /nodes/{id}",
+    "GET /cluster",
     "GET /onus",
     "GET /onus/{id}",
     "GET /onus/{id}/optics",

@@ -41,6 +41,7 @@ const KEY_SCHEME: &str = "apiKey";
     tags(
         (name = "olts", description = "OLTs, their sessions and polls"),
         (name = "nodes", description = "communication nodes"),
+        (name = "cluster", description = "the members of a cluster of ponkeeper processes"),
         (name = "onus", description = "ONUs and the actions on them"),
         (name = "optics", description = "optical levels"),
         (name = "traffic", description = "per-ONU traffic counters and rates"),
@@ -167,6 +168,8 @@ pub enum ErrorCodeName {
     DeviceTimeout,
     /// The OLT's family has no known command for the request (501).
     NotSupported,
+    /// A cluster member that sees no strict majority of the members refuses an action (503).
+    NoQuorum,
     InternalError,
     /// `GET /readyz` only: the service is not ready for traffic.
     NotReady,
@@ -251,7 +254,8 @@ pub enum DeviceFailures {
     /// `DEVICE_ERROR`: the OLT rejected the command; its message is included.
     #[response(status = 502)]
     DeviceError(ErrorEnvelope),
-    /// `DEVICE_UNAVAILABLE`: the OLT is OFFLINE or unreachable.
+    /// `DEVICE_UNAVAILABLE`: the OLT is OFFLINE or unreachable; `NO_QUORUM`: this cluster
+    /// member sees no strict majority of the members, so it runs no action.
     #[response(status = 503)]
     Unavailable(ErrorEnvelope),
 }
@@ -308,6 +312,7 @@ mod tests {
             ApiError::DeviceUnavailable(String::new()),
             ApiError::DeviceTimeout(String::new()),
             ApiError::NotSupported(String::new()),
+            ApiError::NoQuorum(String::new()),
             ApiError::Internal(String::new()),
         ];
         let schema = serde_json::to_value(ErrorCodeName::schema()).expect("schema serializes");

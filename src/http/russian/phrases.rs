@@ -14,6 +14,13 @@ const PHRASES: &[(&str, &str)] = &[
     ("key `{}` may not be used from {}", "ключ `{1}` нельзя использовать с адреса {2}"),
     ("key `{}` is over its rate of {}; retry after {} s", "ключ `{1}` превысил свою частоту запросов ({2}); повторите через {3} с"),
     ("key `{}` is READ_ONLY; {} needs a FULL key", "ключ `{1}` только для чтения (READ_ONLY); для {2} нужен ключ FULL"),
+    // The cluster (src/cluster/forward.rs).
+    ("this member sees no majority of the {} cluster members; cannot reach: {}", "этот участник кластера не видит большинства из {1} участников; недоступны: {2}"),
+    ("cluster member `{}`, which serves this, did not answer within {}s", "участник кластера `{1}`, который это обслуживает, не ответил за {2} с"),
+    ("the cluster member is stopping", "участник кластера останавливается"),
+    ("a forwarded request that does not parse: {}", "пересланный запрос не разбирается: {1}"),
+    ("a forwarded request that is not HTTP", "пересланный запрос — не HTTP"),
+    ("the body could not be read: {}", "тело запроса не прочитано: {1}"),
     // Routes, bodies and query strings (src/http, src/body.rs, src/api/path.rs).
     ("no resource at {}", "по адресу {1} ничего нет"),
     ("{} is not allowed on {}", "метод {1} не разрешён для {2}"),
@@ -254,6 +261,7 @@ fn lead(code: &str) -> &'static str {
         "DEVICE_UNAVAILABLE" => "Устройство недоступно",
         "DEVICE_TIMEOUT" => "Устройство не ответило вовремя",
         "NOT_SUPPORTED" => "Не поддерживается",
+        "NO_QUORUM" => "Нет большинства участников кластера",
         _ => "Ошибка",
     }
 }

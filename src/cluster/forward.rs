@@ -1,0 +1,468 @@
+//! Any member answers any request. This layer sits inside the access check, so the
+//! member a client asked has authenticated it; then, by what the request names:
+//!
+//! - one OLT (`/olts/{id}…`): answered here when this member runs the OLT, else by the
+//!   member the hash gives it, over the link;
+//! - one ONU (`/onus/{id}…`): here when this member runs its OLT, else by the first other
+//!   member that knows the ONU;
+//! - a merged list ([`super::merge::MERGED`]): each member's share, merged;
+//! - anything else: here.
+//!
+//! An action on an OLT or an ONU (any method but GET) runs only on a member that sees a
+//! strict majority of the configured members, else `503 NO_QUORUM` naming the others.
+//! A forwarded request travels as a [`WireRequest`] with the caller it was authenticated
+//! as, and runs through the other member's own REST surface marked [`Forwarded`], which
+//! its access check takes in place of a key and this layer answers locally.
+
+use super::merge::{list_at, MergedList, Share};
+use super::{remote_member, remote_members, ClusterShared, MemberMsg, ASK_TIMEOUT};
+use crate::auth::{Caller, RateAlreadyCounted};
+use crate::error::ApiError;
+use crate::http::BASE;
+use crate::records::api_keys::AccessLevel;
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use ractor::rpc::CallResult;
+use ractor::ActorRef;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+use tower::ServiceExt;
+
+/// The largest answer a member sends back for a forwarded request, below the link's
+/// frame limit.
+const MAX_ANSWER_BYTES: usize = 3 * 1024 * 1024;
+
+/// Put in a request's extensions when a member runs it for another (never by the
+/// network): the caller the asking member authenticated.
+#[derive(Debug, Clone)]
+pub struct Forwarded(pub Caller);
+
+/// A request as it crosses the link.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireRequest {
+    pub method: String,
+    /// Path and query.
+    pub uri: String,
+    pub content_type: Option<String>,
+    pub accept_language: Option<String>,
+    pub body: String,
+    pub key_name: String,
+    pub level: AccessLevel,
+    pub ip: IpAddr,
+}
+
+/// An answer as it crosses the link.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireResponse {
+    pub status: u16,
+    pub content_type: Option<String>,
+    pub retry_after: Option<String>,
+    pub body: String,
+}
+
+/// What a request names, for routing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Olt(u32),
+    Onu(u64),
+    List(&'static MergedList),
+    Here,
+}
+
+/// What the API path `path` (under the base) names for `method`.
+pub fn target(method: &Method, path: &str) -> Target {
+    let mut parts = path.trim_start_matches('/').split('/');
+    let (first, second) = (parts.next().unwrap_or_default(), parts.next());
+    match (first, second) {
+        (_, None) if method == Method::GET => list_at(path).map_or(Target::Here, Target::List),
+        ("olts", Some(id)) => id.parse().map_or(Target::Here, Target::Olt),
+        ("onus", Some(id)) => id.parse().map_or(Target::Here, Target::Onu),
+        _ => Target::Here,
+    }
+}
+
+/// Middleware: routes a request as the module says.
+pub async fn route(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    let Some(shared) = app.cluster.shared().filter(|_| app.cluster.is_running()) else {
+        return next.run(request).await;
+    };
+    let path = request.uri().path().strip_prefix(BASE).unwrap_or_default();
+    let target = target(request.method(), path);
+    let action =
+        request.method() != Method::GET && matches!(target, Target::Olt(_) | Target::Onu(_));
+    if action {
+        let (quorum, members) = {
+            let view = shared.membership();
+            (view.quorum(Instant::now()), view.peers().len() + 1)
+        };
+        if let Err(unseen) = quorum {
+            return ApiError::NoQuorum(format!(
+                "this member sees no majority of the {members} cluster members; cannot reach: {}",
+                unseen.join(", ")
+            ))
+            .into_response();
+        }
+    }
+    if request.extensions().get::<Forwarded>().is_some() {
+        return next.run(request).await;
+    }
+    match target {
+        Target::Olt(id) if app.fleet.olt(id).is_none() => {
+            let owner = shared.membership().owner_of(id, Instant::now());
+            match remote_member(shared, &owner) {
+                Some(member) => to_member(&member, &owner, request).await,
+                None => next.run(request).await,
+            }
+        }
+        Target::Onu(id) if app.onu_olt(id).is_err() => to_whoever_knows(request, next).await,
+        Target::List(list) => merged(&app, shared, list, request).await,
+        _ => next.run(request).await,
+    }
+}
+
+/// The request as a [`WireRequest`], or the answer to give when it cannot travel.
+async fn wire(request: Request) -> Result<WireRequest, Response> {
+    let caller = request
+        .extensions()
+        .get::<Caller>()
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::Internal("a routed request without its caller".into()).into_response()
+        })?;
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX).await.map_err(|e| {
+        ApiError::InvalidBody(format!("the body could not be read: {e}")).into_response()
+    })?;
+    let header = |name: header::HeaderName| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(String::from)
+    };
+    Ok(WireRequest {
+        method: parts.method.to_string(),
+        uri: parts
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string(),
+        content_type: header(header::CONTENT_TYPE),
+        accept_language: header(header::ACCEPT_LANGUAGE),
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        key_name: caller.key_name,
+        level: caller.level,
+        ip: caller.ip,
+    })
+}
+
+/// Asks `member` (named `name`) to answer `request`.
+async fn to_member(member: &ActorRef<MemberMsg>, name: &str, request: Request) -> Response {
+    let wired = match wire(request).await {
+        Ok(wired) => wired,
+        Err(answer) => return answer,
+    };
+    match ask(member, &wired).await {
+        Some(answer) => into_response(answer),
+        None => ApiError::DeviceUnavailable(format!(
+            "cluster member `{name}`, which serves this, did not answer within {}s",
+            ASK_TIMEOUT.as_secs()
+        ))
+        .into_response(),
+    }
+}
+
+/// An ONU this member does not run: the first other member's answer that is not 404,
+/// else this member's own (a 404).
+async fn to_whoever_knows(request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let rebuild = || {
+        let mut again = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
+        *again.extensions_mut() = parts.extensions.clone();
+        again
+    };
+    let wired = match wire(rebuild()).await {
+        Ok(wired) => wired,
+        Err(answer) => return answer,
+    };
+    let asks = remote_members().into_iter().map(|member| {
+        let wired = wired.clone();
+        async move { ask(&member, &wired).await }
+    });
+    for answer in futures::future::join_all(asks).await.into_iter().flatten() {
+        if answer.status != StatusCode::NOT_FOUND.as_u16() {
+            return into_response(answer);
+        }
+    }
+    next.run(rebuild()).await
+}
+
+/// One RPC of `wired` to `member`; `None` when it does not answer in time or the link
+/// closed.
+async fn ask(member: &ActorRef<MemberMsg>, wired: &WireRequest) -> Option<WireResponse> {
+    let text = serde_json::to_string(wired).ok()?;
+    match member
+        .call(|reply| MemberMsg::Http(text, reply), Some(ASK_TIMEOUT))
+        .await
+    {
+        Ok(CallResult::Success(answer)) => serde_json::from_str(&answer).ok(),
+        other => {
+            tracing::warn!(member = %member.get_id(), outcome = ?other.map(|_| ()), "a forwarded request got no answer");
+            None
+        }
+    }
+}
+
+fn into_response(answer: WireResponse) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut response = (status, answer.body).into_response();
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_TYPE, answer.content_type),
+        (header::RETRY_AFTER, answer.retry_after),
+    ] {
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+            headers.insert(name, value);
+        }
+    }
+    response
+}
+
+/// Runs a request another member forwarded through this member's REST surface and
+/// answers it as JSON text.
+pub(super) async fn answer_here(rest: axum::Router, text: &str) -> String {
+    let answer = match serde_json::from_str::<WireRequest>(text) {
+        Ok(wired) => run_here(rest, wired).await,
+        Err(e) => wire_error(ApiError::InvalidBody(format!(
+            "a forwarded request that does not parse: {e}"
+        ))),
+    };
+    serde_json::to_string(&answer).unwrap_or_default()
+}
+
+async fn run_here(rest: axum::Router, wired: WireRequest) -> WireResponse {
+    let mut builder = Request::builder()
+        .method(wired.method.as_str())
+        .uri(wired.uri.as_str());
+    for (name, value) in [
+        (header::CONTENT_TYPE, &wired.content_type),
+        (header::ACCEPT_LANGUAGE, &wired.accept_language),
+    ] {
+        if let Some(value) = value {
+            builder = builder.header(name, value.as_str());
+        }
+    }
+    let Ok(mut request) = builder.body(Body::from(wired.body)) else {
+        return wire_error(ApiError::InvalidParameter(
+            "a forwarded request that is not HTTP".into(),
+        ));
+    };
+    let caller = Caller {
+        key_name: wired.key_name,
+        level: wired.level,
+        ip: wired.ip,
+    };
+    let extensions = request.extensions_mut();
+    extensions.insert(ConnectInfo(SocketAddr::new(wired.ip, 0)));
+    extensions.insert(Forwarded(caller));
+    extensions.insert(RateAlreadyCounted);
+    let response = match rest.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let (parts, body) = response.into_parts();
+    let header = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .map(String::from)
+    };
+    match axum::body::to_bytes(body, MAX_ANSWER_BYTES).await {
+        Ok(bytes) => WireResponse {
+            status: parts.status.as_u16(),
+            content_type: header(header::CONTENT_TYPE),
+            retry_after: header(header::RETRY_AFTER),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        },
+        Err(_) => wire_error(ApiError::Internal(format!(
+            "an answer over {MAX_ANSWER_BYTES} bytes cannot cross the cluster link"
+        ))),
+    }
+}
+
+fn wire_error(error: ApiError) -> WireResponse {
+    let (status, code) = error.status_and_code();
+    WireResponse {
+        status: status.as_u16(),
+        content_type: Some("application/json".into()),
+        retry_after: None,
+        body: json!({"success": false, "error": {"code": code, "message": error.to_string()}})
+            .to_string(),
+    }
+}
+
+/// A merged list: every member's first `offset + size` items, merged.
+async fn merged(
+    app: &AppState,
+    shared: &ClusterShared,
+    list: &MergedList,
+    request: Request,
+) -> Response {
+    let query = request.uri().query().unwrap_or_default().to_string();
+    let Some((page, size)) = paging(app, &query) else {
+        // Not a page this layer can read: the handler answers (its 400).
+        return here(shared, request).await;
+    };
+    let wired = match wire(request).await {
+        Ok(wired) => wired,
+        Err(answer) => return answer,
+    };
+    let need = (page + 1) * size;
+    let max = app.config.paging.max_size as usize;
+    let remotes = remote_members();
+    let mut fetches = vec![fetch_share(Asked::Here(shared), &wired, &query, need, max)];
+    for member in &remotes {
+        fetches.push(fetch_share(Asked::There(member), &wired, &query, need, max));
+    }
+    let mut shares = Vec::new();
+    for fetched in futures::future::join_all(fetches).await {
+        match fetched {
+            Ok(share) => shares.push(share),
+            Err(Some(answer)) => return into_response(answer),
+            Err(None) => {}
+        }
+    }
+    let (data, total) = list.merge(shares, page * size, size);
+    let body = json!({"success": true, "data": data, "meta": {"page": page, "size": size, "totalCount": total}});
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Runs `request` through this member's own surface as if forwarded (no routing again).
+async fn here(shared: &ClusterShared, request: Request) -> Response {
+    let Some(rest) = shared.rest() else {
+        return ApiError::DeviceUnavailable("the cluster member is stopping".into())
+            .into_response();
+    };
+    match wire(request).await {
+        Ok(wired) => into_response(run_here(rest, wired).await),
+        Err(answer) => answer,
+    }
+}
+
+enum Asked<'a> {
+    Here(&'a ClusterShared),
+    There(&'a ActorRef<MemberMsg>),
+}
+
+/// One member's first `need` items of the list, read in pages of at most `max`; `Err`
+/// with the answer when the member refused the request (a bad filter: the client's
+/// error), `Err(None)` when it could not be asked.
+async fn fetch_share(
+    asked: Asked<'_>,
+    wired: &WireRequest,
+    query: &str,
+    need: usize,
+    max: usize,
+) -> Result<Share, Option<WireResponse>> {
+    let size = need.min(max).max(1);
+    let path = wired.uri.split('?').next().unwrap_or_default().to_string();
+    let mut share = Share::default();
+    for page in 0.. {
+        let mut one = wired.clone();
+        one.uri = format!("{path}?{}", with_paging(query, page, size));
+        let answer = match &asked {
+            Asked::Here(shared) => match shared.rest() {
+                Some(rest) => Some(run_here(rest, one).await),
+                None => None,
+            },
+            Asked::There(member) => ask(member, &one).await,
+        };
+        let answer = answer.ok_or(None)?;
+        if answer.status != 200 {
+            return Err(Some(answer));
+        }
+        let body: Value = serde_json::from_str(&answer.body).map_err(|_| None)?;
+        let items = body["data"].as_array().cloned().unwrap_or_default();
+        share.total = body["meta"]["totalCount"].as_u64().unwrap_or(0);
+        let short = items.len() < size;
+        share.items.extend(items);
+        if short || share.items.len() >= need {
+            break;
+        }
+    }
+    share.items.truncate(need);
+    Ok(share)
+}
+
+/// `page` and `size` of `query` when both are absent or plain numbers in range.
+fn paging(app: &AppState, query: &str) -> Option<(usize, usize)> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).ok()?;
+    let get = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let page = match get("page") {
+        None => 0,
+        Some(v) => v.parse::<u32>().ok()? as usize,
+    };
+    let size = match get("size") {
+        None => app.config.paging.default_size as usize,
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|s| (1..=app.config.paging.max_size).contains(s))? as usize,
+    };
+    Some((page, size))
+}
+
+/// `query` with its `page` and `size` replaced.
+fn with_paging(query: &str, page: usize, size: usize) -> String {
+    let mut pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap_or_default();
+    pairs.retain(|(k, _)| k != "page" && k != "size");
+    pairs.push(("page".into(), page.to_string()));
+    pairs.push(("size".into(), size.to_string()));
+    serde_urlencoded::to_string(pairs).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_routed_by_what_they_name() {
+        assert_eq!(target(&Method::GET, "/olts/7/onus"), Target::Olt(7));
+        assert_eq!(target(&Method::POST, "/olts/7/poll"), Target::Olt(7));
+        assert_eq!(target(&Method::GET, "/onus/42"), Target::Onu(42));
+        assert!(matches!(target(&Method::GET, "/olts"), Target::List(l) if l.path == "/olts"));
+        assert_eq!(target(&Method::POST, "/olts"), Target::Here);
+        assert_eq!(target(&Method::GET, "/audit-logs"), Target::Here);
+        assert_eq!(target(&Method::GET, "/olts/x"), Target::Here);
+    }
+
+    #[test]
+    fn paging_is_replaced_and_the_filters_kept() {
+        let q = with_paging("q=HWTC&page=3&size=5&status=ONLINE", 0, 20);
+        assert_eq!(q, "q=HWTC&status=ONLINE&page=0&size=20");
+    }
+}

@@ -1,0 +1,198 @@
+//! Fleet-wide lists across members: each member returns the first `offset + size` items
+//! of its own share in the list's order, and the asked member merges them as a database
+//! merges sorted runs, then cuts the page. `totalCount` is the sum of the shares' counts
+//! less the items two members both returned (an OLT in hand-over). Which lists merge, and
+//! in which order, is [`MergedList`]; the items are the API's JSON, compared by field.
+
+use serde_json::Value;
+use std::cmp::Ordering;
+
+/// One field of an item's sort key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// A number, ascending.
+    Number(&'static str),
+    /// A number ascending, items without one after every item with one.
+    NumberNullsLast(&'static str),
+    /// Text, ascending by bytes (Rust's `str` order, which the lists sort by).
+    Text(&'static str),
+}
+
+/// A fleet-wide list the members merge: its path under the API, the order its handler
+/// sorts by, and the fields that say two items are the same thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MergedList {
+    pub path: &'static str,
+    pub order: &'static [Key],
+    pub identity: &'static [&'static str],
+}
+
+/// The lists merged across members (docs/scale-out.md lists the rest, answered per member).
+pub const MERGED: &[MergedList] = &[
+    MergedList {
+        path: "/olts",
+        order: &[Key::Number("id")],
+        identity: &["id"],
+    },
+    MergedList {
+        path: "/onus",
+        order: &[Key::Number("id")],
+        identity: &["id"],
+    },
+    MergedList {
+        path: "/optics",
+        order: &[Key::NumberNullsLast("rxPower"), Key::Number("onuId")],
+        identity: &["onuId"],
+    },
+    MergedList {
+        path: "/vlans",
+        order: &[Key::Number("oltId"), Key::Number("vlanId")],
+        identity: &["oltId", "vlanId"],
+    },
+    MergedList {
+        path: "/unconfigured-onus",
+        order: &[
+            Key::Number("oltId"),
+            Key::Text("ponPort"),
+            Key::Text("serial"),
+        ],
+        identity: &["oltId", "ponPort", "serial"],
+    },
+];
+
+/// The merged list served at `path`, if it is one.
+pub fn list_at(path: &str) -> Option<&'static MergedList> {
+    MERGED.iter().find(|l| l.path == path)
+}
+
+/// One member's share: its first items in the list's order and how many it has in all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Share {
+    pub items: Vec<Value>,
+    pub total: u64,
+}
+
+impl MergedList {
+    /// `a` against `b` in the list's order.
+    pub fn compare(&self, a: &Value, b: &Value) -> Ordering {
+        self.order
+            .iter()
+            .map(|key| compare_field(*key, a, b))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    }
+
+    fn same(&self, a: &Value, b: &Value) -> bool {
+        self.identity.iter().all(|field| a[field] == b[field])
+    }
+
+    /// The page at `offset` of `size` items of the shares merged, and the total count.
+    pub fn merge(&self, shares: Vec<Share>, offset: usize, size: usize) -> (Vec<Value>, u64) {
+        let mut total: u64 = shares.iter().map(|s| s.total).sum();
+        let mut all: Vec<Value> = shares.into_iter().flat_map(|s| s.items).collect();
+        all.sort_by(|a, b| self.compare(a, b));
+        let before = all.len();
+        all.dedup_by(|later, earlier| self.same(later, earlier));
+        total = total.saturating_sub((before - all.len()) as u64);
+        let page = all.into_iter().skip(offset).take(size).collect();
+        (page, total)
+    }
+}
+
+fn compare_field(key: Key, a: &Value, b: &Value) -> Ordering {
+    match key {
+        Key::Number(field) => number(&a[field]).total_cmp(&number(&b[field])),
+        Key::NumberNullsLast(field) => match (a[field].as_f64(), b[field].as_f64()) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        },
+        Key::Text(field) => a[field]
+            .as_str()
+            .unwrap_or_default()
+            .cmp(b[field].as_str().unwrap_or_default()),
+    }
+}
+
+/// A JSON number as `f64`; ids up to 2⁵³ are exact, which the id blocks keep them under.
+fn number(value: &Value) -> f64 {
+    value.as_f64().unwrap_or(f64::NEG_INFINITY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn share(ids: &[u64], total: u64) -> Share {
+        Share {
+            items: ids.iter().map(|id| json!({ "id": id })).collect(),
+            total,
+        }
+    }
+
+    fn ids(items: &[Value]) -> Vec<u64> {
+        items.iter().filter_map(|i| i["id"].as_u64()).collect()
+    }
+
+    #[test]
+    fn pages_of_merged_shares_are_the_pages_of_the_whole() {
+        let olts = list_at("/olts").expect("merged");
+        let (page, total) = olts.merge(vec![share(&[1, 4, 5], 3), share(&[2, 3, 6], 3)], 2, 2);
+        assert_eq!((ids(&page), total), (vec![3, 4], 6));
+    }
+
+    #[test]
+    fn an_item_two_members_hold_is_counted_once() {
+        let olts = list_at("/olts").expect("merged");
+        let (page, total) = olts.merge(vec![share(&[1, 2], 2), share(&[2, 3], 2)], 0, 10);
+        assert_eq!((ids(&page), total), (vec![1, 2, 3], 3));
+    }
+
+    #[test]
+    fn optics_put_the_worst_first_and_the_unread_last() {
+        let optics = list_at("/optics").expect("merged");
+        let a = Share {
+            items: vec![
+                json!({"onuId": 1, "rxPower": -20.5}),
+                json!({"onuId": 3, "rxPower": null}),
+            ],
+            total: 2,
+        };
+        let b = Share {
+            items: vec![json!({"onuId": 2, "rxPower": -27.1})],
+            total: 1,
+        };
+        let (page, _) = optics.merge(vec![a, b], 0, 3);
+        let order: Vec<u64> = page.iter().filter_map(|i| i["onuId"].as_u64()).collect();
+        assert_eq!(order, vec![2, 1, 3]);
+    }
+
+    proptest! {
+        /// However the whole is split among members, merging each member's first
+        /// `offset + size` gives the page of the whole.
+        #[test]
+        fn any_split_merges_to_the_whole(
+            owners in proptest::collection::vec(0usize..3, 0..60),
+            page in 0usize..5,
+            size in 1usize..8,
+        ) {
+            let olts = list_at("/olts").expect("merged");
+            let mut members = [Vec::new(), Vec::new(), Vec::new()];
+            for (id, owner) in owners.iter().enumerate() {
+                members[*owner].push(id as u64);
+            }
+            let offset = page * size;
+            let shares = members
+                .iter()
+                .map(|m| share(&m[..m.len().min(offset + size)], m.len() as u64))
+                .collect();
+            let (merged, total) = olts.merge(shares, offset, size);
+            let whole: Vec<u64> = (0..owners.len() as u64).skip(offset).take(size).collect();
+            prop_assert_eq!(ids(&merged), whole);
+            prop_assert_eq!(total, owners.len() as u64);
+        }
+    }
+}
