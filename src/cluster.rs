@@ -20,6 +20,7 @@ mod gate;
 mod members;
 pub mod merge;
 pub mod ownership;
+pub mod tls;
 
 pub use config::{ClusterConfig, Peer};
 
@@ -34,7 +35,6 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use ractor_cluster::node::NodeConnectionMode;
 use ractor_cluster::{NodeServer, NodeServerMessage, RactorClusterMessage};
 use std::collections::{BTreeSet, HashMap};
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -326,12 +326,15 @@ impl Cluster {
                 config.cookie_env
             );
         }
-        if !config.insecure {
-            bail!(
-                "[cluster]: the link between members is not encrypted; set `insecure = true` \
-                 to run it anyway, with `listen` on a network only the members reach"
-            );
-        }
+        let tls = match &config.tls {
+            Some(files) => Some(tls::MemberTls::load(files).context("[cluster.tls]")?),
+            None if config.insecure => None,
+            None => bail!(
+                "[cluster]: the link between members is not encrypted; give [cluster.tls] \
+                 (cert, key, ca), or set `insecure = true` to run it anyway, with `listen` \
+                 on a network only the members reach"
+            ),
+        };
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .with_context(|| format!("[cluster]: cannot listen on {}", config.listen))?;
@@ -354,9 +357,14 @@ impl Cluster {
             max_handshakes: config.max_handshakes.max(1),
             handshake_timeout: config.handshake_timeout,
         };
-        let addresses: Vec<SocketAddr> = config.peers.iter().map(|p| p.address).collect();
-        let members = gate::Members(addresses.iter().map(|a| a.ip()).collect());
-        tokio::spawn(gate::serve(listener, server.clone(), limits, members));
+        let members = gate::Members(config.peers.iter().map(|p| p.address.ip()).collect());
+        let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
+        tokio::spawn(gate::serve(
+            listener,
+            server.clone(),
+            limits,
+            (members, acceptor),
+        ));
         let rest = crate::router::rest_router(state.clone());
         *shared.rest.lock().unwrap_or_else(PoisonError::into_inner) = Some(rest.clone());
         let member_state = MemberState {
@@ -367,7 +375,12 @@ impl Cluster {
         let (member, _) = Actor::spawn(None, Member, member_state)
             .await
             .context("cannot start the cluster member")?;
-        tokio::spawn(keep_connected(server.clone(), addresses));
+        let link = Link {
+            peers: config.peers.clone(),
+            tls,
+            timeout: config.handshake_timeout,
+        };
+        tokio::spawn(keep_connected(server.clone(), link));
         tokio::spawn(members::heartbeat(shared.clone(), state.clone()));
         tracing::info!(
             name = %config.name,
@@ -472,10 +485,18 @@ fn parse_answer(text: &str, nodes: usize) -> Option<Vec<NodeCounters>> {
     })
 }
 
+/// How this member reaches its peers.
+struct Link {
+    peers: Vec<Peer>,
+    tls: Option<tls::MemberTls>,
+    timeout: Duration,
+}
+
 /// Connects to the peers while fewer sessions are open than peers are configured: a
 /// member that starts first waits for the others, and one that lost a peer reaches it
-/// again when it is back.
-async fn keep_connected(server: ActorRef<NodeServerMessage>, peers: Vec<SocketAddr>) {
+/// again when it is back. Over TLS when configured; a peer whose certificate does not
+/// pass is logged and tried again.
+async fn keep_connected(server: ActorRef<NodeServerMessage>, link: Link) {
     let mut tick = tokio::time::interval(RECONNECT_EVERY);
     loop {
         tick.tick().await;
@@ -487,15 +508,29 @@ async fn keep_connected(server: ActorRef<NodeServerMessage>, peers: Vec<SocketAd
             Ok(_) => continue,
             Err(_) => return, // the node server stopped
         };
-        if sessions.len() >= peers.len() {
+        if sessions.len() >= link.peers.len() {
             continue;
         }
-        for peer in &peers {
-            let known = sessions.values().any(|s| s.peer_addr == peer.to_string());
-            if !known {
-                if let Err(e) = ractor_cluster::client_connect(&server, *peer).await {
-                    tracing::debug!(%peer, error = %e, "cluster peer not reachable yet");
-                }
+        for peer in &link.peers {
+            let address = peer.address.to_string();
+            if sessions.values().any(|s| s.peer_addr == address) {
+                continue;
+            }
+            let connected = match &link.tls {
+                None => ractor_cluster::client_connect(&server, peer.address)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Some(tls) => match tls.connect(&peer.name, peer.address, link.timeout).await {
+                    Ok(stream) => {
+                        ractor_cluster::client_connect_external(&server, Box::new(stream))
+                            .await
+                            .map_err(|e| e.to_string())
+                    }
+                    Err(e) => Err(format!("{e:#}")),
+                },
+            };
+            if let Err(error) = connected {
+                tracing::debug!(peer = %peer.name, %address, %error, "cluster peer not reachable yet");
             }
         }
     }

@@ -36,6 +36,45 @@ fn free_port() -> u16 {
     probe.local_addr().expect("addr").port()
 }
 
+/// A certificate authority of a cluster, made for the test.
+struct Authority {
+    cert: rcgen::Certificate,
+    key: rcgen::KeyPair,
+}
+
+impl Authority {
+    fn new() -> Authority {
+        let key = rcgen::KeyPair::generate().expect("CA key");
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let cert = params.self_signed(&key).expect("CA certificate");
+        Authority { cert, key }
+    }
+
+    /// A certificate for the member `name` (its name as the DNS name) written to `dir`
+    /// with its key and this CA; the `[cluster.tls]` lines that name them.
+    fn issue(&self, name: &str, dir: &Path) -> String {
+        let key = rcgen::KeyPair::generate().expect("member key");
+        let mut params = rcgen::CertificateParams::new(vec![name.to_string()]).expect("params");
+        params.extended_key_usages = vec![
+            rcgen::ExtendedKeyUsagePurpose::ServerAuth,
+            rcgen::ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        let cert = params
+            .signed_by(&key, &self.cert, &self.key)
+            .expect("signed");
+        let (cert_path, key_path, ca_path) = (
+            dir.join("member.pem"),
+            dir.join("member.key"),
+            dir.join("ca.pem"),
+        );
+        std::fs::write(&cert_path, cert.pem()).expect("cert");
+        std::fs::write(&key_path, key.serialize_pem()).expect("key");
+        std::fs::write(&ca_path, self.cert.pem()).expect("ca");
+        format!("cert = {cert_path:?}\nkey = {key_path:?}\nca = {ca_path:?}\n")
+    }
+}
+
 /// One member: a `serve` child with its HTTP port, cluster port and store.
 struct Member {
     name: &'static str,
@@ -48,12 +87,13 @@ struct Member {
 
 impl Member {
     /// Writes the member's configuration (every member: `cluster` names all three with
-    /// their cluster ports) and starts it.
+    /// their cluster ports; TLS with a certificate `ca` issues) and starts it.
     async fn start(
         dir: &Path,
         name: &'static str,
         inventory: &Inventory,
         ports: &[(u16, u16); 3],
+        ca: &Authority,
     ) -> Member {
         let me = NAMES
             .iter()
@@ -64,6 +104,7 @@ impl Member {
         std::fs::create_dir_all(&dir).expect("dir");
         let inventory_path = dir.join("inventory.toml");
         std::fs::write(&inventory_path, inventory.to_toml()).expect("inventory");
+        let tls = ca.issue(name, &dir);
         let peers: Vec<String> = NAMES
             .iter()
             .zip(ports)
@@ -76,8 +117,8 @@ impl Member {
                 "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory_path:?}\n\n\
                  [polling]\nstatus_interval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\n\
                  [cluster]\nname = \"{name}\"\nlisten = \"127.0.0.1:{listen}\"\n\
-                 peers = [{peers}]\ncookie_env = \"CLUSTER_COOKIE\"\ninsecure = true\n\
-                 heartbeat = \"200ms\"\ntakeover_after = \"1500ms\"\n",
+                 peers = [{peers}]\ncookie_env = \"CLUSTER_COOKIE\"\n\
+                 heartbeat = \"200ms\"\ntakeover_after = \"1500ms\"\n\n[cluster.tls]\n{tls}",
                 data = dir.join("data"),
                 peers = peers.join(", "),
             ),
@@ -384,9 +425,10 @@ async fn single_reads_go_to_the_owner(sim: &SimFleet, member: &Member) {
 async fn start_three(sim: &SimFleet, dir: &Path) -> Vec<Member> {
     let inventory = sim.inventory();
     let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let ca = Authority::new();
     let mut members = Vec::new();
     for name in NAMES {
-        members.push(Member::start(dir, name, &inventory, &ports).await);
+        members.push(Member::start(dir, name, &inventory, &ports, &ca).await);
     }
     members
 }
@@ -487,4 +529,52 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
         .request(reqwest::Method::GET, "/olts?size=5")
         .await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_of_another_ca_and_garbage_on_the_cluster_port_are_refused() {
+    let sim = common::steady_sim(OLTS, 1).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inventory = sim.inventory();
+    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let (ours, theirs) = (Authority::new(), Authority::new());
+    let alpha = Member::start(dir.path(), "alpha", &inventory, &ports, &ours).await;
+    let bravo = Member::start(dir.path(), "bravo", &inventory, &ports, &ours).await;
+    let mut charlie = Member::start(dir.path(), "charlie", &inventory, &ports, &theirs).await;
+
+    // Raw garbage on alpha's cluster port: no TLS session, nothing else harmed.
+    let mut garbage = tokio::net::TcpStream::connect(("127.0.0.1", ports[0].1))
+        .await
+        .expect("connect");
+    tokio::io::AsyncWriteExt::write_all(&mut garbage, &[0x16, 0x03, 0x01, 0xff, 0xff, 0xde, 0xad])
+        .await
+        .expect("garbage sent");
+
+    // Alpha and bravo link and share the fleet between them; charlie links to neither.
+    settled(&[&alpha, &bravo]).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for member in [&alpha, &bravo] {
+        let seen = member.members().await;
+        assert!(
+            seen.get("charlie").is_some_and(|c| !c.1),
+            "{} sees charlie: {seen:?}",
+            member.name
+        );
+    }
+    let alone = charlie.members().await;
+    assert!(
+        alone.iter().all(|(name, m)| name == "charlie" || !m.1),
+        "charlie sees a peer: {alone:?}"
+    );
+    assert!(
+        charlie.child.try_wait().expect("wait").is_none(),
+        "charlie stays up"
+    );
+    let log = std::fs::read_to_string(alpha.dir.join("serve.log")).expect("alpha's log");
+    assert!(
+        log.contains("TLS refused"),
+        "alpha logs the refusals:\n{log}"
+    );
+    let (status, _) = alpha.request(reqwest::Method::GET, "/cluster").await;
+    assert_eq!(status, 200, "alpha serves on");
 }

@@ -44,6 +44,7 @@ fn config(listen: SocketAddr, insecure: bool) -> ClusterConfig {
             address: SocketAddr::from(([127, 0, 0, 3], free_port().port())),
         }],
         cookie_env: COOKIE_ENV.into(),
+        tls: None,
         insecure,
         handshake_timeout: Duration::from_secs(1),
         max_handshakes: 4,

@@ -24,8 +24,12 @@ pub struct ClusterConfig {
     pub peers: Vec<Peer>,
     /// The variable holding the cookie (not one of `PONKEEPER_*`, which are settings).
     pub cookie_env: String,
-    /// The link between members is not encrypted yet: a member starts only when the
-    /// operator says so, with `listen` on a network only the members reach.
+    /// TLS between members ([`super::tls`]): this member's certificate and key and the
+    /// cluster's CA.
+    #[serde(default)]
+    pub tls: Option<super::tls::TlsFiles>,
+    /// Without `tls` the link is not encrypted: a member starts so only when the operator
+    /// says so, with `listen` on a network only the members reach.
     #[serde(default)]
     pub insecure: bool,
     /// Time a connecting member has to pass the cookie challenge.
@@ -136,6 +140,7 @@ mod tests {
                 })
                 .collect(),
             cookie_env: "COOKIE".into(),
+            tls: None,
             insecure: true,
             handshake_timeout: default_handshake_timeout(),
             max_handshakes: 16,

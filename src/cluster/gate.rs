@@ -30,8 +30,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::time::{Instant, Sleep};
+use tokio_rustls::TlsAcceptor;
 
 /// What a connection may send before it has authenticated: the handshake's messages (a
 /// name, a client status, a challenge reply) are a few hundred bytes.
@@ -90,12 +91,14 @@ impl NodeEventSubscription for Authentications {
     }
 }
 
-/// Listens on `listener` for the other members until the node server stops.
+/// Listens on `listener` for the other members until the node server stops; with `tls`,
+/// each admitted connection completes its TLS handshake (within `handshake_timeout`)
+/// before the node server sees it, and one that fails is logged and closed.
 pub async fn serve(
     listener: TcpListener,
     server: ActorRef<NodeServerMessage>,
     limits: GateLimits,
-    members: Members,
+    (members, tls): (Members, Option<TlsAcceptor>),
 ) {
     let handshakes = Arc::new(Handshakes::default());
     let subscribed = server.cast(NodeServerMessage::SubscribeToEvents {
@@ -145,44 +148,91 @@ pub async fn serve(
             }
             pending.insert(label.clone(), done.clone());
         }
-        let stream = Gated {
-            stream,
+        let gated = Gated {
+            read: Box::new(tokio::io::empty()),
+            write: Box::new(tokio::io::sink()),
+            local: stream.local_addr().ok().map(|a| a.to_string()),
             label,
             done,
             handshakes: handshakes.clone(),
             timeout: limits.handshake_timeout,
         };
-        let opened = server.cast(NodeServerMessage::ConnectionOpenedExternal {
-            stream: Box::new(stream),
-            is_server: true,
-        });
-        if opened.is_err() {
-            return; // the node server stopped
+        match &tls {
+            None => {
+                let (read, write) = stream.into_split();
+                if !open(&server, gated.with(Box::new(read), Box::new(write))) {
+                    return; // the node server stopped
+                }
+            }
+            Some(acceptor) => {
+                let (acceptor, server) = (acceptor.clone(), server.clone());
+                tokio::spawn(async move {
+                    let accepted =
+                        tokio::time::timeout(gated.timeout, acceptor.accept(stream)).await;
+                    match accepted {
+                        Ok(Ok(tls)) => {
+                            let (read, write) = tokio::io::split(tls);
+                            open(&server, gated.with(Box::new(read), Box::new(write)));
+                        }
+                        failed => {
+                            let why = match failed {
+                                Ok(Err(error)) => error.to_string(),
+                                _ => "no TLS handshake within the handshake timeout".into(),
+                            };
+                            metrics::counter!("ponkeeper_cluster_connections_refused_total")
+                                .increment(1);
+                            tracing::warn!(peer = %gated.label, %why, "cluster port: TLS refused");
+                            gated.handshakes.lock().remove(&gated.label);
+                        }
+                    }
+                });
+            }
         }
     }
 }
 
-/// An accepted connection on its way to the node server.
+/// Hands `gated` to the node server; `false` when the node server has stopped.
+fn open(server: &ActorRef<NodeServerMessage>, gated: Gated) -> bool {
+    server
+        .cast(NodeServerMessage::ConnectionOpenedExternal {
+            stream: Box::new(gated),
+            is_server: true,
+        })
+        .is_ok()
+}
+
+/// An accepted connection on its way to the node server: its halves (over TLS or not).
 struct Gated {
-    stream: TcpStream,
+    read: BoxRead,
+    write: BoxWrite,
+    local: Option<String>,
     label: String,
     done: Arc<AtomicBool>,
     handshakes: Arc<Handshakes>,
     timeout: Duration,
 }
 
+impl Gated {
+    fn with(self, read: BoxRead, write: BoxWrite) -> Gated {
+        Gated {
+            read,
+            write,
+            ..self
+        }
+    }
+}
+
 impl ClusterBidiStream for Gated {
     fn split(self: Box<Self>) -> (BoxRead, BoxWrite) {
-        let (read, write) = self.stream.into_split();
         let reader = Handshaking {
-            read,
+            read: self.read,
             done: self.done,
             read_so_far: 0,
             deadline: Box::pin(tokio::time::sleep(self.timeout)),
             label: self.label,
             handshakes: self.handshakes,
         };
-        (Box::new(reader), Box::new(write))
+        (Box::new(reader), self.write)
     }
 
     fn peer_label(&self) -> Option<String> {
@@ -190,14 +240,14 @@ impl ClusterBidiStream for Gated {
     }
 
     fn local_label(&self) -> Option<String> {
-        self.stream.local_addr().ok().map(|a| a.to_string())
+        self.local.clone()
     }
 }
 
 /// The read half until the session authenticates: fails past the deadline or the byte
 /// budget, which ends the session and closes the connection.
 struct Handshaking {
-    read: tokio::net::tcp::OwnedReadHalf,
+    read: BoxRead,
     done: Arc<AtomicBool>,
     read_so_far: u64,
     deadline: Pin<Box<Sleep>>,
