@@ -14,9 +14,10 @@
 //! A member that does not answer within [`ASK_TIMEOUT`] is left out of that answer and
 //! logged; a member that goes away leaves the group when its link closes.
 
-mod config;
+pub mod config;
 pub mod forward;
 mod gate;
+pub mod ids;
 mod members;
 pub mod merge;
 pub mod ownership;
@@ -69,11 +70,15 @@ pub enum MemberMsg {
     /// A [`forward::WireRequest`] → the [`forward::WireResponse`] this member's API gives.
     #[rpc]
     Http(String, RpcReplyPort<String>),
+    /// An [`ids::IdsAsked`] → this member's ONU id assignments in it.
+    #[rpc]
+    Ids(String, RpcReplyPort<String>),
 }
 
 /// What the member actor answers from.
 struct MemberState {
     view: FleetViewHandle,
+    store: ponkeeper_actors::store::Store,
     shared: Arc<ClusterShared>,
     /// This process's REST surface, for requests other members forward.
     rest: axum::Router,
@@ -113,6 +118,12 @@ impl Actor for Member {
             MemberMsg::Status(theirs, reply) => {
                 members::heard(&state.shared, &theirs, None);
                 let _ = reply.send(members::status_of(&state.shared));
+            }
+            MemberMsg::Ids(asked, reply) => {
+                let (store, block) = (state.store.clone(), state.shared.config.id_block());
+                tokio::spawn(async move {
+                    let _ = reply.send(ids::answer(store, block, &asked).await);
+                });
             }
             MemberMsg::Http(request, reply) => {
                 let rest = state.rest.clone();
@@ -156,6 +167,8 @@ pub(crate) struct ClusterShared {
     /// This process's REST surface, for the shares of merged lists; dropped at stop (it
     /// holds the state that holds this).
     rest: Mutex<Option<axum::Router>>,
+    /// Set by [`Cluster::stop`]: the heartbeat and the id copy end.
+    stopped: AtomicBool,
 }
 
 impl ClusterShared {
@@ -222,6 +235,7 @@ impl Cluster {
                 olts: AtomicUsize::new(0),
                 by_name: Mutex::new(HashMap::new()),
                 rest: Mutex::new(None),
+                stopped: AtomicBool::new(false),
             })),
             running: OnceLock::new(),
         })
@@ -369,6 +383,7 @@ impl Cluster {
         *shared.rest.lock().unwrap_or_else(PoisonError::into_inner) = Some(rest.clone());
         let member_state = MemberState {
             view: state.fleet.view().clone(),
+            store: state.store.clone(),
             shared: shared.clone(),
             rest,
         };

@@ -75,13 +75,15 @@ pub(super) fn heard(
 }
 
 /// Asks every other member for its status, once per `heartbeat`, and runs this member's
-/// share of the inventory; ends when the member actor is gone.
+/// share of the inventory, until the cluster side stops.
 pub(super) async fn heartbeat(shared: Arc<ClusterShared>, state: AppState) {
     let every = shared.config.heartbeat;
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut ready_for: Option<BTreeSet<OltId>> = None;
-    loop {
+    // The ONU ids are copied beside the heartbeat, so a long copy never delays it.
+    tokio::spawn(copy_ids(shared.clone(), state.clone()));
+    while !shared.stopped.load(Ordering::Acquire) {
         tick.tick().await;
         let mine = status_of(&shared);
         let asks = remote_members().into_iter().map(|member| {
@@ -157,5 +159,17 @@ async fn all_polled(state: &AppState, running: &BTreeSet<OltId>) -> bool {
             polled == running.len()
         }
         Err(_) => false,
+    }
+}
+
+/// Copies the other members' ONU id assignments, once per heartbeat, until the cluster
+/// side stops.
+async fn copy_ids(shared: Arc<ClusterShared>, state: AppState) {
+    let mut tick = tokio::time::interval(shared.config.heartbeat);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut cursors = super::ids::Cursors::default();
+    while !shared.stopped.load(Ordering::Acquire) {
+        tick.tick().await;
+        cursors.copy(&shared, &state).await;
     }
 }
