@@ -17,6 +17,7 @@
 pub mod config;
 pub mod forward;
 mod gate;
+pub mod history;
 pub mod ids;
 mod members;
 pub mod merge;
@@ -73,12 +74,17 @@ pub enum MemberMsg {
     /// An [`ids::IdsAsked`] → this member's ONU id assignments in it.
     #[rpc]
     Ids(String, RpcReplyPort<String>),
+    /// A [`history::PointsAsked`] → this member's stored points of that ONU.
+    #[rpc]
+    History(String, RpcReplyPort<String>),
 }
 
 /// What the member actor answers from.
 struct MemberState {
     view: FleetViewHandle,
     store: ponkeeper_actors::store::Store,
+    /// The service, for its history reads.
+    app: AppState,
     shared: Arc<ClusterShared>,
     /// This process's REST surface, for requests other members forward.
     rest: axum::Router,
@@ -123,6 +129,12 @@ impl Actor for Member {
                 let (store, block) = (state.store.clone(), state.shared.config.id_block());
                 tokio::spawn(async move {
                     let _ = reply.send(ids::answer(store, block, &asked).await);
+                });
+            }
+            MemberMsg::History(asked, reply) => {
+                let app = state.app.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(history::answer(&app, &asked).await);
                 });
             }
             MemberMsg::Http(request, reply) => {
@@ -384,6 +396,7 @@ impl Cluster {
         let member_state = MemberState {
             view: state.fleet.view().clone(),
             store: state.store.clone(),
+            app: state.clone(),
             shared: shared.clone(),
             rest,
         };

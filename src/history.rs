@@ -12,6 +12,7 @@
 //! range to the year 9999 reads the same days as one to now. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
 
+use crate::cluster::history::{merge_by_time, PointKind, PointsAsked};
 use crate::error::ApiError;
 use crate::records::{AuditEntry, AuditFilter};
 use crate::state::AppState;
@@ -129,8 +130,33 @@ pub fn kept_period(
 }
 
 /// Optics points of ONU `onu` with `from <= at <= to`, oldest first, at most `limit`;
-/// the period is cut to `optics.history_retention` and now first.
+/// the period is cut to `optics.history_retention` and now first. In a cluster, every
+/// member's stored points of the ONU, merged by time ([`crate::cluster::history`]).
 pub async fn optics(
+    app: &AppState,
+    onu: OnuId,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    limit: usize,
+) -> Result<Vec<OpticsPoint>, ApiError> {
+    let here = local_optics(app, onu, from, to, limit).await?;
+    if !app.cluster.is_running() {
+        return Ok(here);
+    }
+    let asked = PointsAsked {
+        kind: PointKind::Optics,
+        onu,
+        from,
+        to,
+        step_seconds: None,
+        limit,
+    };
+    let there = crate::cluster::history::remote_points(asked).await;
+    Ok(merge_by_time(here, there, |p| p.at, limit))
+}
+
+/// [`optics`] from this process's store alone.
+pub async fn local_optics(
     app: &AppState,
     onu: OnuId,
     from: DateTime<Utc>,
@@ -148,8 +174,34 @@ pub async fn optics(
 /// Traffic points of ONU `onu` in `[from, to]`, oldest first, each as stored or (with
 /// `step`) averaged into buckets of `step` starting at `from`, at most `limit`; the period
 /// read is cut to `traffic.history_retention` and now first (the buckets stay where the
-/// client's `from` puts them).
+/// client's `from` puts them). In a cluster, every member's points merged by time: the
+/// members' buckets start at the same `from`, so they line up; a bucket two members both
+/// hold (an OLT handed over within it) is this member's.
 pub async fn traffic(
+    app: &AppState,
+    onu: OnuId,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    step: Option<chrono::Duration>,
+    limit: usize,
+) -> Result<Vec<TrafficPoint>, ApiError> {
+    let here = local_traffic(app, onu, (from, to), step, limit).await?;
+    if !app.cluster.is_running() {
+        return Ok(here);
+    }
+    let asked = PointsAsked {
+        kind: PointKind::Traffic,
+        onu,
+        from,
+        to,
+        step_seconds: step.map(|s| s.num_seconds()),
+        limit,
+    };
+    let there = crate::cluster::history::remote_points(asked).await;
+    Ok(merge_by_time(here, there, |p| p.at, limit))
+}
+
+/// [`traffic`] from this process's store alone.
+pub async fn local_traffic(
     app: &AppState,
     onu: OnuId,
     (from, to): (DateTime<Utc>, DateTime<Utc>),

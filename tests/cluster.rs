@@ -114,8 +114,10 @@ impl Member {
         std::fs::write(
             dir.join("ponkeeper.toml"),
             format!(
-                "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory_path:?}\n\n\
-                 [polling]\nstatus_interval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\n\
+                "listen = \"127.0.0.1:{http}\"\ndata_dir = {data:?}\ninventory = {inventory_path:?}\n\
+                 timezone = \"UTC\"\n\n\
+                 [polling]\nstatus_interval = \"500ms\"\ntimeout = \"300ms\"\nretries = 0\n\
+                 optics_interval = \"1s\"\n\n[optics]\nhistory_step = \"1s\"\n\n\
                  [cluster]\nname = \"{name}\"\nlisten = \"127.0.0.1:{listen}\"\n\
                  peers = [{peers}]\ncookie_env = \"CLUSTER_COOKIE\"\n\
                  heartbeat = \"200ms\"\ntakeover_after = \"1500ms\"\n\n[cluster.tls]\n{tls}",
@@ -474,6 +476,39 @@ async fn ids_copied(member: &Member) {
     .await;
 }
 
+/// When each optics point of ONU `id` was taken, as `member` reads its whole history.
+async fn history_times(member: &Member, id: u64) -> Vec<chrono::NaiveDateTime> {
+    let body = member
+        .get(&format!(
+            "/onus/{id}/optics/history?from=2020-01-01T00:00:00&limit=5000"
+        ))
+        .await;
+    body["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["measuredAt"].as_str())
+        .filter_map(|t| chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S").ok())
+        .collect()
+}
+
+/// The longest time between two points in a row.
+fn largest_gap(times: &[chrono::NaiveDateTime]) -> chrono::Duration {
+    times
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .max()
+        .unwrap_or_else(chrono::Duration::zero)
+}
+
+/// An ONU on an OLT the hash gives to charlie, by its id among `ids` (serial → id).
+fn charlies_onu(sim: &SimFleet, ids: &BTreeMap<String, u64>) -> u64 {
+    let olt = (1..=OLTS as OltId)
+        .find(|olt| ponkeeper::cluster::ownership::owner(NAMES, *olt) == Some("charlie"))
+        .expect("charlie owns an OLT");
+    ids[sim.expected_onus(olt)[0].serial.as_str()]
+}
+
 async fn start_three(sim: &SimFleet, dir: &Path) -> Vec<Member> {
     let inventory = sim.inventory();
     let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
@@ -504,6 +539,7 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
 
     // Lost: kill -9 charlie; alpha and bravo poll its OLTs and answer for all of them.
     let lost_at = Instant::now();
+    let lost_utc = chrono::Utc::now().naive_utc();
     members[2].child.kill().await.expect("kill");
     let survivors: Vec<&Member> = members[..2].iter().collect();
     let by = until("alpha and bravo poll every OLT", || async {
@@ -530,7 +566,10 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
         "ONU ids kept across the takeover"
     );
 
-    // Back: charlie gets its OLTs back once it has polled them; one poller each again.
+    // Back, ten seconds after the kill: charlie gets its OLTs back once it has polled
+    // them; one poller each again.
+    tokio::time::sleep_until((lost_at + Duration::from_secs(10)).into()).await;
+    let back_utc = chrono::Utc::now().naive_utc();
     let charlie = &mut members[2];
     charlie.child = Member::spawn(&charlie.dir);
     let all: Vec<&Member> = members.iter().collect();
@@ -547,6 +586,40 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
         ids,
         "ONU ids kept across the hand-back"
     );
+
+    // One of charlie's ONUs has one history through every member: before the kill, while
+    // alpha or bravo held its OLT, and after charlie took it back, with no gap between.
+    let onu = charlies_onu(&sim, &ids);
+    let times = history_times(&members[2], onu).await;
+    let (first, last) = (times.first().copied(), times.last().copied());
+    assert!(
+        first.is_some_and(|t| t < lost_utc),
+        "points before the kill: {first:?}"
+    );
+    assert!(
+        last.is_some_and(|t| t > back_utc),
+        "points after the return: {last:?}"
+    );
+    let gap = largest_gap(&times);
+    assert!(
+        gap < chrono::Duration::seconds(6),
+        "a {gap} gap in {} points",
+        times.len()
+    );
+    for member in &members[..2] {
+        let through = history_times(member, onu).await;
+        assert_eq!(
+            through.first().copied(),
+            first,
+            "the history through {}",
+            member.name
+        );
+        assert!(
+            largest_gap(&through) < chrono::Duration::seconds(6),
+            "through {}",
+            member.name
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 /// One ONU's rates at one read of its counters, as stored: either may be `None` (a
 /// layout with one counter only), never both.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrafficPoint {
     pub at: DateTime<Utc>,
     /// Bits a second from the ONU (upstream) since the read before.

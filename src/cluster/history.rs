@@ -1,0 +1,130 @@
+//! History across members. Optics and traffic history are kept by the member that read
+//! them, so an OLT that changed hands (a takeover, a hand-back) has its history in pieces
+//! on several members. The member that answers a history request (the ONU's runner) asks
+//! every other member for its stored points of that ONU in the period and merges them
+//! with its own by time, so the pieces read as one.
+
+use super::{remote_members, MemberMsg, ASK_TIMEOUT};
+use crate::state::AppState;
+use chrono::{DateTime, Utc};
+use ponkeeper_actors::domain::OnuId;
+use ractor::rpc::CallResult;
+use serde::{Deserialize, Serialize};
+
+/// Points one member asks another for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PointsAsked {
+    pub kind: PointKind,
+    pub onu: OnuId,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    /// Traffic only: the step of the buckets, in seconds.
+    pub step_seconds: Option<i64>,
+    pub limit: usize,
+}
+
+/// Which history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PointKind {
+    Optics,
+    Traffic,
+}
+
+/// The most points one answer carries (a day of optics at a minute's step is 1,440).
+pub const MAX_POINTS: usize = 10_000;
+
+/// This member's stored points for `asked` (JSON in, JSON array out; `[]` when the
+/// question is malformed or the store cannot answer).
+pub(super) async fn answer(app: &AppState, asked: &str) -> String {
+    let Ok(asked) = serde_json::from_str::<PointsAsked>(asked) else {
+        return "[]".into();
+    };
+    let limit = asked.limit.min(MAX_POINTS);
+    let text = match asked.kind {
+        PointKind::Optics => {
+            crate::history::local_optics(app, asked.onu, asked.from, asked.to, limit)
+                .await
+                .map(|points| serde_json::to_string(&points))
+        }
+        PointKind::Traffic => {
+            let step = asked
+                .step_seconds
+                .filter(|s| *s > 0)
+                .map(chrono::Duration::seconds);
+            crate::history::local_traffic(app, asked.onu, (asked.from, asked.to), step, limit)
+                .await
+                .map(|points| serde_json::to_string(&points))
+        }
+    };
+    match text {
+        Ok(Ok(text)) => text,
+        _ => "[]".into(),
+    }
+}
+
+/// Every other member's points for `asked`, each member's as it answered (a member that
+/// does not answer in time is left out and logged).
+pub async fn remote_points<T: serde::de::DeserializeOwned>(asked: PointsAsked) -> Vec<T> {
+    let question = serde_json::to_string(&asked).unwrap_or_default();
+    let asks = remote_members().into_iter().map(|member| {
+        let question = question.clone();
+        async move {
+            let answer = member
+                .call(|reply| MemberMsg::History(question, reply), Some(ASK_TIMEOUT))
+                .await;
+            match answer {
+                Ok(CallResult::Success(text)) => {
+                    serde_json::from_str::<Vec<T>>(&text).unwrap_or_default()
+                }
+                _ => {
+                    tracing::warn!(member = %member.get_id(), "a cluster member's history is left out");
+                    Vec::new()
+                }
+            }
+        }
+    });
+    futures::future::join_all(asks)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// `points` and `more` in one series, oldest first, one point per instant, at most
+/// `limit` (the oldest), as each member's piece is.
+pub fn merge_by_time<T>(
+    mut points: Vec<T>,
+    more: Vec<T>,
+    at: impl Fn(&T) -> DateTime<Utc>,
+    limit: usize,
+) -> Vec<T> {
+    points.extend(more);
+    points.sort_by_key(|p| at(p));
+    points.dedup_by_key(|p| at(p));
+    points.truncate(limit);
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn pieces_of_history_merge_oldest_first_once_each() {
+        let t = |s: i64| {
+            Utc.timestamp_opt(1_700_000_000 + s, 0)
+                .single()
+                .expect("time")
+        };
+        let here = vec![(t(0), 'a'), (t(60), 'a'), (t(240), 'a')];
+        let there = vec![(t(120), 'b'), (t(180), 'b'), (t(240), 'b')];
+        let merged = merge_by_time(here, there, |p| p.0, 10);
+        let times: Vec<_> = merged.iter().map(|p| p.0).collect();
+        assert_eq!(times, vec![t(0), t(60), t(120), t(180), t(240)]);
+        let first = merge_by_time(vec![(t(60), 'a')], vec![(t(0), 'b')], |p| p.0, 1);
+        assert_eq!(first, vec![(t(0), 'b')]);
+    }
+}
