@@ -253,6 +253,11 @@ impl Cluster {
         })
     }
 
+    /// This member's name, when the process is one.
+    pub fn name(&self) -> Option<&str> {
+        self.shared.as_ref().map(|s| s.config.name.as_str())
+    }
+
     /// The id block this member allocates new ids in (0 without a cluster).
     pub fn id_block(&self) -> u16 {
         self.shared.as_ref().map_or(0, |s| s.config.id_block())

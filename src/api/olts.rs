@@ -87,6 +87,9 @@ pub struct OltItem {
     pub onu_online: u32,
     pub onu_offline: u32,
     pub last_update: String,
+    /// The cluster member that polls this OLT (`[cluster] name`); null when the service
+    /// runs alone.
+    pub member: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -173,6 +176,7 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
         onu_online: olt.onu_online,
         onu_offline: olt.total_onu.saturating_sub(olt.onu_online),
         last_update: app.clock.format(olt.last_update),
+        member: app.cluster.name().map(String::from),
     }
 }
 

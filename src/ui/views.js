@@ -47,7 +47,9 @@ function oltTable(olts) {
     ["c.online", (o) => o.onuOnline, { num: true, sort: (o) => o.onuOnline }],
     ["c.offline", (o) => (o.onuOffline ? h("strong", { class: "bad" }, o.onuOffline) : 0), { num: true, sort: (o) => o.onuOffline }],
     ["c.updated", (o) => time(o.lastUpdate), { sort: (o) => o.lastUpdate || "" }],
-  ], olts);
+    // In a cluster: the member that polls the OLT.
+    olts.some((o) => o.member) ? ["c.member", (o) => o.member || "—", { sort: (o) => o.member || "" }] : null,
+  ].filter(Boolean), olts);
 }
 
 async function oltView(id, params) {
@@ -63,6 +65,7 @@ async function oltView(id, params) {
         h("dt", {}, t("c.node")), h("dd", {}, `${olt.node ? olt.node.name : "—"} (${olt.city})`),
         h("dt", {}, t("olt.sysName")), h("dd", {}, olt.sysName || "—"),
         h("dt", {}, t("olt.firmware")), h("dd", {}, olt.firmware || "—"),
+        olt.member ? [h("dt", {}, t("c.member")), h("dd", { id: "olt-member" }, olt.member)] : null,
         h("dt", {}, t("c.onus")), h("dd", {}, `${olt.onuOnline} / ${olt.totalOnu}`),
         h("dt", {}, t("olt.since")), h("dd", {}, time(s.since)),
         h("dt", {}, t("olt.lastPoll")), h("dd", {}, `${time(s.lastPollAt)} (${s.lastPollMs ?? "—"} ms)`),
