@@ -97,6 +97,14 @@ pub async fn record(
     mut request: Request,
     next: Next,
 ) -> Response {
+    // Forwarded by another cluster member: that member, which the client asked, logs it.
+    if request
+        .extensions()
+        .get::<crate::cluster::forward::Forwarded>()
+        .is_some()
+    {
+        return next.run(request).await;
+    }
     let started = Instant::now();
     let at = chrono::Utc::now();
     let method = request.method().clone();

@@ -642,6 +642,22 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
             "POST /olts/{olt}/poll through alpha: {status} {body}"
         );
     }
+    // The audit log through bravo holds each of those actions once, as alpha logged them.
+    let audit = members[1].get("/audit-logs?size=500").await;
+    let polls: Vec<String> = audit["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["path"].as_str())
+        .filter(|p| p.ends_with("/poll"))
+        .map(String::from)
+        .collect();
+    assert_eq!(polls.len(), 4, "{polls:?}");
+    assert!(
+        polls.contains(&format!("/api/v1/external/olts/{OLTS}/poll")),
+        "{polls:?}"
+    );
+
     // Alpha and bravo gone, charlie resumed alone: no majority, no action.
     members[0].child.kill().await.expect("kill");
     members[1].child.kill().await.expect("kill");

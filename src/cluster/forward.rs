@@ -456,7 +456,7 @@ mod tests {
         assert_eq!(target(&Method::GET, "/onus/42"), Target::Onu(42));
         assert!(matches!(target(&Method::GET, "/olts"), Target::List(l) if l.path == "/olts"));
         assert_eq!(target(&Method::POST, "/olts"), Target::Here);
-        assert_eq!(target(&Method::GET, "/audit-logs"), Target::Here);
+        assert_eq!(target(&Method::GET, "/events"), Target::Here);
         assert_eq!(target(&Method::GET, "/olts/x"), Target::Here);
     }
 

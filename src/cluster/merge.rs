@@ -16,6 +16,10 @@ pub enum Key {
     NumberNullsLast(&'static str),
     /// Text, ascending by bytes (Rust's `str` order, which the lists sort by).
     Text(&'static str),
+    /// A number, descending (newest first, by id).
+    NumberDescending(&'static str),
+    /// Text, descending (a local date-time, newest first).
+    TextDescending(&'static str),
 }
 
 /// A fleet-wide list the members merge: its path under the API, the order its handler
@@ -57,6 +61,12 @@ pub const MERGED: &[MergedList] = &[
             Key::Text("serial"),
         ],
         identity: &["oltId", "ponPort", "serial"],
+    },
+    // Each member logs the requests it was asked; ids come from the members' own blocks.
+    MergedList {
+        path: "/audit-logs",
+        order: &[Key::TextDescending("at"), Key::NumberDescending("id")],
+        identity: &["id"],
     },
 ];
 
@@ -112,6 +122,8 @@ fn compare_field(key: Key, a: &Value, b: &Value) -> Ordering {
             .as_str()
             .unwrap_or_default()
             .cmp(b[field].as_str().unwrap_or_default()),
+        Key::NumberDescending(field) => compare_field(Key::Number(field), b, a),
+        Key::TextDescending(field) => compare_field(Key::Text(field), b, a),
     }
 }
 
@@ -168,6 +180,26 @@ mod tests {
         let (page, _) = optics.merge(vec![a, b], 0, 3);
         let order: Vec<u64> = page.iter().filter_map(|i| i["onuId"].as_u64()).collect();
         assert_eq!(order, vec![2, 1, 3]);
+    }
+
+    #[test]
+    fn the_audit_log_merges_newest_first() {
+        let audit = list_at("/audit-logs").expect("merged");
+        let entry = |id: u64, at: &str| json!({"id": id, "at": at});
+        let a = Share {
+            items: vec![
+                entry(7, "2026-11-27T10:00:02"),
+                entry(5, "2026-11-27T10:00:00"),
+            ],
+            total: 2,
+        };
+        let b = Share {
+            items: vec![entry(1 << 48, "2026-11-27T10:00:01")],
+            total: 1,
+        };
+        let (page, total) = audit.merge(vec![a, b], 0, 10);
+        assert_eq!(ids(&page), vec![7, 1 << 48, 5]);
+        assert_eq!(total, 3);
     }
 
     proptest! {
