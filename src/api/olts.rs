@@ -87,8 +87,9 @@ pub struct OltItem {
     pub onu_online: u32,
     pub onu_offline: u32,
     pub last_update: String,
-    /// The cluster member that polls this OLT (`[cluster] name`); null when the service
-    /// runs alone.
+    /// The cluster member that polls this OLT (`[cluster] name`); absent when the service
+    /// runs alone, so a single service's items keep the contract's shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
 }
 

@@ -96,8 +96,8 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
     };
     let path = request.uri().path().strip_prefix(BASE).unwrap_or_default();
     let target = target(request.method(), path);
-    let action =
-        request.method() != Method::GET && matches!(target, Target::Olt(_) | Target::Onu(_));
+    let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+    let action = !reads && matches!(target, Target::Olt(_) | Target::Onu(_));
     if action {
         let (quorum, members) = {
             let view = shared.membership();
