@@ -38,7 +38,6 @@ mod whoami;
 
 pub use alarms::AlarmsQuery;
 pub use audit::AuditQuery;
-pub use cluster::{ClusterItem, MemberItem};
 pub use configs::DiffQuery;
 pub use events::EventsQuery;
 pub use macs::MacLookup;

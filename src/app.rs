@@ -97,7 +97,7 @@ impl App {
         let channels = crate::channels::resolve(&state.config.notify)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.run_notifiers(channels)?;
-        state.cluster.start(&state).await?;
+        crate::member::start(&state, crate::router::rest_router(state.clone())).await?;
         let admin = crate::admin::AdminSocket::bind(&state.config.data_dir, state.clone())?;
         crate::data_dir::restrict(&state.config.data_dir).with_context(|| {
             format!(

@@ -100,7 +100,7 @@ pub async fn record(
     // Forwarded by another cluster member: that member, which the client asked, logs it.
     if request
         .extensions()
-        .get::<crate::cluster::forward::Forwarded>()
+        .get::<crate::cluster::wire::Forwarded>()
         .is_some()
     {
         return next.run(request).await;
@@ -118,15 +118,7 @@ pub async fn record(
         .and_then(|key| app.keys.find(key.trim()))
         .map(|key| key.name);
     let action = classify(&method, &path);
-    let channel = match request.extensions().get::<Channel>() {
-        Some(channel) => *channel,
-        None => Channel::declared(
-            request
-                .headers()
-                .get(CHANNEL_HEADER)
-                .and_then(|v| v.to_str().ok()),
-        ),
-    };
+    let channel = channel_of(&request);
     let body = BodyCapture::default();
     request.extensions_mut().insert(body.clone());
     let response = next.run(request).await;
@@ -176,6 +168,20 @@ pub async fn record(
     match app.records.append_audit(entry).await {
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
+    }
+}
+
+/// The channel a request came by: as an in-process caller marked it, else as its header
+/// declares.
+fn channel_of(request: &Request) -> Channel {
+    match request.extensions().get::<Channel>() {
+        Some(channel) => *channel,
+        None => Channel::declared(
+            request
+                .headers()
+                .get(CHANNEL_HEADER)
+                .and_then(|v| v.to_str().ok()),
+        ),
     }
 }
 

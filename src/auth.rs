@@ -103,8 +103,16 @@ pub async fn authenticate(
     next: Next,
 ) -> Response {
     // A request another cluster member authenticated and forwarded (in process only).
-    if let Some(crate::cluster::forward::Forwarded(caller)) = request.extensions().get().cloned() {
-        request.extensions_mut().insert(caller);
+    if let Some(forwarded) = request
+        .extensions()
+        .get::<crate::cluster::wire::Forwarded>()
+        .cloned()
+    {
+        request.extensions_mut().insert(Caller {
+            key_name: forwarded.key_name,
+            level: forwarded.level,
+            ip: forwarded.ip,
+        });
         return next.run(request).await;
     }
     let (key, ip) = match key_and_address(&app, peer, &request) {

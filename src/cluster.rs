@@ -15,25 +15,26 @@
 //! logged; a member that goes away leaves the group when its link closes.
 
 pub mod config;
-pub mod forward;
 mod gate;
 pub mod history;
 pub mod ids;
-mod members;
+pub mod members;
 pub mod merge;
 pub mod ownership;
 pub mod tls;
+mod view;
+pub mod wire;
 
 pub use config::{ClusterConfig, Peer};
+pub use view::{ClusterItem, MemberItem};
 
-use crate::state::AppState;
 use anyhow::{bail, Context};
 use ownership::Membership;
 use ponkeeper_actors::domain::{NodeId, OltId};
 use ponkeeper_actors::fleet_view::aggregate::NodeCounters;
 use ponkeeper_actors::fleet_view::{FleetViewError, FleetViewHandle};
 use ponkeeper_actors::inventory::Inventory;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorRef, RpcReplyPort};
 use ractor_cluster::node::NodeConnectionMode;
 use ractor_cluster::{NodeServer, NodeServerMessage, RactorClusterMessage};
 use std::collections::{BTreeSet, HashMap};
@@ -79,78 +80,9 @@ pub enum MemberMsg {
     History(String, RpcReplyPort<String>),
 }
 
-/// What the member actor answers from.
-struct MemberState {
-    view: FleetViewHandle,
-    store: ponkeeper_actors::store::Store,
-    /// The service, for its history reads.
-    app: AppState,
-    shared: Arc<ClusterShared>,
-    /// This process's REST surface, for requests other members forward.
-    rest: axum::Router,
-}
-
-/// The member actor: answers from this process's fleet view, membership and API.
-struct Member;
-
-impl Actor for Member {
-    type Msg = MemberMsg;
-    type State = MemberState;
-    type Arguments = MemberState;
-
-    async fn pre_start(
-        &self,
-        myself: ActorRef<MemberMsg>,
-        state: MemberState,
-    ) -> Result<MemberState, ActorProcessingErr> {
-        ractor::pg::join(GROUP.to_string(), vec![myself.get_cell()]);
-        Ok(state)
-    }
-
-    async fn handle(
-        &self,
-        _myself: ActorRef<MemberMsg>,
-        message: MemberMsg,
-        state: &mut MemberState,
-    ) -> Result<(), ActorProcessingErr> {
-        // Each answer comes from a task: nothing is awaited inside the handler.
-        match message {
-            MemberMsg::NodeCounters(ids, reply) => {
-                let view = state.view.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(local_answer(&view, &ids).await);
-                });
-            }
-            MemberMsg::Status(theirs, reply) => {
-                members::heard(&state.shared, &theirs, None);
-                let _ = reply.send(members::status_of(&state.shared));
-            }
-            MemberMsg::Ids(asked, reply) => {
-                let (store, block) = (state.store.clone(), state.shared.config.id_block());
-                tokio::spawn(async move {
-                    let _ = reply.send(ids::answer(store, block, &asked).await);
-                });
-            }
-            MemberMsg::History(asked, reply) => {
-                let app = state.app.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(history::answer(&app, &asked).await);
-                });
-            }
-            MemberMsg::Http(request, reply) => {
-                let rest = state.rest.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(forward::answer_here(rest, &request).await);
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
 /// This member's counters for the node ids in `ids` (JSON); an empty array when the
 /// question is malformed or the view is down, which the asker reads as "nothing here".
-async fn local_answer(view: &FleetViewHandle, ids: &str) -> String {
+pub(crate) async fn local_answer(view: &FleetViewHandle, ids: &str) -> String {
     let ids: Vec<NodeId> = match serde_json::from_str(ids) {
         Ok(ids) => ids,
         Err(_) => return "[]".into(),
@@ -184,23 +116,52 @@ pub(crate) struct ClusterShared {
 }
 
 impl ClusterShared {
-    fn membership(&self) -> MutexGuard<'_, Membership> {
+    pub(crate) fn config(&self) -> &ClusterConfig {
+        &self.config
+    }
+
+    pub(crate) fn membership(&self) -> MutexGuard<'_, Membership> {
         self.membership
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn rest(&self) -> Option<axum::Router> {
+    /// This process's REST surface, while the member runs.
+    pub(crate) fn rest(&self) -> Option<axum::Router> {
         self.rest
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    pub(crate) fn set_rest(&self, rest: axum::Router) {
+        *self.rest.lock().unwrap_or_else(PoisonError::into_inner) = Some(rest);
+    }
+
+    /// Whether [`Cluster::stop`] ran: the member's loops end.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Says whether every OLT this member runs has polled, and how many it runs.
+    pub(crate) fn set_progress(&self, ready: bool, olts: usize) {
+        self.ready
+            .store(ready, std::sync::atomic::Ordering::Release);
+        self.olts.store(olts, std::sync::atomic::Ordering::Release);
+    }
+
+    /// The member actor of the peer `name`, as its heartbeat answer named it.
+    pub(crate) fn remember(&self, name: String, member: ActorRef<MemberMsg>) {
+        self.by_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name, member);
+    }
 }
 
 /// The actor of the member named `name`, when its heartbeat has answered and its link is
 /// still in the group.
-fn remote_member(shared: &ClusterShared, name: &str) -> Option<ActorRef<MemberMsg>> {
+pub(crate) fn remote_member(shared: &ClusterShared, name: &str) -> Option<ActorRef<MemberMsg>> {
     let member = shared
         .by_name
         .lock()
@@ -284,70 +245,17 @@ impl Cluster {
         self.running.get().is_some() && self.shared.as_ref().is_some_and(|s| s.rest().is_some())
     }
 
-    /// The cluster as `GET /cluster` shows it; `running` is how many OLT actors this
-    /// member runs.
-    pub fn describe(&self, running: usize) -> crate::api::ClusterItem {
-        use crate::api::{ClusterItem, MemberItem};
-        let Some(shared) = &self.shared else {
-            return ClusterItem {
-                clustered: false,
-                name: None,
-                quorum: true,
-                takeover_after_seconds: None,
-                members: Vec::new(),
-            };
-        };
-        let now = Instant::now();
-        let view = shared.membership();
-        let live = view.live_members(now);
-        let mut members: Vec<MemberItem> = view
-            .peers()
-            .iter()
-            .map(|(name, peer)| MemberItem {
-                name: name.clone(),
-                this: false,
-                live: live.contains(&name.as_str()),
-                in_sight: view.peer_in_sight(name, now),
-                ready: peer.ready,
-                olts: peer.olts,
-                id_block: peer.id_block,
-                last_seen_seconds_ago: peer
-                    .last_seen
-                    .map(|t| now.saturating_duration_since(t).as_secs_f64()),
-                round_trip_ms: peer.round_trip.map(|d| d.as_secs_f64() * 1e3),
-            })
-            .collect();
-        members.push(MemberItem {
-            name: view.me().to_string(),
-            this: true,
-            live: true,
-            in_sight: true,
-            ready: shared.ready.load(std::sync::atomic::Ordering::Acquire),
-            olts: running,
-            id_block: Some(shared.config.id_block()),
-            last_seen_seconds_ago: None,
-            round_trip_ms: None,
-        });
-        members.sort_by(|a, b| a.name.cmp(&b.name));
-        ClusterItem {
-            clustered: true,
-            name: Some(view.me().to_string()),
-            quorum: view.quorum(now).is_ok(),
-            takeover_after_seconds: Some(view.takeover_after().as_secs_f64()),
-            members,
-        }
-    }
-
     /// What requests need of the membership, when this process is a member.
     pub(crate) fn shared(&self) -> Option<&Arc<ClusterShared>> {
         self.shared.as_ref()
     }
 
-    /// Starts the node server behind its gate, the member actor, the task that keeps the
-    /// peers connected and the heartbeat. Nothing without `[cluster]`.
-    pub async fn start(&self, state: &AppState) -> anyhow::Result<()> {
+    /// Opens the cluster port: checks the cookie and TLS, starts ractor_cluster's node
+    /// server behind the gate on `listen`, and the task that keeps the peers connected.
+    /// `None` without `[cluster]`. [`crate::member::start`] then starts the member.
+    pub async fn open_port(&self) -> anyhow::Result<Option<ActorRef<NodeServerMessage>>> {
         let Some(shared) = &self.shared else {
-            return Ok(());
+            return Ok(None);
         };
         let config = &shared.config;
         let cookie = std::env::var(&config.cookie_env).unwrap_or_default();
@@ -396,34 +304,19 @@ impl Cluster {
             limits,
             (members, acceptor),
         ));
-        let rest = crate::router::rest_router(state.clone());
-        *shared.rest.lock().unwrap_or_else(PoisonError::into_inner) = Some(rest.clone());
-        let member_state = MemberState {
-            view: state.fleet.view().clone(),
-            store: state.store.clone(),
-            app: state.clone(),
-            shared: shared.clone(),
-            rest,
-        };
-        let (member, _) = Actor::spawn(None, Member, member_state)
-            .await
-            .context("cannot start the cluster member")?;
         let link = Link {
             peers: config.peers.clone(),
             tls,
             timeout: config.handshake_timeout,
         };
         tokio::spawn(keep_connected(server.clone(), link));
-        tokio::spawn(members::heartbeat(shared.clone(), state.clone()));
-        tracing::info!(
-            name = %config.name,
-            listen = %config.listen,
-            peers = ?config.peers.iter().map(|p| &p.name).collect::<Vec<_>>(),
-            id_block = config.id_block(),
-            "cluster member started"
-        );
+        Ok(Some(server))
+    }
+
+    /// Records the running node server and member actor: from here on requests are
+    /// routed across members ([`Cluster::is_running`]).
+    pub fn set_running(&self, server: ActorRef<NodeServerMessage>, member: ActorRef<MemberMsg>) {
         let _ = self.running.set(Running { server, member });
-        Ok(())
     }
 
     /// Stops the member and the node server (its links close, so peers drop this member).
@@ -462,7 +355,7 @@ impl Cluster {
 }
 
 /// The other members' actors, as the process group knows them now.
-fn remote_members() -> Vec<ActorRef<MemberMsg>> {
+pub(crate) fn remote_members() -> Vec<ActorRef<MemberMsg>> {
     ractor::pg::get_members(&GROUP.to_string())
         .into_iter()
         .filter(|cell| !cell.get_id().is_local())

@@ -120,6 +120,10 @@ pub struct EventItem {
     /// Type-specific details, e.g. `{"cause": "LOS", "outageId": 41}` for `ONU_DOWN`.
     #[schema(value_type = Object)]
     pub data: serde_json::Value,
+    /// In a cluster: the member that recorded the event (each member numbers its own
+    /// events); absent when the service runs alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
 }
 
 /// `event` as the API, the stream and webhooks show it, its time in `clock`'s zone.
@@ -136,5 +140,6 @@ pub fn item(clock: &Clock, event: Event) -> EventItem {
         szo_id: event.szo_id,
         message: event.message,
         data: event.data,
+        member: None,
     }
 }

@@ -35,6 +35,7 @@ pub mod http;
 pub mod jobs;
 pub mod keys;
 pub mod mcp;
+pub mod member;
 pub mod metrics;
 pub mod notify;
 pub mod outages;

@@ -75,7 +75,7 @@ fn surface(
         // Innermost: a cluster member answers what another member serves through it.
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            crate::cluster::forward::route,
+            crate::member::forward::route,
         ))
         .layer(middleware::from_fn(crate::body::read))
         .layer(middleware::from_fn_with_state(

@@ -31,6 +31,10 @@ const NAMES: [&str; 3] = ["alpha", "bravo", "charlie"];
 /// How long any one condition of these tests may take to come true.
 const PATIENCE: Duration = Duration::from_secs(45);
 
+/// One test at a time: each runs three members and a simulator, which two cores hold for
+/// one test but not for three.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn free_port() -> u16 {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
     probe.local_addr().expect("addr").port()
@@ -522,6 +526,7 @@ async fn start_three(sim: &SimFleet, dir: &Path) -> Vec<Member> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost_one() {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let sim = common::steady_sim(OLTS, ONUS_PER_OLT).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let mut members = start_three(&sim, dir.path()).await;
@@ -532,6 +537,22 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
         reads_are_whole(&sim, member).await;
     }
     single_reads_go_to_the_owner(&sim, &members[0]).await;
+    // The event log through any member holds every member's events, each named.
+    for member in &members {
+        let events = member.get("/events?size=500").await;
+        let recorders: BTreeSet<&str> = events["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["member"].as_str())
+            .collect();
+        assert_eq!(
+            recorders,
+            BTreeSet::from(NAMES),
+            "/events through {}",
+            member.name
+        );
+    }
     let ids = ids_by_serial(&members[0]).await;
     assert_eq!(ids.len(), OLTS * ONUS_PER_OLT);
     ids_copied(&members[0]).await;
@@ -624,6 +645,7 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_member_without_a_majority_in_sight_refuses_actions() {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let sim = common::steady_sim(OLTS, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let mut members = start_three(&sim, dir.path()).await;
@@ -688,6 +710,7 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_member_of_another_ca_and_garbage_on_the_cluster_port_are_refused() {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let sim = common::steady_sim(OLTS, 1).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let inventory = sim.inventory();

@@ -129,7 +129,11 @@ fn messages(cursor: Cursor) -> impl Stream<Item = Result<SseEvent, Infallible>> 
     stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
         let id = event.id;
-        let body = serde_json::to_string(&item(&cursor.app.clock, event)).unwrap_or_default();
+        let shown = crate::events::EventItem {
+            member: cursor.app.cluster.name().map(String::from),
+            ..item(&cursor.app.clock, event)
+        };
+        let body = serde_json::to_string(&shown).unwrap_or_default();
         let message = SseEvent::default().id(id.to_string()).data(body);
         Some((Ok(message), cursor))
     })

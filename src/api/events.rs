@@ -99,7 +99,10 @@ async fn list(
             .into_iter()
             .map(|mut e| {
                 e.message = language.say(&e.message);
-                item(&app.clock, e)
+                EventItem {
+                    member: app.cluster.name().map(String::from),
+                    ..item(&app.clock, e)
+                }
             })
             .collect(),
         total,

@@ -165,28 +165,33 @@ pub async fn serve(
                 }
             }
             Some(acceptor) => {
-                let (acceptor, server) = (acceptor.clone(), server.clone());
-                tokio::spawn(async move {
-                    let accepted =
-                        tokio::time::timeout(gated.timeout, acceptor.accept(stream)).await;
-                    match accepted {
-                        Ok(Ok(tls)) => {
-                            let (read, write) = tokio::io::split(tls);
-                            open(&server, gated.with(Box::new(read), Box::new(write)));
-                        }
-                        failed => {
-                            let why = match failed {
-                                Ok(Err(error)) => error.to_string(),
-                                _ => "no TLS handshake within the handshake timeout".into(),
-                            };
-                            metrics::counter!("ponkeeper_cluster_connections_refused_total")
-                                .increment(1);
-                            tracing::warn!(peer = %gated.label, %why, "cluster port: TLS refused");
-                            gated.handshakes.lock().remove(&gated.label);
-                        }
-                    }
-                });
+                tokio::spawn(open_tls(acceptor.clone(), stream, server.clone(), gated));
             }
+        }
+    }
+}
+
+/// Completes the TLS handshake of an admitted connection within its handshake timeout,
+/// then hands it to the node server; a failed one is logged, counted and closed.
+async fn open_tls(
+    acceptor: TlsAcceptor,
+    stream: tokio::net::TcpStream,
+    server: ActorRef<NodeServerMessage>,
+    gated: Gated,
+) {
+    match tokio::time::timeout(gated.timeout, acceptor.accept(stream)).await {
+        Ok(Ok(tls)) => {
+            let (read, write) = tokio::io::split(tls);
+            open(&server, gated.with(Box::new(read), Box::new(write)));
+        }
+        failed => {
+            let why = match failed {
+                Ok(Err(error)) => error.to_string(),
+                _ => "no TLS handshake within the handshake timeout".into(),
+            };
+            metrics::counter!("ponkeeper_cluster_connections_refused_total").increment(1);
+            tracing::warn!(peer = %gated.label, %why, "cluster port: TLS refused");
+            gated.handshakes.lock().remove(&gated.label);
         }
     }
 }

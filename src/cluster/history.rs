@@ -1,11 +1,11 @@
 //! History across members. Optics and traffic history are kept by the member that read
 //! them, so an OLT that changed hands (a takeover, a hand-back) has its history in pieces
 //! on several members. The member that answers a history request (the ONU's runner) asks
-//! every other member for its stored points of that ONU in the period and merges them
-//! with its own by time, so the pieces read as one.
+//! every other member for its stored points of that ONU in the period
+//! ([`remote_points`]; each answers from its store, [`crate::member`]) and merges them
+//! with its own by time ([`merge_by_time`]), so the pieces read as one.
 
 use super::{remote_members, MemberMsg, ASK_TIMEOUT};
-use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::OnuId;
 use ractor::rpc::CallResult;
@@ -34,35 +34,6 @@ pub enum PointKind {
 
 /// The most points one answer carries (a day of optics at a minute's step is 1,440).
 pub const MAX_POINTS: usize = 10_000;
-
-/// This member's stored points for `asked` (JSON in, JSON array out; `[]` when the
-/// question is malformed or the store cannot answer).
-pub(super) async fn answer(app: &AppState, asked: &str) -> String {
-    let Ok(asked) = serde_json::from_str::<PointsAsked>(asked) else {
-        return "[]".into();
-    };
-    let limit = asked.limit.min(MAX_POINTS);
-    let text = match asked.kind {
-        PointKind::Optics => {
-            crate::history::local_optics(app, asked.onu, asked.from, asked.to, limit)
-                .await
-                .map(|points| serde_json::to_string(&points))
-        }
-        PointKind::Traffic => {
-            let step = asked
-                .step_seconds
-                .filter(|s| *s > 0)
-                .map(chrono::Duration::seconds);
-            crate::history::local_traffic(app, asked.onu, (asked.from, asked.to), step, limit)
-                .await
-                .map(|points| serde_json::to_string(&points))
-        }
-    };
-    match text {
-        Ok(Ok(text)) => text,
-        _ => "[]".into(),
-    }
-}
 
 /// Every other member's points for `asked`, each member's as it answered (a member that
 /// does not answer in time is left out and logged).

@@ -7,7 +7,6 @@
 //! that can be missed: the survivor allocates a new id for that ONU.
 
 use super::{remote_member, ClusterShared, MemberMsg};
-use crate::state::AppState;
 use ponkeeper_actors::domain::{OltId, OnuId};
 use ponkeeper_actors::store::{Store, ID_BLOCK_BITS};
 use ractor::rpc::CallResult;
@@ -33,7 +32,7 @@ pub fn block_range(block: u16) -> (OnuId, OnuId) {
 
 /// This member's answer to `asked` (JSON text in, JSON text out): up to [`BATCH`]
 /// assignments of its own block, `[]` for a question outside it or malformed.
-pub(super) async fn answer(store: Store, own_block: u16, asked: &str) -> String {
+pub(crate) async fn answer(store: Store, own_block: u16, asked: &str) -> String {
     let Ok(asked) = serde_json::from_str::<IdsAsked>(asked) else {
         return "[]".into();
     };
@@ -52,12 +51,12 @@ pub(super) async fn answer(store: Store, own_block: u16, asked: &str) -> String 
 
 /// Where this member is in each other member's block.
 #[derive(Debug, Default)]
-pub(super) struct Cursors(HashMap<u16, OnuId>);
+pub(crate) struct Cursors(HashMap<u16, OnuId>);
 
 impl Cursors {
     /// Asks each other member whose block is known for the assignments past this member's
     /// cursor in it, and takes them.
-    pub(super) async fn copy(&mut self, shared: &ClusterShared, state: &AppState) {
+    pub(crate) async fn copy(&mut self, shared: &ClusterShared, store: &Store) {
         let blocks: Vec<(String, u16)> = shared
             .membership()
             .peers()
@@ -72,7 +71,7 @@ impl Cursors {
             let (start, end) = block_range(block);
             let after = match self.0.get(&block) {
                 Some(cursor) => *cursor,
-                None => match state.store.last_onu_id_in(start.saturating_sub(1), end) {
+                None => match store.last_onu_id_in(start.saturating_sub(1), end) {
                     Ok(last) => last.unwrap_or(start.saturating_sub(1)),
                     Err(_) => continue,
                 },
@@ -95,7 +94,7 @@ impl Cursors {
                 self.0.insert(block, after);
                 continue;
             };
-            let store = state.store.clone();
+            let store = store.clone();
             let taken = tokio::task::spawn_blocking(move || {
                 let mut taken = 0u64;
                 for (id, olt, serial) in found {

@@ -62,6 +62,12 @@ pub const MERGED: &[MergedList] = &[
         ],
         identity: &["oltId", "ponPort", "serial"],
     },
+    // Each member numbers the events it records; `member` tells them apart.
+    MergedList {
+        path: "/events",
+        order: &[Key::TextDescending("at"), Key::NumberDescending("id")],
+        identity: &["member", "id"],
+    },
     // Each member logs the requests it was asked; ids come from the members' own blocks.
     MergedList {
         path: "/audit-logs",

@@ -5,7 +5,7 @@
 //!   member the hash gives it, over the link;
 //! - one ONU (`/onus/{id}…`): here when this member runs its OLT, else by the first other
 //!   member that knows the ONU;
-//! - a merged list ([`super::merge::MERGED`]): each member's share, merged;
+//! - a merged list ([`crate::cluster::merge::MERGED`]): each member's share, merged;
 //! - anything else: here.
 //!
 //! An action on an OLT or an ONU (any method but GET) runs only on a member that sees a
@@ -14,12 +14,12 @@
 //! as, and runs through the other member's own REST surface marked [`Forwarded`], which
 //! its access check takes in place of a key and this layer answers locally.
 
-use super::merge::{list_at, MergedList, Share};
-use super::{remote_member, remote_members, ClusterShared, MemberMsg, ASK_TIMEOUT};
 use crate::auth::{Caller, RateAlreadyCounted};
+use crate::cluster::merge::{MergedList, Share};
+use crate::cluster::wire::{target, unframe, Forwarded, Target, WireRequest, WireResponse};
+use crate::cluster::{remote_member, remote_members, ClusterShared, MemberMsg, ASK_TIMEOUT};
 use crate::error::ApiError;
 use crate::http::BASE;
-use crate::records::api_keys::AccessLevel;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
@@ -28,66 +28,14 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use ractor::rpc::CallResult;
 use ractor::ActorRef;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Instant;
 use tower::ServiceExt;
 
 /// The largest answer a member sends back for a forwarded request, below the link's
 /// frame limit.
 const MAX_ANSWER_BYTES: usize = 3 * 1024 * 1024;
-
-/// Put in a request's extensions when a member runs it for another (never by the
-/// network): the caller the asking member authenticated.
-#[derive(Debug, Clone)]
-pub struct Forwarded(pub Caller);
-
-/// A request as it crosses the link.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireRequest {
-    pub method: String,
-    /// Path and query.
-    pub uri: String,
-    pub content_type: Option<String>,
-    pub accept_language: Option<String>,
-    pub body: String,
-    pub key_name: String,
-    pub level: AccessLevel,
-    pub ip: IpAddr,
-}
-
-/// An answer as it crosses the link.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WireResponse {
-    pub status: u16,
-    pub content_type: Option<String>,
-    pub retry_after: Option<String>,
-    pub body: String,
-}
-
-/// What a request names, for routing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    Olt(u32),
-    Onu(u64),
-    List(&'static MergedList),
-    Here,
-}
-
-/// What the API path `path` (under the base) names for `method`.
-pub fn target(method: &Method, path: &str) -> Target {
-    let mut parts = path.trim_start_matches('/').split('/');
-    let (first, second) = (parts.next().unwrap_or_default(), parts.next());
-    match (first, second) {
-        (_, None) if method == Method::GET => list_at(path).map_or(Target::Here, Target::List),
-        ("olts", Some(id)) => id.parse().map_or(Target::Here, Target::Olt),
-        ("onus", Some(id)) => id.parse().map_or(Target::Here, Target::Onu),
-        _ => Target::Here,
-    }
-}
 
 /// Middleware: routes a request as the module says.
 pub async fn route(State(app): State<AppState>, request: Request, next: Next) -> Response {
@@ -123,7 +71,7 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
             }
         }
         Target::Onu(id) if app.onu_olt(id).is_err() => to_whoever_knows(request, next).await,
-        Target::List(list) => merged(&app, shared, list, request).await,
+        Target::List(list) => merged(&app, shared, list, (request, next)).await,
         _ => next.run(request).await,
     }
 }
@@ -211,12 +159,14 @@ async fn to_whoever_knows(request: Request, next: Next) -> Response {
 /// One RPC of `wired` to `member`; `None` when it does not answer in time or the link
 /// closed.
 async fn ask(member: &ActorRef<MemberMsg>, wired: &WireRequest) -> Option<WireResponse> {
-    let text = serde_json::to_string(wired).ok()?;
+    let text = wired.framed();
     match member
         .call(|reply| MemberMsg::Http(text, reply), Some(ASK_TIMEOUT))
         .await
     {
-        Ok(CallResult::Success(answer)) => serde_json::from_str(&answer).ok(),
+        Ok(CallResult::Success(answer)) => {
+            unframe::<WireResponse>(&answer).map(|(head, body)| WireResponse { body, ..head })
+        }
         other => {
             tracing::warn!(member = %member.get_id(), outcome = ?other.map(|_| ()), "a forwarded request got no answer");
             None
@@ -242,13 +192,13 @@ fn into_response(answer: WireResponse) -> Response {
 /// Runs a request another member forwarded through this member's REST surface and
 /// answers it as JSON text.
 pub(super) async fn answer_here(rest: axum::Router, text: &str) -> String {
-    let answer = match serde_json::from_str::<WireRequest>(text) {
-        Ok(wired) => run_here(rest, wired).await,
-        Err(e) => wire_error(ApiError::InvalidBody(format!(
-            "a forwarded request that does not parse: {e}"
-        ))),
+    let answer = match unframe::<WireRequest>(text) {
+        Some((head, body)) => run_here(rest, WireRequest { body, ..head }).await,
+        None => wire_error(ApiError::InvalidBody(
+            "a forwarded request that does not parse".into(),
+        )),
     };
-    serde_json::to_string(&answer).unwrap_or_default()
+    answer.framed()
 }
 
 async fn run_here(rest: axum::Router, wired: WireRequest) -> WireResponse {
@@ -268,14 +218,13 @@ async fn run_here(rest: axum::Router, wired: WireRequest) -> WireResponse {
             "a forwarded request that is not HTTP".into(),
         ));
     };
-    let caller = Caller {
+    let extensions = request.extensions_mut();
+    extensions.insert(ConnectInfo(SocketAddr::new(wired.ip, 0)));
+    extensions.insert(Forwarded {
         key_name: wired.key_name,
         level: wired.level,
         ip: wired.ip,
-    };
-    let extensions = request.extensions_mut();
-    extensions.insert(ConnectInfo(SocketAddr::new(wired.ip, 0)));
-    extensions.insert(Forwarded(caller));
+    });
     extensions.insert(RateAlreadyCounted);
     let response = match rest.oneshot(request).await {
         Ok(response) => response,
@@ -313,31 +262,67 @@ fn wire_error(error: ApiError) -> WireResponse {
     }
 }
 
-/// A merged list: every member's first `offset + size` items, merged.
+/// A merged list: every member's first `offset + size` items, merged. This member's
+/// share comes from the rest of its own stack (`next`), the others' over the link.
 async fn merged(
     app: &AppState,
     shared: &ClusterShared,
     list: &MergedList,
-    request: Request,
+    (request, next): (Request, Next),
 ) -> Response {
     let query = request.uri().query().unwrap_or_default().to_string();
     let Some((page, size)) = paging(app, &query) else {
         // Not a page this layer can read: the handler answers (its 400).
-        return here(shared, request).await;
+        return next.run(request).await;
     };
-    let wired = match wire(request).await {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    let wired = match wire(Request::from_parts(
+        parts.clone(),
+        Body::from(bytes.clone()),
+    ))
+    .await
+    {
         Ok(wired) => wired,
         Err(answer) => return answer,
     };
     let need = (page + 1) * size;
     let max = app.config.paging.max_size as usize;
     let remotes = remote_members();
-    let mut fetches = vec![fetch_share(Asked::Here(shared), &wired, &query, need, max)];
-    for member in &remotes {
-        fetches.push(fetch_share(Asked::There(member), &wired, &query, need, max));
-    }
+    let remote_shares = remotes
+        .iter()
+        .map(|member| fetch_share(Asked::There(member), &wired, &query, need, max));
+    let local_share = async {
+        if need > max {
+            return fetch_share(Asked::Here(shared), &wired, &query, need, max)
+                .await
+                .map_err(|e| e.map(into_response));
+        }
+        let mut local = Request::from_parts(parts, Body::from(bytes));
+        let path = local.uri().path().to_string();
+        if let Ok(uri) = format!("{path}?{}", with_paging(&query, 0, need)).parse() {
+            *local.uri_mut() = uri;
+        }
+        let response = next.run(local).await;
+        if response.status() != StatusCode::OK {
+            return Err(Some(response));
+        }
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap_or_default();
+        share_of(&body).ok_or(None)
+    };
+    let (local, remote) =
+        futures::future::join(local_share, futures::future::join_all(remote_shares)).await;
     let mut shares = Vec::new();
-    for fetched in futures::future::join_all(fetches).await {
+    match local {
+        Ok(share) => shares.push(share),
+        Err(Some(answer)) => return answer,
+        Err(None) => {}
+    }
+    for fetched in remote {
         match fetched {
             Ok(share) => shares.push(share),
             Err(Some(answer)) => return into_response(answer),
@@ -356,15 +341,13 @@ async fn merged(
         .into_response()
 }
 
-/// Runs `request` through this member's own surface as if forwarded (no routing again).
-async fn here(shared: &ClusterShared, request: Request) -> Response {
-    let Some(rest) = shared.rest() else {
-        return ApiError::DeviceUnavailable("the cluster member is stopping".into())
-            .into_response();
-    };
-    match wire(request).await {
-        Ok(wired) => into_response(run_here(rest, wired).await),
-        Err(answer) => answer,
+/// A page's items and `totalCount`, from its JSON.
+fn share_of(body: &[u8]) -> Option<Share> {
+    let mut page: Value = serde_json::from_slice(body).ok()?;
+    let total = page["meta"]["totalCount"].as_u64()?;
+    match page["data"].take() {
+        Value::Array(items) => Some(Share { items, total }),
+        _ => None,
     }
 }
 
@@ -400,11 +383,10 @@ async fn fetch_share(
         if answer.status != 200 {
             return Err(Some(answer));
         }
-        let body: Value = serde_json::from_str(&answer.body).map_err(|_| None)?;
-        let items = body["data"].as_array().cloned().unwrap_or_default();
-        share.total = body["meta"]["totalCount"].as_u64().unwrap_or(0);
-        let short = items.len() < size;
-        share.items.extend(items);
+        let page = share_of(answer.body.as_bytes()).ok_or(None)?;
+        share.total = page.total;
+        let short = page.items.len() < size;
+        share.items.extend(page.items);
         if short || share.items.len() >= need {
             break;
         }
@@ -448,17 +430,6 @@ fn with_paging(query: &str, page: usize, size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn requests_are_routed_by_what_they_name() {
-        assert_eq!(target(&Method::GET, "/olts/7/onus"), Target::Olt(7));
-        assert_eq!(target(&Method::POST, "/olts/7/poll"), Target::Olt(7));
-        assert_eq!(target(&Method::GET, "/onus/42"), Target::Onu(42));
-        assert!(matches!(target(&Method::GET, "/olts"), Target::List(l) if l.path == "/olts"));
-        assert_eq!(target(&Method::POST, "/olts"), Target::Here);
-        assert_eq!(target(&Method::GET, "/events"), Target::Here);
-        assert_eq!(target(&Method::GET, "/olts/x"), Target::Here);
-    }
 
     #[test]
     fn paging_is_replaced_and_the_filters_kept() {
