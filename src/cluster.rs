@@ -175,7 +175,7 @@ pub(crate) fn remote_member(shared: &ClusterShared, name: &str) -> Option<ActorR
 }
 
 /// The cluster side of this process: nothing without `[cluster]`; with it, the membership
-/// from the start, and the links once [`Cluster::start`] ran.
+/// from the start, and the links once [`crate::member::start`] ran.
 #[derive(Default)]
 pub struct Cluster {
     shared: Option<Arc<ClusterShared>>,
@@ -240,7 +240,7 @@ impl Cluster {
         share
     }
 
-    /// Whether the links run ([`Cluster::start`] ran and [`Cluster::stop`] did not).
+    /// Whether the links run ([`crate::member::start`] ran and [`Cluster::stop`] did not).
     pub fn is_running(&self) -> bool {
         self.running.get().is_some() && self.shared.as_ref().is_some_and(|s| s.rest().is_some())
     }

@@ -14,7 +14,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("key `{}` may not be used from {}", "ключ `{1}` нельзя использовать с адреса {2}"),
     ("key `{}` is over its rate of {}; retry after {} s", "ключ `{1}` превысил свою частоту запросов ({2}); повторите через {3} с"),
     ("key `{}` is READ_ONLY; {} needs a FULL key", "ключ `{1}` только для чтения (READ_ONLY); для {2} нужен ключ FULL"),
-    // The cluster (src/cluster/forward.rs).
+    // The cluster (src/member/forward.rs).
     ("this member sees no majority of the {} cluster members; cannot reach: {}", "этот участник кластера не видит большинства из {1} участников; недоступны: {2}"),
     ("cluster member `{}`, which serves this, did not answer within {}s", "участник кластера `{1}`, который это обслуживает, не ответил за {2} с"),
     ("the cluster member is stopping", "участник кластера останавливается"),
