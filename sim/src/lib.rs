@@ -254,7 +254,7 @@ pub struct SimFleet {
     /// The SNMPv3 user every agent also answers, when there is one.
     snmp_v3: Option<usm::SimUsmUser>,
     /// Which watched process sent each OLT its requests ([`SimFleet::count_sources`]).
-    sources: Arc<sources::SourceBook>,
+    pub(crate) sources: Arc<sources::SourceBook>,
 }
 
 /// SNMP datagrams one simulated OLT has received and sent since the fleet started.
@@ -470,27 +470,6 @@ impl SimFleet {
     /// [`SimFleet::reset_stats`], in id order ([`stats`]; the control socket's `stats`).
     pub fn stats(&self) -> FleetStats {
         self.counters.stats()
-    }
-
-    /// From now on, counts each OLT's SNMP requests by the process of `pids` that sent
-    /// them (the owner of the source socket, looked up in `/proc`: Linux only); called
-    /// again, watches the new list and keeps the counts. For tests of several pollers on
-    /// one host, which all send from the same address.
-    pub fn count_sources(&self, pids: Vec<u32>) {
-        self.sources.watch(pids);
-    }
-
-    /// OLT → process id → requests since [`SimFleet::count_sources`] (or the last
-    /// [`SimFleet::reset_sources`]); requests from a process not watched count under 0.
-    pub fn requests_by_source(
-        &self,
-    ) -> std::collections::BTreeMap<OltId, std::collections::BTreeMap<u32, u64>> {
-        self.sources.counts()
-    }
-
-    /// Forgets the counts by source.
-    pub fn reset_sources(&self) {
-        self.sources.reset();
     }
 
     /// Zeroes every OLT's request and ONU read counters.

@@ -11,6 +11,27 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+impl crate::SimFleet {
+    /// From now on, counts each OLT's SNMP requests by the process of `pids` that sent
+    /// them (the owner of the source socket, looked up in `/proc`: Linux only); called
+    /// again, watches the new list and keeps the counts. For tests of several pollers on
+    /// one host, which all send from the same address.
+    pub fn count_sources(&self, pids: Vec<u32>) {
+        self.sources.watch(pids);
+    }
+
+    /// OLT → process id → requests since [`SimFleet::count_sources`] (or the last
+    /// [`SimFleet::reset_sources`]); requests from a process not watched count under 0.
+    pub fn requests_by_source(&self) -> BTreeMap<OltId, BTreeMap<u32, u64>> {
+        self.sources.counts()
+    }
+
+    /// Forgets the counts by source.
+    pub fn reset_sources(&self) {
+        self.sources.reset();
+    }
+}
+
 /// The processes watched, and what each OLT received from each.
 #[derive(Debug, Default)]
 pub(crate) struct SourceBook {
