@@ -28,8 +28,7 @@ THREADS="${THREADS:-2}"
 SIM_NICE="${SIM_NICE:-0}"
 BASE_PORT="${BASE_PORT:-24000}"
 
-command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
-command -v wrk >/dev/null || { echo "wrk is missing and could not be installed" >&2; exit 1; }
+. benches/wrk.sh
 [ -x "$BINARY" ] || { echo "no ponkeeper binary at $BINARY (cargo build --release)" >&2; exit 1; }
 
 WORK="$(mktemp -d -t ponkeeper-api-load-XXXXXX)"
@@ -48,10 +47,6 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GB; $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "workload: $OLTS OLTs x $ONUS ONUs (mixed vendors); wrk -t$THREADS -c$CONNECTIONS -d$DURATION; simulator at nice $SIM_NICE"
@@ -117,28 +112,11 @@ BPORT="$(free_port)"
 PIDS+=($!)
 for _ in $(seq 1 40); do curl -sf "http://127.0.0.1:$BPORT/" >/dev/null && break; sleep 0.25; done
 
-# wrk NAME URL [header]: prints "NAME rps p50 p99" (milliseconds) and keeps the output.
-# A run with non-2xx answers or socket errors is reported as failed.
+# run NAME URL [wrk args]: prints "NAME rps p50 p99" (milliseconds), keeping wrk's output.
 run() {
-    local name="$1" url="$2" out="$WORK/$1.txt"
+    local name="$1" url="$2"
     shift 2
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url" >"$out"
-    if grep -q -E "Non-2xx|Socket errors" "$out"; then
-        echo "$name: errors during the run:" >&2
-        grep -E "Non-2xx|Socket errors" "$out" >&2
-    fi
-    python3 - "$name" "$out" <<'EOF'
-import re, sys
-name, path = sys.argv[1], sys.argv[2]
-text = open(path).read()
-def ms(value):
-    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p50 = ms(re.search(r"^\s+50%\s+(\S+)", text, re.M).group(1))
-p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
-print(f"{name} {rps:.0f} {p50:.2f} {p99:.2f}")
-EOF
+    echo "$name $(wrk_run "$name" "$WORK/$name.txt" "$url" "$@")"
 }
 
 H=(-H "X-API-Key: $KEY")

@@ -25,8 +25,7 @@ THREADS="${THREADS:-2}"
 INTERVAL="${INTERVAL:-10s}"
 BASE_PORT="${BASE_PORT:-25000}"
 
-command -v wrk >/dev/null || apt-get install -y wrk >/dev/null
-command -v wrk >/dev/null || { echo "wrk is missing and could not be installed" >&2; exit 1; }
+. benches/wrk.sh
 [ -x "$BINARY" ] || { echo "no ponkeeper binary at $BINARY (cargo build --release)" >&2; exit 1; }
 
 WORK="$(mktemp -d -t ponkeeper-cluster-load-XXXXXX)"
@@ -38,9 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 now() { date +%s.%N; }
 since() { python3 -c "print(round($(now) - $1, 2))"; }
 
@@ -130,20 +126,7 @@ sys.exit(0 if ok else 1)
 }
 
 run() { # NAME URL KEY: prints "rps p50 p99" (milliseconds)
-    local out="$WORK/$1.txt"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -H "X-API-Key: $3" "$2" >"$out"
-    grep -q -E "Non-2xx|Socket errors" "$out" && { echo "$1: errors during the run:" >&2; grep -E "Non-2xx|Socket errors" "$out" >&2; }
-    python3 - "$out" <<'EOF'
-import re, sys
-text = open(sys.argv[1]).read()
-def ms(value):
-    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p50 = ms(re.search(r"^\s+50%\s+(\S+)", text, re.M).group(1))
-p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
-print(f"{rps:.0f} {p50:.2f} {p99:.2f}")
-EOF
+    wrk_run "$1" "$WORK/$1.txt" "$2" -H "X-API-Key: $3"
 }
 OLT_ID=$(( (OLTS + 1) / 2 ))
 measure() { # name label
@@ -166,6 +149,14 @@ kill -9 "${PID[solo]}"
 T=$(now)
 for name in "${NAMES[@]}"; do start "$name"; done
 wait_whole alpha alpha bravo charlie
+# ...and the members have heard each other: all in sight and ready.
+for _ in $(seq 1 600); do
+    curl -sf -H "X-API-Key: ${KEY[alpha]}" "$(api alpha)/cluster" | python3 -c '
+import json, sys
+members = json.load(sys.stdin)["data"]["members"]
+sys.exit(0 if all(m["inSight"] and m["ready"] for m in members) else 1)' 2>/dev/null && break
+    sleep 0.1
+done
 echo "three members: whole fleet polled, through alpha, after $(since "$T") s"
 measure alpha "three members, through alpha"
 
