@@ -17,7 +17,7 @@ const PHRASES: &[(&str, &str)] = &[
     // The cluster (src/member/forward.rs).
     ("this member sees no majority of the {} cluster members; cannot reach: {}", "этот участник кластера не видит большинства из {1} участников; недоступны: {2}"),
     ("cluster member `{}`, which serves this, did not answer within {}s", "участник кластера `{1}`, который это обслуживает, не ответил за {2} с"),
-    ("the cluster member is stopping", "участник кластера останавливается"),
+    ("OLT {} is served by cluster member `{}`, which this member cannot reach now", "OLT {1} обслуживает участник кластера `{2}`, с которым этот участник сейчас не связан"),
     ("a forwarded request that does not parse", "пересланный запрос не разбирается"),
     ("a forwarded request that is not HTTP", "пересланный запрос — не HTTP"),
     ("the body could not be read: {}", "тело запроса не прочитано: {1}"),
