@@ -473,10 +473,14 @@ async fn a_member_of_another_ca_and_garbage_on_the_cluster_port_are_refused() {
     let bravo = Member::start(dir.path(), "bravo", &inventory, &ports, &ours).await;
     let mut charlie = Member::start(dir.path(), "charlie", &inventory, &ports, &theirs).await;
 
-    // Raw garbage on alpha's cluster port: no TLS session, nothing else harmed.
-    let mut garbage = tokio::net::TcpStream::connect(("127.0.0.1", ports[0].1))
-        .await
-        .expect("connect");
+    // Raw garbage on alpha's cluster port, once it listens: no TLS session, nothing else
+    // harmed.
+    let mut garbage = until("alpha's cluster port listens", || async {
+        tokio::net::TcpStream::connect(("127.0.0.1", ports[0].1))
+            .await
+            .map_err(|e| e.to_string())
+    })
+    .await;
     tokio::io::AsyncWriteExt::write_all(&mut garbage, &[0x16, 0x03, 0x01, 0xff, 0xff, 0xde, 0xad])
         .await
         .expect("garbage sent");
