@@ -340,9 +340,9 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
         "ONU ids kept across the takeover"
     );
 
-    // Back, ten seconds after the kill: charlie gets its OLTs back once it has polled
+    // Back, fifteen seconds after the kill: charlie gets its OLTs back once it has polled
     // them; one poller each again.
-    tokio::time::sleep_until((lost_at + Duration::from_secs(10)).into()).await;
+    tokio::time::sleep_until((lost_at + Duration::from_secs(15)).into()).await;
     let back_utc = chrono::Utc::now().naive_utc();
     let charlie = &mut members[2];
     charlie.child = Member::spawn(&charlie.dir);
@@ -376,7 +376,7 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
     );
     let gap = largest_gap(&times);
     assert!(
-        gap < chrono::Duration::seconds(6),
+        gap < chrono::Duration::seconds(8),
         "a {gap} gap in {} points",
         times.len()
     );
@@ -389,7 +389,7 @@ async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost
             member.name
         );
         assert!(
-            largest_gap(&through) < chrono::Duration::seconds(6),
+            largest_gap(&through) < chrono::Duration::seconds(8),
             "through {}",
             member.name
         );
