@@ -227,17 +227,21 @@ impl Cluster {
     /// The part of `inventory` this member runs now: all of it without a cluster; else
     /// the OLTs the hash gives it, and those of `running` still to hand over.
     pub fn share(&self, inventory: &Inventory, running: &BTreeSet<OltId>) -> Inventory {
-        let Some(shared) = &self.shared else {
-            return inventory.clone();
-        };
-        let keep = shared.membership().to_run(
-            inventory.olts.iter().map(|o| o.id),
-            running,
-            Instant::now(),
-        );
         let mut share = inventory.clone();
-        share.olts.retain(|o| keep.contains(&o.id));
+        if self.shared.is_some() {
+            let keep = self.wanted(inventory, running);
+            share.olts.retain(|o| keep.contains(&o.id));
+        }
         share
+    }
+
+    /// The ids of [`Cluster::share`], without copying the inventory.
+    pub fn wanted(&self, inventory: &Inventory, running: &BTreeSet<OltId>) -> BTreeSet<OltId> {
+        let ids = inventory.olts.iter().map(|o| o.id);
+        match &self.shared {
+            None => ids.collect(),
+            Some(shared) => shared.membership().to_run(ids, running, Instant::now()),
+        }
     }
 
     /// Whether the links run ([`crate::member::start`] ran and [`Cluster::stop`] did not).

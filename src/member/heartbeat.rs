@@ -62,11 +62,12 @@ pub(super) async fn run(shared: Arc<ClusterShared>, state: AppState) {
 /// runs, and logs the OLTs taken over and given back.
 async fn run_share(shared: &ClusterShared, state: &AppState, running: &BTreeSet<OltId>) {
     let inventory = state.inventory();
-    let share = state.cluster.share(&inventory, running);
-    let wanted: BTreeSet<OltId> = share.olts.iter().map(|o| o.id).collect();
+    // Once a heartbeat: only the ids, and the inventory copied only when they differ.
+    let wanted = state.cluster.wanted(&inventory, running);
     if wanted == *running {
         return;
     }
+    let share = state.cluster.share(&inventory, running);
     let taken: Vec<OltId> = wanted.difference(running).copied().collect();
     let given: Vec<OltId> = running.difference(&wanted).copied().collect();
     match state.fleet.reconcile(share).await {
