@@ -65,12 +65,11 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
     match target {
         Target::Olt(id) if app.fleet.olt(id).is_none() => {
             let owner = shared.membership().owner_of(id, Instant::now());
-            let in_inventory = app.inventory().olts.iter().any(|o| o.id == id);
             match remote_member(shared, &owner) {
                 Some(member) => to_member(&member, &owner, request).await,
                 // Its owner is another member this one has not reached (yet): say so,
                 // rather than that the OLT does not exist.
-                None if in_inventory && owner != shared.config().name => {
+                None if owner != shared.config().name && app.inventory().olt(id).is_some() => {
                     ApiError::DeviceUnavailable(format!(
                         "OLT {id} is served by cluster member `{owner}`, which this member \
                          cannot reach now"
