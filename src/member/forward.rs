@@ -144,11 +144,7 @@ async fn to_whoever_knows(request: Request, next: Next) -> Response {
     let bytes = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    let rebuild = || {
-        let mut again = Request::from_parts(parts.clone(), Body::from(bytes.clone()));
-        *again.extensions_mut() = parts.extensions.clone();
-        again
-    };
+    let rebuild = || Request::from_parts(parts.clone(), Body::from(bytes.clone()));
     let wired = match wire(rebuild()).await {
         Ok(wired) => wired,
         Err(answer) => return answer,
