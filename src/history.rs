@@ -140,9 +140,6 @@ pub async fn optics(
     limit: usize,
 ) -> Result<Vec<OpticsPoint>, ApiError> {
     let here = local_optics(app, onu, from, to, limit).await?;
-    if !app.cluster.is_running() {
-        return Ok(here);
-    }
     let asked = PointsAsked {
         kind: PointKind::Optics,
         onu,
@@ -151,8 +148,22 @@ pub async fn optics(
         step_seconds: None,
         limit,
     };
+    Ok(with_other_members(app, here, asked, |p| p.at).await)
+}
+
+/// `here` merged by time with every other member's points for `asked`; `here` as it is
+/// when the process runs alone.
+async fn with_other_members<T: serde::de::DeserializeOwned>(
+    app: &AppState,
+    here: Vec<T>,
+    asked: PointsAsked,
+    at: impl Fn(&T) -> DateTime<Utc>,
+) -> Vec<T> {
+    if !app.cluster.is_running() {
+        return here;
+    }
     let there = crate::cluster::history::remote_points(asked).await;
-    Ok(merge_by_time(here, there, |p| p.at, limit))
+    merge_by_time(here, there, at, asked.limit)
 }
 
 /// [`optics`] from this process's store alone.
@@ -185,9 +196,6 @@ pub async fn traffic(
     limit: usize,
 ) -> Result<Vec<TrafficPoint>, ApiError> {
     let here = local_traffic(app, onu, (from, to), step, limit).await?;
-    if !app.cluster.is_running() {
-        return Ok(here);
-    }
     let asked = PointsAsked {
         kind: PointKind::Traffic,
         onu,
@@ -196,8 +204,7 @@ pub async fn traffic(
         step_seconds: step.map(|s| s.num_seconds()),
         limit,
     };
-    let there = crate::cluster::history::remote_points(asked).await;
-    Ok(merge_by_time(here, there, |p| p.at, limit))
+    Ok(with_other_members(app, here, asked, |p| p.at).await)
 }
 
 /// [`traffic`] from this process's store alone.
