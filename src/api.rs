@@ -31,7 +31,7 @@ mod provisioning;
 mod provisioning_actions;
 mod splitters;
 mod subscriber;
-mod szo;
+pub(crate) mod szo;
 mod traffic;
 mod vlans;
 mod whoami;

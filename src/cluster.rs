@@ -9,7 +9,10 @@
 //! - requests ([`forward`]): a question about one OLT or ONU, and every action, is
 //!   answered by the member that runs it; a fleet-wide list is each member's share
 //!   merged ([`merge`]); actions need a strict majority of the members in sight;
-//! - node counters, summed over every member for `GET /nodes`.
+//! - node counters, summed over every member for `GET /nodes`;
+//! - questions about the records each member keeps ([`history`], [`questions`]): history
+//!   points, config versions, ONU state changes, СЗО bindings and events, merged by the
+//!   asker.
 //!
 //! A member that does not answer within [`ASK_TIMEOUT`] is left out of that answer and
 //! logged; a member that goes away leaves the group when its link closes.
@@ -21,6 +24,7 @@ pub mod ids;
 pub mod members;
 pub mod merge;
 pub mod ownership;
+pub mod questions;
 pub mod tls;
 mod view;
 pub mod wire;
@@ -78,6 +82,9 @@ pub enum MemberMsg {
     /// A [`history::PointsAsked`] → this member's stored points of that ONU.
     #[rpc]
     History(String, RpcReplyPort<String>),
+    /// A [`questions::Question`] → this member's records it asks for.
+    #[rpc]
+    Ask(String, RpcReplyPort<String>),
 }
 
 /// This member's counters for the node ids in `ids` (JSON); an empty array when the

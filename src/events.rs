@@ -1,12 +1,13 @@
 //! The service's side of events (docs/events.md): the `[events]` config section, starting the
 //! device side's [`EventLog`] and handing it to the fleet view, and keeping its СЗО
 //! bindings in step with the inventory, and an event as the API, the stream and webhooks
-//! write it ([`EventItem`]). `GET /events` is [`crate::api`]'s `events`
+//! write it ([`EventItem`]), and a read of the log that waits for what is new
+//! ([`wait_after`]). `GET /events` is [`crate::api`]'s `events`
 //! module; the MCP tool `list_events` calls it.
 
 use crate::clock::Clock;
 use anyhow::bail;
-use ponkeeper_actors::events::{Event, EventLog, EventSettings, EventType, Severity};
+use ponkeeper_actors::events::{Event, EventFilter, EventLog, EventSettings, EventType, Severity};
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::supervisor::Fleet;
@@ -142,4 +143,42 @@ pub fn item(clock: &Clock, event: Event) -> EventItem {
         data: event.data,
         member: None,
     }
+}
+
+/// The events `filter` admits after id `after` (after the newest when `None`), at most
+/// `limit`, waiting up to `wait` for the first; and the last id looked at, where the next
+/// read starts. The log is read on the blocking pool, only when it has grown.
+pub async fn wait_after(
+    log: &EventLog,
+    filter: &EventFilter,
+    after: Option<u64>,
+    (limit, wait): (usize, Duration),
+) -> Result<(Vec<Event>, u64), String> {
+    let mut last = log.subscribe();
+    let mut after = after.unwrap_or_else(|| *last.borrow());
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        if *last.borrow_and_update() > after {
+            let (log, filter) = (log.clone(), filter.clone());
+            let (events, seen) =
+                tokio::task::spawn_blocking(move || log.after(after, &filter, limit))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+            after = seen;
+            if !events.is_empty() || tokio::time::Instant::now() >= deadline {
+                return Ok((events, seen));
+            }
+            continue;
+        }
+        tokio::select! {
+            changed = last.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => break,
+        }
+    }
+    Ok((Vec::new(), after))
 }

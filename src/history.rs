@@ -12,13 +12,21 @@
 //! range to the year 9999 reads the same days as one to now. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
 
+mod configs;
+mod onu_states;
+
+pub use configs::{config, config_before, configs, local_config, local_configs, VersionKey};
+pub use onu_states::{
+    local_onu_period, local_states_before, onu_period, state_before, states_before, OnuPeriod,
+};
+
 use crate::cluster::history::{merge_by_time, PointKind, PointsAsked};
 use crate::error::ApiError;
 use crate::records::{AuditEntry, AuditFilter};
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
-use ponkeeper_actors::domain::{OltId, OnuId, OnuStateChange, OpticsPoint};
-use ponkeeper_actors::store::{ConfigBackup, Coverage, StoreError};
+use ponkeeper_actors::domain::{OnuId, OpticsPoint};
+use ponkeeper_actors::store::StoreError;
 use ponkeeper_actors::traffic::{Buckets, TrafficPoint};
 
 /// Runs `read` on tokio's blocking pool.
@@ -29,87 +37,6 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
         .map_err(|e| ApiError::Internal(e.to_string()))
-}
-
-/// A page of OLT `olt`'s config versions, newest first, and how many there are.
-pub async fn configs(
-    app: &AppState,
-    olt: OltId,
-    offset: usize,
-    limit: usize,
-) -> Result<(usize, Vec<ConfigBackup>), ApiError> {
-    let store = app.store.clone();
-    blocking(move || store.configs(olt, offset, limit)).await
-}
-
-/// Config version `id` of OLT `olt` with its text, if there is one.
-pub async fn config(
-    app: &AppState,
-    olt: OltId,
-    id: u64,
-) -> Result<Option<(ConfigBackup, String)>, ApiError> {
-    let store = app.store.clone();
-    blocking(move || store.config(olt, id)).await
-}
-
-/// The config version of OLT `olt` stored just before version `id`.
-pub async fn config_before(app: &AppState, olt: OltId, id: u64) -> Result<Option<u64>, ApiError> {
-    let store = app.store.clone();
-    blocking(move || store.config_before(olt, id)).await
-}
-
-/// The last state change of ONU `onu` before `at`, if any.
-pub async fn state_before(
-    app: &AppState,
-    onu: OnuId,
-    at: DateTime<Utc>,
-) -> Result<Option<OnuStateChange>, ApiError> {
-    let store = app.store.clone();
-    blocking(move || store.state_before(onu, at)).await
-}
-
-/// What an ONU's availability over a period is made of.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OnuPeriod {
-    /// The stretches in which its OLT was polled, clipped to the period.
-    pub coverage: Vec<Coverage>,
-    /// Its last state change before the period.
-    pub baseline: Option<OnuStateChange>,
-    /// Its state changes within the period, oldest first.
-    pub changes: Vec<OnuStateChange>,
-}
-
-/// The coverage of OLT `olt` over `[from, to]` and the state changes of its ONU `onu`
-/// around `[from, to)`, read in one trip to the blocking pool. The period is cut to the
-/// longest history kept (`szo.history_retention`, `onu.state_history_retention`) and now.
-pub async fn onu_period(
-    app: &AppState,
-    olt: OltId,
-    onu: OnuId,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-) -> Result<OnuPeriod, ApiError> {
-    let config = &app.config;
-    let retention = config
-        .szo
-        .history_retention
-        .max(config.onu.state_history_retention);
-    let Some((from, to)) = kept_period(from, to, retention, Utc::now()) else {
-        return Ok(OnuPeriod {
-            coverage: Vec::new(),
-            baseline: None,
-            changes: Vec::new(),
-        });
-    };
-    let store = app.store.clone();
-    blocking(move || {
-        Ok(OnuPeriod {
-            coverage: store.coverage(olt, from, to)?,
-            baseline: store.state_before(onu, from)?,
-            changes: store.state_changes(onu, from, to)?,
-        })
-    })
-    .await
 }
 
 /// `[from, to]` cut to what is kept: no earlier than `retention` before now, no later than

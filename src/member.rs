@@ -1,15 +1,15 @@
 //! What this process does as a cluster member (docs/scale-out.md), above the state it
 //! serves: the member actor that answers the other members (node counters, status, ONU
-//! id assignments, history points, forwarded requests), the heartbeat that keeps the
+//! id assignments, history points, the records of [`answers`], forwarded requests), the heartbeat that keeps the
 //! membership and runs this member's share of the OLTs ([`heartbeat`]), and the layer
 //! that routes each request to the member that can answer it ([`forward`]). The links,
 //! the membership and the wire forms are [`crate::cluster`]'s, which knows nothing of
 //! the service.
 
+mod answers;
 pub mod forward;
 mod heartbeat;
 
-use crate::cluster::history::{PointKind, PointsAsked, MAX_POINTS};
 use crate::cluster::{self, ids, members, ClusterShared, MemberMsg};
 use crate::state::AppState;
 use anyhow::Context;
@@ -105,7 +105,14 @@ impl Actor for Member {
             MemberMsg::History(asked, reply) => {
                 let app = state.app.clone();
                 tokio::spawn(async move {
-                    let _ = reply.send(history_answer(&app, &asked).await);
+                    let _ = reply.send(answers::points(&app, &asked).await);
+                });
+            }
+            MemberMsg::Ask(asked, reply) => {
+                let app = state.app.clone();
+                let name = state.shared.config().name.clone();
+                tokio::spawn(async move {
+                    let _ = reply.send(answers::records(&app, &name, &asked).await);
                 });
             }
             MemberMsg::Http(request, reply) => {
@@ -116,34 +123,5 @@ impl Actor for Member {
             }
         }
         Ok(())
-    }
-}
-
-/// This member's stored points for `asked` (JSON in, JSON array out; `[]` when the
-/// question is malformed or the store cannot answer).
-async fn history_answer(app: &AppState, asked: &str) -> String {
-    let Ok(asked) = serde_json::from_str::<PointsAsked>(asked) else {
-        return "[]".into();
-    };
-    let limit = asked.limit.min(MAX_POINTS);
-    let text = match asked.kind {
-        PointKind::Optics => {
-            crate::history::local_optics(app, asked.onu, asked.from, asked.to, limit)
-                .await
-                .map(|points| serde_json::to_string(&points))
-        }
-        PointKind::Traffic => {
-            let step = asked
-                .step_seconds
-                .filter(|s| *s > 0)
-                .map(chrono::Duration::seconds);
-            crate::history::local_traffic(app, asked.onu, (asked.from, asked.to), step, limit)
-                .await
-                .map(|points| serde_json::to_string(&points))
-        }
-    };
-    match text {
-        Ok(Ok(text)) => text,
-        _ => "[]".into(),
     }
 }

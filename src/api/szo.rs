@@ -3,6 +3,8 @@
 //! against the SLA. Objects are bound to ONUs by serial at request time, so a binding
 //! whose ONU has not been seen yet is simply `UNBOUND` until it is.
 
+pub(crate) mod bindings;
+
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::SzoPath;
 use crate::error::ApiError;
@@ -12,10 +14,11 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
+use bindings::Binding;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{NodeId, OltId, Onu, OnuId, OnuStatus, SessionStatus};
+
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};
-use ponkeeper_actors::olt::OltSummary;
 use ponkeeper_actors::szo::{self, Availability, OutageCause};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -113,73 +116,73 @@ pub struct SzoItem {
     pub last_update: Option<String>,
 }
 
-/// ONUs by lower-case serial, and OLT summaries by id: what binding needs.
+/// Each object's binding by lower-case serial ([`bindings`]) and, when asked for, the
+/// last state change before now of each bound ONU whose OLT is online.
 struct Bindings {
-    onus: HashMap<String, Onu>,
-    olts: HashMap<OltId, OltSummary>,
+    by_serial: HashMap<String, Binding>,
+    since: HashMap<OnuId, DateTime<Utc>>,
 }
 
 impl Bindings {
-    /// The registry's ONUs and their OLTs: two questions to the fleet view.
-    async fn gather(app: &AppState) -> Result<Bindings, ApiError> {
+    /// The registry's bindings across the cluster, with the ONUs' last changes when
+    /// `with_since` (one batched read of every member's state history).
+    async fn gather(app: &AppState, with_since: bool) -> Result<Bindings, ApiError> {
         let serials: Vec<String> = app
             .inventory()
             .szo
             .iter()
             .map(|o| o.onu_serial.to_ascii_lowercase())
             .collect();
-        let view = app.fleet.view();
-        let found = view.onus_by_serial(serials.clone()).await?;
-        let onus: HashMap<String, Onu> = serials
-            .into_iter()
-            .zip(found)
-            .filter_map(|(serial, onu)| Some((serial, onu?)))
-            .collect();
-        let mut olt_ids: Vec<OltId> = onus.values().map(|o| o.olt_id).collect();
-        olt_ids.sort_unstable();
-        olt_ids.dedup();
-        let olts = view
-            .summaries(Some(olt_ids))
-            .await?
-            .into_iter()
-            .map(|o| (o.id, o))
-            .collect();
-        Ok(Bindings { onus, olts })
+        let by_serial = bindings::gather(app, serials).await?;
+        let mut since = HashMap::new();
+        if with_since {
+            let onus: Vec<OnuId> = by_serial
+                .values()
+                .filter(|b| b.olt_status == SessionStatus::Online)
+                .map(|b| b.onu.id)
+                .collect();
+            let now = Utc::now() + chrono::Duration::milliseconds(1);
+            let last = history::states_before(app, onus.clone(), now).await?;
+            since = onus
+                .into_iter()
+                .zip(last)
+                .filter_map(|(onu, change)| Some((onu, change?.at)))
+                .collect();
+        }
+        Ok(Bindings { by_serial, since })
+    }
+
+    fn of(&self, object: &SzoSpec) -> Option<&Binding> {
+        self.by_serial.get(&object.onu_serial.to_ascii_lowercase())
     }
 
     fn onu(&self, object: &SzoSpec) -> Option<&Onu> {
-        self.onus.get(&object.onu_serial.to_ascii_lowercase())
+        self.of(object).map(|b| &b.onu)
     }
 }
 
-async fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<SzoItem, ApiError> {
-    let onu = bindings.onu(object);
-    let olt = onu.and_then(|o| bindings.olts.get(&o.olt_id));
-    let (status, since) = match (onu, olt) {
-        (Some(onu), Some(olt)) => match olt.status {
+fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> SzoItem {
+    let bound = bindings.of(object);
+    let (status, since) = match bound {
+        Some(b) => match b.olt_status {
             SessionStatus::Online => {
-                let last = history::state_before(
-                    app,
-                    onu.id,
-                    Utc::now() + chrono::Duration::milliseconds(1),
-                )
-                .await?;
-                let status = match onu.status {
+                let status = match b.onu.status {
                     OnuStatus::Online => SzoStatus::Up,
                     OnuStatus::Offline => SzoStatus::Down,
                 };
-                (status, last.map(|c| c.at))
+                (status, bindings.since.get(&b.onu.id).copied())
             }
             SessionStatus::Degraded | SessionStatus::Offline => {
-                (SzoStatus::Down, Some(olt.status_since))
+                (SzoStatus::Down, Some(b.olt_since))
             }
             SessionStatus::Connecting | SessionStatus::Disabled => {
-                (SzoStatus::Unknown, Some(olt.status_since))
+                (SzoStatus::Unknown, Some(b.olt_since))
             }
         },
-        _ => (SzoStatus::Unbound, None),
+        None => (SzoStatus::Unbound, None),
     };
-    Ok(SzoItem {
+    let onu = bound.map(|b| &b.onu);
+    SzoItem {
         id: object.id,
         name: object.name.clone(),
         kind: object.kind,
@@ -190,12 +193,12 @@ async fn item(app: &AppState, object: &SzoSpec, bindings: &Bindings) -> Result<S
         sla_percent: object.sla_percent,
         onu_id: onu.map(|o| o.id),
         olt_id: onu.map(|o| o.olt_id),
-        node_id: olt.and_then(|o| o.node),
+        node_id: bound.and_then(|b| b.node),
         status,
         since: since.map(|at| app.clock.format(at)),
         rx_power: onu.and_then(|o| o.rx_power.get()),
         last_update: onu.map(|o| app.clock.format(o.last_update)),
-    })
+    }
 }
 
 /// The registry filtered by `type`, `city` and `nodeId` (and `status` where given).
@@ -207,14 +210,7 @@ fn select<'a>(objects: &'a [SzoSpec], bindings: &Bindings, query: &SzoQuery) -> 
         .iter()
         .filter(|o| kind.is_none_or(|k| o.kind == k))
         .filter(|o| city.is_none_or(|c| o.city.eq_ignore_ascii_case(c)))
-        .filter(|o| {
-            node.is_none_or(|n| {
-                bindings
-                    .onu(o)
-                    .and_then(|onu| bindings.olts.get(&onu.olt_id))
-                    .is_some_and(|olt| olt.node == Some(n))
-            })
-        })
+        .filter(|o| node.is_none_or(|n| bindings.of(o).is_some_and(|b| b.node == Some(n))))
         .collect();
     selected.sort_by_key(|o| o.id);
     selected
@@ -238,14 +234,12 @@ async fn list(
 ) -> ApiResult {
     let paging = page_query.paging(&app.config.paging)?;
     let inventory = app.inventory();
-    let bindings = Bindings::gather(&app).await?;
-    let mut items = Vec::new();
-    for object in select(&inventory.szo, &bindings, &query) {
-        let item = item(&app, object, &bindings).await?;
-        if status.is_none_or(|s| item.status == s) {
-            items.push(item);
-        }
-    }
+    let bindings = Bindings::gather(&app, true).await?;
+    let items: Vec<SzoItem> = select(&inventory.szo, &bindings, &query)
+        .into_iter()
+        .map(|object| item(&app, object, &bindings))
+        .filter(|item| status.is_none_or(|s| item.status == s))
+        .collect();
     crate::http::page(items, paging)
 }
 
@@ -272,8 +266,8 @@ fn object(
 async fn detail(State(app): State<AppState>, SzoPath(id): SzoPath) -> ApiResult {
     let inventory = app.inventory();
     let object = object(&inventory, id)?;
-    let bindings = Bindings::gather(&app).await?;
-    crate::http::one(item(&app, object, &bindings).await?)
+    let bindings = Bindings::gather(&app, true).await?;
+    crate::http::one(item(&app, object, &bindings))
 }
 
 /// `from` and `to` of a report (by default the 30 days up to `to`, by default now),
@@ -371,7 +365,7 @@ async fn outages(
     let inventory = app.inventory();
     let object = object(&inventory, id)?;
     let (from, to) = period(&app, (asked.from.as_ref(), asked.to.as_ref()))?;
-    let bindings = Bindings::gather(&app).await?;
+    let bindings = Bindings::gather(&app, false).await?;
     let now = Utc::now();
     let report = report(&app, object, bindings.onu(object), from, to).await?;
     let items: Vec<OutageItem> = report
@@ -443,7 +437,7 @@ async fn availability(
     let paging: Paging = page_query.paging(&app.config.paging)?;
     let (from, to) = period(&app, (Some(&asked.from), Some(&asked.to)))?;
     let inventory = app.inventory();
-    let bindings = Bindings::gather(&app).await?;
+    let bindings = Bindings::gather(&app, false).await?;
     let mut items = Vec::new();
     let mut summary: BTreeMap<&'static str, TypeSummary> = BTreeMap::new();
     for object in select(&inventory.szo, &bindings, &query) {

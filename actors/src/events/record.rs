@@ -153,7 +153,7 @@ pub struct Draft {
 }
 
 /// Which events a reader wants; every unset field admits everything.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EventFilter {
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,

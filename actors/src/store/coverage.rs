@@ -11,7 +11,7 @@ pub(super) const COVERAGE: &str = "olt_coverage";
 /// A stretch of time in which an OLT was polled closely enough that its state is known,
 /// and whether it answered. Time outside every stretch is unknown: the service was not
 /// running, or the OLT was not polled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Coverage {
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
