@@ -13,6 +13,8 @@
 //! stream opens ([`crate::auth`]); the key is checked again every few seconds, and a
 //! revoked key ends the stream.
 
+mod members;
+
 use super::doc::{BadParameter, Refusals};
 use super::events::EventsQuery;
 use crate::error::ApiError;
@@ -89,6 +91,18 @@ async fn stream_events(
     Query(query): Query<EventsQuery>,
 ) -> ApiResult {
     let filter = query.filter(&app.clock);
+    let key = headers
+        .get(crate::auth::API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    if let Some(shared) = app.cluster.shared().filter(|_| app.cluster.is_running()) {
+        let start = members_start(&headers, resume.after, &shared.config().name)?;
+        let messages = members::messages(app.clone(), shared.clone(), (key, filter), start);
+        return Ok(Sse::new(messages)
+            .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+            .into_response());
+    }
     let from_header = match headers.get("last-event-id") {
         None => None,
         Some(value) => Some(
@@ -106,11 +120,6 @@ async fn stream_events(
     let from_query = resume.after.map(Id53::u64);
     let last = app.events.subscribe();
     let after = from_header.or(from_query).unwrap_or_else(|| *last.borrow());
-    let key = headers
-        .get(crate::auth::API_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
     let cursor = Cursor {
         app,
         key,
@@ -122,6 +131,31 @@ async fn stream_events(
     Ok(Sse::new(messages(cursor))
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
         .into_response())
+}
+
+/// Where a cluster's stream starts: `Last-Event-ID` (a position per member, or this
+/// member's id), else `after` (this member's id), else the newest event of each member.
+fn members_start(
+    headers: &HeaderMap,
+    after: Option<Id53>,
+    this: &str,
+) -> Result<members::Positions, ApiError> {
+    match headers.get("last-event-id") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| members::Positions::parse(v, this))
+            .ok_or_else(|| {
+                ApiError::InvalidParameter(
+                    "header `Last-Event-ID` must be an event id (an integer) or a stream \
+                     position (`member:id` pairs joined by commas)"
+                        .into(),
+                )
+            }),
+        None => Ok(after
+            .and_then(|id| members::Positions::parse(&id.u64().to_string(), this))
+            .unwrap_or_default()),
+    }
 }
 
 /// The SSE messages of one subscriber; ends when its key is revoked or the log fails.
