@@ -16,41 +16,13 @@ mod cluster_members;
 mod common;
 
 use cluster_members::{
-    free_port, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME, ONUS_PER_OLT,
+    free_port, settled, start_three, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME,
+    ONUS_PER_OLT,
 };
 use ponkeeper_actors::domain::{OltId, OnuStatus};
 use ponkeeper_sim::SimFleet;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Every member sees all of `members` live, in sight and ready, and their OLTs add up to
-/// the fleet.
-async fn settled(members: &[&Member]) {
-    let names: BTreeSet<&str> = members.iter().map(|m| m.name).collect();
-    for member in members {
-        until(
-            &format!("{} sees the cluster settled", member.name),
-            || async {
-                let seen = member.members().await;
-                let ok = names
-                    .iter()
-                    .all(|n| seen.get(*n).is_some_and(|(l, s, r, _)| *l && *s && *r));
-                let olts: u64 = seen
-                    .iter()
-                    .filter(|(n, _)| names.contains(n.as_str()))
-                    .map(|(_, m)| m.3)
-                    .sum();
-                if ok && olts == OLTS as u64 {
-                    Ok(())
-                } else {
-                    Err(format!("{seen:?}"))
-                }
-            },
-        )
-        .await;
-    }
-}
 
 /// Counts requests by process afresh and waits until every OLT has been polled since;
 /// then each OLT's pollers, by pid.
@@ -266,23 +238,12 @@ fn charlies_onu(sim: &SimFleet, ids: &BTreeMap<String, u64>) -> u64 {
     ids[sim.expected_onus(olt)[0].serial.as_str()]
 }
 
-async fn start_three(sim: &SimFleet, dir: &Path) -> Vec<Member> {
-    let inventory = sim.inventory();
-    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
-    let ca = Authority::new();
-    let mut members = Vec::new();
-    for name in NAMES {
-        members.push(Member::start(dir, name, &inventory, &ports, &ca).await);
-    }
-    members
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn three_members_share_the_fleet_answer_for_all_of_it_and_take_over_a_lost_one() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let sim = common::steady_sim(OLTS, ONUS_PER_OLT).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut members = start_three(&sim, dir.path()).await;
+    let mut members = start_three(&sim.inventory(), dir.path()).await;
     let all: Vec<&Member> = members.iter().collect();
     settled(&all).await;
     one_poller_each(&pollers(&sim, &all).await, &all);
@@ -401,7 +362,7 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let sim = common::steady_sim(OLTS, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut members = start_three(&sim, dir.path()).await;
+    let mut members = start_three(&sim.inventory(), dir.path()).await;
     settled(&members.iter().collect::<Vec<_>>()).await;
 
     // Charlie stopped: alpha and bravo, two of three, still act on every OLT.

@@ -1,11 +1,14 @@
 //! The harness of `tests/cluster.rs`: a cluster CA made at test time ([`Authority`]),
 //! one real `ponkeeper serve` member with its configuration, key and HTTP client
-//! ([`Member`]), and [`until`], which waits for a condition with the cluster's patience.
+//! ([`Member`]), three of them started and settled ([`start_three`], [`settled`]), and
+//! [`until`], which waits for a condition with the cluster's patience.
+
+#![allow(dead_code)] // each test binary uses part of the harness
 
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -239,6 +242,45 @@ impl Member {
             .collect();
         (ids, body["meta"]["totalCount"].as_u64().unwrap_or(0))
     }
+}
+
+/// Every member sees all of `members` live, in sight and ready, and their OLTs add up to
+/// the fleet.
+pub async fn settled(members: &[&Member]) {
+    let names: BTreeSet<&str> = members.iter().map(|m| m.name).collect();
+    for member in members {
+        until(
+            &format!("{} sees the cluster settled", member.name),
+            || async {
+                let seen = member.members().await;
+                let ok = names
+                    .iter()
+                    .all(|n| seen.get(*n).is_some_and(|(l, s, r, _)| *l && *s && *r));
+                let olts: u64 = seen
+                    .iter()
+                    .filter(|(n, _)| names.contains(n.as_str()))
+                    .map(|(_, m)| m.3)
+                    .sum();
+                if ok && olts == OLTS as u64 {
+                    Ok(())
+                } else {
+                    Err(format!("{seen:?}"))
+                }
+            },
+        )
+        .await;
+    }
+}
+
+/// Alpha, bravo and charlie over `inventory`, linked with TLS, each with its own store.
+pub async fn start_three(inventory: &Inventory, dir: &Path) -> Vec<Member> {
+    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let ca = Authority::new();
+    let mut members = Vec::new();
+    for name in NAMES {
+        members.push(Member::start(dir, name, inventory, &ports, &ca).await);
+    }
+    members
 }
 
 /// Waits until `check` gives `Some`, asking again every 200 ms; panics after
