@@ -12,6 +12,9 @@
 //! polling or another subscriber. The key check, IP rules and rate limit run when the
 //! stream opens ([`crate::auth`]); the key is checked again every few seconds, and a
 //! revoked key ends the stream.
+//!
+//! In a cluster the stream carries every member's events ([`members`]): its `id:` is a
+//! position in each member's log, which resumes the stream on any member.
 
 mod members;
 
@@ -76,7 +79,10 @@ struct Cursor {
         event id, `data:` the event as `GET /events` shows it), with the filters of \
         `GET /events`. Resumes after `Last-Event-ID` or `after`, from the log, without a gap \
         or a duplicate; without either it starts with the next event. A comment line every \
-        15 s keeps the connection open. Revoking the key ends the stream.",
+        15 s keeps the connection open. Revoking the key ends the stream. In a cluster the \
+        stream carries every member's events, each naming its `member`, and `id:` is a \
+        position in every member's log (`alpha:41,bravo:7`) that resumes the stream on any \
+        member.",
     params(Resume, EventsQuery),
     responses(
         (status = 200, description = "the stream", content_type = "text/event-stream", body = String),

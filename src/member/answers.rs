@@ -73,15 +73,9 @@ pub(super) async fn records(app: &AppState, name: &str, asked: &str) -> String {
             wait_ms,
         } => {
             let wait = Duration::from_millis(wait_ms).min(MAX_EVENT_WAIT);
-            events(
-                app,
-                name,
-                filter,
-                after,
-                (limit.clamp(1, MAX_EVENTS), wait),
-            )
-            .await
-            .map(|a| serde_json::to_string(&a))
+            events(app, name, filter, after, (limit.clamp(1, MAX_EVENTS), wait))
+                .await
+                .map(|a| serde_json::to_string(&a))
         }
     };
     match answer {
