@@ -15,7 +15,9 @@
 mod configs;
 mod onu_states;
 
-pub use configs::{config, config_before, configs, local_config, local_configs, VersionKey};
+pub use configs::{
+    adopt_latest, config, config_before, configs, local_config, local_configs, VersionKey,
+};
 pub use onu_states::{
     local_onu_period, local_states_before, onu_period, state_before, states_before, OnuPeriod,
 };

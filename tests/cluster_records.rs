@@ -253,6 +253,7 @@ async fn every_members_records_read_as_one_through_any_member() {
             member.name
         );
         let older = member.get(&format!("/olts/{olt}/configs/{first}")).await;
+        assert_eq!(older["data"]["sha256"], diff_sha(member, olt, second).await);
         assert!(
             older["data"]["content"]
                 .as_str()
@@ -260,4 +261,25 @@ async fn every_members_records_read_as_one_through_any_member() {
             "{older}"
         );
     }
+    // Charlie, back, kept the taker's version as the latest: the same text again is no
+    // new version, and the backup answers the taker's version.
+    until("charlie knows the latest version", || async {
+        let (status, body) = members[1].request(reqwest::Method::POST, &backup).await;
+        match (
+            status,
+            body["data"]["id"].as_u64(),
+            &body["data"]["changed"],
+        ) {
+            (200, Some(id), Value::Bool(false)) if id == second => Ok(()),
+            _ => Err(format!("{status} {body}")),
+        }
+    })
+    .await;
+    let (_, total) = members[0].page(&format!("/olts/{olt}/configs"), "id").await;
+    assert_eq!(total, 2);
+}
+
+/// The `sha256` of version `id` of `olt`.
+async fn diff_sha(member: &Member, olt: OltId, id: u64) -> Value {
+    member.get(&format!("/olts/{olt}/configs/{id}")).await["data"]["sha256"].clone()
 }

@@ -124,6 +124,14 @@ impl Membership {
         live
     }
 
+    /// Whether every peer that counts for ownership has answered: what this member
+    /// can ask of the cluster now is all there is to ask.
+    pub fn live_in_sight(&self, now: Instant) -> bool {
+        self.peers
+            .values()
+            .all(|p| !self.live(p, now) || self.in_sight(p, now))
+    }
+
     /// Whether the peer named `name` is in sight now.
     pub fn peer_in_sight(&self, name: &str, now: Instant) -> bool {
         self.peers.get(name).is_some_and(|p| self.in_sight(p, now))

@@ -2,6 +2,7 @@
 //! that changed hands has versions on several members; in a cluster every read here asks
 //! the others too and merges by when each version was taken (then by id, which the
 //! members' id blocks keep unique), newest first. Alone, each read is one store read.
+//! A member that takes an OLT keeps the newest version of it ([`adopt_latest`]).
 
 use super::blocking;
 use crate::cluster::questions::{ask_each, Question};
@@ -75,6 +76,52 @@ pub async fn config_before(app: &AppState, olt: OltId, id: u64) -> Result<Option
     .await;
     let (_, merged) = merge_newest_first(std::iter::once(here).chain(there));
     Ok(merged.first().map(|v| v.id))
+}
+
+/// Keeps, for each OLT of `olts` (taken over or given back to this member), the newest
+/// version any other member holds when it is newer than this member's own: the OLT's
+/// next backup then stores a version only when the text changed since, as it would had
+/// one member held the OLT all along. Returns how many versions were adopted.
+pub async fn adopt_latest(app: &AppState, olts: &[OltId]) -> usize {
+    use futures::StreamExt;
+    futures::stream::iter(olts.iter().copied())
+        .map(|olt| adopt_one(app, olt))
+        .buffer_unordered(ADOPTING_AT_ONCE)
+        .filter(|adopted| std::future::ready(*adopted))
+        .count()
+        .await
+}
+
+/// OLTs whose versions [`adopt_latest`] asks about at once.
+const ADOPTING_AT_ONCE: usize = 16;
+
+async fn adopt_one(app: &AppState, olt: OltId) -> bool {
+    let there: Vec<(usize, Vec<ConfigBackup>)> = ask_each(&Question::Configs {
+        olt,
+        before: None,
+        limit: 1,
+    })
+    .await;
+    let Some(newest) = there.into_iter().flat_map(|(_, v)| v).max_by_key(key) else {
+        return false;
+    };
+    let store = app.store.clone();
+    let mine = blocking(move || store.latest_config(olt)).await;
+    if mine.is_ok_and(|m| m.is_some_and(|m| key(&m) >= key(&newest))) {
+        return false;
+    }
+    let texts: Vec<Option<(ConfigBackup, String)>> =
+        ask_each(&Question::Config { olt, id: newest.id }).await;
+    let Some((version, text)) = texts.into_iter().flatten().next() else {
+        return false;
+    };
+    app.store
+        .adopt_config(&version, &text)
+        .await
+        .inspect_err(
+            |error| tracing::warn!(%error, olt, "a taken OLT's latest config version is not kept"),
+        )
+        .unwrap_or(false)
 }
 
 /// This member's versions of OLT `olt` (older than `before`, when given), newest first,

@@ -4,7 +4,8 @@
 //! exactly the OLTs the rendezvous hash gives it, plus those it still holds for a
 //! returning owner that has not polled them yet, by reconciling its supervisor with that
 //! share of the inventory, as a reload does. Beside it, the copy of the other members'
-//! ONU id assignments ([`crate::cluster::ids`]).
+//! ONU id assignments ([`crate::cluster::ids`]); and for the OLTs it takes, their latest
+//! config versions ([`crate::history::adopt_latest`]), asked once every live peer answers.
 
 use crate::cluster::members::{heard, status_of};
 use crate::cluster::{remote_members, ClusterShared, MemberMsg};
@@ -22,6 +23,9 @@ pub(super) async fn run(shared: Arc<ClusterShared>, state: AppState) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut ready_for: Option<BTreeSet<OltId>> = None;
+    // OLTs taken whose latest config versions are still to be asked for: at first every
+    // OLT this member started with.
+    let mut adopting: BTreeSet<OltId> = state.fleet.olts().iter().map(|h| h.id).collect();
     // The ONU ids are copied beside the heartbeat, so a long copy never delays it.
     tokio::spawn(copy_ids(shared.clone(), state.clone()));
     while !shared.stopped() {
@@ -45,7 +49,15 @@ pub(super) async fn run(shared: Arc<ClusterShared>, state: AppState) {
             }
         }
         let running: BTreeSet<OltId> = state.fleet.olts().iter().map(|h| h.id).collect();
-        run_share(&shared, &state, &running).await;
+        adopting.extend(run_share(&shared, &state, &running).await);
+        if !adopting.is_empty() && shared.membership().live_in_sight(Instant::now()) {
+            let (state, taken) = (state.clone(), std::mem::take(&mut adopting));
+            tokio::spawn(async move {
+                let taken: Vec<OltId> = taken.into_iter().collect();
+                let adopted = crate::history::adopt_latest(&state, &taken).await;
+                tracing::info!(adopted, "cluster: taken OLTs' latest config versions kept");
+            });
+        }
         let running: BTreeSet<OltId> = state.fleet.olts().iter().map(|h| h.id).collect();
         if ready_for.as_ref() != Some(&running) {
             // Ready once every OLT it runs has polled; asked again when the set changes.
@@ -59,13 +71,17 @@ pub(super) async fn run(shared: Arc<ClusterShared>, state: AppState) {
 }
 
 /// Reconciles the supervisor with this member's share when the share differs from what
-/// runs, and logs the OLTs taken over and given back.
-async fn run_share(shared: &ClusterShared, state: &AppState, running: &BTreeSet<OltId>) {
+/// runs, and logs the OLTs taken over and given back; returns those taken.
+async fn run_share(
+    shared: &ClusterShared,
+    state: &AppState,
+    running: &BTreeSet<OltId>,
+) -> Vec<OltId> {
     let inventory = state.inventory();
     // Once a heartbeat: only the ids, and the inventory copied only when they differ.
     let wanted = state.cluster.wanted(&inventory, running);
     if wanted == *running {
-        return;
+        return Vec::new();
     }
     let share = state.cluster.share(&inventory, running);
     let taken: Vec<OltId> = wanted.difference(running).copied().collect();
@@ -80,8 +96,12 @@ async fn run_share(shared: &ClusterShared, state: &AppState, running: &BTreeSet<
                 given = ?given,
                 "cluster: this member's OLTs changed"
             );
+            taken
         }
-        Err(error) => tracing::error!(%error, "cluster: the share could not be applied"),
+        Err(error) => {
+            tracing::error!(%error, "cluster: the share could not be applied");
+            Vec::new()
+        }
     }
 }
 

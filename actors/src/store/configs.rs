@@ -60,14 +60,41 @@ impl Store {
         Ok(backup)
     }
 
-    /// The newest configuration version of an OLT.
+    /// Keeps `version` with its text as another store recorded it (same id), unless this
+    /// store holds it already, and flushes: a cluster member that takes an OLT over keeps
+    /// the previous owner's latest version, so its next backup of the same text is no new
+    /// version. Returns whether it was new here.
+    pub async fn adopt_config(
+        &self,
+        version: &ConfigBackup,
+        content: &str,
+    ) -> Result<bool, StoreError> {
+        self.writable()?;
+        let key = config_key(version.olt_id, version.id);
+        if self.config_meta.contains_key(key)? {
+            return Ok(false);
+        }
+        self.config_content.insert(key, content.as_bytes())?;
+        self.config_meta.insert(key, serde_json::to_vec(version)?)?;
+        flush_tree(&self.db).await?;
+        Ok(true)
+    }
+
+    /// The newest configuration version of an OLT: the one taken last (then the largest
+    /// id). Ids order the versions this store took; one adopted from another cluster
+    /// member ([`Store::adopt_config`]) has an id from that member's block, so time decides.
     pub fn latest_config(&self, olt: OltId) -> Result<Option<ConfigBackup>, StoreError> {
-        self.config_meta
-            .scan_prefix(olt.to_be_bytes())
-            .values()
-            .next_back()
-            .map(|value| decode(CONFIG_META, &value?))
-            .transpose()
+        let mut latest: Option<ConfigBackup> = None;
+        for value in self.config_meta.scan_prefix(olt.to_be_bytes()).values() {
+            let version: ConfigBackup = decode(CONFIG_META, &value?)?;
+            if latest
+                .as_ref()
+                .is_none_or(|l| (version.taken_at, version.id) > (l.taken_at, l.id))
+            {
+                latest = Some(version);
+            }
+        }
+        Ok(latest)
     }
 
     /// A page of an OLT's configuration versions, newest first, and how many there are.
@@ -171,5 +198,37 @@ mod tests {
         let (_, text) = store.config(1, second.id).expect("get").expect("some");
         assert_eq!(text, "a\nc\n");
         assert!(store.config(2, second.id).expect("get").is_none());
+    }
+
+    #[tokio::test]
+    async fn an_adopted_version_counts_as_the_latest_until_a_newer_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let before = Utc::now() - chrono::Duration::minutes(5);
+        let own = store.save_config(1, "old\n", before).await.expect("save");
+        // Another member's later version, with an id from its larger block.
+        let theirs = ConfigBackup {
+            id: 2 << 48,
+            taken_at: Utc::now() - chrono::Duration::minutes(1),
+            sha256: hex::encode(<sha2::Sha256 as sha2::Digest>::digest(b"same\n")),
+            ..own.clone()
+        };
+        assert!(store.adopt_config(&theirs, "same\n").await.expect("adopt"));
+        assert!(!store.adopt_config(&theirs, "same\n").await.expect("again"));
+        let same = store
+            .save_config(1, "same\n", Utc::now())
+            .await
+            .expect("save");
+        assert_eq!((same.id, same.changed), (theirs.id, false));
+        let newer = store
+            .save_config(1, "new\n", Utc::now())
+            .await
+            .expect("save");
+        assert!(newer.changed && newer.id < theirs.id);
+        let again = store
+            .save_config(1, "new\n", Utc::now())
+            .await
+            .expect("save");
+        assert_eq!((again.id, again.changed), (newer.id, false));
     }
 }
