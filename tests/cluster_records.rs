@@ -20,13 +20,10 @@ use ponkeeper_actors::inventory::{SzoSpec, SzoType};
 use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// An open SSE response and the text received but not parsed yet.
-struct Subscriber {
-    response: reqwest::Response,
-    pending: String,
-}
+/// An open event stream through one member.
+struct Subscriber(common::sse::SseReader);
 
 impl Subscriber {
     async fn open(member: &Member, query: &str, last: Option<&str>) -> Subscriber {
@@ -39,41 +36,18 @@ impl Subscriber {
         }
         let response = request.send().await.expect("stream opens");
         assert_eq!(response.status(), 200, "the stream through {}", member.name);
-        Subscriber {
-            response,
-            pending: String::new(),
-        }
+        Subscriber(common::sse::SseReader::new(response))
     }
 
     /// The next message as (SSE id, member, event id).
     async fn next(&mut self) -> (String, String, u64) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(end) = self.pending.find("\n\n") {
-                let block: String = self.pending.drain(..end + 2).collect();
-                let (mut id, mut data) = (None, None);
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        id = Some(v.trim().to_string());
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data = Some(serde_json::from_str::<Value>(v.trim()).expect("JSON"));
-                    }
-                }
-                if let (Some(id), Some(data)) = (id, data) {
-                    let member = data["member"].as_str().expect("member").to_string();
-                    return (id, member, data["id"].as_u64().expect("id"));
-                }
-                continue; // a keep-alive comment
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let chunk = tokio::time::timeout(left, self.response.chunk())
-                .await
-                .expect("a message within 20 s")
-                .expect("readable")
-                .expect("the stream goes on");
-            self.pending
-                .push_str(std::str::from_utf8(&chunk).expect("UTF-8"));
-        }
+        let (id, data) = self
+            .0
+            .next(Duration::from_secs(20))
+            .await
+            .expect("the stream goes on");
+        let member = data["member"].as_str().expect("member").to_string();
+        (id, member, data["id"].as_u64().expect("id"))
     }
 }
 

@@ -13,11 +13,8 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
-/// An open SSE response and the text received but not parsed yet.
-struct Subscriber {
-    response: reqwest::Response,
-    pending: String,
-}
+/// An open event stream.
+struct Subscriber(common::sse::SseReader);
 
 impl Subscriber {
     async fn open(service: &TestService, key: &str, query: &str, last: Option<u64>) -> Self {
@@ -33,37 +30,13 @@ impl Subscriber {
             response.headers()["content-type"].to_str().expect("text"),
             "text/event-stream"
         );
-        Subscriber {
-            response,
-            pending: String::new(),
-        }
+        Subscriber(common::sse::SseReader::new(response))
     }
 
     /// The next message as (id, event); `None` when the stream ended.
     async fn next(&mut self, patience: Duration) -> Option<(u64, Value)> {
-        loop {
-            if let Some(end) = self.pending.find("\n\n") {
-                let block: String = self.pending.drain(..end + 2).collect();
-                let (mut id, mut data) = (None, None);
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        id = Some(v.trim().parse::<u64>().expect("numeric id"));
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data = Some(serde_json::from_str::<Value>(v.trim()).expect("JSON"));
-                    }
-                }
-                match (id, data) {
-                    (Some(id), Some(data)) => return Some((id, data)),
-                    _ => continue, // a keep-alive comment
-                }
-            }
-            let chunk = tokio::time::timeout(patience, self.response.chunk())
-                .await
-                .expect("a message in time")
-                .expect("readable");
-            self.pending
-                .push_str(std::str::from_utf8(&chunk?).expect("UTF-8"));
-        }
+        let (id, data) = self.0.next(patience).await?;
+        Some((id.parse().expect("numeric id"), data))
     }
 }
 

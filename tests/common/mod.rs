@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod raw;
 pub mod serve;
+pub mod sse;
 pub mod tools;
 
 use ponkeeper::app::App;
