@@ -74,10 +74,10 @@ const DEVICE_TREES: [&str; 15] = [
 /// the resident size of `serve` close to what the actors hold (docs/benchmarks.md P5).
 /// sled keeps several times this figure in use: 8 MB instead of 32 took 54 MB off `serve`
 /// at 10,000 OLTs, with restarts no slower (docs/benchmarks.md, national scale).
+const CACHE_BYTES: u64 = 8 * 1024 * 1024;
+
 /// A cluster member's ids are its block shifted this far ([`Store::with_id_block`]).
 pub const ID_BLOCK_BITS: u32 = 48;
-
-const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
