@@ -103,7 +103,8 @@ pub fn bind_szo(log: &EventLog, inventory: &Inventory) {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventItem {
-    /// Increasing without gaps; the SSE `id:` and the webhook's `webhook-id`.
+    /// Increasing without gaps (in a cluster, each member's from its id block); the SSE
+    /// `id:` alone and the webhook's `webhook-id`.
     pub id: u64,
     /// Local date-time.
     pub at: String,

@@ -7,6 +7,8 @@
 //!   to bravo with it as `Last-Event-ID` gets exactly the events it missed;
 //! - `/szo` through each member binds every object, whichever member polls its ONU, and
 //!   `/szo/availability` reads each object's history from the member that recorded it;
+//! - `/alarms` through each member holds every member's alarms, and one recorded by
+//!   bravo is acknowledged through alpha and reads so through charlie;
 //! - config versions of an OLT taken by two members (charlie, then its taker while
 //!   charlie was down) list as one history through every member, and diff across them.
 
@@ -175,6 +177,55 @@ async fn szo_is_bound_and_read_through_every_member(
     .await;
 }
 
+/// The alarms of the four ONUs the stream saw go down (an ONU down no outage explains).
+async fn alarms_are_read_and_acknowledged_through_any_member(members: &[Member]) {
+    let blocks = |body: &Value| -> BTreeSet<u64> {
+        body["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["id"].as_u64())
+            .map(|id| id >> 48)
+            .collect()
+    };
+    let whole = until("every member's ONU-down alarms through alpha", || async {
+        let body = members[0].get("/alarms?type=ONU_DOWN&size=100").await;
+        match (blocks(&body), body["meta"]["totalCount"].as_u64()) {
+            (b, Some(4)) if b == BTreeSet::from([0, 1, 2]) => Ok(body),
+            _ => Err(body.to_string()),
+        }
+    })
+    .await;
+    for member in &members[1..] {
+        let body = member.get("/alarms?type=ONU_DOWN&size=100").await;
+        assert_eq!(
+            body["data"], whole["data"],
+            "/alarms through {}",
+            member.name
+        );
+    }
+    // Bravo's alarm, acknowledged through alpha, reads acknowledged through charlie.
+    let bravos = whole["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a["id"].as_u64())
+        .find(|id| id >> 48 == 1)
+        .expect("one of bravo's");
+    let acked = members[0]
+        .client
+        .post(format!("{}/alarms/{bravos}/ack", members[0].base))
+        .header("X-API-Key", &members[0].key)
+        .json(&serde_json::json!({ "comment": "seen from alpha" }))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(acked.status(), 200);
+    let through = members[2].get(&format!("/alarms/{bravos}")).await;
+    assert_eq!(through["data"]["comment"], "seen from alpha", "{through}");
+    assert_eq!(through["data"]["acknowledgedBy"], "ops");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn every_members_records_read_as_one_through_any_member() {
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -188,6 +239,7 @@ async fn every_members_records_read_as_one_through_any_member() {
     settled(&all).await;
     szo_is_bound_and_read_through_every_member(&sim, &members, &since).await;
     the_stream_carries_every_member_and_resumes_anywhere(&sim, &members).await;
+    alarms_are_read_and_acknowledged_through_any_member(&members).await;
 
     // Config versions: charlie backs up one of its OLTs, is killed, its taker backs the
     // OLT up again, and charlie comes back.

@@ -210,6 +210,12 @@ impl Store {
         self
     }
 
+    /// The first id of this store's block: 0 alone, `block × 2⁴⁸` for a cluster member.
+    /// The event log numbers its events past it, so event ids are unique across members.
+    pub fn id_floor(&self) -> u64 {
+        self.id_block
+    }
+
     /// Room on the data directory's filesystem ([`space`]).
     pub fn space(&self) -> &Space {
         &self.space

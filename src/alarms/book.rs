@@ -273,7 +273,9 @@ impl AlarmBook {
                 a.acknowledged_at.is_some(),
                 !a.is_active(),
                 rank(a.severity),
-                std::cmp::Reverse(a.id),
+                // Newest by the second (as the API shows the time), then by id: the
+                // order a cluster merges members' lists in.
+                std::cmp::Reverse((a.started_at.timestamp(), a.id)),
             )
         });
         let total = matching.len();

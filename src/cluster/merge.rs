@@ -20,6 +20,11 @@ pub enum Key {
     NumberDescending(&'static str),
     /// Text, descending (a local date-time, newest first).
     TextDescending(&'static str),
+    /// Items without the field (or with `null`) first: "not acknowledged", "going on".
+    NullFirst(&'static str),
+    /// Text by its place in a list of values (a severity, most severe first); values not
+    /// listed last.
+    Rank(&'static str, &'static [&'static str]),
 }
 
 /// A fleet-wide list the members merge: its path under the API, the order its handler
@@ -67,6 +72,26 @@ pub const MERGED: &[MergedList] = &[
         path: "/events",
         order: &[Key::TextDescending("at"), Key::NumberDescending("id")],
         identity: &["member", "id"],
+    },
+    // Alarm ids are the ids of the events that raised them, from the members' own blocks.
+    MergedList {
+        path: "/alarms",
+        order: &[
+            Key::NullFirst("acknowledgedAt"),
+            Key::NullFirst("clearedAt"),
+            Key::Rank("severity", &["CRITICAL", "WARNING", "INFO"]),
+            Key::TextDescending("startedAt"),
+            Key::NumberDescending("id"),
+        ],
+        identity: &["id"],
+    },
+    MergedList {
+        path: "/outages",
+        order: &[
+            Key::TextDescending("startedAt"),
+            Key::NumberDescending("id"),
+        ],
+        identity: &["id"],
     },
     // Each member logs the requests it was asked; ids come from the members' own blocks.
     MergedList {
@@ -130,6 +155,17 @@ fn compare_field(key: Key, a: &Value, b: &Value) -> Ordering {
             .cmp(b[field].as_str().unwrap_or_default()),
         Key::NumberDescending(field) => compare_field(Key::Number(field), b, a),
         Key::TextDescending(field) => compare_field(Key::Text(field), b, a),
+        Key::NullFirst(field) => a[field].is_null().cmp(&b[field].is_null()).reverse(),
+        Key::Rank(field, values) => {
+            let place = |item: &Value| {
+                let text = item[field].as_str().unwrap_or_default();
+                values
+                    .iter()
+                    .position(|v| *v == text)
+                    .unwrap_or(values.len())
+            };
+            place(a).cmp(&place(b))
+        }
     }
 }
 
@@ -206,6 +242,43 @@ mod tests {
         let (page, total) = audit.merge(vec![a, b], 0, 10);
         assert_eq!(ids(&page), vec![7, 1 << 48, 5]);
         assert_eq!(total, 3);
+    }
+
+    #[test]
+    fn alarms_merge_unacknowledged_going_on_most_severe_newest_first() {
+        let alarm = |id: u64, acknowledged: bool, cleared: bool, severity: &str, at: &str| {
+            json!({
+                "id": id,
+                "acknowledgedAt": acknowledged.then_some("2026-11-27T10:00:00"),
+                "clearedAt": cleared.then_some("2026-11-27T10:00:00"),
+                "severity": severity,
+                "startedAt": at,
+            })
+        };
+        let list = list_at("/alarms").expect("merged");
+        let alpha = Share {
+            items: vec![
+                alarm(3, false, false, "WARNING", "2026-11-27T09:00:00"),
+                alarm(1, true, false, "CRITICAL", "2026-11-27T08:00:00"),
+            ],
+            total: 2,
+        };
+        let bravo = Share {
+            items: vec![
+                alarm(1 << 48, false, false, "CRITICAL", "2026-11-27T07:00:00"),
+                alarm(
+                    (1 << 48) + 1,
+                    false,
+                    true,
+                    "CRITICAL",
+                    "2026-11-27T09:30:00",
+                ),
+            ],
+            total: 2,
+        };
+        let (page, total) = list.merge(vec![alpha, bravo], 0, 10);
+        assert_eq!(ids(&page), vec![1 << 48, 3, (1 << 48) + 1, 1]);
+        assert_eq!(total, 4);
     }
 
     proptest! {

@@ -80,6 +80,8 @@ impl WireResponse {
 pub enum Target {
     Olt(u32),
     Onu(u64),
+    /// An alarm or an outage, by its id: the member whose id block holds it keeps it.
+    Record(u64),
     List(&'static MergedList),
     Here,
 }
@@ -92,6 +94,7 @@ pub fn target(method: &Method, path: &str) -> Target {
         (_, None) if method == Method::GET => list_at(path).map_or(Target::Here, Target::List),
         ("olts", Some(id)) => id.parse().map_or(Target::Here, Target::Olt),
         ("onus", Some(id)) => id.parse().map_or(Target::Here, Target::Onu),
+        ("alarms" | "outages", Some(id)) => id.parse().map_or(Target::Here, Target::Record),
         _ => Target::Here,
     }
 }
@@ -108,7 +111,9 @@ mod tests {
         assert!(matches!(target(&Method::GET, "/olts"), Target::List(l) if l.path == "/olts"));
         assert_eq!(target(&Method::POST, "/olts"), Target::Here);
         assert_eq!(target(&Method::GET, "/events/stream"), Target::Here);
-        assert_eq!(target(&Method::GET, "/alarms"), Target::Here);
+        assert!(matches!(target(&Method::GET, "/alarms"), Target::List(l) if l.path == "/alarms"));
+        assert_eq!(target(&Method::POST, "/alarms/7/ack"), Target::Record(7));
+        assert_eq!(target(&Method::GET, "/outages/9"), Target::Record(9));
         assert_eq!(target(&Method::GET, "/olts/x"), Target::Here);
     }
 

@@ -5,6 +5,8 @@
 //!   member the hash gives it, over the link;
 //! - one ONU (`/onus/{id}…`): here when this member runs its OLT, else by the first other
 //!   member that knows the ONU;
+//! - one alarm or outage (`/alarms/{id}…`, `/outages/{id}`): the member whose id block
+//!   holds the id, which recorded it;
 //! - a merged list ([`crate::cluster::merge::MERGED`]): each member's share, merged;
 //! - anything else: here.
 //!
@@ -80,8 +82,38 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
             }
         }
         Target::Onu(id) if app.onu_olt(id).is_err() => to_whoever_knows(request, next).await,
+        Target::Record(id) => to_record_keeper(shared, id, (request, next)).await,
         Target::List(list) => merged(&app, shared, list, (request, next)).await,
         _ => next.run(request).await,
+    }
+}
+
+/// An alarm or an outage: answered by the member whose id block holds its id (here, when
+/// that is this member or no member's).
+async fn to_record_keeper(
+    shared: &ClusterShared,
+    id: u64,
+    (request, next): (Request, Next),
+) -> Response {
+    let block = (id >> ponkeeper_actors::store::ID_BLOCK_BITS) as u16;
+    if block == shared.config().id_block() {
+        return next.run(request).await;
+    }
+    let keeper = shared
+        .membership()
+        .peers()
+        .iter()
+        .find(|(_, peer)| peer.id_block == Some(block))
+        .map(|(name, _)| name.clone());
+    let Some(keeper) = keeper else {
+        return next.run(request).await;
+    };
+    match remote_member(shared, &keeper) {
+        Some(member) => to_member(&member, &keeper, request).await,
+        None => ApiError::DeviceUnavailable(format!(
+            "record {id} is kept by cluster member `{keeper}`, which this member cannot reach now"
+        ))
+        .into_response(),
     }
 }
 

@@ -84,7 +84,7 @@ impl Actor for EventLogActor {
         myself: ActorRef<EventLogMsg>,
         args: EventLogArgs,
     ) -> Result<EventLogState, ActorProcessingErr> {
-        let next = next_id(&args.tree, &args.meta)?;
+        let next = next_id(&args.tree, &args.meta, args.store.id_floor())?;
         myself.send_interval(PRUNE_EVERY, || EventLogMsg::Prune);
         let _ = myself.send_message(EventLogMsg::Prune);
         Ok(EventLogState {
@@ -191,14 +191,16 @@ fn szo_event(onu_event: &Event, szo: u32) -> Option<Event> {
     })
 }
 
-/// The id the next event gets: past the newest event and past the kept counter.
-fn next_id(tree: &sled::Tree, meta: &sled::Tree) -> Result<u64, StoreError> {
+/// The id the next event gets: past the newest event, past the kept counter and past
+/// `floor`, the first id of a cluster member's block (0 alone), so no two members' events
+/// share an id (nor a webhook a `webhook-id`).
+fn next_id(tree: &sled::Tree, meta: &sled::Tree, floor: u64) -> Result<u64, StoreError> {
     let after_last = match tree.last()? {
         Some((key, _)) => id_of(&key) + 1,
         None => 1,
     };
     let kept = meta.get(NEXT_ID)?.map(|v| id_of(&v)).unwrap_or(1);
-    Ok(after_last.max(kept).max(1))
+    Ok(after_last.max(kept).max(floor + 1))
 }
 
 fn id_of(bytes: &[u8]) -> u64 {
@@ -243,7 +245,7 @@ impl EventLog {
                 .map_err(|e| format!("cannot open the event log: {e}"))
         };
         let (tree, meta) = (open(EVENTS)?, open(EVENTS_META)?);
-        let first_next = next_id(&tree, &meta).map_err(|e| e.to_string())?;
+        let first_next = next_id(&tree, &meta, store.id_floor()).map_err(|e| e.to_string())?;
         let (sender, last) = watch::channel(first_next - 1);
         let szo = SzoBindings::default();
         let args = EventLogArgs {

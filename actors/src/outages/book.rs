@@ -60,7 +60,9 @@ impl OutageBook {
             .filter(|o| filter.admits(o))
             .cloned()
             .collect();
-        list.sort_by(|a, b| b.started_at.cmp(&a.started_at).then(b.id.cmp(&a.id)));
+        // Newest first by the second (as the API shows the time), then by id: the order
+        // a cluster merges members' lists in.
+        list.sort_by_key(|o| std::cmp::Reverse((o.started_at.timestamp(), o.id)));
         list
     }
 
