@@ -134,9 +134,9 @@ pub async fn local_configs(
 ) -> Result<(usize, Vec<ConfigBackup>), ApiError> {
     let store = app.store.clone();
     blocking(move || {
+        // Newest first already (Store::configs).
         let (total, mut versions) = store.configs(olt, 0, usize::MAX)?;
         versions.retain(|v| before.is_none_or(|b| key(v) < b));
-        versions.sort_by_key(|v| Reverse(key(v)));
         versions.truncate(limit);
         Ok((total, versions))
     })

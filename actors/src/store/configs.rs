@@ -81,20 +81,9 @@ impl Store {
     }
 
     /// The newest configuration version of an OLT: the one taken last (then the largest
-    /// id). Ids order the versions this store took; one adopted from another cluster
-    /// member ([`Store::adopt_config`]) has an id from that member's block, so time decides.
+    /// id; see [`Store::configs`]).
     pub fn latest_config(&self, olt: OltId) -> Result<Option<ConfigBackup>, StoreError> {
-        let mut latest: Option<ConfigBackup> = None;
-        for value in self.config_meta.scan_prefix(olt.to_be_bytes()).values() {
-            let version: ConfigBackup = decode(CONFIG_META, &value?)?;
-            if latest
-                .as_ref()
-                .is_none_or(|l| (version.taken_at, version.id) > (l.taken_at, l.id))
-            {
-                latest = Some(version);
-            }
-        }
-        Ok(latest)
+        Ok(self.versions(olt)?.into_iter().next())
     }
 
     /// A page of an OLT's configuration versions, newest first, and how many there are.
@@ -104,16 +93,9 @@ impl Store {
         offset: usize,
         limit: usize,
     ) -> Result<(usize, Vec<ConfigBackup>), StoreError> {
-        let versions = self.config_meta.scan_prefix(olt.to_be_bytes());
-        let total = self.config_meta.scan_prefix(olt.to_be_bytes()).count();
-        let page = versions
-            .values()
-            .rev()
-            .skip(offset)
-            .take(limit)
-            .map(|value| decode(CONFIG_META, &value?))
-            .collect::<Result<_, _>>()?;
-        Ok((total, page))
+        let versions = self.versions(olt)?;
+        let total = versions.len();
+        Ok((total, versions.into_iter().skip(offset).take(limit).collect()))
     }
 
     /// One configuration version with its text.
@@ -133,20 +115,28 @@ impl Store {
         )))
     }
 
-    /// The version stored just before version `id` of the same OLT.
+    /// The version taken just before version `id` of the same OLT.
     pub fn config_before(&self, olt: OltId, id: u64) -> Result<Option<u64>, StoreError> {
-        let start = config_key(olt, 0);
-        let end = config_key(olt, id);
-        match self.config_meta.range(start..end).keys().next_back() {
-            None => Ok(None),
-            Some(key) => {
-                let key = key?;
-                Ok(key
-                    .get(4..12)
-                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                    .map(u64::from_be_bytes))
-            }
-        }
+        let versions = self.versions(olt)?;
+        let next_older = versions
+            .iter()
+            .position(|v| v.id == id)
+            .and_then(|at| versions.get(at + 1));
+        Ok(next_older.map(|v| v.id))
+    }
+
+    /// Every version of an OLT, newest first: by when it was taken, then by id. Ids alone
+    /// order the versions this store took; one adopted from another cluster member
+    /// ([`Store::adopt_config`]) has an id from that member's block, so time decides.
+    fn versions(&self, olt: OltId) -> Result<Vec<ConfigBackup>, StoreError> {
+        let mut versions: Vec<ConfigBackup> = self
+            .config_meta
+            .scan_prefix(olt.to_be_bytes())
+            .values()
+            .map(|value| decode(CONFIG_META, &value?))
+            .collect::<Result<_, _>>()?;
+        versions.sort_by_key(|v| std::cmp::Reverse((v.taken_at, v.id)));
+        Ok(versions)
     }
 }
 
