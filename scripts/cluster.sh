@@ -36,7 +36,7 @@ trap stop EXIT INT TERM
 # The simulated fleet, steady so that every member reads the same ONUs.
 "$BIN" sim --olts "$OLTS" --onus-per-olt "$ONUS" --steady \
   --base-port $((BASE_PORT + 100)) --inventory-out "$DIR/inventory.toml" \
-  > "$DIR/sim.log" 2>&1 &
+  --control "$DIR/sim.sock" > "$DIR/sim.log" 2>&1 &
 children+=($!)
 for _ in $(seq 100); do [ -s "$DIR/inventory.toml" ] && break; sleep 0.1; done
 
@@ -94,11 +94,18 @@ EOF
   children+=($!)
 done
 
+control="python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode()+b\"\\n\"); print(s.recv(4096).decode().strip())' $DIR/sim.sock"
 cat <<EOF
 
 Three members, one fleet of $OLTS OLTs. Any member answers for all of it:
   curl -s -H "X-API-Key: \$(cat $DIR/alpha/key)" http://127.0.0.1:$BASE_PORT/api/v1/external/cluster
   curl -s -H "X-API-Key: \$(cat $DIR/bravo/key)" 'http://127.0.0.1:$((BASE_PORT + 1))/api/v1/external/olts?size=100'
+Every member's events in one stream (its ids resume on any member as Last-Event-ID):
+  curl -sN -H "X-API-Key: \$(cat $DIR/charlie/key)" http://127.0.0.1:$((BASE_PORT + 2))/api/v1/external/events/stream
+Events to watch: ONUs 1-4 of port 0/1/0 on every OLT lose light, then come back (the
+simulator's control socket):
+  $control 'set los:0/1/0:1-4@all'
+  $control 'clear'
 Stop one (kill -9 the pid of 'serve --config $DIR/charlie/...') and watch the others take
 its OLTs in /cluster. Logs and stores: $DIR. Ctrl-C stops everything.
 EOF
