@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Three ponkeeper members on this host over one simulated fleet, linked with mutual TLS
 # (docs/scale-out.md): a simulator of $OLTS OLTs, a cluster CA and a certificate per
-# member made with openssl, and per member a data directory, a configuration, a FULL key
-# and `ponkeeper serve`. Each member is one command, printed as it starts:
+# member made with openssl, one FULL key that every member takes (`keys create --key-env`),
+# and per member a data directory, a configuration and `ponkeeper serve`. Each member is
+# one command, printed as it starts:
 #
 #   target/release/ponkeeper serve --config $DIR/alpha/ponkeeper.toml
 #
@@ -86,9 +87,14 @@ cert = "$member/member.pem"
 key = "$member/member.key"
 ca = "$DIR/ca.pem"
 EOF
-  if [ ! -f "$member/key" ]; then
-    "$BIN" keys create --name ops --level FULL --config "$member/ponkeeper.toml" > "$member/key"
+  # One key for the whole cluster: alpha makes it, the others are given it.
+  if [ ! -f "$DIR/key" ]; then
+    "$BIN" keys create --name ops --level FULL --config "$member/ponkeeper.toml" > "$DIR/key"
+  elif [ ! -f "$member/key-given" ]; then
+    CLUSTER_KEY=$(cat "$DIR/key") "$BIN" keys create --name ops --level FULL \
+      --key-env CLUSTER_KEY --config "$member/ponkeeper.toml" > /dev/null
   fi
+  touch "$member/key-given"
   echo "$BIN serve --config $member/ponkeeper.toml"
   "$BIN" serve --config "$member/ponkeeper.toml" > "$member/serve.log" 2>&1 &
   children+=($!)
@@ -97,11 +103,11 @@ done
 control="python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode()+b\"\\n\"); print(s.recv(4096).decode().strip())' $DIR/sim.sock"
 cat <<EOF
 
-Three members, one fleet of $OLTS OLTs. Any member answers for all of it:
-  curl -s -H "X-API-Key: \$(cat $DIR/alpha/key)" http://127.0.0.1:$BASE_PORT/api/v1/external/cluster
-  curl -s -H "X-API-Key: \$(cat $DIR/bravo/key)" 'http://127.0.0.1:$((BASE_PORT + 1))/api/v1/external/olts?size=100'
+Three members, one fleet of $OLTS OLTs, one key ($DIR/key). Any member answers for all of it:
+  curl -s -H "X-API-Key: \$(cat $DIR/key)" http://127.0.0.1:$BASE_PORT/api/v1/external/cluster
+  curl -s -H "X-API-Key: \$(cat $DIR/key)" 'http://127.0.0.1:$((BASE_PORT + 1))/api/v1/external/olts?size=100'
 Every member's events in one stream (its ids resume on any member as Last-Event-ID):
-  curl -sN -H "X-API-Key: \$(cat $DIR/charlie/key)" http://127.0.0.1:$((BASE_PORT + 2))/api/v1/external/events/stream
+  curl -sN -H "X-API-Key: \$(cat $DIR/key)" http://127.0.0.1:$((BASE_PORT + 2))/api/v1/external/events/stream
 Events to watch: ONUs 1-4 of port 0/1/0 on every OLT lose light, then come back (the
 simulator's control socket):
   $control 'set los:0/1/0:1-4@all'

@@ -6,7 +6,9 @@
 
 mod ring;
 
-pub use ring::{canonical_net, generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource};
+pub use ring::{
+    canonical_net, check_format, generate_key, parse_net, sha256_hex, ApiKey, KeyRing, KeySource,
+};
 
 use crate::config::ConfiguredKey;
 use crate::records::{AccessLevel, ApiKeyRecord, Records};
@@ -20,6 +22,10 @@ pub struct NewKey {
     pub level: AccessLevel,
     pub rate: Option<String>,
     pub allow_ip: Vec<String>,
+    /// The key itself, when it was made elsewhere (another cluster member's `keys
+    /// create`, so one key works on every member); `None` makes a new one.
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 /// One line of `keys list`.
@@ -72,7 +78,13 @@ pub async fn create(
             request.name
         ));
     }
-    let key = generate_key();
+    let key = match request.key {
+        Some(given) => {
+            check_format(&given)?;
+            given
+        }
+        None => generate_key(),
+    };
     let record = ApiKeyRecord {
         name: request.name.clone(),
         sha256: sha256_hex(&key),
@@ -112,6 +124,7 @@ pub async fn replace(
             level,
             rate: None,
             allow_ip: vec![],
+            key: None,
         },
     )
     .await

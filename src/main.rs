@@ -225,6 +225,10 @@ enum KeysAction {
         /// Address or CIDR the key may be used from; repeatable.
         #[arg(long = "allow-ip")]
         allow_ip: Vec<String>,
+        /// Take the key from this environment variable instead of making one: a key
+        /// another cluster member's `keys create` printed, so it works on every member.
+        #[arg(long = "key-env", value_name = "VARIABLE")]
+        key_env: Option<String>,
     },
     /// List keys (never the keys themselves).
     List,
@@ -476,6 +480,7 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
             level,
             rate,
             allow_ip,
+            key_env,
         } => AdminRequest::Create(NewKey {
             name,
             level: match level {
@@ -484,6 +489,12 @@ async fn keys_command(config: &Config, action: KeysAction) -> anyhow::Result<()>
             },
             rate,
             allow_ip,
+            key: match key_env {
+                Some(variable) => Some(std::env::var(&variable).map_err(|_| {
+                    anyhow::anyhow!("--key-env: the environment variable {variable} is not set")
+                })?),
+                None => None,
+            },
         }),
         KeysAction::List => AdminRequest::List,
         KeysAction::Revoke { name } => AdminRequest::Revoke { name },

@@ -314,6 +314,7 @@ async fn keys_levels_and_envelopes() {
             level: AccessLevel::ReadOnly,
             rate: Some("20/s".into()),
             allow_ip: vec!["127.0.0.0/8".into()],
+            key: None,
         }),
     )
     .await
@@ -361,6 +362,7 @@ async fn keys_levels_and_envelopes() {
             level: AccessLevel::Full,
             rate: None,
             allow_ip: vec!["10.0.0.0/8".into()],
+            key: None,
         }),
     )
     .await

@@ -180,6 +180,7 @@ async fn key_load(
             level: AccessLevel::ReadOnly,
             rate: None,
             allow_ip: vec![],
+            key: None,
         });
         let answer = admin::request(&data_dir, &request).await.expect("admin");
         if answer.is_some_and(|a| a.key.is_some()) {

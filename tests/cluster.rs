@@ -430,9 +430,10 @@ async fn a_member_of_another_ca_and_garbage_on_the_cluster_port_are_refused() {
     let inventory = sim.inventory();
     let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
     let (ours, theirs) = (Authority::new(), Authority::new());
-    let alpha = Member::start(dir.path(), "alpha", &inventory, &ports, &ours).await;
-    let bravo = Member::start(dir.path(), "bravo", &inventory, &ports, &ours).await;
-    let mut charlie = Member::start(dir.path(), "charlie", &inventory, &ports, &theirs).await;
+    let alpha = Member::start(dir.path(), "alpha", &inventory, &ports, (&ours, None)).await;
+    let bravo = Member::start(dir.path(), "bravo", &inventory, &ports, (&ours, None)).await;
+    let mut charlie =
+        Member::start(dir.path(), "charlie", &inventory, &ports, (&theirs, None)).await;
 
     // Raw garbage on alpha's cluster port, once it listens: no TLS session, nothing else
     // harmed.

@@ -1,6 +1,7 @@
 //! What each member records, read as one through any member (docs/scale-out.md): three
 //! real `ponkeeper serve` members over 30 simulated OLTs, with a СЗО object bound to an
-//! ONU of every OLT.
+//! ONU of every OLT, and one API key (alpha's, given to the others with `keys create
+//! --key-env`).
 //!
 //! - `/events/stream` through alpha carries every member's events, each naming its
 //!   member; its SSE id is a position in every member's log, and a client that comes back
@@ -235,6 +236,8 @@ async fn every_members_records_read_as_one_through_any_member() {
     let mut inventory = sim.inventory();
     inventory.szo = registry(&sim);
     let mut members = start_three(&inventory, dir.path()).await;
+    // One key, made by alpha and given to the others, works on every member.
+    assert!(members.iter().all(|m| m.key == members[0].key));
     let all: Vec<&Member> = members.iter().collect();
     settled(&all).await;
     szo_is_bound_and_read_through_every_member(&sim, &members, &since).await;

@@ -118,6 +118,24 @@ pub fn generate_key() -> String {
     format!("pk_{}", hex::encode(bytes))
 }
 
+/// `Ok` when `key` has the form [`generate_key`] makes, so a key given to `keys create`
+/// is as hard to guess as one made here.
+pub fn check_format(key: &str) -> Result<(), String> {
+    let digits = key.strip_prefix("pk_").unwrap_or_default();
+    if digits.len() == 48
+        && digits
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        Ok(())
+    } else {
+        Err(
+            "the key given must be one `keys create` made: `pk_` and 48 lower-case hex digits"
+                .into(),
+        )
+    }
+}
+
 /// Parses an address or CIDR (`10.0.0.0/8`, `127.0.0.1`, `::1`), IPv4-mapped ones
 /// (`::ffff:127.0.0.1`) as the IPv4 they are.
 pub fn parse_net(text: &str) -> anyhow::Result<IpNet> {
@@ -170,6 +188,16 @@ mod tests {
         assert_eq!(found.rate, Some("5/s".parse().expect("rate")));
         assert_eq!(found.allow_ip, vec![parse_net("10.0.0.0/8").expect("net")]);
         assert!(ring.find("pk_wrong").is_none());
+        assert_eq!(check_format(&key), Ok(()));
+        for bad in [
+            "pk_wrong",
+            "",
+            "pk_",
+            &key.to_uppercase(),
+            &format!("{key}0"),
+        ] {
+            assert!(check_format(bad).is_err(), "{bad}");
+        }
         assert!(ring.remove_named("ops"));
         assert!(ring.find(&key).is_none());
     }

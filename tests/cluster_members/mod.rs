@@ -87,7 +87,7 @@ impl Member {
         name: &'static str,
         inventory: &Inventory,
         ports: &[(u16, u16); 3],
-        ca: &Authority,
+        (ca, key): (&Authority, Option<&str>),
     ) -> Member {
         let me = NAMES
             .iter()
@@ -120,14 +120,19 @@ impl Member {
             ),
         )
         .expect("config");
-        let key = tokio::process::Command::new(BINARY)
+        // With `key`: that key, made by another member (`keys create --key-env`).
+        let mut create = tokio::process::Command::new(BINARY);
+        create
             .args([
                 "keys", "create", "--name", "ops", "--level", "FULL", "--config",
             ])
-            .arg(dir.join("ponkeeper.toml"))
-            .output()
-            .await
-            .expect("keys create");
+            .arg(dir.join("ponkeeper.toml"));
+        if let Some(key) = key {
+            create
+                .args(["--key-env", "CLUSTER_KEY"])
+                .env("CLUSTER_KEY", key);
+        }
+        let key = create.output().await.expect("keys create");
         assert!(key.status.success(), "{key:?}");
         Member {
             name,
@@ -272,13 +277,16 @@ pub async fn settled(members: &[&Member]) {
     }
 }
 
-/// Alpha, bravo and charlie over `inventory`, linked with TLS, each with its own store.
+/// Alpha, bravo and charlie over `inventory`, linked with TLS, each with its own store
+/// and alpha's key (so one key works on every member).
 pub async fn start_three(inventory: &Inventory, dir: &Path) -> Vec<Member> {
     let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
     let ca = Authority::new();
-    let mut members = Vec::new();
-    for name in NAMES {
-        members.push(Member::start(dir, name, inventory, &ports, &ca).await);
+    let alpha = Member::start(dir, NAMES[0], inventory, &ports, (&ca, None)).await;
+    let key = alpha.key.clone();
+    let mut members = vec![alpha];
+    for name in &NAMES[1..] {
+        members.push(Member::start(dir, name, inventory, &ports, (&ca, Some(&key))).await);
     }
     members
 }

@@ -159,6 +159,7 @@ impl TestService {
             level,
             rate: rate.map(str::to_string),
             allow_ip: allow_ip.iter().map(|s| s.to_string()).collect(),
+            key: None,
         });
         let answer = ponkeeper::admin::request(&self.data_dir, &request)
             .await

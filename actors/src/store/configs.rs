@@ -95,7 +95,10 @@ impl Store {
     ) -> Result<(usize, Vec<ConfigBackup>), StoreError> {
         let versions = self.versions(olt)?;
         let total = versions.len();
-        Ok((total, versions.into_iter().skip(offset).take(limit).collect()))
+        Ok((
+            total,
+            versions.into_iter().skip(offset).take(limit).collect(),
+        ))
     }
 
     /// One configuration version with its text.
