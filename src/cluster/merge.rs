@@ -3,9 +3,16 @@
 //! merges sorted runs, then cuts the page. `totalCount` is the sum of the shares' counts
 //! less the items two members both returned (an OLT in hand-over). Which lists merge, and
 //! in which order, is [`MergedList`]; the items are the API's JSON, compared by field.
+//! Only the fields a list orders and identifies its items by are parsed ([`Item`]); the
+//! rest of each item passes through as the member wrote it.
 
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::fmt;
 
 /// One field of an item's sort key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,13 +114,68 @@ pub fn list_at(path: &str) -> Option<&'static MergedList> {
 }
 
 /// One member's share: its first items in the list's order and how many it has in all.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Share {
-    pub items: Vec<Value>,
+    pub items: Vec<Item>,
     pub total: u64,
 }
 
+/// One item of a share: the fields its list orders and identifies it by, and the item
+/// itself as the member wrote it.
+#[derive(Debug, Clone)]
+pub struct Item {
+    keys: Value,
+    raw: Box<RawValue>,
+}
+
+impl Item {
+    /// The item as the member wrote it.
+    pub fn raw(&self) -> &RawValue {
+        &self.raw
+    }
+}
+
 impl MergedList {
+    /// A member's page (`{"data": [...], "meta": {"totalCount": N}}`) as a share: each
+    /// item's key fields parsed, the rest kept as text. `None` when it is not such a page.
+    pub fn share_of(&self, page: &[u8]) -> Option<Share> {
+        #[derive(Deserialize)]
+        struct Page<'a> {
+            #[serde(borrow)]
+            data: Vec<&'a RawValue>,
+            meta: Meta,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Meta {
+            total_count: u64,
+        }
+        let page: Page = serde_json::from_slice(page).ok()?;
+        let items = page
+            .data
+            .into_iter()
+            .map(|raw| self.item(raw))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Share {
+            items,
+            total: page.meta.total_count,
+        })
+    }
+
+    /// `raw` (one item of this list) with its key fields parsed.
+    pub fn item(&self, raw: &RawValue) -> Option<Item> {
+        let mut reader = serde_json::Deserializer::from_str(raw.get());
+        let keys = KeyFields(self).deserialize(&mut reader).ok()?;
+        Some(Item {
+            keys,
+            raw: raw.to_owned(),
+        })
+    }
+
+    fn wants(&self, field: &str) -> bool {
+        self.identity.contains(&field) || self.order.iter().any(|key| key.field() == field)
+    }
+
     /// `a` against `b` in the list's order.
     pub fn compare(&self, a: &Value, b: &Value) -> Ordering {
         self.order
@@ -128,15 +190,63 @@ impl MergedList {
     }
 
     /// The page at `offset` of `size` items of the shares merged, and the total count.
-    pub fn merge(&self, shares: Vec<Share>, offset: usize, size: usize) -> (Vec<Value>, u64) {
+    pub fn merge(&self, shares: Vec<Share>, offset: usize, size: usize) -> (Vec<Item>, u64) {
         let mut total: u64 = shares.iter().map(|s| s.total).sum();
-        let mut all: Vec<Value> = shares.into_iter().flat_map(|s| s.items).collect();
-        all.sort_by(|a, b| self.compare(a, b));
+        let mut all: Vec<Item> = shares.into_iter().flat_map(|s| s.items).collect();
+        all.sort_by(|a, b| self.compare(&a.keys, &b.keys));
         let before = all.len();
-        all.dedup_by(|later, earlier| self.same(later, earlier));
+        all.dedup_by(|later, earlier| self.same(&later.keys, &earlier.keys));
         total = total.saturating_sub((before - all.len()) as u64);
         let page = all.into_iter().skip(offset).take(size).collect();
         (page, total)
+    }
+}
+
+impl Key {
+    fn field(self) -> &'static str {
+        match self {
+            Key::Number(f)
+            | Key::NumberNullsLast(f)
+            | Key::Text(f)
+            | Key::NumberDescending(f)
+            | Key::TextDescending(f)
+            | Key::NullFirst(f)
+            | Key::Rank(f, _) => f,
+        }
+    }
+}
+
+/// Reads an item's fields that its list wants into an object, skipping the others
+/// without building them.
+struct KeyFields<'l>(&'l MergedList);
+
+impl<'de> DeserializeSeed<'de> for KeyFields<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyFields<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list item (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        #[derive(Deserialize)]
+        struct Name<'a>(#[serde(borrow)] Cow<'a, str>);
+        let mut keys = serde_json::Map::new();
+        while let Some(Name(name)) = map.next_key::<Name>()? {
+            if self.0.wants(&name) {
+                keys.insert(name.into_owned(), map.next_value::<Value>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Value::Object(keys))
     }
 }
 
@@ -180,15 +290,47 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
+    /// `values` as the items of `list`, each with a field no list orders by.
+    fn items(list: &MergedList, values: Vec<Value>) -> Vec<Item> {
+        values
+            .into_iter()
+            .map(|mut v| {
+                v["name"] = json!("not a key");
+                let raw = serde_json::value::to_raw_value(&v).expect("raw");
+                list.item(&raw).expect("an item")
+            })
+            .collect()
+    }
+
     fn share(ids: &[u64], total: u64) -> Share {
+        let olts = list_at("/olts").expect("merged");
         Share {
-            items: ids.iter().map(|id| json!({ "id": id })).collect(),
+            items: items(olts, ids.iter().map(|id| json!({ "id": id })).collect()),
             total,
         }
     }
 
-    fn ids(items: &[Value]) -> Vec<u64> {
-        items.iter().filter_map(|i| i["id"].as_u64()).collect()
+    fn ids(items: &[Item]) -> Vec<u64> {
+        items
+            .iter()
+            .filter_map(|i| serde_json::from_str::<Value>(i.raw().get()).ok())
+            .filter_map(|i| i["id"].as_u64())
+            .collect()
+    }
+
+    #[test]
+    fn only_key_fields_are_parsed_and_the_item_passes_through_whole() {
+        let olts = list_at("/olts").expect("merged");
+        let page = br#"{"success":true,"data":[{"id":2,"name":"b","ports":[1,{"x":"\u00e9"}]},{"id":1,"name":"a"}],"meta":{"page":0,"size":2,"totalCount":7}}"#;
+        let share = olts.share_of(page).expect("a page");
+        assert_eq!(share.total, 7);
+        assert_eq!(share.items[0].keys, json!({ "id": 2 }));
+        assert_eq!(
+            share.items[0].raw().get(),
+            r#"{"id":2,"name":"b","ports":[1,{"x":"\u00e9"}]}"#
+        );
+        assert!(olts.share_of(b"{\"data\": 3}").is_none());
+        assert!(olts.share_of(b"not json").is_none());
     }
 
     #[test]
@@ -209,18 +351,25 @@ mod tests {
     fn optics_put_the_worst_first_and_the_unread_last() {
         let optics = list_at("/optics").expect("merged");
         let a = Share {
-            items: vec![
-                json!({"onuId": 1, "rxPower": -20.5}),
-                json!({"onuId": 3, "rxPower": null}),
-            ],
+            items: items(
+                optics,
+                vec![
+                    json!({"onuId": 1, "rxPower": -20.5}),
+                    json!({"onuId": 3, "rxPower": null}),
+                ],
+            ),
             total: 2,
         };
         let b = Share {
-            items: vec![json!({"onuId": 2, "rxPower": -27.1})],
+            items: items(optics, vec![json!({"onuId": 2, "rxPower": -27.1})]),
             total: 1,
         };
         let (page, _) = optics.merge(vec![a, b], 0, 3);
-        let order: Vec<u64> = page.iter().filter_map(|i| i["onuId"].as_u64()).collect();
+        let order: Vec<u64> = page
+            .iter()
+            .filter_map(|i| serde_json::from_str::<Value>(i.raw().get()).ok())
+            .filter_map(|i| i["onuId"].as_u64())
+            .collect();
         assert_eq!(order, vec![2, 1, 3]);
     }
 
@@ -229,14 +378,17 @@ mod tests {
         let audit = list_at("/audit-logs").expect("merged");
         let entry = |id: u64, at: &str| json!({"id": id, "at": at});
         let a = Share {
-            items: vec![
-                entry(7, "2026-11-27T10:00:02"),
-                entry(5, "2026-11-27T10:00:00"),
-            ],
+            items: items(
+                audit,
+                vec![
+                    entry(7, "2026-11-27T10:00:02"),
+                    entry(5, "2026-11-27T10:00:00"),
+                ],
+            ),
             total: 2,
         };
         let b = Share {
-            items: vec![entry(1 << 48, "2026-11-27T10:00:01")],
+            items: items(audit, vec![entry(1 << 48, "2026-11-27T10:00:01")]),
             total: 1,
         };
         let (page, total) = audit.merge(vec![a, b], 0, 10);
@@ -257,23 +409,29 @@ mod tests {
         };
         let list = list_at("/alarms").expect("merged");
         let alpha = Share {
-            items: vec![
-                alarm(3, false, false, "WARNING", "2026-11-27T09:00:00"),
-                alarm(1, true, false, "CRITICAL", "2026-11-27T08:00:00"),
-            ],
+            items: items(
+                list,
+                vec![
+                    alarm(3, false, false, "WARNING", "2026-11-27T09:00:00"),
+                    alarm(1, true, false, "CRITICAL", "2026-11-27T08:00:00"),
+                ],
+            ),
             total: 2,
         };
         let bravo = Share {
-            items: vec![
-                alarm(1 << 48, false, false, "CRITICAL", "2026-11-27T07:00:00"),
-                alarm(
-                    (1 << 48) + 1,
-                    false,
-                    true,
-                    "CRITICAL",
-                    "2026-11-27T09:30:00",
-                ),
-            ],
+            items: items(
+                list,
+                vec![
+                    alarm(1 << 48, false, false, "CRITICAL", "2026-11-27T07:00:00"),
+                    alarm(
+                        (1 << 48) + 1,
+                        false,
+                        true,
+                        "CRITICAL",
+                        "2026-11-27T09:30:00",
+                    ),
+                ],
+            ),
             total: 2,
         };
         let (page, total) = list.merge(vec![alpha, bravo], 0, 10);

@@ -30,7 +30,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use ractor::rpc::CallResult;
 use ractor::ActorRef;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::net::SocketAddr;
 use std::time::Instant;
 use tower::ServiceExt;
@@ -330,10 +330,10 @@ async fn merged(
     let remotes = remote_members();
     let remote_shares = remotes
         .iter()
-        .map(|member| fetch_share(Asked::There(member), &wired, &query, need, max));
+        .map(|member| fetch_share((list, Asked::There(member)), &wired, &query, need, max));
     let local_share = async {
         if need > max {
-            return fetch_share(Asked::Here(shared), &wired, &query, need, max)
+            return fetch_share((list, Asked::Here(shared)), &wired, &query, need, max)
                 .await
                 .map_err(|e| e.map(into_response));
         }
@@ -349,7 +349,7 @@ async fn merged(
         let body = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
             .unwrap_or_default();
-        share_of(&body).ok_or(None)
+        list.share_of(&body).ok_or(None)
     };
     let (local, remote) =
         futures::future::join(local_share, futures::future::join_all(remote_shares)).await;
@@ -367,25 +367,25 @@ async fn merged(
         }
     }
     let (data, total) = list.merge(shares, page * size, size);
-    let body = json!({"success": true, "data": data, "meta": {"page": page, "size": size, "totalCount": total}});
+    // The items as their members wrote them, in the envelope every page has.
+    let mut body = String::from(r#"{"success":true,"data":["#);
+    for (i, item) in data.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(item.raw().get());
+    }
+    body.push_str(&format!(
+        r#"],"meta":{{"page":{page},"size":{size},"totalCount":{total}}}}}"#
+    ));
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         )],
-        body.to_string(),
+        body,
     )
         .into_response()
-}
-
-/// A page's items and `totalCount`, from its JSON.
-fn share_of(body: &[u8]) -> Option<Share> {
-    let mut page: Value = serde_json::from_slice(body).ok()?;
-    let total = page["meta"]["totalCount"].as_u64()?;
-    match page["data"].take() {
-        Value::Array(items) => Some(Share { items, total }),
-        _ => None,
-    }
 }
 
 enum Asked<'a> {
@@ -397,7 +397,7 @@ enum Asked<'a> {
 /// with the answer when the member refused the request (a bad filter: the client's
 /// error), `Err(None)` when it could not be asked.
 async fn fetch_share(
-    asked: Asked<'_>,
+    (list, asked): (&MergedList, Asked<'_>),
     wired: &WireRequest,
     query: &str,
     need: usize,
@@ -420,7 +420,7 @@ async fn fetch_share(
         if answer.status != 200 {
             return Err(Some(answer));
         }
-        let page = share_of(answer.body.as_bytes()).ok_or(None)?;
+        let page = list.share_of(answer.body.as_bytes()).ok_or(None)?;
         share.total = page.total;
         let short = page.items.len() < size;
         share.items.extend(page.items);
