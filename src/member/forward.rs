@@ -17,7 +17,7 @@
 //! its access check takes in place of a key and this layer answers locally.
 
 use crate::auth::{Caller, RateAlreadyCounted};
-use crate::cluster::merge::{MergedList, Share};
+use crate::cluster::merge::{Item, MergedList, Share};
 use crate::cluster::wire::{target, unframe, Forwarded, Target, WireRequest, WireResponse};
 use crate::cluster::{remote_member, remote_members, ClusterShared, MemberMsg, ASK_TIMEOUT};
 use crate::error::ApiError;
@@ -367,17 +367,7 @@ async fn merged(
         }
     }
     let (data, total) = list.merge(shares, page * size, size);
-    // The items as their members wrote them, in the envelope every page has.
-    let mut body = String::from(r#"{"success":true,"data":["#);
-    for (i, item) in data.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(item.raw().get());
-    }
-    body.push_str(&format!(
-        r#"],"meta":{{"page":{page},"size":{size},"totalCount":{total}}}}}"#
-    ));
+    let body = page_body(&data, (page, size), total);
     (
         [(
             header::CONTENT_TYPE,
@@ -386,6 +376,21 @@ async fn merged(
         body,
     )
         .into_response()
+}
+
+/// A page of `items` as their members wrote them, in the envelope every page has.
+fn page_body(items: &[Item], (page, size): (usize, usize), total: u64) -> String {
+    let mut body = String::from(r#"{"success":true,"data":["#);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(item.raw().get());
+    }
+    body.push_str(&format!(
+        r#"],"meta":{{"page":{page},"size":{size},"totalCount":{total}}}}}"#
+    ));
+    body
 }
 
 enum Asked<'a> {
@@ -467,6 +472,20 @@ fn with_paging(query: &str, page: usize, size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_merged_page_is_the_envelope_around_the_items_as_written() {
+        let olts = crate::cluster::merge::list_at("/olts").expect("merged");
+        let share = olts
+            .share_of(br#"{"data":[{"id":1,"name":"a"},{"id":2}],"meta":{"totalCount":2}}"#)
+            .expect("a page");
+        let body = page_body(&share.items, (0, 20), 2);
+        assert_eq!(
+            body,
+            r#"{"success":true,"data":[{"id":1,"name":"a"},{"id":2}],"meta":{"page":0,"size":20,"totalCount":2}}"#
+        );
+        assert!(serde_json::from_str::<serde_json::Value>(&body).is_ok());
+    }
 
     #[test]
     fn paging_is_replaced_and_the_filters_kept() {
