@@ -148,7 +148,8 @@ pub fn item(clock: &Clock, event: Event) -> EventItem {
 
 /// The events `filter` admits after id `after` (after the newest when `None`), at most
 /// `limit`, waiting up to `wait` for the first; and the last id looked at, where the next
-/// read starts. The log is read on the blocking pool, only when it has grown.
+/// read starts. The log is read on the blocking pool, only when it has grown; an error
+/// when the read fails or the log has closed.
 pub async fn wait_after(
     log: &EventLog,
     filter: &EventFilter,
@@ -175,7 +176,7 @@ pub async fn wait_after(
         tokio::select! {
             changed = last.changed() => {
                 if changed.is_err() {
-                    break;
+                    return Err("the event log has closed".into());
                 }
             }
             () = tokio::time::sleep_until(deadline) => break,

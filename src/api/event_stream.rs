@@ -34,7 +34,6 @@ use serde::Deserialize;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
-use tokio::sync::watch;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -65,7 +64,6 @@ struct Cursor {
     key: String,
     filter: EventFilter,
     after: u64,
-    last: watch::Receiver<u64>,
     ready: VecDeque<Event>,
 }
 
@@ -124,14 +122,14 @@ async fn stream_events(
         ),
     };
     let from_query = resume.after.map(Id53::u64);
-    let last = app.events.subscribe();
-    let after = from_header.or(from_query).unwrap_or_else(|| *last.borrow());
+    let after = from_header
+        .or(from_query)
+        .unwrap_or_else(|| app.events.last_id());
     let cursor = Cursor {
         app,
         key,
         filter,
         after,
-        last,
         ready: VecDeque::new(),
     };
     Ok(Sse::new(messages(cursor))
@@ -180,7 +178,8 @@ fn messages(cursor: Cursor) -> impl Stream<Item = Result<SseEvent, Infallible>> 
 }
 
 impl Cursor {
-    /// The next event for this subscriber, waiting for it; `None` ends the stream.
+    /// The next event for this subscriber, waiting for it; `None` ends the stream. The
+    /// key is checked again at least every [`KEY_CHECK`].
     async fn next(&mut self) -> Option<Event> {
         loop {
             if let Some(event) = self.ready.pop_front() {
@@ -190,34 +189,17 @@ impl Cursor {
                 tracing::info!("an event stream ends: its key was revoked");
                 return None;
             }
-            if *self.last.borrow_and_update() > self.after {
-                self.read().await?;
-                continue;
-            }
-            tokio::select! {
-                changed = self.last.changed() => changed.ok()?,
-                () = tokio::time::sleep(KEY_CHECK) => {}
-            }
-        }
-    }
-
-    /// Reads the next batch after the cursor from the log.
-    async fn read(&mut self) -> Option<()> {
-        let (log, filter, after) = (self.app.events.clone(), self.filter.clone(), self.after);
-        let read = tokio::task::spawn_blocking(move || log.after(after, &filter, BATCH)).await;
-        match read {
-            Ok(Ok((events, seen))) => {
-                self.after = seen;
-                self.ready.extend(events);
-                Some(())
-            }
-            Ok(Err(error)) => {
-                tracing::error!(%error, "an event stream cannot read the log; ending it");
-                None
-            }
-            Err(error) => {
-                tracing::error!(%error, "an event stream's read failed; ending it");
-                None
+            let log = &self.app.events;
+            let wait = (BATCH, KEY_CHECK);
+            match crate::events::wait_after(log, &self.filter, Some(self.after), wait).await {
+                Ok((events, seen)) => {
+                    self.after = seen;
+                    self.ready.extend(events);
+                }
+                Err(error) => {
+                    tracing::error!(%error, "an event stream cannot read the log; ending it");
+                    return None;
+                }
             }
         }
     }
