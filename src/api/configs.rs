@@ -167,10 +167,10 @@ async fn diff(
     Query(query): Query<DiffQuery>,
 ) -> ApiResult {
     let olt = app.olt(id)?.id;
-    let (_, new_text) = version(&app, olt, to).await?;
+    let (newer, new_text) = version(&app, olt, to).await?;
     let against = match query.against {
         Some(against) => Some(against.get() as u64),
-        None => history::config_before(&app, olt, to).await?,
+        None => history::config_before(&app, &newer).await?,
     };
     let old_text = match against {
         Some(from) => version(&app, olt, from).await?.1,

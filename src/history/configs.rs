@@ -57,16 +57,17 @@ pub async fn config(
     Ok(there.into_iter().flatten().next())
 }
 
-/// The config version of OLT `olt` taken just before version `id`.
-pub async fn config_before(app: &AppState, olt: OltId, id: u64) -> Result<Option<u64>, ApiError> {
+/// The config version of its OLT taken just before `version`.
+pub async fn config_before(
+    app: &AppState,
+    version: &ConfigBackup,
+) -> Result<Option<u64>, ApiError> {
+    let (olt, id) = (version.olt_id, version.id);
     if !app.cluster.is_running() {
         let store = app.store.clone();
         return blocking(move || store.config_before(olt, id)).await;
     }
-    let Some((version, _)) = config(app, olt, id).await? else {
-        return Ok(None);
-    };
-    let before = Some(key(&version));
+    let before = Some(key(version));
     let here = local_configs(app, olt, before, 1).await?;
     let there: Vec<(usize, Vec<ConfigBackup>)> = ask_each(&Question::Configs {
         olt,
