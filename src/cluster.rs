@@ -79,9 +79,6 @@ pub enum MemberMsg {
     /// An [`ids::IdsAsked`] → this member's ONU id assignments in it.
     #[rpc]
     Ids(String, RpcReplyPort<String>),
-    /// A [`history::PointsAsked`] → this member's stored points of that ONU.
-    #[rpc]
-    History(String, RpcReplyPort<String>),
     /// A [`questions::Question`] → this member's records it asks for.
     #[rpc]
     Ask(String, RpcReplyPort<String>),

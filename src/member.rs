@@ -1,6 +1,6 @@
 //! What this process does as a cluster member (docs/scale-out.md), above the state it
 //! serves: the member actor that answers the other members (node counters, status, ONU
-//! id assignments, history points, the records of [`answers`], forwarded requests), the heartbeat that keeps the
+//! id assignments, the records of [`answers`], forwarded requests), the heartbeat that keeps the
 //! membership and runs this member's share of the OLTs ([`heartbeat`]), and the layer
 //! that routes each request to the member that can answer it ([`forward`]). The links,
 //! the membership and the wire forms are [`crate::cluster`]'s, which knows nothing of
@@ -100,12 +100,6 @@ impl Actor for Member {
                 let (store, block) = (state.store.clone(), state.shared.config().id_block());
                 tokio::spawn(async move {
                     let _ = reply.send(ids::answer(store, block, &asked).await);
-                });
-            }
-            MemberMsg::History(asked, reply) => {
-                let app = state.app.clone();
-                tokio::spawn(async move {
-                    let _ = reply.send(answers::points(&app, &asked).await);
                 });
             }
             MemberMsg::Ask(asked, reply) => {

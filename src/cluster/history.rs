@@ -1,14 +1,13 @@
 //! History across members. Optics and traffic history are kept by the member that read
 //! them, so an OLT that changed hands (a takeover, a hand-back) has its history in pieces
 //! on several members. The member that answers a history request (the ONU's runner) asks
-//! every other member for its stored points of that ONU in the period
-//! ([`remote_points`]; each answers from its store, [`crate::member`]) and merges them
-//! with its own by time ([`merge_by_time`]), so the pieces read as one.
+//! every other member for its stored points of that ONU in the period ([`remote_points`],
+//! a [`Question`]; each answers from its store, [`crate::member`]) and merges them with
+//! its own by time ([`merge_by_time`]), so the pieces read as one.
 
-use super::{remote_members, MemberMsg, ASK_TIMEOUT};
+use super::questions::{ask_each, Question};
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::OnuId;
-use ractor::rpc::CallResult;
 use serde::{Deserialize, Serialize};
 
 /// Points one member asks another for.
@@ -38,29 +37,8 @@ pub const MAX_POINTS: usize = 10_000;
 /// Every other member's points for `asked`, each member's as it answered (a member that
 /// does not answer in time is left out and logged).
 pub async fn remote_points<T: serde::de::DeserializeOwned>(asked: PointsAsked) -> Vec<T> {
-    let question = serde_json::to_string(&asked).unwrap_or_default();
-    let asks = remote_members().into_iter().map(|member| {
-        let question = question.clone();
-        async move {
-            let answer = member
-                .call(|reply| MemberMsg::History(question, reply), Some(ASK_TIMEOUT))
-                .await;
-            match answer {
-                Ok(CallResult::Success(text)) => {
-                    serde_json::from_str::<Vec<T>>(&text).unwrap_or_default()
-                }
-                _ => {
-                    tracing::warn!(member = %member.get_id(), "a cluster member's history is left out");
-                    Vec::new()
-                }
-            }
-        }
-    });
-    futures::future::join_all(asks)
-        .await
-        .into_iter()
-        .flatten()
-        .collect()
+    let answers: Vec<Vec<T>> = ask_each(&Question::Points(asked)).await;
+    answers.into_iter().flatten().collect()
 }
 
 /// `points` and `more` in one series, oldest first, one point per instant, at most

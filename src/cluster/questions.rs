@@ -1,5 +1,5 @@
-//! Questions about what one member holds, asked of every other member: config versions,
-//! ONU state history and coverage, what the СЗО registry is bound to, and the events each
+//! Questions about what one member holds, asked of every other member: optics and
+//! traffic points, config versions, ONU state history and coverage, what the СЗО registry is bound to, and the events each
 //! member logged. Each member keeps the records it made; the asker merges the answers
 //! with its own, so a record made before a takeover reads as one with those after it.
 //! A [`Question`] crosses the link as JSON ([`MemberMsg::Ask`]) and the answer comes back
@@ -26,6 +26,9 @@ pub const MAX_EVENT_WAIT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ask", rename_all = "camelCase")]
 pub enum Question {
+    /// An ONU's optics or traffic points in a period. Answer: `[OpticsPoint]` or
+    /// `[TrafficPoint]`.
+    Points(super::history::PointsAsked),
     /// An OLT's config versions, newest first (by when they were taken, then id), those
     /// strictly older than `before` when given; at most `limit`. Answer: `(total, [ConfigBackup])`.
     #[serde(rename_all = "camelCase")]
@@ -85,6 +88,7 @@ impl Question {
     pub fn is_bounded(&self) -> bool {
         match self {
             Question::Configs { limit, .. } | Question::Events { limit, .. } => *limit <= MAX_ASKED,
+            Question::Points(asked) => asked.limit <= super::history::MAX_POINTS,
             Question::Config { .. } | Question::OnuPeriod { .. } => true,
             Question::StatesBefore { onus, .. } => onus.len() <= MAX_ASKED,
             Question::Bindings { serials } => serials.len() <= MAX_ASKED,

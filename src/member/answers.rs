@@ -1,8 +1,8 @@
-//! What this member answers when another asks about the records it keeps: history points
-//! ([`points`]) and the [`Question`]s of [`crate::cluster::questions`] ([`records`]):
-//! config versions, ONU state history and coverage, СЗО bindings and events. Every
-//! answer is JSON; a question that does not parse or asks for too much, or a read that
-//! fails, answers `null` (or `[]` for points), which the asker leaves out and logs.
+//! What this member answers when another asks about the records it keeps: the
+//! [`Question`]s of [`crate::cluster::questions`] ([`records`]): optics and traffic
+//! points, config versions, ONU state history and coverage, СЗО bindings and events.
+//! Every answer is JSON; a question that does not parse or asks for too much, or a read
+//! that fails, answers `null`, which the asker leaves out and logs.
 
 use crate::cluster::history::{PointKind, PointsAsked, MAX_POINTS};
 use crate::cluster::questions::{EventsAnswer, Question, MAX_EVENT_WAIT};
@@ -15,14 +15,13 @@ use std::time::Duration;
 /// The most events one answer carries.
 const MAX_EVENTS: usize = 256;
 
-/// This member's stored points for `asked` (JSON in, JSON array out; `[]` when the
-/// question is malformed or the store cannot answer).
-pub(super) async fn points(app: &AppState, asked: &str) -> String {
-    let Ok(asked) = serde_json::from_str::<PointsAsked>(asked) else {
-        return "[]".into();
-    };
+/// This member's stored points for `asked`.
+async fn points(
+    app: &AppState,
+    asked: PointsAsked,
+) -> Result<Result<String, serde_json::Error>, ApiError> {
     let limit = asked.limit.min(MAX_POINTS);
-    let text = match asked.kind {
+    match asked.kind {
         PointKind::Optics => history::local_optics(app, asked.onu, asked.from, asked.to, limit)
             .await
             .map(|points| serde_json::to_string(&points)),
@@ -35,10 +34,6 @@ pub(super) async fn points(app: &AppState, asked: &str) -> String {
                 .await
                 .map(|points| serde_json::to_string(&points))
         }
-    };
-    match text {
-        Ok(Ok(text)) => text,
-        _ => "[]".into(),
     }
 }
 
@@ -49,6 +44,7 @@ pub(super) async fn records(app: &AppState, name: &str, asked: &str) -> String {
         _ => return "null".into(),
     };
     let answer = match question {
+        Question::Points(asked) => points(app, asked).await,
         Question::Configs { olt, before, limit } => history::local_configs(app, olt, before, limit)
             .await
             .map(|a| serde_json::to_string(&a)),
