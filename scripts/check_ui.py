@@ -33,6 +33,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 OLTS = 6
@@ -100,6 +101,13 @@ def wait_for(what, predicate, timeout=30):
     raise TimeoutError(f"timed out waiting for {what}")
 
 
+def until(driver, timeout, predicate):
+    """WebDriverWait that also retries an element the page replaced between finding it and
+    reading it: the views re-render under live updates."""
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(driver, timeout, ignored_exceptions=ignored).until(predicate)
+
+
 def start(binary, work, interval="1s", require_online=True):
     """The simulator and the service; returns (processes, base URL, keys, control path)."""
     inventory, control_path = f"{work}/inventory.toml", f"{work}/sim.sock"
@@ -145,10 +153,10 @@ def browser():
 
 def sign_in(driver, base, key):
     driver.get(base + "/")
-    WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "key"))
+    until(driver, 15, lambda d: d.find_element(By.ID, "key"))
     driver.find_element(By.ID, "key").send_keys(key)
     driver.find_element(By.CSS_SELECTOR, "#login-form button[type=submit]").click()
-    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#olt-table tbody tr a"))
+    until(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, "#olt-table tbody tr a"))
 
 
 def olt_status_on_fleet(driver, olt_id):
@@ -162,14 +170,14 @@ def olt_status_on_fleet(driver, olt_id):
 def read_only_checks(driver, base, api, key, shots):
     sign_in(driver, base, key)
     driver.get(base + f"/ui/#/olt/{HUNG}")
-    buttons = WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".actions button"))
+    buttons = until(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, ".actions button"))
     check("READ_ONLY: the OLT's action buttons are disabled",
           len(buttons) == 3 and all(not b.is_enabled() for b in buttons), [b.text for b in buttons])
     driver.save_screenshot(f"{shots}/olt-read-only.png")
 
     onu = get(api, "/olts/1/onus?size=1", key)["data"][0]
     driver.get(base + f"/ui/#/onu/{onu['id']}")
-    button = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "refresh-macs"))
+    button = until(driver, 15, lambda d: d.find_element(By.ID, "refresh-macs"))
     check("READ_ONLY: the ONU's 'Read MACs now' is disabled", not button.is_enabled())
     # Enabled by hand, as a page whose key lost its level would have it: the server's 403
     # is shown as the server worded it.
@@ -210,7 +218,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     driver.save_screenshot(f"{shots}/fleet-hung.png")
 
     driver.find_element(By.CSS_SELECTOR, f"#olt-table a[href='#/olt/{HUNG}']").click()
-    restart = WebDriverWait(driver, 15).until(
+    restart = until(driver, 15, 
         lambda d: [b for b in d.find_elements(By.CSS_SELECTOR, ".actions button") if b.text == "Restart session"])[0]
     restart.click()
     driver.switch_to.alert.accept()
@@ -247,7 +255,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     check("'Read signal now' reads the ONU and the page shows the reading's age", bool(done and fresh), age())
 
     driver.get(base + "/ui/#/search")
-    box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))
+    box = until(driver, 15, lambda d: d.find_element(By.NAME, "q"))
     box.send_keys(onu["serial"][-6:])
     box.submit()
     found = wait_for("the search result", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")], 15)
@@ -259,7 +267,7 @@ def full_checks(driver, base, api, key, control_path, shots):
 
     post(api, f"/onus/{onu['id']}/subscriber", key, {"contract": "D-2024/117", "name": "Ivanova A. P."})
     driver.get(base + "/ui/#/search")
-    box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))
+    box = until(driver, 15, lambda d: d.find_element(By.NAME, "q"))
     box.send_keys("ivanova")
     box.submit()
     found = wait_for("the subscriber's ONU", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")], 15)
@@ -285,7 +293,7 @@ def full_checks(driver, base, api, key, control_path, shots):
         serial = row.find_element(By.XPATH, "./ancestor::tr/td[3]").text
         serials.append(serial)
         row.click()
-        submit = WebDriverWait(driver, 20).until(lambda d: d.find_element(By.CSS_SELECTOR, "#authorize-form button[type=submit]"))
+        submit = until(driver, 20, lambda d: d.find_element(By.CSS_SELECTOR, "#authorize-form button[type=submit]"))
         driver.save_screenshot(f"{shots}/unconfigured.png")
         submit.click()
         outcome = wait_for("the new ONU's page or a refusal", lambda: (
@@ -301,7 +309,7 @@ def full_checks(driver, base, api, key, control_path, shots):
     port = get(api, "/olts/3/onus?size=1", key)["data"][0]["ponPort"]
     indexes = [o["onuIndex"] for o in get(api, f"/olts/3/onus?size=500&ponPort={port}", key)["data"]]
     driver.get(base + "/ui/#/outages")
-    WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "outage-table"))
+    until(driver, 15, lambda d: d.find_element(By.ID, "outage-table"))
     control(control_path, f"set los:{port}:{min(indexes)}-{max(indexes)}@3")
     row = wait_for("the outage row", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#outage-table tbody tr")
                                               if "PON outage" in r.text], 30)
@@ -332,7 +340,7 @@ def full_checks(driver, base, api, key, control_path, shots):
           bool(taken) and "crew on the way" in taken[0], taken)
     driver.save_screenshot(f"{shots}/alarms.png")
     driver.get(base + "/ui/#/outages")
-    WebDriverWait(driver, 15).until(lambda d: d.find_element(By.ID, "outage-table"))
+    until(driver, 15, lambda d: d.find_element(By.ID, "outage-table"))
     control(control_path, "clear 3")
     gone = wait_for("the outage to end", lambda: not [r for r in driver.find_elements(By.CSS_SELECTOR, "#outage-table tbody tr")
                                                       if "PON outage" in r.text], 30)
@@ -354,9 +362,10 @@ def full_checks(driver, base, api, key, control_path, shots):
           (kinds, len(links)))
 
     driver.get(base + "/ui/#/audit")
-    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "main tbody tr"))
+    until(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, "main tbody tr"))
     driver.find_element(By.ID, "lang").click()
-    heading = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.CSS_SELECTOR, "main h1").text)
+    heading = until(driver, 15, lambda d: (lambda text: text if text != "Audit log" else None)(
+        d.find_element(By.CSS_SELECTOR, "main h1").text))
     check("the page switches to Russian", heading == "Журнал аудита", heading)
     driver.get(base + "/ui/#/events?type=OLT_STATUS_CHANGED")
     words = set(wait_for("the events in Russian", lambda: cells(3) + cells(4), 30))
@@ -428,7 +437,7 @@ def mac_search_checks(driver, base, onu, mac, shots):
     digits = mac.replace(":", "")
     for spelling in (mac.replace(":", "-").upper(), f"{digits[:4]}.{digits[4:8]}"):
         driver.get(base + "/ui/#/search")
-        box = WebDriverWait(driver, 15).until(lambda d: d.find_element(By.NAME, "q"))
+        box = until(driver, 15, lambda d: d.find_element(By.NAME, "q"))
         box.send_keys(spelling)
         box.submit()
         found = wait_for("the MAC's ONUs", lambda: [
@@ -497,7 +506,7 @@ def russian_sweep(driver, base, views, names):
     for view in views:
         driver.get(base + "/ui/" + view)
         time.sleep(1.5)
-        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "main h1"))
+        until(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, "main h1"))
         time.sleep(1.0)
         # One script reads them all: the views re-render under live updates.
         texts = driver.execute_script(
