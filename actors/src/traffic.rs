@@ -236,13 +236,18 @@ impl TrafficBook {
                 };
             }
             let entry = &mut ports[current];
-            if let Some(reading) = self.get(id) {
-                let add = |sum: Option<f64>, rate: Option<f64>| match (sum, rate) {
-                    (None, None) => None,
-                    (sum, rate) => Some(sum.unwrap_or(0.0) + rate.unwrap_or(0.0)),
+            // The kept reading itself: `GET /olts/{id}` sums every ONU's on each request.
+            let kept = match self.read_at {
+                Some(_) => self.readings.binary_search_by_key(&id, |r| r.id).ok(),
+                None => None,
+            };
+            if let Some(kept) = kept.map(|at| &self.readings[at]) {
+                let add = |sum: Option<f64>, rate: f64, bit: u8| match kept.present & bit {
+                    0 => sum,
+                    _ => Some(sum.unwrap_or(0.0) + rate),
                 };
-                entry.in_bps = add(entry.in_bps, reading.in_bps);
-                entry.out_bps = add(entry.out_bps, reading.out_bps);
+                entry.in_bps = add(entry.in_bps, kept.in_bps, IN_BPS);
+                entry.out_bps = add(entry.out_bps, kept.out_bps, OUT_BPS);
             }
         }
         ports.sort_unstable_by(|a, b| a.port.cmp(&b.port));

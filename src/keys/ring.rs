@@ -40,10 +40,10 @@ struct RingEntry {
     key: ApiKey,
 }
 
-/// Every valid key, by the hex SHA-256 of the key, and when each was last used.
+/// Every valid key, by the SHA-256 of the key, and when each was last used.
 #[derive(Clone, Default)]
 pub struct KeyRing {
-    by_hash: Arc<DashMap<String, RingEntry>>,
+    by_hash: Arc<DashMap<[u8; 32], RingEntry>>,
     last_used: Arc<DashMap<String, DateTime<Utc>>>,
 }
 
@@ -55,8 +55,7 @@ impl KeyRing {
             tracing::error!(key_name = %key.name, "a stored key hash is not 64 hex digits; key ignored");
             return;
         }
-        self.by_hash
-            .insert(sha256.to_ascii_lowercase(), RingEntry { digest, key });
+        self.by_hash.insert(digest, RingEntry { digest, key });
     }
 
     pub fn insert_stored(&self, record: &ApiKeyRecord) {
@@ -91,11 +90,16 @@ impl KeyRing {
     /// The key whose SHA-256 matches `presented`'s.
     pub fn find(&self, presented: &str) -> Option<ApiKey> {
         let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
-        let entry = self.by_hash.get(&hex::encode(digest))?;
+        let entry = self.by_hash.get(&digest)?;
         bool::from(entry.digest.ct_eq(&digest)).then(|| entry.key.clone())
     }
 
     pub fn mark_used(&self, name: &str, at: DateTime<Utc>) {
+        // Every request marks its key: the name is copied only the first time.
+        if let Some(mut last) = self.last_used.get_mut(name) {
+            *last = at;
+            return;
+        }
         self.last_used.insert(name.to_string(), at);
     }
 
