@@ -68,14 +68,14 @@ pub struct OltItem {
     /// The vendor; `auto` while an OLT with `vendor = "auto"` in the inventory has not
     /// been detected yet (the first good poll detects it).
     #[schema(value_type = ponkeeper_actors::inventory::VendorSetting)]
-    pub vendor: String,
+    pub vendor: &'static str,
     /// The table layout the OLT is read with, by its short, stable name: `MA5800`
     /// (Huawei MA5600T / MA5800), `C320` (ZTE C300 / C320), `C620` (ZTE C600 / C620),
     /// `P3310` (BDCOM P3310 / P3600, EPON), `GP3600` (BDCOM GP3600, GPON), `LTP-8X`
     /// (Eltex LTP-8X / LTP-4X), `V1600D` (V-SOL V1600D, EPON), `V1600G` (V-SOL V1600G /
     /// V1600GS, GPON), `FD16XX` (C-Data FD16xx) or `SNR-GPON` (SNR-OLT-GPON). Null until a
     /// good poll has detected it from the device's system group (kept across restarts).
-    pub family: Option<String>,
+    pub family: Option<&'static str>,
     pub model: String,
     pub status: SessionStatus,
     pub city: String,
@@ -155,15 +155,16 @@ pub struct OltDetailItem {
     pub ssh_host_key: Option<super::host_keys::SshHostKeyItem>,
 }
 
-pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem {
+/// The item of `olt`, whose strings it takes (a page of 100 items copied each twice).
+pub fn item(app: &AppState, inventory: &Inventory, olt: OltSummary) -> OltItem {
     OltItem {
         id: olt.id,
-        ip: olt.ip.to_string(),
-        vendor: olt.vendor_name().to_string(),
-        family: olt.family.map(str::to_string),
-        model: olt.model.clone(),
+        ip: ip_text(olt.ip),
+        vendor: olt.vendor_name(),
+        family: olt.family,
+        model: olt.model,
         status: olt.status,
-        city: olt.city.clone(),
+        city: olt.city,
         node: olt
             .node
             .and_then(|id| inventory.node(id))
@@ -181,6 +182,28 @@ pub fn item(app: &AppState, inventory: &Inventory, olt: &OltSummary) -> OltItem 
     }
 }
 
+/// An address as `Display` writes it; IPv4 digit by digit, as `Ipv4Addr`'s `Display`
+/// was 8 % of the CPU of `GET /olts?size=100`.
+fn ip_text(ip: std::net::IpAddr) -> String {
+    let std::net::IpAddr::V4(v4) = ip else {
+        return ip.to_string();
+    };
+    let mut text = String::with_capacity(15);
+    for (n, octet) in v4.octets().into_iter().enumerate() {
+        if n > 0 {
+            text.push('.');
+        }
+        if octet >= 100 {
+            text.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            text.push(char::from(b'0' + octet / 10 % 10));
+        }
+        text.push(char::from(b'0' + octet % 10));
+    }
+    text
+}
+
 fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDetailItem {
     let session = olt.session;
     let polling = super::polling::item(app, olt.polling);
@@ -188,7 +211,7 @@ fn detail_item(app: &AppState, inventory: &Inventory, olt: OltDetail) -> OltDeta
     OltDetailItem {
         ssh_host_key,
         polling,
-        item: item(app, inventory, &olt.summary),
+        item: item(app, inventory, olt.summary),
         sys_name: olt.system.sys_name,
         uptime_seconds: olt.system.uptime_seconds,
         firmware: olt.system.firmware,
@@ -271,7 +294,7 @@ async fn list(
     // fifth of the CPU of `GET /olts?size=100` over 1,000 OLTs under wrk.
     let items: Vec<OltItem> = page
         .items
-        .iter()
+        .into_iter()
         .map(|o| item(&app, &inventory, o))
         .collect();
     let total = page.total;
@@ -322,7 +345,7 @@ async fn detail(
 async fn restart_session(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
     let handle = app.olt(id)?;
     let olt = handle.restart_session().await?;
-    one(item(&app, &app.inventory(), &olt))
+    one(item(&app, &app.inventory(), olt))
 }
 
 #[utoipa::path(
@@ -338,5 +361,28 @@ async fn restart_session(State(app): State<AppState>, OltPath(id): OltPath) -> A
 async fn poll(State(app): State<AppState>, OltPath(id): OltPath) -> ApiResult {
     let handle = app.olt(id)?;
     let olt = handle.poll_now().await?;
-    one(item(&app, &app.inventory(), &olt))
+    one(item(&app, &app.inventory(), olt))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+    proptest::proptest! {
+        #[test]
+        fn addresses_read_as_display_writes_them(bits: u32, wide: u128) {
+            let v4 = IpAddr::V4(Ipv4Addr::from(bits));
+            proptest::prop_assert_eq!(super::ip_text(v4), v4.to_string());
+            let v6 = IpAddr::V6(Ipv6Addr::from(wide));
+            proptest::prop_assert_eq!(super::ip_text(v6), v6.to_string());
+        }
+    }
+
+    #[test]
+    fn edge_octets() {
+        for text in ["0.0.0.0", "255.255.255.255", "10.0.100.9", "127.0.0.1"] {
+            let ip: IpAddr = text.parse().expect("address");
+            assert_eq!(super::ip_text(ip), text);
+        }
+    }
 }
