@@ -65,36 +65,48 @@ impl Clock {
         write_local(at.naive_utc() + self.offset_at(at))
     }
 
-    /// The zone's offset from UTC at `at`. Since 2000 every zone's offsets and changes
-    /// fall on whole minutes, so the offset found for a minute holds for all of it: each
-    /// thread keeps the last one it found (`Local` read the `TZ` variable on every call,
-    /// 2 % of `GET /olts/{id}`).
+    /// The zone's offset from UTC at `at`. Each thread keeps the offsets of the last hours
+    /// it was asked about (`Local` read the `TZ` variable on every call, 2 % of
+    /// `GET /olts/{id}`, whose dozen timestamps fall in several hours). An hour is kept only
+    /// when its first and last second have the same offset: an hour with a clock change
+    /// in it is looked up each time (no zone changes its clocks twice within an hour).
     fn offset_at(&self, at: DateTime<Utc>) -> chrono::TimeDelta {
-        use chrono::Offset;
+        type Kept = Option<(Clock, i64, i32)>;
         thread_local! {
-            static LAST: std::cell::Cell<Option<(Clock, i64, i32)>> = const { std::cell::Cell::new(None) };
+            static HOURS: std::cell::Cell<[Kept; 16]> = const { std::cell::Cell::new([None; 16]) };
         }
-        let minute = at.timestamp().div_euclid(60);
-        let cached = minute >= MINUTES_TO_2000;
-        if let Some((clock, held, seconds)) = LAST.get() {
-            if cached && clock == *self && held == minute {
+        let hour = at.timestamp().div_euclid(3600);
+        let slot = hour.rem_euclid(16) as usize;
+        let mut hours = HOURS.get();
+        if let Some((clock, held, seconds)) = hours[slot] {
+            if clock == *self && held == hour {
                 return chrono::TimeDelta::seconds(i64::from(seconds));
             }
         }
-        let seconds = match self {
-            Clock::Local => at.with_timezone(&chrono::Local).offset().fix(),
-            Clock::Zone(zone) => at.with_timezone(zone).offset().fix(),
-        }
-        .local_minus_utc();
-        if cached {
-            LAST.set(Some((*self, minute, seconds)));
+        let seconds = self.offset_seconds(at);
+        let first = DateTime::from_timestamp(hour * 3600, 0);
+        let last = DateTime::from_timestamp(hour * 3600 + 3599, 0);
+        if let (Some(first), Some(last)) = (first, last) {
+            let whole =
+                self.offset_seconds(first) == seconds && self.offset_seconds(last) == seconds;
+            if whole {
+                hours[slot] = Some((*self, hour, seconds));
+                HOURS.set(hours);
+            }
         }
         chrono::TimeDelta::seconds(i64::from(seconds))
     }
-}
 
-/// 2000-01-01T00:00Z in minutes since the epoch.
-const MINUTES_TO_2000: i64 = 946_684_800 / 60;
+    /// The zone's offset at `at`, looked up.
+    fn offset_seconds(&self, at: DateTime<Utc>) -> i32 {
+        use chrono::Offset;
+        match self {
+            Clock::Local => at.with_timezone(&chrono::Local).offset().fix(),
+            Clock::Zone(zone) => at.with_timezone(zone).offset().fix(),
+        }
+        .local_minus_utc()
+    }
+}
 
 /// `local` as `YYYY-MM-DDTHH:MM:SS`; a year outside 0–9999 keeps all its digits (and
 /// its sign), as `{:04}` writes it.
@@ -212,6 +224,35 @@ mod tests {
                 proptest::prop_assert_eq!(
                     clock.format(at),
                     at.with_timezone(&tz).format("%Y-%m-%dT%H:%M:%S").to_string()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_kept_hours_follow_clock_changes() {
+        // Moscow: UTC+3 to UTC+4 at 2011-03-26T23:00Z; Monrovia: -0:44:30 to UTC at
+        // 1972-01-07T00:44:30Z; St John's: -2:30 to -3:30 at 2006-10-29T02:31Z (00:01 local).
+        for (zone, change) in [
+            ("Europe/Moscow", 1_301_180_400i64),
+            ("Africa/Monrovia", 63_593_070),
+            ("America/St_Johns", 1_162_089_060),
+        ] {
+            let clock = Clock::from_config(zone).expect("zone");
+            let Clock::Zone(tz) = clock else {
+                unreachable!()
+            };
+            // Each second of the hours around the change, in an order that fills the kept
+            // hours first from one side, then reads the other.
+            let seconds: Vec<i64> = (change - 7200..change + 7200).step_by(7).collect();
+            for &second in seconds.iter().chain(seconds.iter().rev()) {
+                let at = DateTime::from_timestamp(second, 0).expect("in range");
+                assert_eq!(
+                    clock.format(at),
+                    at.with_timezone(&tz)
+                        .format("%Y-%m-%dT%H:%M:%S")
+                        .to_string(),
+                    "{zone} at {at}"
                 );
             }
         }

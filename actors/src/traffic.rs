@@ -219,6 +219,7 @@ impl TrafficBook {
         let mut ports: Vec<PortTraffic> = Vec::new();
         // A table lists each port's ONUs together: look a port up only when it changes.
         let mut current = usize::MAX;
+        let mut next = 0;
         for (id, port) in onus {
             if ports.get(current).is_none_or(|p| p.port != port) {
                 current = match ports.iter().position(|p| p.port == port) {
@@ -237,10 +238,16 @@ impl TrafficBook {
             }
             let entry = &mut ports[current];
             // The kept reading itself: `GET /olts/{id}` sums every ONU's on each request.
-            let kept = match self.read_at {
-                Some(_) => self.readings.binary_search_by_key(&id, |r| r.id).ok(),
-                None => None,
+            // A table lists its ONUs mostly in id order (ids are handed out as rows are
+            // first seen), so the reading after the last one found is tried first.
+            let kept = match self.readings.get(next) {
+                _ if self.read_at.is_none() => None,
+                Some(reading) if reading.id == id => Some(next),
+                _ => self.readings.binary_search_by_key(&id, |r| r.id).ok(),
             };
+            if let Some(at) = kept {
+                next = at + 1;
+            }
             if let Some(kept) = kept.map(|at| &self.readings[at]) {
                 let add = |sum: Option<f64>, rate: f64, bit: u8| match kept.present & bit {
                     0 => sum,
@@ -490,5 +497,42 @@ mod tests {
             (1.244_16e9, 2.488_32e9)
         );
         assert_eq!(ports[1].in_bps, None, "ONU 3 was in no read");
+    }
+
+    proptest::proptest! {
+        /// Whatever order the table lists its ONUs in, and whichever of them the reads
+        /// found, each port carries the sum of its ONUs' rates (none without one).
+        #[test]
+        fn a_port_sums_its_onus_in_any_order(
+            onus in proptest::collection::vec((0u64..40, 0usize..3), 0..30),
+            read in proptest::collection::vec((0u64..40, 0u64..1_000_000), 0..30),
+        ) {
+            let t0 = Utc::now();
+            let mut book = TrafficBook::default();
+            let counters = |scale: u64| TrafficRead {
+                counters: read.iter().map(|&(id, n)| (id, Counters {
+                    in_octets: Some(n * scale),
+                    out_octets: (id % 2 == 0).then_some(n * scale),
+                })).collect(),
+                bits: 64,
+            };
+            book.record(counters(1), t0, None, &[]);
+            book.record(counters(2), t0 + Duration::seconds(10), None, &[]);
+            let names = ["0/1/0", "0/1/1", "0/1/2"];
+            let listed: Vec<(OnuId, &str)> = onus.iter().map(|&(id, port)| (id, names[port])).collect();
+            let ports = book.by_port(listed.iter().copied(), PonTechnology::Gpon);
+            for port in &ports {
+                let rates: Vec<TrafficReading> = listed.iter()
+                    .filter(|(_, name)| *name == port.port)
+                    .filter_map(|&(id, _)| book.get(id))
+                    .collect();
+                let sum = |pick: fn(&TrafficReading) -> Option<f64>| {
+                    let known: Vec<f64> = rates.iter().filter_map(pick).collect();
+                    (!known.is_empty()).then(|| known.iter().sum::<f64>())
+                };
+                proptest::prop_assert_eq!(port.in_bps, sum(|r| r.in_bps));
+                proptest::prop_assert_eq!(port.out_bps, sum(|r| r.out_bps));
+            }
+        }
     }
 }
