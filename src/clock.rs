@@ -73,12 +73,12 @@ impl Clock {
     fn offset_at(&self, at: DateTime<Utc>) -> chrono::TimeDelta {
         type Kept = Option<(Clock, i64, i32)>;
         thread_local! {
-            static HOURS: std::cell::Cell<[Kept; 16]> = const { std::cell::Cell::new([None; 16]) };
+            static HOURS: [std::cell::Cell<Kept>; 16] =
+                const { [const { std::cell::Cell::new(None) }; 16] };
         }
         let hour = at.timestamp().div_euclid(3600);
         let slot = hour.rem_euclid(16) as usize;
-        let mut hours = HOURS.get();
-        if let Some((clock, held, seconds)) = hours[slot] {
+        if let Some((clock, held, seconds)) = HOURS.with(|hours| hours[slot].get()) {
             if clock == *self && held == hour {
                 return chrono::TimeDelta::seconds(i64::from(seconds));
             }
@@ -90,8 +90,7 @@ impl Clock {
             let whole =
                 self.offset_seconds(first) == seconds && self.offset_seconds(last) == seconds;
             if whole {
-                hours[slot] = Some((*self, hour, seconds));
-                HOURS.set(hours);
+                HOURS.with(|hours| hours[slot].set(Some((*self, hour, seconds))));
             }
         }
         chrono::TimeDelta::seconds(i64::from(seconds))

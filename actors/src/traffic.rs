@@ -240,10 +240,12 @@ impl TrafficBook {
             // The kept reading itself: `GET /olts/{id}` sums every ONU's on each request.
             // A table lists its ONUs mostly in id order (ids are handed out as rows are
             // first seen), so the reading after the last one found is tried first.
-            let kept = match self.readings.get(next) {
-                _ if self.read_at.is_none() => None,
-                Some(reading) if reading.id == id => Some(next),
-                _ => self.readings.binary_search_by_key(&id, |r| r.id).ok(),
+            let kept = if self.read_at.is_none() {
+                None
+            } else if self.readings.get(next).is_some_and(|r| r.id == id) {
+                Some(next)
+            } else {
+                self.readings.binary_search_by_key(&id, |r| r.id).ok()
             };
             if let Some(at) = kept {
                 next = at + 1;
