@@ -207,7 +207,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The offset a thread keeps for a minute is the zone's own, on both sides of clock
+        /// The offset a thread keeps for an hour is the zone's own, on both sides of clock
         /// changes and in zones whose offsets are not whole hours.
         #[test]
         fn formats_as_the_zone_reads(

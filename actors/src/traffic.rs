@@ -172,8 +172,12 @@ impl TrafficBook {
     /// ONU `id`'s latest reading, if the last read found it.
     pub fn get(&self, id: OnuId) -> Option<TrafficReading> {
         let at = self.read_at?;
-        let position = self.readings.binary_search_by_key(&id, |r| r.id).ok()?;
-        Some(self.readings[position].reading(at))
+        Some(self.readings[self.position(id)?].reading(at))
+    }
+
+    /// Where ONU `id`'s reading is kept, if the last read found it.
+    fn position(&self, id: OnuId) -> Option<usize> {
+        self.readings.binary_search_by_key(&id, |r| r.id).ok()
     }
 
     /// Every ONU's latest reading, by id.
@@ -245,7 +249,7 @@ impl TrafficBook {
             } else if self.readings.get(next).is_some_and(|r| r.id == id) {
                 Some(next)
             } else {
-                self.readings.binary_search_by_key(&id, |r| r.id).ok()
+                self.position(id)
             };
             if let Some(at) = kept {
                 next = at + 1;

@@ -35,15 +35,10 @@ pub struct ApiKey {
     pub source: KeySource,
 }
 
-struct RingEntry {
-    digest: [u8; 32],
-    key: ApiKey,
-}
-
 /// Every valid key, by the SHA-256 of the key, and when each was last used.
 #[derive(Clone, Default)]
 pub struct KeyRing {
-    by_hash: Arc<DashMap<[u8; 32], RingEntry>>,
+    by_hash: Arc<DashMap<[u8; 32], ApiKey>>,
     last_used: Arc<DashMap<String, DateTime<Utc>>>,
 }
 
@@ -55,7 +50,7 @@ impl KeyRing {
             tracing::error!(key_name = %key.name, "a stored key hash is not 64 hex digits; key ignored");
             return;
         }
-        self.by_hash.insert(digest, RingEntry { digest, key });
+        self.by_hash.insert(digest, key);
     }
 
     pub fn insert_stored(&self, record: &ApiKeyRecord) {
@@ -83,7 +78,7 @@ impl KeyRing {
     /// Removes the key named `name`; `true` if there was one.
     pub fn remove_named(&self, name: &str) -> bool {
         let before = self.by_hash.len();
-        self.by_hash.retain(|_, entry| entry.key.name != name);
+        self.by_hash.retain(|_, key| key.name != name);
         self.by_hash.len() != before
     }
 
@@ -91,7 +86,7 @@ impl KeyRing {
     pub fn find(&self, presented: &str) -> Option<ApiKey> {
         let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
         let entry = self.by_hash.get(&digest)?;
-        bool::from(entry.digest.ct_eq(&digest)).then(|| entry.key.clone())
+        bool::from(entry.key().ct_eq(&digest)).then(|| entry.value().clone())
     }
 
     pub fn mark_used(&self, name: &str, at: DateTime<Utc>) {
