@@ -16,7 +16,7 @@ mod cluster_members;
 mod common;
 
 use cluster_members::{
-    free_port, settled, start_three, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME,
+    member_ports, settled, start_three, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME,
     ONUS_PER_OLT,
 };
 use ponkeeper_actors::domain::{OltId, OnuStatus};
@@ -428,7 +428,7 @@ async fn a_member_of_another_ca_and_garbage_on_the_cluster_port_are_refused() {
     let sim = common::steady_sim(OLTS, 1).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let inventory = sim.inventory();
-    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let ports = member_ports();
     let (ours, theirs) = (Authority::new(), Authority::new());
     let alpha = Member::start(dir.path(), "alpha", &inventory, &ports, (&ours, None)).await;
     let bravo = Member::start(dir.path(), "bravo", &inventory, &ports, (&ours, None)).await;

@@ -25,9 +25,14 @@ pub const PATIENCE: Duration = Duration::from_secs(45);
 /// one test but not for three.
 pub static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-pub fn free_port() -> u16 {
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-    probe.local_addr().expect("addr").port()
+/// Each member's HTTP and cluster ports: six ports held open together while they are
+/// chosen, so no two of them are the same.
+pub fn member_ports() -> [(u16, u16); 3] {
+    let probes: Vec<std::net::TcpListener> = (0..6)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("probe"))
+        .collect();
+    let port = |i: usize| probes[i].local_addr().expect("addr").port();
+    std::array::from_fn(|m| (port(2 * m), port(2 * m + 1)))
 }
 
 /// A certificate authority of a cluster, made for the test.
@@ -254,7 +259,7 @@ impl Member {
 pub async fn settled(members: &[&Member]) {
     let names: BTreeSet<&str> = members.iter().map(|m| m.name).collect();
     for member in members {
-        until(
+        until_telling(
             &format!("{} sees the cluster settled", member.name),
             || async {
                 let seen = member.members().await;
@@ -272,6 +277,7 @@ pub async fn settled(members: &[&Member]) {
                     Err(format!("{seen:?}"))
                 }
             },
+            || log_tails(members),
         )
         .await;
     }
@@ -280,7 +286,7 @@ pub async fn settled(members: &[&Member]) {
 /// Alpha, bravo and charlie over `inventory`, linked with TLS, each with its own store
 /// and alpha's key (so one key works on every member).
 pub async fn start_three(inventory: &Inventory, dir: &Path) -> Vec<Member> {
-    let ports: [(u16, u16); 3] = std::array::from_fn(|_| (free_port(), free_port()));
+    let ports = member_ports();
     let ca = Authority::new();
     let alpha = Member::start(dir, NAMES[0], inventory, &ports, (&ca, None)).await;
     let key = alpha.key.clone();
@@ -293,7 +299,16 @@ pub async fn start_three(inventory: &Inventory, dir: &Path) -> Vec<Member> {
 
 /// Waits until `check` gives `Some`, asking again every 200 ms; panics after
 /// [`PATIENCE`] with `what` and the last thing `describe` says.
-pub async fn until<T, F, Fut>(what: &str, mut check: F) -> T
+pub async fn until<T, F, Fut>(what: &str, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    until_telling(what, check, String::new).await
+}
+
+/// [`until`], adding what `tell` says to the panic.
+pub async fn until_telling<T, F, Fut>(what: &str, mut check: F, tell: impl Fn() -> String) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, String>>,
@@ -302,8 +317,21 @@ where
     loop {
         match check().await {
             Ok(done) => return done,
-            Err(last) if Instant::now() > deadline => panic!("{what}: {last}"),
+            Err(last) if Instant::now() > deadline => panic!("{what}: {last}{}", tell()),
             Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
+}
+
+/// The last lines of each member's `serve.log`: why a member that never joined did not.
+pub fn log_tails(members: &[&Member]) -> String {
+    members
+        .iter()
+        .map(|member| {
+            let log = std::fs::read_to_string(member.dir.join("serve.log")).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(12)..].join("\n");
+            format!("\n--- {}'s serve.log, last lines:\n{tail}", member.name)
+        })
+        .collect()
 }
