@@ -256,6 +256,10 @@ impl Interfaces {
             }
             interfaces.names.insert(*if_index, name);
         }
+        // Kept until the next IF-MIB walk: pushing grew it to the next power of two, which
+        // for a few hundred interfaces is up to half again their size (30 MB of `serve`'s
+        // heap at 10,000 OLTs, docs/benchmarks.md, issue 31's seventh pass).
+        interfaces.names.shrink_to_fit();
         interfaces
     }
 }

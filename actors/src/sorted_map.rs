@@ -89,6 +89,12 @@ impl<K: Ord + Copy, V> SortedMap<K, V> {
         self.pairs.iter().map(|(_, value)| value)
     }
 
+    /// Gives back the room a map built by insertions grew beyond its pairs: a map that is
+    /// kept until the next walk should take only its own size.
+    pub fn shrink_to_fit(&mut self) {
+        self.pairs.shrink_to_fit();
+    }
+
     pub fn len(&self) -> usize {
         self.pairs.len()
     }
