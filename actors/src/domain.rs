@@ -187,7 +187,7 @@ pub struct Onu {
 
 // A national fleet holds 1.28 M rows: a field that grows the row costs a megabyte per
 // byte (docs/benchmarks.md, issue 31). Was 224 bytes with `Option<f64>` readings.
-const _: () = assert!(std::mem::size_of::<Onu>() <= 152);
+const _: () = assert!(std::mem::size_of::<Onu>() <= 144);
 
 /// Counters of one PON port.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
