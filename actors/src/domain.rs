@@ -4,11 +4,13 @@
 
 use chrono::{DateTime, Utc};
 pub use compact_str::CompactString;
+pub use port_name::PortName;
 pub use reading::Reading;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+mod port_name;
 mod reading;
 
 /// Inventory identifier of an OLT.
@@ -153,7 +155,7 @@ pub struct Onu {
     pub id: OnuId,
     pub olt_id: OltId,
     /// `frame/slot/port` as the device names it, e.g. `0/1/3`.
-    pub pon_port: CompactString,
+    pub pon_port: PortName,
     /// ONU id on its port as the device numbers it.
     pub onu_index: u32,
     /// GPON serial (`HWTC1A2B3C4D`) or EPON MAC.
@@ -186,8 +188,9 @@ pub struct Onu {
 }
 
 // A national fleet holds 1.28 M rows: a field that grows the row costs a megabyte per
-// byte (docs/benchmarks.md, issue 31). Was 224 bytes with `Option<f64>` readings.
-const _: () = assert!(std::mem::size_of::<Onu>() <= 144);
+// byte (docs/benchmarks.md, issue 31). Was 224 bytes with `Option<f64>` readings, 152
+// with four-byte readings and the port name inline.
+const _: () = assert!(std::mem::size_of::<Onu>() <= 128);
 
 /// Counters of one PON port.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

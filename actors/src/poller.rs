@@ -3,7 +3,7 @@
 //! values. It runs inside a poll task owned by the OLT actor, never inside a message
 //! handler, and returns a [`PollOutcome`] the actor merges into its ONU table.
 
-use crate::domain::{CompactString, DownCause, OnuStatus, Reading, Vendor};
+use crate::domain::{CompactString, DownCause, OnuStatus, PortName, Reading, Vendor};
 use crate::profile::{std_oids, Cell, OnuField, Profile};
 use crate::snmp::{ColumnEntry, DeviceError, SnmpClient, SnmpValue};
 use crate::sorted_map::SortedMap;
@@ -60,7 +60,7 @@ pub struct RowTraffic {
 /// One ONU as the device reported it, decoded by [`poll`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolledOnu {
-    pub pon_port: CompactString,
+    pub pon_port: PortName,
     pub onu_index: u32,
     pub serial: CompactString,
     pub description: CompactString,
@@ -447,7 +447,7 @@ fn table_rows<'a>(
 /// has no serial (read now, or kept from the last reading of the row).
 fn decode_row(
     profile: &Profile,
-    place: (CompactString, u32),
+    place: (PortName, u32),
     row: &RowBuilder,
     read: RowRead,
     index_serial: Option<String>,

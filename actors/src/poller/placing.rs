@@ -5,7 +5,7 @@
 //! warnings so nothing is dropped without a word.
 
 use super::Interfaces;
-use crate::domain::CompactString;
+use crate::domain::PortName;
 use crate::profile::{OnuIndexing, Profile};
 use compact_str::format_compact;
 
@@ -83,7 +83,7 @@ pub(super) fn locate_onu(
     interfaces: &Interfaces,
     index: &[u32],
     columns: PlaceColumns,
-) -> Result<(CompactString, u32), Unplaced> {
+) -> Result<(PortName, u32), Unplaced> {
     let bad = || Unplaced::BadIndex;
     match profile.onu_indexing {
         OnuIndexing::PortIfIndexAndOnuId => {
@@ -129,7 +129,7 @@ pub(super) fn locate_onu(
                 return Err(bad());
             }
             let arcs: Vec<String> = port.iter().map(u32::to_string).collect();
-            Ok((format_compact!("{prefix}{}", arcs.join("/")), *onu_id))
+            Ok((format_compact!("{prefix}{}", arcs.join("/")).into(), *onu_id))
         }
         OnuIndexing::Packed(layout) => {
             let [packed] = index else {
@@ -144,7 +144,7 @@ pub(super) fn locate_onu(
             };
             match (columns.channel, columns.number, columns.previous) {
                 (Some(channel), Some(number), _) => {
-                    Ok((format_compact!("{slot}/{channel}"), number))
+                    Ok((format_compact!("{slot}/{channel}").into(), number))
                 }
                 (_, _, Some(place)) => Ok(place),
                 _ => Err(Unplaced::NoChannel),
@@ -160,7 +160,7 @@ pub(super) struct PlaceColumns {
     pub channel: Option<u32>,
     pub number: Option<u32>,
     /// The place the row had when last read.
-    pub previous: Option<(CompactString, u32)>,
+    pub previous: Option<(PortName, u32)>,
 }
 
 /// The serial a row index carries ([`OnuIndexing::SlotAndSerial`]: the 8 octets after

@@ -171,7 +171,7 @@ pub fn decode(bytes: &[u8], last_success_at: Option<DateTime<Utc>>) -> Result<Ve
         onus.push(Onu {
             id,
             olt_id,
-            pon_port,
+            pon_port: pon_port.into(),
             onu_index,
             serial,
             description,
