@@ -4,7 +4,7 @@
 //! and every candidate is then checked against the whole search, so each answer is exact
 //! and costs what its page costs.
 
-use super::{hundredths_at_or_below, level_slot, page_of};
+use super::{hundredths_at_or_below, level_slot, optics_cut, optics_id, page_of, ABSENT_RX};
 use super::{FleetAggregate, OnuSearch, OpticsKey, Page, Window};
 use crate::domain::{Onu, OnuId, OnuStatus, OpticsLevel};
 use crate::onu_table::{key_contains, OnuOrder};
@@ -86,7 +86,7 @@ impl FleetAggregate {
                 });
                 let rows = self
                     .optics_from(search.level)
-                    .filter_map(|&(_, _, id)| self.known_onu(id));
+                    .filter_map(|key| self.known_onu(optics_id(key)));
                 page_of(rows.filter(admits), window, known, show)
             }
         }
@@ -96,9 +96,9 @@ impl FleetAggregate {
     /// is worse), or all of it.
     fn optics_from(&self, level: Option<OpticsLevel>) -> impl Iterator<Item = &OpticsKey> {
         let t = &self.thresholds;
-        let critical: OpticsKey = (false, hundredths_at_or_below(t.critical_dbm), OnuId::MAX);
-        let warning: OpticsKey = (false, hundredths_at_or_below(t.warning_dbm), OnuId::MAX);
-        let absent: OpticsKey = (true, i32::MIN, 0);
+        let critical = optics_cut(hundredths_at_or_below(t.critical_dbm));
+        let warning = optics_cut(hundredths_at_or_below(t.warning_dbm));
+        let absent: OpticsKey = (ABSENT_RX, 0, 0);
         let (start, end) = match level {
             None => (Bound::Unbounded, Bound::Unbounded),
             Some(OpticsLevel::Critical) => (Bound::Unbounded, Bound::Included(critical)),
