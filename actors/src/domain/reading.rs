@@ -24,7 +24,10 @@ impl Reading {
     pub fn new(value: f64) -> Reading {
         let hundredths = (value * 100.0).round();
         // `i16::MIN` itself stands for none, so the range stops one short of it.
-        if hundredths.is_finite() && hundredths > f64::from(i16::MIN) && hundredths <= f64::from(i16::MAX) {
+        if hundredths.is_finite()
+            && hundredths > f64::from(i16::MIN)
+            && hundredths <= f64::from(i16::MAX)
+        {
             Reading(hundredths as i16)
         } else {
             Reading::NONE
@@ -100,8 +103,16 @@ mod tests {
         assert_eq!(Reading::new(-3.0e7).get(), None);
         assert_eq!(Reading::new(327.67).get(), Some(327.67));
         assert_eq!(Reading::new(-327.67).get(), Some(-327.67));
-        assert_eq!(Reading::new(327.68).get(), None, "beyond two bytes of hundredths");
-        assert_eq!(Reading::new(-327.68).get(), None, "the value that stands for none");
+        assert_eq!(
+            Reading::new(327.68).get(),
+            None,
+            "beyond two bytes of hundredths"
+        );
+        assert_eq!(
+            Reading::new(-327.68).get(),
+            None,
+            "the value that stands for none"
+        );
         assert_eq!(Reading::new(0.0).get(), Some(0.0));
         assert!(Reading::default().is_none());
         assert!(Reading::new(-0.004).is_some());

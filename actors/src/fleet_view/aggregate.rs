@@ -124,7 +124,11 @@ type OpticsKey = (i32, u32, u32);
 const ABSENT_RX: i32 = i32::MAX;
 
 fn optics_key(rx: Reading, id: OnuId) -> OpticsKey {
-    (rx.hundredths().unwrap_or(ABSENT_RX), (id >> 32) as u32, id as u32)
+    (
+        rx.hundredths().unwrap_or(ABSENT_RX),
+        (id >> 32) as u32,
+        id as u32,
+    )
 }
 
 fn optics_id(key: &OpticsKey) -> OnuId {

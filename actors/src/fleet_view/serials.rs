@@ -117,7 +117,14 @@ mod tests {
     #[test]
     fn ids_of_every_width_come_back_whole() {
         let mut index = SerialIndex::default();
-        let ids = [0, 1, u64::from(u32::MAX), 1 << 32, (7 << 48) | 12_345, u64::MAX];
+        let ids = [
+            0,
+            1,
+            u64::from(u32::MAX),
+            1 << 32,
+            (7 << 48) | 12_345,
+            u64::MAX,
+        ];
         for (n, id) in ids.iter().enumerate() {
             index.insert(&format!("SN{n}"), *id);
         }

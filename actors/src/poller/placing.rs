@@ -129,7 +129,10 @@ pub(super) fn locate_onu(
                 return Err(bad());
             }
             let arcs: Vec<String> = port.iter().map(u32::to_string).collect();
-            Ok((format_compact!("{prefix}{}", arcs.join("/")).into(), *onu_id))
+            Ok((
+                format_compact!("{prefix}{}", arcs.join("/")).into(),
+                *onu_id,
+            ))
         }
         OnuIndexing::Packed(layout) => {
             let [packed] = index else {
