@@ -13,7 +13,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -60,26 +59,8 @@ impl Deref for PortName {
     }
 }
 
-impl AsRef<str> for PortName {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for PortName {
-    fn default() -> Self {
-        PortName::new("")
-    }
-}
-
 impl From<&str> for PortName {
     fn from(text: &str) -> Self {
-        PortName::new(text)
-    }
-}
-
-impl From<&String> for PortName {
-    fn from(text: &String) -> Self {
         PortName::new(text)
     }
 }
@@ -93,12 +74,6 @@ impl From<String> for PortName {
 impl From<compact_str::CompactString> for PortName {
     fn from(text: compact_str::CompactString) -> Self {
         PortName::new(&text)
-    }
-}
-
-impl From<&PortName> for String {
-    fn from(name: &PortName) -> Self {
-        name.as_str().to_string()
     }
 }
 
@@ -134,12 +109,6 @@ impl PartialEq<String> for PortName {
     }
 }
 
-impl PartialEq<PortName> for str {
-    fn eq(&self, other: &PortName) -> bool {
-        self == other.as_str()
-    }
-}
-
 impl PartialEq<PortName> for String {
     fn eq(&self, other: &PortName) -> bool {
         self.as_str() == other.as_str()
@@ -161,12 +130,6 @@ impl PartialOrd for PortName {
 impl Ord for PortName {
     fn cmp(&self, other: &PortName) -> Ordering {
         self.as_str().cmp(other.as_str())
-    }
-}
-
-impl Hash for PortName {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state)
     }
 }
 
