@@ -50,6 +50,17 @@ use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
 
+/// An ONU id as its high and low 32-bit halves: the view's serial index and optics order
+/// keep ids this way so that their entries align to four bytes, not eight. The halves
+/// compare as the id does.
+fn id_halves(id: OnuId) -> [u32; 2] {
+    [(id >> 32) as u32, id as u32]
+}
+
+fn id_of_halves([high, low]: [u32; 2]) -> OnuId {
+    u64::from(high) << 32 | u64::from(low)
+}
+
 /// Time allowed to a question; the view answers from memory.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -114,31 +114,29 @@ struct OnuPlace {
 }
 
 /// Position in the worst-Rx-first order: by Rx in hundredths of a dBm with absent readings
-/// last ([`ABSENT_RX`]), then by id (its high half, then its low). Twelve bytes aligned to
-/// four: a B-tree leaf holds its eleven keys in 144 bytes, where sixteen-byte keys (an
+/// last ([`ABSENT_RX`]), then by id (in halves, [`super::id_halves`]). Twelve bytes aligned
+/// to four: a B-tree leaf holds its eleven keys in 144 bytes, where sixteen-byte keys (an
 /// absent flag, the Rx, the id) took 192 (docs/benchmarks.md, issue 31, seventh pass).
-type OpticsKey = (i32, u32, u32);
+type OpticsKey = (i32, [u32; 2]);
+
+const _: () = assert!(std::mem::size_of::<OpticsKey>() == 12);
 
 /// The order's rank of an absent reading: above every reading a row holds (two bytes of
 /// hundredths, [`Reading`]).
 const ABSENT_RX: i32 = i32::MAX;
 
 fn optics_key(rx: Reading, id: OnuId) -> OpticsKey {
-    (
-        rx.hundredths().unwrap_or(ABSENT_RX),
-        (id >> 32) as u32,
-        id as u32,
-    )
+    (rx.hundredths().unwrap_or(ABSENT_RX), super::id_halves(id))
 }
 
 fn optics_id(key: &OpticsKey) -> OnuId {
-    u64::from(key.1) << 32 | u64::from(key.2)
+    super::id_of_halves(key.1)
 }
 
 /// The last key of the order at or below `hundredths` of a dBm, and never among the
 /// absent readings.
 fn optics_cut(hundredths: i32) -> OpticsKey {
-    (hundredths.min(ABSENT_RX - 1), u32::MAX, u32::MAX)
+    (hundredths.min(ABSENT_RX - 1), [u32::MAX; 2])
 }
 
 /// The highest Rx, in hundredths, that is at or below `dbm` as

@@ -12,8 +12,8 @@ use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
-/// One ONU's entry: 32 bits of its serial's hash and its id in two halves, so that the
-/// entry is 12 bytes aligned to four.
+/// One ONU's entry: 32 bits of its serial's hash and its id in two halves
+/// ([`super::id_halves`]), so that the entry is 12 bytes aligned to four.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Held {
     hash: u32,
@@ -26,12 +26,12 @@ impl Held {
     fn new(hash: u32, id: OnuId) -> Held {
         Held {
             hash,
-            id: [id as u32, (id >> 32) as u32],
+            id: super::id_halves(id),
         }
     }
 
     fn id(self) -> OnuId {
-        u64::from(self.id[0]) | (u64::from(self.id[1]) << 32)
+        super::id_of_halves(self.id)
     }
 }
 

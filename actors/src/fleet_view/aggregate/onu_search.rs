@@ -98,7 +98,7 @@ impl FleetAggregate {
         let t = &self.thresholds;
         let critical = optics_cut(hundredths_at_or_below(t.critical_dbm));
         let warning = optics_cut(hundredths_at_or_below(t.warning_dbm));
-        let absent: OpticsKey = (ABSENT_RX, 0, 0);
+        let absent: OpticsKey = (ABSENT_RX, [0; 2]);
         let (start, end) = match level {
             None => (Bound::Unbounded, Bound::Unbounded),
             Some(OpticsLevel::Critical) => (Bound::Unbounded, Bound::Included(critical)),
