@@ -84,9 +84,26 @@ pub const TEXT_PATTERN: &str =
 
 /// A client's text as an error message quotes it: at most 64 characters.
 pub fn echo(text: &str) -> Cow<'_, str> {
+    let head = head(text);
+    match head.len() < text.len() {
+        true => format!("{head}…").into(),
+        false => text.into(),
+    }
+}
+
+/// The first 64 characters of `text`.
+fn head(text: &str) -> &str {
     match text.char_indices().nth(64) {
-        Some((end, _)) => format!("{}…", &text[..end]).into(),
-        None => text.into(),
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// `unexpected` with any client text in it cut to the characters [`echo`] quotes.
+fn echoed(unexpected: de::Unexpected<'_>) -> de::Unexpected<'_> {
+    match unexpected {
+        de::Unexpected::Str(text) => de::Unexpected::Str(head(text)),
+        other => other,
     }
 }
 
@@ -109,6 +126,21 @@ impl de::Error for QueryError {
 
     fn missing_field(field: &'static str) -> Self {
         QueryError(format!("parameter `{field}` is required"))
+    }
+
+    // serde's own messages for these quote the client's text whole; a list of variants
+    // after 200 characters of it made a message past 512 bytes. The client's part is
+    // echoed as every other message echoes it, in serde's wording.
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        QueryError(de::value::Error::unknown_variant(&echo(variant), expected).to_string())
+    }
+
+    fn invalid_value(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        QueryError(de::value::Error::invalid_value(echoed(unexpected), expected).to_string())
+    }
+
+    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        QueryError(de::value::Error::invalid_type(echoed(unexpected), expected).to_string())
     }
 }
 
@@ -499,6 +531,18 @@ mod tests {
             assert!(message.starts_with(expected), "{raw}: {message}");
         }
         assert_eq!(refusal::<Period>(""), "parameter `to` is required");
+    }
+
+    #[test]
+    fn a_long_unknown_variant_is_quoted_short() {
+        let variant = "A".repeat(300);
+        let message = refusal::<Sample>(&format!("type={variant}"));
+        let quoted = format!(
+            "parameter `type`: unknown variant `{}…`, expected one of `OLT_STATUS_CHANGED`",
+            "A".repeat(64)
+        );
+        assert!(message.starts_with(&quoted), "{message}");
+        assert!(message.len() < 512, "{} bytes: {message}", message.len());
     }
 
     #[test]
