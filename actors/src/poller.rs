@@ -417,8 +417,8 @@ fn table_rows<'a>(
     let mut odd = BTreeSet::new();
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
-            let Some(key) = instance
-                .strip_suffix(column.suffix)
+            let Some(key) = column
+                .row_index(instance)
                 .and_then(|index| Some((row_key(index)?, index)))
             else {
                 odd.insert(index_text(instance));

@@ -174,6 +174,19 @@ impl OnuColumn {
             absent,
         }
     }
+
+    /// The row index of one of this column's `instance`s (the arcs after the column OID):
+    /// the instance less the column's suffix, or `None` when it does not end with it.
+    /// Compared arc by arc: a poll asks this of every cell, and a suffix is zero or one
+    /// arc, where `<[u32]>::strip_suffix` calls `memcmp` even for none.
+    pub fn row_index<'a>(&self, instance: &'a [u32]) -> Option<&'a [u32]> {
+        let (index, end) =
+            instance.split_at_checked(instance.len().checked_sub(self.suffix.len())?)?;
+        end.iter()
+            .zip(self.suffix)
+            .all(|(arc, wanted)| arc == wanted)
+            .then_some(index)
+    }
 }
 
 /// A layout's per-ONU traffic counters (the `traffic` poll group), indexed by the ONU
@@ -528,6 +541,29 @@ mod tests {
         assert_eq!(format_gpon_serial(&bytes), "HWTC2265B1F5");
         assert_eq!(parse_gpon_serial("HWTC2265B1F5"), Some(bytes));
         assert_eq!(parse_gpon_serial("HWTC2265B1F"), None);
+    }
+
+    #[test]
+    fn a_row_index_is_the_instance_less_the_suffix_it_ends_with() {
+        let plain = OnuColumn::new(OnuField::Status, &[1, 2], Encoding::Enum, &[]);
+        let with_one = OnuColumn {
+            suffix: &[1],
+            ..plain
+        };
+        let instance: &[u32] = &[268501248, 7, 1];
+        assert_eq!(plain.row_index(instance), Some(instance));
+        assert_eq!(with_one.row_index(instance), Some(&instance[..2]));
+        assert_eq!(with_one.row_index(&[268501248, 7, 2]), None);
+        assert_eq!(with_one.row_index(&[]), None);
+        assert_eq!(plain.row_index(&[]), Some(&[][..]));
+        for (instance, suffix) in [
+            (&[5, 1, 2][..], &[1, 2][..]),
+            (&[5, 2, 1], &[1, 2]),
+            (&[2], &[1, 2]),
+        ] {
+            let column = OnuColumn { suffix, ..plain };
+            assert_eq!(column.row_index(instance), instance.strip_suffix(suffix));
+        }
     }
 
     #[test]

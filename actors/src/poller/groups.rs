@@ -359,7 +359,7 @@ fn status_rows(profile: &Profile, table: &[Vec<ColumnEntry>]) -> Vec<u128> {
         .flat_map(|(column, entries)| {
             entries
                 .iter()
-                .filter_map(|(instance, _)| row_key(instance.strip_suffix(column.suffix)?))
+                .filter_map(|(instance, _)| row_key(column.row_index(instance)?))
         })
         .collect();
     rows.sort_unstable();
@@ -386,10 +386,10 @@ fn first_sight(
     else {
         return new.to_vec();
     };
-    let suffix = profile.onu_columns[serials].suffix;
+    let column = &profile.onu_columns[serials];
     let serial_of: HashMap<u128, &SnmpValue> = table[serials]
         .iter()
-        .filter_map(|(instance, value)| Some((row_key(instance.strip_suffix(suffix)?)?, value)))
+        .filter_map(|(instance, value)| Some((row_key(column.row_index(instance)?)?, value)))
         .collect();
     new.iter()
         .copied()
