@@ -89,6 +89,9 @@ pub struct OnuTable {
     /// Positions in `onus`, sorted by serial ignoring ASCII case (4 bytes an ONU, where a
     /// map of lower-cased serials took about 70).
     by_serial: Vec<u32>,
+    /// Whether no two rows share a serial (any ASCII case): then a row found at a guessed
+    /// position is the one [`OnuTable::position_of`] would find.
+    serials_unique: bool,
     /// When and at which level each ONU's last optics point was stored.
     last_point: OnuMap<LastPoint>,
     /// Time of the last merged poll: ONUs with this `last_update` were in it.
@@ -122,6 +125,11 @@ impl OnuTable {
         by_serial.sort_by(|&a, &b| {
             cmp_ignoring_case(&onus[a as usize].serial, &onus[b as usize].serial)
         });
+        self.serials_unique = by_serial.windows(2).all(|pair| {
+            !onus[pair[0] as usize]
+                .serial
+                .eq_ignore_ascii_case(&onus[pair[1] as usize].serial)
+        });
         self.by_serial = by_serial;
     }
 
@@ -135,6 +143,29 @@ impl OnuTable {
             .serial
             .eq_ignore_ascii_case(serial)
             .then_some(last)
+    }
+
+    /// [`OnuTable::position_of`], trying the row at `*guess` first, and `*guess` moved
+    /// past the row found. A poll lists an OLT's ONUs in the order of their rows, which is
+    /// the order of their ids, so the row after the last one found is nearly always the
+    /// next: one comparison instead of a binary search through the serial index.
+    fn position_near(&self, serial: &str, guess: &mut usize) -> Option<usize> {
+        let found = match self.onus.get(*guess) {
+            Some(onu) if self.serials_unique && onu.serial.eq_ignore_ascii_case(serial) => {
+                Some(*guess)
+            }
+            _ => self.position_of(serial),
+        };
+        if let Some(i) = found {
+            *guess = i + 1;
+        }
+        found
+    }
+
+    /// [`OnuTable::id_of`] through [`OnuTable::position_near`], for looking up a
+    /// poll's serials in their order.
+    pub fn id_near(&self, serial: &str, guess: &mut usize) -> Option<OnuId> {
+        Some(self.onus[self.position_near(serial, guess)?].id)
     }
 
     pub fn all(&self) -> Arc<Vec<Onu>> {
@@ -242,8 +273,9 @@ impl OnuTable {
     ) -> (Vec<Onu>, Vec<bool>) {
         let mut seen = vec![false; self.onus.len()];
         let mut table = Vec::with_capacity(polled.len().max(self.onus.len()));
+        let mut guess = 0;
         for reading in polled {
-            let known = self.position_of(&reading.serial);
+            let known = self.position_near(&reading.serial, &mut guess);
             let previous = known.map(|i| &self.onus[i]);
             let Some(id) = previous.map(|o| o.id).or_else(|| allocate(&reading.serial)) else {
                 continue;
@@ -449,199 +481,4 @@ fn polled_row(id: OnuId, olt_id: OltId, kept: Kept, reading: PolledOnu, now: Dat
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::Reading;
-
-    const THRESHOLDS: OpticsThresholds = OpticsThresholds {
-        warning_dbm: -25.0,
-        critical_dbm: -27.0,
-    };
-
-    fn reading(serial: &str, status: OnuStatus, rx: Option<f64>) -> PolledOnu {
-        PolledOnu {
-            pon_port: "0/1/0".into(),
-            onu_index: 0,
-            serial: serial.into(),
-            description: format!("contract of {serial}").into(),
-            status,
-            last_down_cause: (status == OnuStatus::Offline).then_some(DownCause::Los),
-            distance: Some(1200),
-            rx_power: rx.into(),
-            tx_power: Some(2.1).into(),
-            olt_rx_power: Some(-20.0).into(),
-            temperature: Reading::NONE,
-            voltage: Reading::NONE,
-            bias_current: Reading::NONE,
-            optics_read: true,
-        }
-    }
-
-    fn at(minutes: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000 + minutes * 60, 0).expect("time")
-    }
-
-    #[test]
-    fn merge_records_changes_points_and_keeps_vanished_onus() {
-        let mut next_id = 100;
-        let mut allocate = |_: &str| {
-            next_id += 1;
-            Some(next_id)
-        };
-        let step = Duration::from_secs(15 * 60);
-        let mut table = OnuTable::default();
-        let first = vec![
-            reading("HWTC00000001", OnuStatus::Online, Some(-20.0)),
-            reading("HWTC00000002", OnuStatus::Online, Some(-26.0)),
-        ];
-        let report = table.merge(1, first, at(0), &THRESHOLDS, step, &mut allocate);
-        assert_eq!(report.state_changes.len(), 2, "first sight is recorded");
-        assert_eq!(report.optics.len(), 2);
-        assert_eq!(table.online(), 2);
-
-        // Five minutes on: no change, no point is due, except a level change.
-        let second = vec![
-            reading("HWTC00000001", OnuStatus::Online, Some(-20.1)),
-            reading("HWTC00000002", OnuStatus::Online, Some(-27.5)),
-        ];
-        let report = table.merge(1, second, at(5), &THRESHOLDS, step, &mut allocate);
-        assert!(report.state_changes.is_empty());
-        let levels: Vec<(OnuId, OpticsLevel)> =
-            report.optics.iter().map(|(id, p)| (*id, p.level)).collect();
-        assert_eq!(levels, [(102, OpticsLevel::Critical)]);
-
-        // ONU 1 goes offline, ONU 2 vanishes from the device, ONU 3 appears.
-        let third = vec![
-            reading("HWTC00000001", OnuStatus::Offline, None),
-            reading("HWTC00000003", OnuStatus::Online, Some(-19.0)),
-        ];
-        let report = table.merge(1, third, at(20), &THRESHOLDS, step, &mut allocate);
-        let changes: Vec<(OnuId, OnuStatus, Option<DownCause>)> = report
-            .state_changes
-            .iter()
-            .map(|(id, c)| (*id, c.status, c.cause))
-            .collect();
-        assert_eq!(
-            changes,
-            [
-                (101, OnuStatus::Offline, Some(DownCause::Los)),
-                (103, OnuStatus::Online, None),
-                (102, OnuStatus::Offline, Some(DownCause::Unknown)),
-            ]
-        );
-        assert_eq!(table.len(), 3);
-        let vanished = table.get(102).expect("kept");
-        assert_eq!(vanished.rx_power.get(), Some(-27.5), "last data kept");
-        assert_eq!(vanished.last_update, at(5));
-        // Points: ONU 1 (level change to UNKNOWN, and 20 min > step), ONU 3 (new).
-        let ids: Vec<OnuId> = report.optics.iter().map(|(id, _)| *id).collect();
-        assert_eq!(ids, [101, 103]);
-    }
-
-    #[test]
-    fn an_onu_moved_to_another_port_keeps_its_id() {
-        let mut allocated = 0;
-        let mut table = OnuTable::default();
-        let step = Duration::from_secs(900);
-        let first = vec![reading("HWTC00000001", OnuStatus::Online, Some(-20.0))];
-        table.merge(1, first, at(0), &THRESHOLDS, step, |_| {
-            allocated += 1;
-            Some(41)
-        });
-        let mut moved = reading("HWTC00000001", OnuStatus::Online, Some(-20.0));
-        moved.pon_port = "0/2/7".into();
-        moved.onu_index = 12;
-        let report = table.merge(1, vec![moved], at(1), &THRESHOLDS, step, |_| {
-            allocated += 1;
-            Some(99)
-        });
-        assert_eq!(allocated, 1, "no new id for a known serial");
-        assert!(report.state_changes.is_empty());
-        let onu = table.get(41).expect("same id");
-        assert_eq!((onu.pon_port.as_str(), onu.onu_index), ("0/2/7", 12));
-        assert_eq!(table.len(), 1);
-    }
-
-    #[test]
-    fn queries_filter_count_and_order() {
-        let mut id = 0;
-        let mut table = OnuTable::default();
-        let mut onus = vec![
-            reading("HWTC0000000A", OnuStatus::Online, Some(-26.5)),
-            reading("HWTC0000000B", OnuStatus::Offline, None),
-            reading("ZTEG0000000C", OnuStatus::Online, Some(-21.0)),
-            reading("ZTEG0000000D", OnuStatus::Online, Some(-27.9)),
-        ];
-        onus[2].pon_port = "0/2/1".into();
-        onus[3].description = "School No. 3".into();
-        table.merge(
-            1,
-            onus,
-            at(0),
-            &THRESHOLDS,
-            Duration::from_secs(900),
-            |_| {
-                id += 1;
-                Some(id)
-            },
-        );
-        let query = |filter: OnuFilter, order: OnuOrder, limit: usize| {
-            let page = table.query(&OnuQuery {
-                filter,
-                order,
-                limit,
-                thresholds: THRESHOLDS,
-            });
-            (
-                page.total,
-                page.onus.iter().map(|o| o.id).collect::<Vec<_>>(),
-            )
-        };
-        assert_eq!(
-            query(OnuFilter::default(), OnuOrder::Id, 2),
-            (4, vec![1, 2])
-        );
-        assert_eq!(
-            query(OnuFilter::default(), OnuOrder::WorstRx, 10),
-            (4, vec![4, 1, 3, 2])
-        );
-        let online = OnuFilter {
-            status: Some(OnuStatus::Online),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(online, OnuOrder::Id, 10), (3, vec![1, 3, 4]));
-        let serial = OnuFilter {
-            serial: Some("zteg0000000c".into()),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(serial, OnuOrder::Id, 10), (1, vec![3]));
-        // A prefix of a serial, a serial with more after it, one before every serial.
-        for absent in ["ZTEG0000000", "ZTEG0000000CC", "A"] {
-            let absent = OnuFilter {
-                serial: Some(absent.into()),
-                ..OnuFilter::default()
-            };
-            assert_eq!(query(absent, OnuOrder::Id, 10), (0, vec![]));
-        }
-        let text = OnuFilter {
-            text: Some("SCHOOL".into()),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(text, OnuOrder::Id, 10), (1, vec![4]));
-        let port = OnuFilter {
-            pon_port: Some("0/2/1".into()),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(port, OnuOrder::Id, 10), (1, vec![3]));
-        let warning = OnuFilter {
-            level: Some(OpticsLevel::Warning),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(warning, OnuOrder::Id, 10), (1, vec![1]));
-        let unknown = OnuFilter {
-            level: Some(OpticsLevel::Unknown),
-            ..OnuFilter::default()
-        };
-        assert_eq!(query(unknown, OnuOrder::Id, 10), (1, vec![2]));
-    }
-}
+mod tests;

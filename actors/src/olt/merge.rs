@@ -225,10 +225,11 @@ impl Learnt {
         report: &crate::onu_table::MergeReport,
         at: DateTime<Utc>,
     ) -> Learnt {
+        let mut guess = 0;
         let rows = RowMap::new(
             row_serials
                 .iter()
-                .filter_map(|(row, serial)| Some((*row, table.id_of(serial)?))),
+                .filter_map(|(row, serial)| Some((*row, table.id_near(serial, &mut guess)?))),
         );
         let came_online = report
             .state_changes
