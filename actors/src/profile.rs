@@ -566,6 +566,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The hand-written hex is what `format!` writes.
+        #[test]
+        fn serials_and_macs_are_formatted_as_format_writes_them(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..10),
+        ) {
+            let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02X}")).collect::<String>();
+            let serial = match bytes.len() == 8 && bytes[..4].iter().all(u8::is_ascii_alphanumeric) {
+                true => format!("{}{}", String::from_utf8_lossy(&bytes[..4]), hex(&bytes[4..])),
+                false => hex(&bytes),
+            };
+            proptest::prop_assert_eq!(format_gpon_serial(&bytes), serial);
+            let pairs: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            proptest::prop_assert_eq!(format_mac(&bytes), pairs.join(":"));
+        }
+    }
+
     #[test]
     fn every_layout_has_its_own_short_name() {
         let names: Vec<&str> = Profile::ALL.iter().map(|p| p.layout).collect();

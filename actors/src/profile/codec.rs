@@ -198,21 +198,24 @@ impl OnuColumn {
 
 /// Formats an 8-byte GPON serial: `HWTC` + `1A2B3C4D`. Other lengths are shown as hex.
 pub fn format_gpon_serial(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(12);
-    if bytes.len() == 8 && bytes[..4].iter().all(|b| b.is_ascii_alphanumeric()) {
-        for &b in &bytes[..4] {
-            out.push(b as char);
-        }
-        for b in &bytes[4..] {
-            let _ = write!(out, "{b:02X}");
-        }
+    let mut out = String::with_capacity(2 * bytes.len());
+    let hex = if bytes.len() == 8 && bytes[..4].iter().all(|b| b.is_ascii_alphanumeric()) {
+        out.extend(bytes[..4].iter().map(|&b| b as char));
+        &bytes[4..]
     } else {
-        for b in bytes {
-            let _ = write!(out, "{b:02X}");
-        }
+        bytes
+    };
+    for &b in hex {
+        push_hex(&mut out, b, b"0123456789ABCDEF");
     }
     out
+}
+
+/// `b` as two hex digits from `digits` (upper or lower case). By hand: a poll formats
+/// every ONU's serial, and `write!` with `{:02X}` costs several times as much.
+fn push_hex(out: &mut String, b: u8, digits: &[u8; 16]) {
+    out.push(char::from(digits[usize::from(b >> 4)]));
+    out.push(char::from(digits[usize::from(b & 0x0f)]));
 }
 
 /// Formats a GPON serial sent as text, `VEND:XXXXXXXX`, as [`format_gpon_serial`] does
@@ -235,8 +238,14 @@ pub fn format_gpon_serial_text(bytes: &[u8]) -> String {
 
 /// Formats a MAC address as lower-case hex pairs joined by colons (`a0:b1:c2:d3:e4:f5`).
 pub fn format_mac(bytes: &[u8]) -> String {
-    let pairs: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    pairs.join(":")
+    let mut out = String::with_capacity(3 * bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.push(':');
+        }
+        push_hex(&mut out, b, b"0123456789abcdef");
+    }
+    out
 }
 
 /// Parses `HWTC1A2B3C4D` back to its 8 bytes (the simulator's side, and inventory checks).
