@@ -14,10 +14,12 @@ mod groups;
 mod onu_interfaces;
 mod placing;
 mod rows;
+mod table_rows;
 
 pub use groups::{optics_per_request, poll_groups, Memory, OpticsPlan, ReadPlan};
 use placing::{index_serial, index_text, locate_onu, PlaceColumns, Unplaced};
 pub use rows::{onu_by_id, row_key, Fill, RowMap, RowRead};
+use table_rows::{table_rows, RowBuilder};
 
 /// Everything one good poll learnt.
 #[derive(Debug, Clone, PartialEq)]
@@ -264,39 +266,6 @@ impl Interfaces {
     }
 }
 
-/// One table row's values by field (see [`field_slot`]); a fixed array instead of a map,
-/// as this runs for every ONU of every poll.
-#[derive(Default)]
-struct RowBuilder<'a> {
-    values: [Option<&'a SnmpValue>; FIELDS],
-}
-
-const FIELDS: usize = 13;
-
-fn field_slot(field: OnuField) -> usize {
-    match field {
-        OnuField::Serial => 0,
-        OnuField::Description => 1,
-        OnuField::Status => 2,
-        OnuField::Distance => 3,
-        OnuField::DownCause => 4,
-        OnuField::RxPower => 5,
-        OnuField::TxPower => 6,
-        OnuField::OltRxPower => 7,
-        OnuField::Temperature => 8,
-        OnuField::Voltage => 9,
-        OnuField::BiasCurrent => 10,
-        OnuField::PonChannel => 11,
-        OnuField::OnuNumber => 12,
-    }
-}
-
-impl<'a> RowBuilder<'a> {
-    fn get(&self, field: OnuField) -> Option<&'a SnmpValue> {
-        self.values[field_slot(field)]
-    }
-}
-
 /// The ONU table as decoded: the ONUs, ports named only by their ONUs' index (by
 /// ifIndex), and a warning per kind of row that could not be placed as IF-MIB says.
 #[derive(Debug, Default)]
@@ -396,51 +365,6 @@ fn only_interface_columns(profile: &Profile, row: &RowBuilder) -> bool {
         .iter()
         .filter(|column| row.get(column.field).is_some())
         .all(|column| column.oid.starts_with(&[1, 3, 6, 1, 2, 1]))
-}
-
-/// One row of the walked table: its packed key, its index and its cells.
-type TableRow<'a> = (u128, &'a [u32], RowBuilder<'a>);
-
-/// The walked cells grouped into rows, in row order, each with its packed key (see
-/// [`row_key`]) and its index; and the indexes of cells of no known shape.
-fn table_rows<'a>(
-    profile: &Profile,
-    table: &'a [Vec<ColumnEntry>],
-) -> (Vec<TableRow<'a>>, BTreeSet<String>) {
-    // Every cell keyed by its row index packed into one integer (indexes are one or two
-    // arcs, see `locate_onu`; others name no ONU), then sorted: each column is already
-    // in row order, so the stable sort merges runs, and rows group without comparing
-    // slices or building a map.
-    let mut cells: Vec<(u128, &[u32], usize, &SnmpValue)> =
-        Vec::with_capacity(table.iter().map(Vec::len).sum());
-    // Instances whose index has no known shape: reported once each, by index.
-    let mut odd = BTreeSet::new();
-    for (column, entries) in profile.onu_columns.iter().zip(table) {
-        for (instance, value) in entries {
-            let Some(key) = column
-                .row_index(instance)
-                .and_then(|index| Some((row_key(index)?, index)))
-            else {
-                odd.insert(index_text(instance));
-                continue;
-            };
-            let (key, index) = key;
-            cells.push((key, index, field_slot(column.field), value));
-        }
-    }
-    cells.sort_by_key(|cell| cell.0);
-    let mut rows: Vec<TableRow> = Vec::new();
-    for (key, index, slot, value) in cells {
-        match rows.last_mut() {
-            Some((last, _, row)) if *last == key => row.values[slot] = Some(value),
-            _ => {
-                let mut row = RowBuilder::default();
-                row.values[slot] = Some(value);
-                rows.push((key, index, row));
-            }
-        }
-    }
-    (rows, odd)
 }
 
 /// The ONU one row stands for at its place (port name, ONU number), or `None` when it
