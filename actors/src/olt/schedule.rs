@@ -237,7 +237,10 @@ impl GroupSchedule {
             }
         }
         // Back online and not read just now (a new ONU's first reading is this poll's).
-        let just_read: std::collections::HashSet<OnuId> = optics_read.iter().copied().collect();
+        let just_read: std::collections::HashSet<OnuId> = match came_online.is_empty() {
+            true => Default::default(),
+            false => optics_read.iter().copied().collect(),
+        };
         for id in came_online {
             let online = table
                 .get_ref(id)
