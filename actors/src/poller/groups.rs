@@ -105,14 +105,7 @@ pub async fn poll_groups(
     walk?;
 
     let seen = status_rows(profile, &table);
-    let known = |row: u128| {
-        memory
-            .rows
-            .onu(row)
-            .and_then(|id| onu_by_id(memory.onus, id))
-            .is_some()
-    };
-    let new: Vec<u128> = seen.iter().copied().filter(|&row| !known(row)).collect();
+    let new = unknown_rows(&seen, &memory);
     let identity_read = if plan.identity {
         None
     } else {
@@ -349,6 +342,21 @@ async fn walk_groups(
     Ok(())
 }
 
+/// The rows of `seen` (sorted) that name no ONU of the table: not in the row map, or
+/// mapped to an ONU the table no longer has. Both are in row order, so one pass through
+/// the map answers, where a search per row took 1.4 % of a cycle's CPU.
+fn unknown_rows(seen: &[u128], memory: &Memory) -> Vec<u128> {
+    let mut known = memory.rows.pairs().peekable();
+    seen.iter()
+        .copied()
+        .filter(|&row| {
+            while known.next_if(|&(mapped, _)| mapped < row).is_some() {}
+            let onu = known.peek().filter(|&&(mapped, _)| mapped == row);
+            onu.is_none_or(|&(_, id)| onu_by_id(memory.onus, id).is_none())
+        })
+        .collect()
+}
+
 /// The rows the status columns list, packed ([`row_key`]), sorted.
 fn status_rows(profile: &Profile, table: &[Vec<ColumnEntry>]) -> Vec<u128> {
     let mut rows: Vec<u128> = profile
@@ -444,4 +452,36 @@ async fn get_rows(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one pass over the row map finds the rows a search per row finds: rows
+        /// the map lacks, and rows whose ONU left the table.
+        #[test]
+        fn unknown_rows_are_those_a_search_per_row_finds(
+            mapped in proptest::collection::btree_map(0u128..60, 1u64..30, 0..40),
+            in_table in proptest::collection::btree_set(1u64..30, 0..30),
+            seen in proptest::collection::btree_set(0u128..70, 0..50),
+        ) {
+            let rows = RowMap::new(mapped.into_iter());
+            let at = chrono::Utc::now();
+            let onus: Vec<Onu> = in_table
+                .into_iter()
+                .map(|id| crate::events::tests::onu(id, "0/1/0", at))
+                .collect();
+            let memory = Memory { rows: &rows, onus: &onus, interfaces: None, vlans: &[] };
+            let seen: Vec<u128> = seen.into_iter().collect();
+            let searched: Vec<u128> = seen
+                .iter()
+                .copied()
+                .filter(|&row| rows.onu(row).and_then(|id| onu_by_id(&onus, id)).is_none())
+                .collect();
+            prop_assert_eq!(unknown_rows(&seen, &memory), searched);
+        }
+    }
 }

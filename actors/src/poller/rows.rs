@@ -106,6 +106,15 @@ impl RowMap {
         Some(joined(self.high_at(position), self.by_row[position].0))
     }
 
+    /// Every (row, ONU) pair, in row order.
+    pub fn pairs(&self) -> impl Iterator<Item = (u128, OnuId)> + '_ {
+        self.runs.iter().enumerate().flat_map(|(run, &(high, _))| {
+            self.by_row[self.run_range(run)]
+                .iter()
+                .map(move |&(low, id)| (joined(high, low), id))
+        })
+    }
+
     /// Every row, in order.
     pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
         self.runs.iter().enumerate().flat_map(|(run, &(high, _))| {
@@ -253,6 +262,12 @@ mod tests {
         let mut sorted = keys.clone();
         sorted.sort_unstable();
         assert_eq!(map.rows().collect::<Vec<_>>(), sorted);
+        let pairs: Vec<(u128, OnuId)> = sorted
+            .iter()
+            .filter_map(|&k| Some((k, map.onu(k)?)))
+            .collect();
+        assert_eq!(pairs.len(), 4);
+        assert_eq!(map.pairs().collect::<Vec<_>>(), pairs);
         for (key, onu) in keys.iter().zip([10, 20, 30, 40]) {
             assert_eq!(map.onu(*key), Some(onu));
             assert_eq!(map.row(onu), Some(*key));
