@@ -6,7 +6,7 @@
 
 use super::placing::index_text;
 use super::row_key;
-use crate::profile::{OnuField, Profile};
+use crate::profile::{OnuColumn, OnuField, Profile};
 use crate::snmp::{ColumnEntry, SnmpValue};
 use std::collections::BTreeSet;
 
@@ -66,11 +66,7 @@ pub(super) fn table_rows<'a>(
         let mut at = 0;
         let mut last = None;
         for (instance, value) in entries {
-            let Some((key, index)) = column
-                .row_index(instance)
-                .and_then(|index| Some((row_key(index)?, index)))
-            else {
-                odd.insert(index_text(instance));
+            let Some((key, index)) = row_of(column, instance, &mut odd) else {
                 continue;
             };
             if last.is_some_and(|last| key < last) {
@@ -99,6 +95,22 @@ pub(super) fn table_rows<'a>(
     (rows, odd)
 }
 
+/// The packed key and the index of the row `column`'s `instance` is in; `None`, with the
+/// instance noted in `odd`, for an index of no known shape.
+fn row_of<'a>(
+    column: &OnuColumn,
+    instance: &'a [u32],
+    odd: &mut BTreeSet<String>,
+) -> Option<(u128, &'a [u32])> {
+    let row = column
+        .row_index(instance)
+        .and_then(|index| Some((row_key(index)?, index)));
+    if row.is_none() {
+        odd.insert(index_text(instance));
+    }
+    row
+}
+
 /// [`table_rows`] for columns in any order: every cell keyed by its row, then sorted
 /// (stably, so that the columns' order and each column's own order decide).
 fn sorted_rows<'a>(
@@ -110,11 +122,7 @@ fn sorted_rows<'a>(
     let mut odd = BTreeSet::new();
     for (column, entries) in profile.onu_columns.iter().zip(table) {
         for (instance, value) in entries {
-            let Some((key, index)) = column
-                .row_index(instance)
-                .and_then(|index| Some((row_key(index)?, index)))
-            else {
-                odd.insert(index_text(instance));
+            let Some((key, index)) = row_of(column, instance, &mut odd) else {
                 continue;
             };
             cells.push((key, index, field_slot(column.field), value));
