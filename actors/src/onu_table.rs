@@ -162,8 +162,8 @@ impl OnuTable {
         found
     }
 
-    /// [`OnuTable::id_of`] through [`OnuTable::position_near`], for looking up a
-    /// poll's serials in their order.
+    /// The id of the ONU with `serial` (any ASCII case), looked for at `*guess` first
+    /// ([`OnuTable::position_near`]): for a poll's serials, in their order.
     pub fn id_near(&self, serial: &str, guess: &mut usize) -> Option<OnuId> {
         Some(self.onus[self.position_near(serial, guess)?].id)
     }
@@ -190,11 +190,6 @@ impl OnuTable {
     /// ONU `id`, borrowed.
     pub fn get_ref(&self, id: OnuId) -> Option<&Onu> {
         crate::poller::onu_by_id(&self.onus, id)
-    }
-
-    /// The id of the ONU with `serial` (any ASCII case).
-    pub fn id_of(&self, serial: &str) -> Option<OnuId> {
-        Some(self.onus[self.position_of(serial)?].id)
     }
 
     pub fn get(&self, id: OnuId) -> Option<Onu> {

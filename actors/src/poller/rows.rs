@@ -117,11 +117,7 @@ impl RowMap {
 
     /// Every row, in order.
     pub fn rows(&self) -> impl Iterator<Item = u128> + '_ {
-        self.runs.iter().enumerate().flat_map(|(run, &(high, _))| {
-            self.by_row[self.run_range(run)]
-                .iter()
-                .map(move |&(low, _)| joined(high, low))
-        })
+        self.pairs().map(|(row, _)| row)
     }
 
     pub fn len(&self) -> usize {
