@@ -2,6 +2,7 @@
 //! what another said into its membership. The heartbeat itself is
 //! [`crate::member`]'s.
 
+use super::ownership::PeerState;
 use super::ClusterShared;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
@@ -30,13 +31,17 @@ pub(crate) fn status_of(shared: &ClusterShared) -> String {
     serde_json::to_string(&status).unwrap_or_default()
 }
 
-/// Notes another member's status (JSON text), heard now, with the round trip when this
-/// member asked, and says whose it was. A status that does not parse, or from a name not
-/// configured, is logged and `None`.
+/// Notes another member's status (JSON text) and says whose it was. `answer` is when this
+/// member asked and how long the answer took, for a status that answers its own
+/// question: only that counts as a sighting, dated when the question was sent. A question
+/// from the other member proves nothing about when it was alive: one read after this
+/// member was paused (a stopped process, a stalled VM) may have waited in the socket
+/// while its sender died. A status that does not parse, or from a name not configured,
+/// is logged and `None`.
 pub(crate) fn heard(
     shared: &ClusterShared,
     text: &str,
-    round_trip: Option<Duration>,
+    answer: Option<(Instant, Duration)>,
 ) -> Option<String> {
     let Ok(status) = serde_json::from_str::<Status>(text) else {
         tracing::warn!("a cluster member sent a status that does not parse");
@@ -49,16 +54,18 @@ pub(crate) fn heard(
             "a cluster member allocates ids in this member's block; set `id_block` apart"
         );
     }
-    let known = shared
-        .membership()
-        .seen(&status.name, Instant::now(), |peer| {
-            peer.ready = status.ready;
-            peer.olts = status.olts;
-            peer.id_block = Some(status.id_block);
-            if round_trip.is_some() {
-                peer.round_trip = round_trip;
-            }
-        });
+    let says = |peer: &mut PeerState| {
+        peer.ready = status.ready;
+        peer.olts = status.olts;
+        peer.id_block = Some(status.id_block);
+    };
+    let known = match answer {
+        Some((asked, took)) => shared.membership().seen(&status.name, asked, |peer| {
+            says(peer);
+            peer.round_trip = Some(took);
+        }),
+        None => shared.membership().update(&status.name, says),
+    };
     if !known {
         tracing::warn!(member = %status.name, "a process not in [cluster] peers joined the group; ignored");
         return None;

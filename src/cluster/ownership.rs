@@ -85,11 +85,20 @@ impl Membership {
         &self.peers
     }
 
-    /// `name` answered or spoke now; a name not configured is ignored (and `false`).
-    pub fn seen(&mut self, name: &str, now: Instant, update: impl FnOnce(&mut PeerState)) -> bool {
+    /// `name` was alive at `at` (it answered a question sent then); a name not configured
+    /// is ignored (and `false`). A sighting older than the last one keeps the last.
+    pub fn seen(&mut self, name: &str, at: Instant, update: impl FnOnce(&mut PeerState)) -> bool {
+        self.update(name, |peer| {
+            peer.last_seen = Some(peer.last_seen.map_or(at, |last| last.max(at)));
+            update(peer);
+        })
+    }
+
+    /// What `name` says of itself, without counting it as a sighting; a name not
+    /// configured is ignored (and `false`).
+    pub fn update(&mut self, name: &str, update: impl FnOnce(&mut PeerState)) -> bool {
         match self.peers.get_mut(name) {
             Some(peer) => {
-                peer.last_seen = Some(now);
                 update(peer);
                 true
             }
@@ -223,6 +232,25 @@ mod tests {
                 assert_eq!(before, after, "OLT {olt} moved though its owner stayed");
             }
         }
+    }
+
+    #[test]
+    fn only_sightings_count_and_an_older_one_keeps_the_last() {
+        let mut view = three("a");
+        let start = Instant::now();
+        let later = start + Duration::from_secs(3);
+        assert!(view.update("b", |p| p.ready = true));
+        assert!(view.update("c", |p| p.ready = true));
+        assert!(
+            view.quorum(start).is_err(),
+            "what a peer says is no sighting"
+        );
+        assert!(view.peers()["b"].ready, "but what it says is kept");
+        view.seen("b", later, |_| {});
+        // An answer read late, to a question sent before the last sighting.
+        view.seen("b", start, |_| {});
+        assert!(view.peer_in_sight("b", later + Duration::from_secs(1)));
+        assert!(!view.update("z", |_| {}), "not a configured member");
     }
 
     #[test]

@@ -38,12 +38,12 @@ pub(super) async fn run(shared: Arc<ClusterShared>, state: AppState) {
                 let answer = member
                     .call(|reply| MemberMsg::Status(mine, reply), Some(every))
                     .await;
-                (member, answer, asked.elapsed())
+                (member, answer, asked, asked.elapsed())
             }
         });
-        for (member, answer, took) in futures::future::join_all(asks).await {
+        for (member, answer, asked, took) in futures::future::join_all(asks).await {
             if let Ok(CallResult::Success(text)) = answer {
-                if let Some(name) = heard(&shared, &text, Some(took)) {
+                if let Some(name) = heard(&shared, &text, Some((asked, took))) {
                     shared.remember(name, member);
                 }
             }
