@@ -14,6 +14,7 @@ Prints one `ok`/`FAIL` line per check and exits non-zero on a failure.
 import argparse
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -99,6 +100,7 @@ def check_tour(binary, readme, seed):
     finally:
         os.killpg(demo.pid, signal.SIGTERM)
         demo.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main():

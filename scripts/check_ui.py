@@ -18,6 +18,7 @@ Usage: check_ui.py --binary target/debug/ponkeeper [--shots target/ui-shots]
 import argparse
 import json
 import os
+import shutil
 import re
 import socket
 import subprocess
@@ -541,6 +542,7 @@ def main():
         for process in processes:
             process.terminate()
             process.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
     print(f"ui: {0 if failures else 'all'} checks passed" if not failures else f"ui: {len(failures)} failed")
     print(f"screenshots: {args.shots}")
     sys.exit(1 if failures else 0)

@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
@@ -291,6 +292,7 @@ def main():
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,10 @@ export REQUIRE_TEST_TOOLS
 cargo test --workspace --locked
 
 say "fixture check: vendor fixtures served by snmpsim, polled by ponkeeper serve"
-cargo build --locked --bin ponkeeper
+# `cargo test` built the binary for the integration tests. A `cargo build --bin` here
+# would build every dependency again (its features differ from the tests'): minutes of
+# CPU and a gigabyte of disk for the same program.
+[ -x "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" ] || cargo build --locked --bin ponkeeper
 "$VENV/bin/python" scripts/check_fixture.py \
     --binary "${CARGO_TARGET_DIR:-target}/debug/ponkeeper" \
     --snmpsim "$VENV/bin/snmpsim-command-responder" \

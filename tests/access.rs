@@ -2,9 +2,7 @@
 //! rate headers, the check order key → IP → rate → level, IP whitelists behind trusted
 //! proxies, page bounds, and no secret in any answer.
 
-mod common;
-
-use common::{all_polled, eventually, steady_sim, test_config, TestService};
+use crate::common::{all_polled, eventually, steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
 use reqwest::header::HeaderMap;
 use reqwest::Method;

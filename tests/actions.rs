@@ -5,9 +5,9 @@
 //! device, device failures map to 409/502/503/504, and every action and refusal is in
 //! the audit log, kept across a restart. One test logs into the simulator with OpenSSH.
 
-mod common;
+use crate::common;
 
-use common::{eventually, TestService};
+use crate::common::{eventually, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
 use serde_json::{json, Value};
 use std::time::Duration;

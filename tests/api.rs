@@ -1,9 +1,9 @@
 //! The REST API end to end: the real server on `127.0.0.1:0`, polling a simulated fleet
 //! over real UDP SNMP. Expected values come from the simulator's own model of each OLT.
 
-mod common;
+use crate::common;
 
-use common::{all_polled, eventually, steady_sim, TestService};
+use crate::common::{all_polled, eventually, steady_sim, TestService};
 use ponkeeper::admin::{self, AdminRequest};
 use ponkeeper::config::ConfiguredKey;
 use ponkeeper::keys::NewKey;

@@ -8,9 +8,7 @@
 //! there), a directory every user may write is refused without `--force`, and the spool
 //! file of a service killed mid-backup is gone when the next one starts.
 
-mod common;
-
-use common::{eventually, steady_sim, TestService};
+use crate::common::{eventually, steady_sim, TestService};
 use ponkeeper::admin::{self, AdminRequest};
 use ponkeeper::keys::NewKey;
 use ponkeeper::records::AccessLevel;
@@ -24,8 +22,7 @@ use std::time::Duration;
 const BINARY: &str = env!("CARGO_BIN_EXE_ponkeeper");
 
 fn free_port() -> u16 {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    socket.local_addr().expect("addr").port()
+    crate::common::ports::one()
 }
 
 /// A config file for a service on `port` with its data in `data`.

@@ -6,9 +6,7 @@
 //! line; what no source gives (an Eltex VLAN, any SNR command, the four families'
 //! provisioning) answers 501 `NOT_SUPPORTED` naming the family, with nothing sent.
 
-mod common;
-
-use common::{all_polled, eventually, TestService};
+use crate::common::{all_polled, eventually, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;

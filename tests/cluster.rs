@@ -12,10 +12,9 @@
 //! - `SIGSTOP` of a member: the other two keep acting; the stopped one, resumed alone with
 //!   its peers gone, refuses actions with 503 `NO_QUORUM`.
 
-mod cluster_members;
-mod common;
+use crate::common;
 
-use cluster_members::{
+use crate::cluster_members::{
     member_ports, settled, start_three, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME,
     ONUS_PER_OLT,
 };

@@ -7,9 +7,9 @@
 //! link unless `insecure = true` says so. tests/cluster.rs proves real members still
 //! link through it.
 
-mod common;
+use crate::common;
 
-use common::TestService;
+use crate::common::TestService;
 use ponkeeper::app::App;
 use ponkeeper::cluster::{ClusterConfig, Peer};
 use std::net::SocketAddr;
@@ -20,8 +20,7 @@ use tokio::net::TcpStream;
 const COOKIE_ENV: &str = "CLUSTER_PORT_TEST_COOKIE";
 
 fn free_port() -> SocketAddr {
-    let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    socket.local_addr().expect("addr")
+    SocketAddr::from(([127, 0, 0, 1], common::ports::one()))
 }
 
 /// A connection to `listen` from the loopback address `source`.

@@ -13,10 +13,10 @@
 //! - config versions of an OLT taken by two members (charlie, then its taker while
 //!   charlie was down) list as one history through every member, and diff across them.
 
-mod cluster_members;
-mod common;
+use crate::cluster_members;
+use crate::common;
 
-use cluster_members::{settled, start_three, until, Member, NAMES, OLTS, ONE_AT_A_TIME};
+use crate::cluster_members::{settled, start_three, until, Member, NAMES, OLTS, ONE_AT_A_TIME};
 use ponkeeper::cluster::ownership::owner;
 use ponkeeper_actors::domain::{OltId, OnuStatus};
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};

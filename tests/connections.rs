@@ -5,9 +5,9 @@
 //! presented a valid key hold at most `http.unauthenticated_share` of `max_connections`,
 //! so a keyed client still gets in, and stays, however many keyless ones wait.
 
-mod common;
+use crate::common;
 
-use common::{steady_sim, TestService};
+use crate::common::{steady_sim, TestService};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -6,7 +6,7 @@
 //! store opens again with the cancelled request audited. SIGHUP with a broken inventory:
 //! the old one stays and the log says why; a good one is applied.
 
-mod common;
+use crate::common;
 
 use ponkeeper::records::{AuditFilter, Records};
 use ponkeeper_actors::store::Store;
@@ -41,10 +41,7 @@ impl ServeProcess {
         let data = dir.path().join("data");
         let inventory = dir.path().join("inventory.toml");
         std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
-        let port = {
-            let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-            probe.local_addr().expect("addr").port()
-        };
+        let port = crate::common::ports::one();
         let config = dir.path().join("ponkeeper.toml");
         std::fs::write(
             &config,

@@ -6,9 +6,9 @@
 //! write paths and the HTTP service are the real ones. The closing note of the hardening
 //! issue has the same course on a real full tmpfs.
 
-mod common;
+use crate::common;
 
-use common::{eventually, steady_sim, TestService};
+use crate::common::{eventually, steady_sim, TestService};
 use serde_json::{json, Value};
 use std::time::Duration;
 

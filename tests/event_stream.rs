@@ -3,9 +3,9 @@
 //! `Last-Event-ID` gets exactly the events it missed; a client that never reads does not
 //! delay another; revoking the key ends the stream; a bad `Last-Event-ID` is refused.
 
-mod common;
+use crate::common;
 
-use common::{all_polled, steady_sim, TestService};
+use crate::common::{all_polled, steady_sim, TestService};
 use ponkeeper::records::AccessLevel;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::events::{Draft, Event, EventType, Severity};

@@ -3,9 +3,7 @@
 //! single `ONU_DOWN` followed by its СЗО's `SZO_DOWN`, a comeback is `ONU_UP` and
 //! `SZO_UP`, ids are gapless, and `GET /events` filters and refuses as docs/events.md says.
 
-mod common;
-
-use common::{all_polled, eventually, steady_sim, test_config, TestService};
+use crate::common::{all_polled, eventually, steady_sim, test_config, TestService};
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};
 use serde_json::Value;

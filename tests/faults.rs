@@ -8,9 +8,7 @@
 //! on a mute or dropping SSH server fail in bounded time with the right envelope. The
 //! last tests drive `ponkeeper sim --faults ... --control PATH` as a child process.
 
-mod common;
-
-use common::{all_polled, eventually, steady_sim, TestService};
+use crate::common::{all_polled, eventually, steady_sim, TestService};
 use ponkeeper::config::Config;
 use ponkeeper_actors::inventory::{Inventory, SnmpVersion};
 use ponkeeper_actors::snmp::{ClientSettings, DeviceError, SnmpClient};

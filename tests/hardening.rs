@@ -5,11 +5,11 @@
 //! IPv4-mapped whitelist entries, answers outside the envelope, and empty, blank or
 //! control-character query values.
 
-mod common;
+use crate::common;
 
-use common::audit::{audit_log, refusals_counted};
-use common::raw::{head, raw, Answer};
-use common::{all_polled, steady_sim, test_config, TestService};
+use crate::common::audit::{audit_log, refusals_counted};
+use crate::common::raw::{head, raw, Answer};
+use crate::common::{all_polled, steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
 use reqwest::Method;
 use serde_json::{json, Value};

@@ -7,10 +7,8 @@
 //! subscriber fields with bidirectional overrides and line separators, which make logs and
 //! exports read otherwise than they are.
 
-mod common;
-
-use common::audit::refusals_counted;
-use common::{all_polled, steady_sim, test_config, TestService};
+use crate::common::audit::refusals_counted;
+use crate::common::{all_polled, steady_sim, test_config, TestService};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;

@@ -7,9 +7,9 @@
 //! fingerprint) is enforced the same way and cannot be forgotten over the API. OpenSSH's
 //! own `ssh-keyscan` and `ssh-keygen` agree with the fingerprints ponkeeper shows.
 
-mod common;
+use crate::common;
 
-use common::{eventually, steady_sim, test_config, TestService};
+use crate::common::{eventually, steady_sim, test_config, TestService};
 use ponkeeper_sim::SimFleet;
 use serde_json::Value;
 use std::time::Duration;

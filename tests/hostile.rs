@@ -4,10 +4,10 @@
 //! the error envelope with a 4xx code (never a 500, never a dropped connection without
 //! an answer), and the service answers normally afterwards.
 
-mod common;
+use crate::common;
 
-use common::raw::{head, json_post, raw};
-use common::TestService;
+use crate::common::raw::{head, json_post, raw};
+use crate::common::TestService;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_requests_get_envelopes_and_the_service_carries_on() {

@@ -5,9 +5,7 @@
 //! and refuses what is no MAC; a MAC carried to another ONU is a `MAC_MOVED` and shows
 //! behind both, the newer first; a refresh is a FULL action.
 
-mod common;
-
-use common::{all_polled, eventually, TestService};
+use crate::common::{all_polled, eventually, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};

@@ -3,9 +3,7 @@
 //! refusal audited), a rate-limited key counted once per MCP request, and tool results
 //! that are the REST data.
 
-mod common;
-
-use common::{all_polled, eventually, steady_sim, TestService};
+use crate::common::{all_polled, eventually, steady_sim, TestService};
 use ponkeeper::records::AccessLevel;
 use ponkeeper_sim::{Dynamics, FleetSpec, SimFleet};
 use serde_json::{json, Value};

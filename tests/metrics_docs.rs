@@ -2,9 +2,9 @@
 //! every series family the service exports is documented, and every documented one not
 //! marked "on first use" exists from start (so alerts on it work before it first moves).
 
-mod common;
+use crate::common;
 
-use common::{steady_sim, TestService};
+use crate::common::{steady_sim, TestService};
 use std::collections::BTreeSet;
 
 /// The metric names of docs/production.md's table: every backquoted `ponkeeper_…` of the

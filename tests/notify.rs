@@ -6,10 +6,10 @@
 //! ONUs and their subscribers, and one more each when it clears — not twelve. And
 //! `kill -9` of `ponkeeper serve` while messages go out loses none of them.
 
-mod common;
+use crate::common;
 
-use common::serve::Serve;
-use common::{all_polled, eventually, test_config, tools, TestService};
+use crate::common::serve::Serve;
+use crate::common::{all_polled, eventually, test_config, tools, TestService};
 use ponkeeper::channels::NotifyConfig;
 use ponkeeper_actors::domain::{OnuStatus, Vendor};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};

@@ -1,9 +1,7 @@
 //! ONU and optics endpoints end to end: the real server polling the simulator over UDP.
 //! Every ONU field is compared with what the simulated device serves.
 
-mod common;
-
-use common::{all_polled, steady_sim, TestService};
+use crate::common::{all_polled, steady_sim, TestService};
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_sim::ExpectedOnu;
 use serde_json::{json, Value};

@@ -2,9 +2,7 @@
 //! `swagger` profile, 404 in the envelope without it; the document describes exactly the
 //! endpoints of docs/api.md, and every route the service answers is in it (and no other).
 
-mod common;
-
-use common::{steady_sim, test_config, TestService};
+use crate::common::{steady_sim, test_config, TestService};
 use ponkeeper::records::AccessLevel;
 use ponkeeper_sim::SimFleet;
 use serde_json::Value;
@@ -90,11 +88,12 @@ fn root(service: &TestService) -> String {
         .to_string()
 }
 
-async fn start(swagger: bool, name: &str) -> (SimFleet, TestService) {
+/// The demo-like service on one simulated OLT, its data in a directory removed when the
+/// returned guard drops.
+async fn start(swagger: bool) -> (SimFleet, TestService, tempfile::TempDir) {
     let sim = steady_sim(1, 4).await;
-    let dir = std::env::temp_dir().join(format!("ponkeeper-openapi-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("data dir");
+    let guard = tempfile::tempdir().expect("tempdir");
+    let dir = guard.path().to_path_buf();
     std::env::set_var(
         ponkeeper_sim::SSH_PASSWORD_ENV,
         ponkeeper_sim::DEFAULT_SSH_PASSWORD,
@@ -106,7 +105,7 @@ async fn start(swagger: bool, name: &str) -> (SimFleet, TestService) {
         config.profiles = vec!["swagger".into()];
     }
     let service = TestService::start_with(config, true).await;
-    (sim, service)
+    (sim, service, guard)
 }
 
 async fn fetch(url: &str) -> (u16, String, String) {
@@ -123,7 +122,7 @@ async fn fetch(url: &str) -> (u16, String, String) {
 
 #[tokio::test]
 async fn without_the_profile_the_docs_answer_404_in_the_envelope() {
-    let (_sim, service) = start(false, "off").await;
+    let (_sim, service, _dir) = start(false).await;
     let root = root(&service);
     for path in [
         "/swagger-ui",
@@ -141,7 +140,7 @@ async fn without_the_profile_the_docs_answer_404_in_the_envelope() {
 
 #[tokio::test]
 async fn with_the_profile_the_docs_are_served_without_a_key() {
-    let (_sim, service) = start(true, "on").await;
+    let (_sim, service, _dir) = start(true).await;
     let root = root(&service);
 
     let (status, content_type, text) = fetch(&format!("{root}/v3/api-docs")).await;
@@ -267,7 +266,7 @@ fn the_family_filter_and_field_name_every_layout() {
 /// is 405: the router and the document are the same list.
 #[tokio::test]
 async fn every_route_is_documented_and_every_documented_route_exists() {
-    let (_sim, service) = start(false, "routes").await;
+    let (_sim, service, _dir) = start(false).await;
     let spec = serde_json::to_value(ponkeeper::router::openapi(&service.config.paging))
         .expect("serializes");
     // Over a hundred requests at once: more than the default rate allows.

@@ -3,9 +3,7 @@
 //! `metrics.public`, and the Grafana dashboard in `deploy/grafana/ponkeeper.json`
 //! checked against the metric names a real `/metrics` scrape exports.
 
-mod common;
-
-use common::{all_polled, steady_sim, TestService};
+use crate::common::{all_polled, steady_sim, TestService};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

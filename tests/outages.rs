@@ -7,9 +7,9 @@
 //! outage is one alarm, acknowledged once and audited. And the CSV import of 10,000
 //! placements in one request.
 
-mod common;
+use crate::common;
 
-use common::{all_polled, eventually, test_config, TestService};
+use crate::common::{all_polled, eventually, test_config, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;

@@ -5,9 +5,9 @@
 //! other groups wait far longer, a read-now of one ONU's optics is served at once within
 //! the OLT's budget, and an OLT that answers slowly is throttled without slowing the rest.
 
-mod common;
+use crate::common;
 
-use common::{eventually, TestService};
+use crate::common::{eventually, TestService};
 use ponkeeper::config::Config;
 use ponkeeper_sim::{Dynamics, Fault, FaultSet, FleetSpec, FleetVendors, SimFleet};
 use serde_json::Value;

@@ -7,9 +7,9 @@
 //! (found by `q` and `contract=`), rebooted and removed, taking its binding with it; a
 //! binding is validated, survives a restart and can be removed.
 
-mod common;
+use crate::common;
 
-use common::{all_polled, eventually, TestService};
+use crate::common::{all_polled, eventually, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 use std::time::Duration;

@@ -8,9 +8,7 @@
 //! EPON's script fails the authorisation. The C620's ONU-type listing, which no source
 //! settles, answers 501 `NOT_SUPPORTED` naming the family.
 
-mod common;
-
-use common::{all_polled, TestService};
+use crate::common::{all_polled, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::{json, Value};
 

@@ -4,9 +4,9 @@
 //! service returns as data — an OLT's session reasons, the event log's messages — are in
 //! Russian too. Without the header, the same requests answer in English.
 
-mod common;
+use crate::common;
 
-use common::{steady_sim, TestService};
+use crate::common::{steady_sim, TestService};
 use ponkeeper::http::russian::foreign_words;
 use serde_json::Value;
 

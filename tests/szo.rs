@@ -2,10 +2,8 @@
 //! offline in the simulator, availability reports checked against the arithmetic, and a
 //! service stop reported as unknown time.
 
-mod common;
-
+use crate::common::{all_polled, eventually, steady_sim, test_config, TestService};
 use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
-use common::{all_polled, eventually, steady_sim, test_config, TestService};
 use ponkeeper::config::Config;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::inventory::{SzoSpec, SzoType};

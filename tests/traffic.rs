@@ -13,9 +13,9 @@
 //! rank alike here: the ranking by direction itself is unit-tested in
 //! `ponkeeper_actors::traffic`.)
 
-mod common;
+use crate::common;
 
-use common::{eventually, steady_sim, TestService};
+use crate::common::{eventually, steady_sim, TestService};
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use serde_json::Value;
 use std::time::Duration;

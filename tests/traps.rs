@@ -6,17 +6,14 @@
 //! service does not know are counted in `/metrics` and change nothing, while one with
 //! `traps.community` polls.
 
-mod common;
-
-use common::{all_polled, eventually, steady_sim, tools, TestService};
+use crate::common::{all_polled, eventually, steady_sim, tools, TestService};
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_sim::SimFleet;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 fn free_udp_port() -> SocketAddr {
-    let probe = std::net::UdpSocket::bind("127.0.0.1:0").expect("probe");
-    probe.local_addr().expect("addr")
+    SocketAddr::from(([127, 0, 0, 1], crate::common::ports::udp()))
 }
 
 fn online_serials(sim: &SimFleet) -> Vec<String> {

@@ -4,9 +4,9 @@
 //! calls (`X-Ponkeeper-Channel: UI`) from REST ones. `scripts/check_ui.py` drives the
 //! same page in a real browser.
 
-mod common;
+use crate::common;
 
-use common::{steady_sim, TestService};
+use crate::common::{steady_sim, TestService};
 use reqwest::redirect::Policy;
 use serde_json::Value;
 

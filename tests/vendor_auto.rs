@@ -6,9 +6,7 @@
 //! and an OLT not detected yet shows `auto` and refuses CLI actions with a clear error.
 //! (A device no rule knows: `actors/tests/fixtures.rs`, against snmpsim.)
 
-mod common;
-
-use common::{all_polled, eventually, test_config, TestService};
+use crate::common::{all_polled, eventually, test_config, TestService};
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_actors::inventory::VendorSetting;
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};

@@ -6,10 +6,8 @@
 //! middle of delivery loses nothing; a bad webhook stops start-up and a SIGHUP reload
 //! naming the file, the key and the reason, and a refused reload keeps the old webhooks.
 
-mod common;
-
-use common::serve::Serve;
-use common::{all_polled, eventually, steady_sim, tools, TestService};
+use crate::common::serve::Serve;
+use crate::common::{all_polled, eventually, steady_sim, tools, TestService};
 use ponkeeper::webhooks::WebhookConfig;
 use ponkeeper_actors::domain::OnuStatus;
 use ponkeeper_actors::events::EventType;

@@ -3,8 +3,6 @@
 //! ([`Member`]), three of them started and settled ([`start_three`], [`settled`]), and
 //! [`until`], which waits for a condition with the cluster's patience.
 
-#![allow(dead_code)] // each test binary uses part of the harness
-
 use ponkeeper_actors::inventory::Inventory;
 use ponkeeper_sim::{DEFAULT_SSH_PASSWORD, SSH_PASSWORD_ENV};
 use serde_json::Value;
@@ -25,14 +23,11 @@ pub const PATIENCE: Duration = Duration::from_secs(45);
 /// one test but not for three.
 pub static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Each member's HTTP and cluster ports: six ports held open together while they are
-/// chosen, so no two of them are the same.
+/// Each member's HTTP and cluster ports, all six different and from below the
+/// ephemeral range (`common::ports`).
 pub fn member_ports() -> [(u16, u16); 3] {
-    let probes: Vec<std::net::TcpListener> = (0..6)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("probe"))
-        .collect();
-    let port = |i: usize| probes[i].local_addr().expect("addr").port();
-    std::array::from_fn(|m| (port(2 * m), port(2 * m + 1)))
+    let ports = crate::common::ports::unused::<6>();
+    std::array::from_fn(|m| (ports[2 * m], ports[2 * m + 1]))
 }
 
 /// A certificate authority of a cluster, made for the test.

@@ -1,9 +1,8 @@
 //! Test harness: the real service (`App`) on `127.0.0.1:0` with an isolated data
 //! directory, polling a simulated fleet over real UDP SNMP, and a small HTTP client.
 
-#![allow(dead_code)]
-
 pub mod audit;
+pub mod ports;
 pub mod raw;
 pub mod serve;
 pub mod sse;

@@ -32,10 +32,7 @@ impl Serve {
         let dir = tempfile::tempdir().expect("tempdir");
         let inventory = dir.path().join("inventory.toml");
         std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
-        let port = {
-            let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-            probe.local_addr().expect("addr").port()
-        };
+        let port = crate::common::ports::one();
         let config = dir.path().join("ponkeeper.toml");
         let serve = Serve {
             child: None,

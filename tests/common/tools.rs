@@ -53,6 +53,7 @@ pub fn program(test: &str, program: &str) -> bool {
 }
 
 /// [`present`] for a program at a known path (snmpsim in the venv).
+#[allow(dead_code)] // the actors' tests use it (they include this file), the service's do not
 pub fn file(test: &str, tool: &str, path: &Path) -> bool {
     present(
         test,
