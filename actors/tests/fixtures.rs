@@ -23,17 +23,11 @@ fn our_fixtures() -> PathBuf {
     repo().join("tests/fixtures")
 }
 
-#[path = "../../tests/common/tools.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
-#[path = "common/snmpsim.rs"]
-mod snmpsim;
-use snmpsim::{repo, snmpsim_binary, Snmpsim};
+use crate::snmpsim::{repo, snmpsim_binary, Snmpsim};
 
-#[path = "common/expected.rs"]
-mod expected;
-use expected::Expected;
+use crate::expected::Expected;
 
 fn settings() -> PollSettings {
     PollSettings {

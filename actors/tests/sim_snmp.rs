@@ -14,14 +14,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-#[path = "../../tests/common/tools.rs"]
-#[allow(dead_code)]
-mod tools;
-
-#[path = "common/net_snmp.rs"]
-#[allow(dead_code)]
-mod net_snmp;
-use net_snmp::*;
+use crate::net_snmp::*;
 
 const SERIAL: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.43.1.3";
 const STATUS: &str = "1.3.6.1.4.1.2011.6.128.1.1.2.46.1.15";

@@ -3,18 +3,10 @@
 //! `SimFleet::expected_onus` exactly (`docs/devices.md`). The Huawei layout and snmp2's own
 //! client are in `sim_snmp.rs`. Skips loudly when net-snmp is not installed.
 
-use net_snmp::*;
+use crate::net_snmp::*;
 use ponkeeper_actors::domain::{DownCause, OnuStatus, Vendor};
 use ponkeeper_sim::ExpectedOnu;
 use std::collections::BTreeMap;
-
-#[path = "../../tests/common/tools.rs"]
-#[allow(dead_code)]
-mod tools;
-
-#[path = "common/net_snmp.rs"]
-#[allow(dead_code)]
-mod net_snmp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bulkwalk_reads_a_zte_c320() {

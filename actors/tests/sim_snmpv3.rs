@@ -15,9 +15,7 @@ use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet};
 use std::time::{Duration, Instant};
 use tokio::process::Command;
 
-#[path = "../../tests/common/tools.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
 const USER: &str = "pk";
 const AUTH: &str = "sim-auth-pass";

@@ -17,13 +17,9 @@ use ponkeeper_actors::snmp::{ClientSettings, DeviceError, SnmpClient};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-#[path = "../../tests/common/tools.rs"]
-#[allow(dead_code)]
-mod tools;
+use crate::tools;
 
-#[path = "common/snmpsim.rs"]
-mod snmpsim;
-use snmpsim::{repo, snmpsim_binary, Snmpsim};
+use crate::snmpsim::{repo, snmpsim_binary, Snmpsim};
 
 const USER: &str = "pk";
 const AUTH: &str = "pk-auth-pass";

@@ -41,7 +41,6 @@ impl Snmpsim {
     }
 
     /// [`Snmpsim::start`] on `addr`: a restarted agent on the port of one stopped.
-    #[allow(dead_code)] // only the crates that restart an agent call it
     pub fn start_at(fixture: &Path, v3_users: &[&str], addr: SocketAddr) -> Snmpsim {
         let dir = tempfile::tempdir().expect("tempdir");
         let data = dir.path().join("data");
