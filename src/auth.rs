@@ -45,9 +45,11 @@ pub struct Caller {
 pub struct RateAlreadyCounted;
 
 fn rate_headers(response: &mut Response, limit: u32, remaining: u32) {
+    const LIMIT: header::HeaderName = header::HeaderName::from_static("x-ratelimit-limit");
+    const REMAINING: header::HeaderName = header::HeaderName::from_static("x-ratelimit-remaining");
     let headers = response.headers_mut();
-    headers.insert("x-ratelimit-limit", HeaderValue::from(limit));
-    headers.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
+    headers.insert(LIMIT, HeaderValue::from(limit));
+    headers.insert(REMAINING, HeaderValue::from(remaining));
 }
 
 /// A refusal of the key itself, which also closes the connection: a client without a

@@ -12,7 +12,7 @@
 
 use crate::error::ApiError;
 use crate::http::MAX_BODY_BYTES;
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Request;
 use axum::http::header::CONTENT_LENGTH;
 use axum::middleware::Next;
@@ -56,6 +56,11 @@ pub async fn read(request: Request, next: Next) -> Response {
         return too_large(limit).into_response();
     }
     let (parts, body) = request.into_parts();
+    // A request that has no body (a GET without `Content-Length`, say) has nothing to
+    // wait for: no timer, no copy.
+    if body.is_end_stream() {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
     let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, limit));
     let bytes = match read.await {
         Err(_) => {
