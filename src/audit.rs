@@ -132,12 +132,6 @@ pub async fn record(
         .extensions()
         .get::<ErrorCode>()
         .map(|code| code.0.to_string());
-    let key_name = key_header
-        .as_ref()
-        .and_then(|v| v.to_str().ok())
-        .and_then(|key| app.keys.find(key.trim()))
-        .map(|key| key.name);
-    let path = uri.path().to_string();
     let (action, target) = match action {
         Some((name, target)) => (name.to_string(), Some(target)),
         None if method == Method::GET => ("read".to_string(), None),
@@ -148,10 +142,10 @@ pub async fn record(
     let entry = AuditEntry {
         id: 0,
         at,
-        key_name,
+        key_name: key_name(&app, key_header.as_ref()),
         client_ip: client_ip.to_string(),
         method: method.to_string(),
-        path,
+        path: uri.path().to_string(),
         action,
         target,
         params: body.take().and_then(|bytes| params_of(&bytes)),
@@ -173,6 +167,12 @@ pub async fn record(
         Ok(_) => response,
         Err(e) => ApiError::Internal(format!("cannot write the audit log: {e}")).into_response(),
     }
+}
+
+/// The name of the key a request presented, if it is one of the ring's.
+fn key_name(app: &AppState, presented: Option<&axum::http::HeaderValue>) -> Option<String> {
+    let presented = presented?.to_str().ok()?;
+    app.keys.find(presented.trim()).map(|key| key.name)
 }
 
 /// The channel a request came by: as an in-process caller marked it, else as its header
