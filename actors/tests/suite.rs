@@ -1,5 +1,5 @@
 //! The actors' integration tests in one binary: each module below was a test binary of its
-//! own, linking the actors and the simulator, and sixteen links filled disk and minutes
+//! own, linking the actors and the simulator, and fifteen links filled disk and minutes
 //! of CI. One module runs alone with `cargo test -p ponkeeper-actors --test suite
 //! <module>::`. What each proves is in docs/testing.md. The helpers they share: `tools`
 //! (the service's tests' check for outside programs), `snmpsim`, `expected` (a fixture's
