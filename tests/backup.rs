@@ -21,10 +21,6 @@ use std::time::Duration;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_ponkeeper");
 
-fn free_port() -> u16 {
-    crate::common::ports::one()
-}
-
 /// A config file for a service on `port` with its data in `data`.
 fn write_config(dir: &Path, name: &str, port: u16, inventory: &Path) -> (PathBuf, PathBuf) {
     let data = dir.join(format!("{name}-data"));
@@ -195,7 +191,7 @@ async fn a_backup_under_load_restores_everything_acknowledged() {
     let dir = tempfile::tempdir().expect("tempdir");
     let inventory = dir.path().join("inventory.toml");
     std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
-    let port = free_port();
+    let port = crate::common::ports::one();
     let (config, data) = write_config(dir.path(), "original", port, &inventory);
     let original = Serve::start(&config, port).await;
     let config_arg = config.to_str().expect("path");
@@ -277,7 +273,7 @@ async fn a_backup_under_load_restores_everything_acknowledged() {
     original.stop();
 
     // Restore: refused into a directory that is not empty, then into a new one.
-    let port = free_port();
+    let port = crate::common::ports::one();
     let (restored_config, restored_data) = write_config(dir.path(), "restored", port, &inventory);
     let restored_arg = restored_config.to_str().expect("path");
     std::fs::create_dir_all(&restored_data).expect("dir");
@@ -412,7 +408,7 @@ async fn a_backup_is_private_and_no_spool_file_outlives_its_service() {
         &config,
         format!(
             "listen = \"127.0.0.1:{}\"\ndata_dir = {:?}\ninventory = {:?}\n",
-            free_port(),
+            crate::common::ports::one(),
             data.display().to_string(),
             service.inventory_path.display().to_string()
         ),

@@ -10,10 +10,10 @@ use std::net::TcpListener;
 /// `N` distinct TCP ports on `127.0.0.1` that nothing listens on, from below the
 /// ephemeral range.
 pub fn unused<const N: usize>() -> [u16; N] {
-    let below = ephemeral_low().clamp(2048, 65535);
+    let below = ephemeral_low();
     let span = below - 1024;
     let mut held: Vec<TcpListener> = Vec::with_capacity(N);
-    let mut next = 1024 + (rand::random::<u16>() % span);
+    let mut next = any_below(below);
     for _ in 0..span {
         if held.len() == N {
             break;
@@ -35,17 +35,24 @@ pub fn one() -> u16 {
 /// A UDP port on `127.0.0.1` as [`unused`] (for a trap listener: each poll's SNMP
 /// socket takes an ephemeral UDP port).
 pub fn udp() -> u16 {
-    let below = ephemeral_low().clamp(2048, 65535);
+    let below = ephemeral_low();
     (0..256)
-        .map(|_| 1024 + rand::random::<u16>() % (below - 1024))
+        .map(|_| any_below(below))
         .find(|&port| std::net::UdpSocket::bind(("127.0.0.1", port)).is_ok())
         .expect("a free UDP port below the ephemeral range")
 }
 
-/// The lowest ephemeral port, 32768 where the kernel does not say.
+/// A random unprivileged port below `below`.
+fn any_below(below: u16) -> u16 {
+    1024 + rand::random::<u16>() % (below - 1024)
+}
+
+/// The lowest ephemeral port (at least 2048, so that some room is left below it), 32768
+/// where the kernel does not say.
 fn ephemeral_low() -> u16 {
     std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
         .ok()
-        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
         .unwrap_or(32768)
+        .max(2048)
 }
