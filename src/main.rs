@@ -100,6 +100,10 @@ enum BenchKind {
     BaselineHttp {
         #[arg(long, default_value = "127.0.0.1:18080")]
         listen: std::net::SocketAddr,
+        /// Answer with this file's bytes instead of the built-in body (to compare answers
+        /// of the same size).
+        #[arg(long)]
+        body_file: Option<PathBuf>,
     },
 }
 
@@ -313,7 +317,9 @@ async fn run(command: Command) -> anyhow::Result<()> {
 /// `ponkeeper bench …`: runs one benchmark and prints its figures on stdout.
 async fn bench(kind: BenchKind) -> anyhow::Result<()> {
     match kind {
-        BenchKind::BaselineHttp { listen } => ponkeeper::bench::baseline_http::serve(listen).await,
+        BenchKind::BaselineHttp { listen, body_file } => {
+            ponkeeper::bench::baseline_http::serve(listen, body_file.as_deref()).await
+        }
         BenchKind::Events(options) => {
             let json = options.json;
             let result = ponkeeper::bench::events::run(options).await?;

@@ -11,6 +11,7 @@ mod access;
 mod actions;
 mod api;
 mod backup;
+mod bench_baseline;
 mod bench_events;
 mod cis_families;
 mod cluster_port;
