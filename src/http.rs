@@ -127,18 +127,23 @@ const BYTES_PER_ITEM: usize = 512;
 fn json<T: Serialize>(body: &T, capacity: usize) -> Response {
     let mut buffer = Vec::with_capacity(capacity);
     match serde_json::to_writer(&mut buffer, body) {
-        Ok(()) => (
-            [(
-                axum::http::header::CONTENT_TYPE,
-                axum::http::HeaderValue::from_static("application/json"),
-            )],
-            buffer,
-        )
-            .into_response(),
+        Ok(()) => json_response(buffer),
         Err(e) => {
             ApiError::Internal(format!("the answer could not be written: {e}")).into_response()
         }
     }
+}
+
+/// An answer already written as JSON, as an `application/json` response.
+pub fn json_response(body: Vec<u8>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
 
 /// One page whose items were cut already, with the total count of matches.
