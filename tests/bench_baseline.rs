@@ -38,8 +38,8 @@ fn start(body_file: Option<&std::path::Path>) -> (Baseline, u16) {
     (Baseline(child), port)
 }
 
-/// One `GET path` with `Connection: close`: the status line, the headers, the body.
-fn get(port: u16, path: &str) -> (String, String, Vec<u8>) {
+/// One `GET path` with `Connection: close`, its answer read by the harness's parser.
+fn get(port: u16, path: &str) -> common::raw::Answer {
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut stream = loop {
         match TcpStream::connect(("127.0.0.1", port)) {
@@ -55,31 +55,26 @@ fn get(port: u16, path: &str) -> (String, String, Vec<u8>) {
     .expect("request written");
     let mut answer = Vec::new();
     stream.read_to_end(&mut answer).expect("answer read");
-    let split = answer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a head");
-    let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
-    let (status, headers) = head.split_once("\r\n").expect("headers");
-    (
-        status.to_string(),
-        headers.to_string(),
-        answer[split + 4..].to_vec(),
-    )
+    common::raw::parse(&answer)
+}
+
+/// The answer's header `name` (lower case).
+fn header<'a>(answer: &'a common::raw::Answer, name: &str) -> Option<&'a str> {
+    answer
+        .headers
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_str())
 }
 
 #[test]
 fn answers_its_constant_on_any_path() {
     let (_baseline, port) = start(None);
     for path in ["/", "/api/v1/external/olts/1"] {
-        let (status, headers, body) = get(port, path);
-        assert_eq!(status, "http/1.1 200 ok");
-        assert!(
-            headers.contains("content-type: application/json"),
-            "{headers}"
-        );
-        let json: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-        assert_eq!(json["success"], true, "{json}");
+        let answer = get(port, path);
+        assert_eq!(answer.status, 200);
+        assert_eq!(header(&answer, "content-type"), Some("application/json"));
+        assert_eq!(answer.envelope()["success"], true);
     }
 }
 
@@ -93,11 +88,9 @@ fn answers_a_files_bytes_exactly() {
     );
     std::fs::write(&path, &bytes).expect("file written");
     let (_baseline, port) = start(Some(&path));
-    let (status, headers, body) = get(port, "/olts/7");
-    assert_eq!(status, "http/1.1 200 ok");
-    assert!(
-        headers.contains(&format!("content-length: {}", bytes.len())),
-        "{headers}"
-    );
-    assert_eq!(body, bytes.as_bytes());
+    let answer = get(port, "/olts/7");
+    assert_eq!(answer.status, 200);
+    let length = bytes.len().to_string();
+    assert_eq!(header(&answer, "content-length"), Some(length.as_str()));
+    assert_eq!(answer.body, bytes.as_bytes());
 }
