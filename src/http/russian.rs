@@ -99,8 +99,9 @@ pub async fn in_russian(request: Request, next: Next) -> Response {
     if language == Language::English {
         return Response::from_parts(parts, body);
     }
-    // An envelope is a few hundred bytes: anything larger is not one.
-    let bytes = match axum::body::to_bytes(body, 2 * crate::http::MAX_BODY_BYTES).await {
+    // An error's body is its envelope, already whole in memory: read it all, however
+    // long its message ([`phrases::error_message`] cuts what it quotes).
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
         Ok(bytes) => bytes,
         Err(_) => return Response::from_parts(parts, axum::body::Body::empty()),
     };

@@ -5,6 +5,10 @@
 //! name the holes in the English order. Of the patterns a sentence fits, the one with the
 //! most fixed words wins, so "no ONU with id {} on this OLT" beats "no ONU with id {}".
 
+mod pattern;
+
+use pattern::{Pattern, Quotations};
+
 /// Patterns and their Russian. Grouped by where the sentences arise.
 const PHRASES: &[(&str, &str)] = &[
     // The key check (src/auth.rs).
@@ -26,6 +30,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("{} is not allowed on {}", "метод {1} не разрешён для {2}"),
     ("{} cannot answer in a type you accept", "{1} не отвечает ни в одном из принимаемых вами типов"),
     ("{} does not take a body of this type", "{1} не принимает тело запроса такого типа"),
+    ("{} takes a body of type `{}`, not `{}`", "{1} принимает тело запроса типа `{2}`, а не `{3}`"),
     ("{} refused the request ({})", "{1} отклонил запрос ({2})"),
     ("the body is too large", "тело запроса слишком велико"),
     ("the body exceeds {} bytes", "тело запроса длиннее {1} байт"),
@@ -96,6 +101,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("control character", "управляющий символ"),
     ("bidirectional control", "символ управления направлением текста"),
     ("line or paragraph separator", "разделитель строк или абзацев"),
+    ("invisible format character", "невидимый символ форматирования"),
     ("must be 1 to 32 letters, digits, `_`, `.` or `-`", "должно состоять из 1–32 латинских букв, цифр, `_`, `.` или `-`"),
     ("must look like `0/1/0` or `0/1`", "должно иметь вид `0/1/0` или `0/1`"),
     ("must be a GPON serial: 4 letters or digits and 8 hex digits (`HWTC1A2B3C4D`)", "должно быть серийным номером GPON: 4 буквы или цифры и 8 шестнадцатеричных цифр (`HWTC1A2B3C4D`)"),
@@ -197,7 +203,6 @@ const PHRASES: &[(&str, &str)] = &[
     ("no outage with id {}", "нет аварии с id {1}"),
     ("no alarm with id {}", "нет тревоги с id {1}"),
     ("alarm {} was acknowledged by `{}` at {}", "тревогу {1} уже подтвердил `{2}` в {3}"),
-    ("field `comment` may not hold control characters", "поле `comment` не может содержать управляющие символы"),
     ("OLT {} already has a splitter named `{}`", "у OLT {1} уже есть сплиттер `{2}`"),
     ("field `{}`: no OLT with id {}", "поле `{1}`: нет OLT с id {2}"),
     ("field `{}`: no splitter with id {}", "поле `{1}`: нет сплиттера с id {2}"),
@@ -266,31 +271,67 @@ fn lead(code: &str) -> &'static str {
     }
 }
 
-/// An error's message in Russian: its sentence translated, else the code's lead and the
-/// message quoted as it came (a device's own words, a sentence the book lacks).
-pub(super) fn error_message(code: &str, message: &str) -> String {
-    translate(message).unwrap_or_else(|| format!("{}: «{message}»", lead(code)))
+/// The longest sentence the book translates, in bytes. The service's own sentences are a
+/// few hundred bytes, their values cut to 64 characters ([`crate::http::query::echo`]);
+/// a longer one is not translated but quoted after a Russian lead, cut to this length.
+pub(super) const MOST_TRANSLATED: usize = 4096;
+
+/// How deep sentences nest in the book's (a parameter's reason, its variant's list, the
+/// list's alternatives): a sentence nested deeper keeps its English.
+const DEEPEST: usize = 4;
+
+/// The book's patterns, parsed once.
+fn book() -> &'static [(Pattern<'static>, &'static str)] {
+    static BOOK: std::sync::OnceLock<Vec<(Pattern<'static>, &'static str)>> =
+        std::sync::OnceLock::new();
+    BOOK.get_or_init(|| {
+        PHRASES
+            .iter()
+            .map(|(english, russian)| (Pattern::parse(english), *russian))
+            .collect()
+    })
 }
 
-/// `sentence` in Russian, or `None` when no pattern of the book fits it.
+/// An error's message in Russian: its sentence translated, else the code's lead and the
+/// message quoted as it came (a device's own words, a sentence the book lacks), cut to
+/// [`MOST_TRANSLATED`] bytes.
+pub(super) fn error_message(code: &str, message: &str) -> String {
+    translate(message).unwrap_or_else(|| {
+        let mut end = message.len().min(MOST_TRANSLATED);
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        let more = if end < message.len() { "…" } else { "" };
+        format!("{}: «{}{more}»", lead(code), &message[..end])
+    })
+}
+
+/// `sentence` in Russian, or `None` when no pattern of the book fits it or it is longer
+/// than [`MOST_TRANSLATED`].
 pub(super) fn translate(sentence: &str) -> Option<String> {
-    let (russian, holes) = PHRASES
+    (sentence.len() <= MOST_TRANSLATED).then(|| translate_within(sentence, DEEPEST))?
+}
+
+/// `sentence` in Russian, its nested sentences translated `depth` levels down at most.
+/// Each level costs one pass of the sentence per pattern not ruled out by its anchors.
+fn translate_within(sentence: &str, depth: usize) -> Option<String> {
+    let quotations = Quotations::of(sentence);
+    let (russian, holes) = book()
         .iter()
-        .filter_map(|(english, russian)| {
-            let pattern = Pattern::parse(english);
-            let holes = pattern.fit(sentence)?;
-            Some((pattern.fixed_length(), russian, holes))
+        .filter_map(|(pattern, russian)| {
+            let holes = pattern.fit(&quotations)?;
+            Some((pattern.fixed_length, russian, holes))
         })
         .max_by_key(|(fixed, ..)| *fixed)
         .map(|(_, russian, holes)| (russian, holes))?;
     let values: Vec<String> = holes
         .into_iter()
-        .map(|(value, nested)| {
-            if nested {
-                translate(&value).unwrap_or(value)
-            } else {
-                value
-            }
+        .map(|(range, nested)| {
+            let value = &sentence[range];
+            let translated = (nested && depth > 1)
+                .then(|| translate_within(value, depth - 1))
+                .flatten();
+            translated.unwrap_or_else(|| value.to_string())
         })
         .collect();
     Some(fill(russian, &values))
@@ -318,89 +359,6 @@ fn fill(russian: &str, values: &[String]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// A piece of an English pattern.
-#[derive(Debug, PartialEq)]
-enum Piece<'a> {
-    Words(&'a str),
-    /// A hole; `true` when it holds a sentence to translate.
-    Hole(bool),
-}
-
-/// An English pattern cut into fixed words and holes.
-struct Pattern<'a>(Vec<Piece<'a>>);
-
-impl<'a> Pattern<'a> {
-    fn parse(english: &'a str) -> Pattern<'a> {
-        let mut pieces = Vec::new();
-        let mut rest = english;
-        while let Some(at) = rest.find('{') {
-            let (hole, nested) = if rest[at..].starts_with("{s}") {
-                (3, true)
-            } else if rest[at..].starts_with("{}") {
-                (2, false)
-            } else {
-                break;
-            };
-            if at > 0 {
-                pieces.push(Piece::Words(&rest[..at]));
-            }
-            pieces.push(Piece::Hole(nested));
-            rest = &rest[at + hole..];
-        }
-        if !rest.is_empty() {
-            pieces.push(Piece::Words(rest));
-        }
-        Pattern(pieces)
-    }
-
-    /// How many characters of the pattern are fixed words.
-    fn fixed_length(&self) -> usize {
-        self.0
-            .iter()
-            .map(|piece| match piece {
-                Piece::Words(words) => words.chars().count(),
-                Piece::Hole(_) => 0,
-            })
-            .sum()
-    }
-
-    /// The holes' values (each non-empty), when `sentence` fits the pattern.
-    fn fit(&self, sentence: &str) -> Option<Vec<(String, bool)>> {
-        let mut holes = Vec::new();
-        fits(&self.0, sentence, &mut holes).then_some(holes)
-    }
-}
-
-/// Whether `text` fits `pieces`, the holes' values pushed on `holes` (backtracking over
-/// where each hole could end: at any later occurrence of the words after it).
-fn fits(pieces: &[Piece], text: &str, holes: &mut Vec<(String, bool)>) -> bool {
-    match pieces {
-        [] => text.is_empty(),
-        [Piece::Words(words), rest @ ..] => text
-            .strip_prefix(*words)
-            .is_some_and(|text| fits(rest, text, holes)),
-        [Piece::Hole(nested), rest @ ..] => match rest.first() {
-            None if text.is_empty() => false,
-            None => {
-                holes.push((text.to_string(), *nested));
-                true
-            }
-            Some(Piece::Words(next)) => {
-                for (end, _) in text.match_indices(*next).filter(|(end, _)| *end > 0) {
-                    holes.push((text[..end].to_string(), *nested));
-                    if fits(rest, &text[end..], holes) {
-                        return true;
-                    }
-                    holes.pop();
-                }
-                false
-            }
-            // Two holes side by side have no edge between them: not a pattern of the book.
-            Some(Piece::Hole(_)) => false,
-        },
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! and holds no English word, and sentences the service says translated as a reader
 //! expects, nested sentences included.
 
-use super::{error_message, translate, Pattern, Piece, PHRASES};
+use super::pattern::{Pattern, Piece};
+use super::{error_message, translate, PHRASES};
 use crate::http::russian::foreign_words;
 
 #[test]
@@ -10,11 +11,11 @@ fn every_pattern_parses_and_its_russian_fills_each_hole_once() {
     for (english, russian) in PHRASES {
         let pattern = Pattern::parse(english);
         let holes = pattern
-            .0
+            .pieces
             .iter()
             .filter(|p| matches!(p, Piece::Hole(_)))
             .count();
-        let sides = pattern.0.windows(2);
+        let sides = pattern.pieces.windows(2);
         assert!(
             sides
                 .into_iter()
