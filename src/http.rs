@@ -18,7 +18,9 @@ pub mod library_errors;
 mod query;
 pub mod russian;
 
-pub use query::{echo, parse_query, Bounded, Flag, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN};
+pub use query::{
+    cut, echo, parse_query, Bounded, Flag, Id32, Id53, LocalDateTime, Query, TEXT_PATTERN,
+};
 
 /// Where the REST API is mounted.
 pub const BASE: &str = "/api/v1/external";
@@ -292,12 +294,16 @@ impl PageQuery {
 
 /// The envelope's answer to a path nothing is mounted at.
 pub async fn no_route(uri: axum::http::Uri) -> ApiError {
-    ApiError::NotFound(format!("no resource at {}", uri.path()))
+    ApiError::NotFound(format!("no resource at {}", echo(uri.path())))
 }
 
 /// The envelope's answer to a method a path does not take.
 pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
-    ApiError::MethodNotAllowed(format!("{method} is not allowed on {}", uri.path()))
+    ApiError::MethodNotAllowed(format!(
+        "{} is not allowed on {}",
+        echo(method.as_str()),
+        echo(uri.path())
+    ))
 }
 
 #[cfg(test)]

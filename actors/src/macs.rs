@@ -83,20 +83,37 @@ pub struct MacQuery {
     pub digits: String,
 }
 
+/// Why a text is no [`MacQuery`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAMacQuery {
+    /// It is not hex digits in any of the MAC spellings.
+    NotAMac,
+    /// It has this many hex digits: fewer than an OUI, or more than a MAC.
+    Digits(usize),
+}
+
+impl NotAMacQuery {
+    /// The sentence for a client, its text quoted as `quoted` (the caller cuts and
+    /// escapes a client's text as all its messages do).
+    pub fn message(self, quoted: &str) -> String {
+        match self {
+            NotAMacQuery::NotAMac => format!("`{quoted}` is not a MAC address: write it as `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` or `aabbccddeeff`"),
+            NotAMacQuery::Digits(digits) => format!(
+                "`{quoted}` has {digits} hex digits: a MAC has 12, a prefix at least 6"
+            ),
+        }
+    }
+}
+
 impl MacQuery {
     /// Fewest hex digits a prefix has: an OUI.
     pub const MIN_PREFIX: usize = 6;
 
     /// The query `text` spells, or why it spells none.
-    pub fn parse(text: &str) -> Result<MacQuery, String> {
-        let digits = hex_digits(text).ok_or_else(|| {
-            format!("`{text}` is not a MAC address: write it as `aa:bb:cc:dd:ee:ff`, `AA-BB-CC-DD-EE-FF`, `aabb.ccdd.eeff` or `aabbccddeeff`")
-        })?;
+    pub fn parse(text: &str) -> Result<MacQuery, NotAMacQuery> {
+        let digits = hex_digits(text).ok_or(NotAMacQuery::NotAMac)?;
         if !(Self::MIN_PREFIX..=12).contains(&digits.len()) {
-            return Err(format!(
-                "`{text}` has {} hex digits: a MAC has 12, a prefix at least 6",
-                digits.len()
-            ));
+            return Err(NotAMacQuery::Digits(digits.len()));
         }
         Ok(MacQuery { digits })
     }

@@ -163,8 +163,10 @@ async fn find_macs(
     Query(page_query): Query<PageQuery>,
 ) -> ApiResult {
     let paging = page_query.paging(&app.config.paging)?;
-    let query = MacQuery::parse(&lookup.mac)
-        .map_err(|e| ApiError::InvalidParameter(format!("parameter `mac`: {e}")))?;
+    let query = MacQuery::parse(&lookup.mac).map_err(|e| {
+        let quoted = crate::http::echo(&lookup.mac);
+        ApiError::InvalidParameter(format!("parameter `mac`: {}", e.message(&quoted)))
+    })?;
     let entries = crate::history::find_macs(&app, query, MAX_FOUND).await?;
     page(sightings(&app, entries), paging)
 }

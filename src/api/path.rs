@@ -7,7 +7,7 @@
 //! plain-text 400. The resource modules under `src/api/` use them as extractors.
 
 use crate::error::ApiError;
-use crate::http::echo;
+use crate::http::{cut, echo};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use ponkeeper_actors::domain::{NodeId, OltId, OnuId};
@@ -73,7 +73,7 @@ async fn segment<T: std::str::FromStr>(parts: &mut Parts, name: &str) -> Result<
         Err(rejection) => {
             return Err(ApiError::InvalidParameter(format!(
                 "the path is not valid: {}",
-                echo(&rejection.body_text())
+                cut(&rejection.body_text())
             )))
         }
     };

@@ -10,7 +10,7 @@
 //! this layer just inside the audit log, which so records the envelope's code.
 
 use crate::error::ApiError;
-use crate::http::echo;
+use crate::http::{cut, echo};
 use axum::extract::Request;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::StatusCode;
@@ -46,14 +46,16 @@ pub async fn enveloped(request: Request, next: Next) -> Response {
         if text.is_empty() {
             otherwise
         } else {
-            echo(&text).into_owned()
+            cut(&text).into_owned()
         }
     };
     let error = match status {
-        StatusCode::NOT_FOUND => ApiError::NotFound(format!("no resource at {path}")),
-        StatusCode::METHOD_NOT_ALLOWED => {
-            ApiError::MethodNotAllowed(format!("{method} is not allowed on {path}"))
-        }
+        StatusCode::NOT_FOUND => ApiError::NotFound(format!("no resource at {}", echo(path))),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed(format!(
+            "{} is not allowed on {}",
+            echo(method.as_str()),
+            echo(path)
+        )),
         StatusCode::NOT_ACCEPTABLE => {
             ApiError::NotAcceptable(said(format!("{path} cannot answer in a type you accept")))
         }

@@ -82,8 +82,32 @@ fn is_blank(c: char) -> bool {
 pub const TEXT_PATTERN: &str =
     r"^[^\x00-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x1F\x7F-\x9F]*$";
 
-/// A client's text as an error message quotes it: at most 64 characters.
+/// A client's text as an error message quotes it: its first 64 characters, each backtick
+/// and backslash in them escaped with a backslash, and `…` when there was more. Escaped,
+/// nothing a client types can close the quotation around it or pass for the sentence's
+/// own words when the message is translated (`src/http/russian/phrases/pattern.rs`).
 pub fn echo(text: &str) -> Cow<'_, str> {
+    let head = head(text);
+    let cut = head.len() < text.len();
+    if !cut && !head.contains(['`', '\\']) {
+        return text.into();
+    }
+    let mut echoed = String::with_capacity(head.len() + 8);
+    for c in head.chars() {
+        if c == '`' || c == '\\' {
+            echoed.push('\\');
+        }
+        echoed.push(c);
+    }
+    if cut {
+        echoed.push('…');
+    }
+    echoed.into()
+}
+
+/// A client's text as a report shows it: its first 64 characters, and `…` when there was
+/// more.
+pub fn cut(text: &str) -> Cow<'_, str> {
     let head = head(text);
     match head.len() < text.len() {
         true => format!("{head}…").into(),
@@ -99,11 +123,11 @@ fn head(text: &str) -> &str {
     }
 }
 
-/// `unexpected` with any client text in it cut to the characters [`echo`] quotes.
-fn echoed(unexpected: de::Unexpected<'_>) -> de::Unexpected<'_> {
+/// `unexpected` with any client text in it as [`echo`] quotes it, handed to `say`.
+fn with_echoed<R>(unexpected: de::Unexpected<'_>, say: impl FnOnce(de::Unexpected<'_>) -> R) -> R {
     match unexpected {
-        de::Unexpected::Str(text) => de::Unexpected::Str(head(text)),
-        other => other,
+        de::Unexpected::Str(text) => say(de::Unexpected::Str(&echo(text))),
+        other => say(other),
     }
 }
 
@@ -136,11 +160,15 @@ impl de::Error for QueryError {
     }
 
     fn invalid_value(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        QueryError(de::value::Error::invalid_value(echoed(unexpected), expected).to_string())
+        with_echoed(unexpected, |unexpected| {
+            QueryError(de::value::Error::invalid_value(unexpected, expected).to_string())
+        })
     }
 
     fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        QueryError(de::value::Error::invalid_type(echoed(unexpected), expected).to_string())
+        with_echoed(unexpected, |unexpected| {
+            QueryError(de::value::Error::invalid_type(unexpected, expected).to_string())
+        })
     }
 }
 
@@ -606,8 +634,17 @@ mod tests {
         #[test]
         fn echoed_text_is_short_and_whole(text in "\\PC{0,300}") {
             let echoed = echo(&text);
-            proptest::prop_assert!(echoed.chars().count() <= 65);
-            proptest::prop_assert!(text.starts_with(echoed.trim_end_matches('…')));
+            let mut unescaped = String::new();
+            let mut escaped = false;
+            for c in echoed.trim_end_matches('…').chars() {
+                proptest::prop_assert!(escaped || c != '`', "{echoed}: a bare backtick");
+                escaped = !escaped && c == '\\';
+                if !escaped {
+                    unescaped.push(c);
+                }
+            }
+            proptest::prop_assert!(unescaped.chars().count() <= 64);
+            proptest::prop_assert!(text.starts_with(&unescaped), "{echoed}");
         }
     }
 }
