@@ -4,7 +4,9 @@
 //! `429` and a `retry_after`, as Telegram does under load). A simulated splitter cut of 12
 //! ONUs on a 64-ONU port is one message a chat and one e-mail naming the splitter, the
 //! ONUs and their subscribers, and one more each when it clears — not twelve. And
-//! `kill -9` of `ponkeeper serve` while messages go out loses none of them.
+//! `kill -9` of `ponkeeper serve` while messages go out loses none of them. A Bot API
+//! that asks for a wait of 2^64 - 1 seconds, with a 20 KB description that holds a line
+//! break, is heeded for 5 minutes at most and quoted cut and escaped.
 
 use crate::common;
 
@@ -38,10 +40,17 @@ struct BotApi {
 impl BotApi {
     /// Answers `429` to the first `refuse_first` requests, then `ok` after `delay`.
     async fn start(refuse_first: usize, delay: Duration) -> BotApi {
+        let refusal = json!({"ok": false, "error_code": 429, "description": "Too Many Requests: retry after 1", "parameters": {"retry_after": 1}});
+        BotApi::refusing(refuse_first, delay, refusal).await
+    }
+
+    /// As [`BotApi::start`], refusing with `refusal` as the 429's body.
+    async fn refusing(refuse_first: usize, delay: Duration, refusal: Value) -> BotApi {
         let requests: Seen = Arc::default();
         let kept = requests.clone();
         let handler = move |uri: axum::http::Uri, body: axum::body::Bytes| {
             let kept = kept.clone();
+            let refusal = refusal.clone();
             async move {
                 tokio::time::sleep(delay).await;
                 let body: Value = serde_json::from_slice(&body).unwrap_or_default();
@@ -55,7 +64,7 @@ impl BotApi {
                     "text": body["text"],
                 }));
                 let answer = if refuse {
-                    json!({"ok": false, "error_code": 429, "description": "Too Many Requests: retry after 1", "parameters": {"retry_after": 1}})
+                    refusal
                 } else {
                     json!({"ok": true, "result": {"message_id": kept.len()}})
                 };
@@ -386,4 +395,65 @@ async fn kill_9_while_sending_loses_no_message() {
     assert!(repeats <= 1, "{repeats} repeats: {all:?}");
     serve.kill_9().await;
     sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_retry_after_and_a_forged_description_are_bounded() {
+    let forged = format!(
+        "Too Many Requests\r\n2026-12-02T06:00:00Z  INFO ponkeeper: forged {}",
+        "x".repeat(20_000)
+    );
+    let refusal = json!({"ok": false, "error_code": 429, "description": forged,
+        "parameters": {"retry_after": u64::MAX}});
+    let bot = BotApi::refusing(1, Duration::ZERO, refusal).await;
+    std::env::set_var("NOTIFY_TEST_BOT_TOKEN_BOUND", "123456:bound");
+    let sim = SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        vendors: FleetVendors::One(Vendor::Huawei),
+        ..FleetSpec::new(1, 8)
+    })
+    .await
+    .expect("simulator starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inventory = dir.path().join("inventory.toml");
+    std::fs::write(&inventory, sim.inventory().to_toml()).expect("inventory");
+    let mut config = test_config(dir.path().to_path_buf(), inventory);
+    config.timezone = "UTC".into();
+    config.notify = vec![channel(&format!(
+        "name = \"noc\"\nkind = \"telegram\"\napi_url = \"{}\"\ntoken_env = \"NOTIFY_TEST_BOT_TOKEN_BOUND\"\nchat_ids = [42]\ngroup_wait = \"0s\"\n",
+        bot.url
+    ))];
+    let service = TestService::start_with(config, true).await;
+    all_polled(&service).await;
+    let online = sim.expected_onus(1);
+    let onu = online.iter().find(|o| o.status == OnuStatus::Online);
+    assert!(sim.set_onu_online(1, &onu.expect("an online ONU").serial, false));
+
+    let channel = eventually("the refusal noted", Duration::from_secs(60), || async {
+        let (_, list) = service.get("/notifications").await;
+        let channel = list["data"][0].clone();
+        (channel["failures"] == 1).then_some(channel)
+    })
+    .await;
+    let refused_at = chrono::Utc::now().naive_utc();
+    let next = channel["nextAttemptAt"]
+        .as_str()
+        .expect("when it tries again");
+    let next = chrono::NaiveDateTime::parse_from_str(next, "%Y-%m-%dT%H:%M:%S")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(next, "%Y-%m-%dT%H:%M:%S%.f"))
+        .unwrap_or_else(|e| panic!("{next}: {e}"));
+    let wait = next - refused_at;
+    assert!(
+        wait <= chrono::TimeDelta::seconds(301),
+        "the next attempt is {wait} away"
+    );
+    let said = channel["lastError"].as_str().expect("the reason");
+    assert!(
+        said.chars().count() < 400,
+        "{} characters",
+        said.chars().count()
+    );
+    assert!(!said.contains(['\r', '\n']), "{said}");
+    assert!(said.contains("Too Many Requests"), "{said}");
+    service.stop().await;
 }

@@ -94,7 +94,7 @@ impl Bot {
             .await
             .map_err(|e| refused(crate::webhooks::delivery::describe(&e.without_url())))?;
         let status = response.status();
-        let answer: serde_json::Value = response.json().await.unwrap_or_default();
+        let answer = answer_of(response).await;
         if status.is_success() && answer["ok"] == true {
             return Ok(());
         }
@@ -106,6 +106,24 @@ impl Bot {
                 .map(Duration::from_secs),
         })
     }
+}
+
+/// The most of a Bot API answer read: its answers are a few hundred bytes, and an
+/// endpoint (or a proxy standing in) that sends megabytes must not make the channel
+/// hold them.
+const MOST_ANSWER: usize = 64 * 1024;
+
+/// The JSON of `response`, read up to [`MOST_ANSWER`] bytes; a longer or broken answer
+/// is one without fields (the caller says "no description" and backs off on its own).
+async fn answer_of(mut response: reqwest::Response) -> serde_json::Value {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        if body.len() + chunk.len() > MOST_ANSWER {
+            return serde_json::json!({ "description": "an answer over 64 KiB, not read" });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).unwrap_or_default()
 }
 
 /// `text` cut to Telegram's limit, with an ellipsis where it was cut.

@@ -256,13 +256,40 @@ fn note_failure(
     asked: Option<Duration>,
 ) -> Duration {
     let now = Utc::now();
+    let reason = outside_words(&reason);
     let mut state = crate::tasks::lock(status);
     state.failures = state.failures.saturating_add(1);
-    let wait = asked.unwrap_or_else(|| crate::webhooks::delivery::backoff(state.failures));
+    // A service's hint is heeded within the channel's own limit: a `retry_after` of
+    // 2^64 - 1 seconds must not silence the channel for good.
+    let wait = asked
+        .map(|asked| asked.min(crate::webhooks::delivery::BACKOFF_CAP))
+        .unwrap_or_else(|| crate::webhooks::delivery::backoff(state.failures));
     state.next_attempt_at = chrono::Duration::from_std(wait).ok().map(|w| now + w);
     tracing::warn!(channel = %name, failures = state.failures, retry_in = ?wait, error = %reason, "notification not sent");
     state.last_error = Some(reason);
     wait
+}
+
+/// The longest reason a failed send keeps, in characters.
+const MOST_REASON: usize = 300;
+
+/// A reason an outside service gave, as it is kept and logged: its first
+/// [`MOST_REASON`] characters, control and format characters (line breaks, bidi
+/// controls) written as escapes, so it can neither fill the log nor forge a line of it.
+fn outside_words(reason: &str) -> String {
+    let mut kept = String::with_capacity(reason.len().min(MOST_REASON + 16));
+    for (n, c) in reason.chars().enumerate() {
+        if n == MOST_REASON {
+            kept.push('…');
+            break;
+        }
+        if c.is_control() || crate::text::is_format(c) {
+            kept.extend(c.escape_unicode());
+        } else {
+            kept.push(c);
+        }
+    }
+    kept
 }
 
 /// Sends `message` until it is taken (every chat of a Telegram channel), backing off.
@@ -311,6 +338,19 @@ async fn send(channel: &Channel, message: &Message, status: &Mutex<ChannelStatus
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_outside_reason_is_cut_and_cannot_break_a_log_line() {
+        let forged = "Too Many Requests\r\n2026-12-02T06:00:00Z  INFO forged\u{202e}";
+        let kept = outside_words(forged);
+        assert!(!kept.contains(['\r', '\n', '\u{202e}']), "{kept}");
+        assert!(
+            kept.contains("\\u{d}\\u{a}2026") && kept.contains("\\u{202e}"),
+            "{kept}"
+        );
+        let long = outside_words(&"x".repeat(2_000_000));
+        assert_eq!(long.chars().count(), MOST_REASON + 1);
+    }
 
     #[test]
     fn the_cap_lets_out_its_number_a_minute() {
