@@ -44,6 +44,7 @@ pub mod records;
 pub mod router;
 pub mod state;
 pub mod tasks;
+pub use ponkeeper_actors::text;
 pub mod traps;
 pub mod ui;
 pub mod webhooks;

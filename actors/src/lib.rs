@@ -25,4 +25,5 @@ pub mod ssh;
 pub mod store;
 pub mod supervisor;
 pub mod szo;
+pub mod text;
 pub mod traffic;

@@ -159,7 +159,7 @@ pub struct AckBody {
     #[schema(
         example = "бригада выехала",
         max_length = 512,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]*$"
     )]
     comment: Option<String>,
 }
@@ -193,13 +193,11 @@ async fn acknowledge(
                 c.chars().count()
             )))
         }
-        Some(c) if c.chars().any(|ch| ch.is_control()) => {
-            return Err(ApiError::InvalidParameter(
-                "field `comment` may not hold control characters".into(),
-            ))
-        }
         other => other,
     };
+    if let Some(why) = comment.as_deref().and_then(crate::text::first_unwelcome) {
+        return Err(ApiError::InvalidParameter(format!("field `comment` {why}")));
+    }
     let by = caller.map_or_else(|| "unknown".to_string(), |Extension(c)| c.key_name);
     match app.alarms.acknowledge(id, &by, comment) {
         Ok(alarm) => one(item(&app, alarm, language)),

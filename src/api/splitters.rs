@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::http::{one, page_of, ApiResult, Id32, JsonBody, PageQuery, Paged, Query, Single};
 use crate::state::AppState;
 use axum::extract::State;
+use ponkeeper_actors::inventory::SplitterSpec;
 use ponkeeper_actors::outages::{Splitter, SplitterId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -108,7 +109,8 @@ pub struct SplittersQuery {
     pub pon_port: Option<String>,
 }
 
-/// A text field as stored: trimmed, within `max` characters, nothing that lays text out.
+/// A text field as stored: trimmed, within `max` characters, nothing that is not there to
+/// be seen ([`crate::text`]), in NFC.
 fn text(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
     let value = value.trim();
     let length = value.chars().count();
@@ -117,16 +119,10 @@ fn text(field: &str, value: &str, max: usize) -> Result<String, ApiError> {
             "field `{field}` must have 1 to {max} characters, got {length}"
         )));
     }
-    if let Some((bad, kind)) = value
-        .chars()
-        .find_map(|c| super::subscriber::unwelcome(c).map(|kind| (c, kind)))
-    {
-        return Err(ApiError::InvalidParameter(format!(
-            "field `{field}` may not hold {kind} U+{:04X}",
-            u32::from(bad)
-        )));
+    if let Some(why) = crate::text::first_unwelcome(value) {
+        return Err(ApiError::InvalidParameter(format!("field `{field}` {why}")));
     }
-    Ok(value.to_string())
+    Ok(crate::text::composed(value))
 }
 
 impl SplitterBody {
@@ -166,7 +162,7 @@ impl SplitterBody {
         let existing = app.records.splitters()?;
         if existing
             .iter()
-            .any(|s| s.olt_id == self.olt_id && s.name.to_lowercase() == name.to_lowercase())
+            .any(|s| SplitterSpec::key(s.olt_id, &s.name) == SplitterSpec::key(self.olt_id, &name))
         {
             return Err(ApiError::Conflict(format!(
                 "OLT {} already has a splitter named `{name}`",
@@ -325,8 +321,10 @@ async fn remove(State(app): State<AppState>, SplitterPath(id): SplitterPath) -> 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PlacementBody {
-    /// A splitter of the ONU's OLT and port; null takes the ONU off its splitter.
-    #[schema(minimum = 1)]
+    /// A splitter of the ONU's OLT and port; null takes the ONU off its splitter. It must
+    /// be given: `{}` is a mistake, not a removal.
+    #[schema(minimum = 1, required = true)]
+    #[serde(deserialize_with = "Option::deserialize")]
     splitter_id: Option<u32>,
 }
 

@@ -2,9 +2,9 @@
 //! audited like every request. The body `{contract, name, address, note}` is stored by
 //! ponkeeper in [`crate::records::subscribers`] and never sent to a device, so any Unicode
 //! (Cyrillic too) is welcome; each field is at most 256 characters without control
-//! characters, bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) or
-//! line and paragraph separators (U+2028, U+2029) — they make a field shown in a log, an
-//! export or a page read other than it is ([`unwelcome`]). A body whose fields are all
+//! characters, line and paragraph separators or format characters (bidirectional
+//! controls, zero-width and other invisible characters) — they make a field shown in a
+//! log, an export or a page read other than it is ([`crate::text`]). A body whose fields are all
 //! absent or empty removes the binding. The answer is the ONU as `GET /onus/{id}` shows
 //! it, with its `subscriber`.
 
@@ -37,25 +37,25 @@ pub struct SubscriberBody {
     #[schema(
         example = "Д-2024/117",
         max_length = 256,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028-\u202E\u2066-\u2069]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]*$"
     )]
     contract: Option<String>,
     /// The subscriber's name.
     #[schema(
         example = "Иванов Иван Иванович",
         max_length = 256,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028-\u202E\u2066-\u2069]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]*$"
     )]
     name: Option<String>,
     #[schema(
         example = "ул. Ленина, 1, кв. 5",
         max_length = 256,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028-\u202E\u2066-\u2069]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]*$"
     )]
     address: Option<String>,
     #[schema(
         max_length = 256,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u2028-\u202E\u2066-\u2069]*$"
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]*$"
     )]
     note: Option<String>,
 }
@@ -71,29 +71,10 @@ fn field(name: &str, value: Option<String>) -> Result<Option<String>, ApiError> 
             "field `{name}` must have at most {FIELD_MAX} characters, got {length}"
         )));
     }
-    if let Some((bad, kind)) = text
-        .chars()
-        .find_map(|c| unwelcome(c).map(|kind| (c, kind)))
-    {
-        return Err(ApiError::InvalidParameter(format!(
-            "field `{name}` may not hold {kind} U+{:04X}",
-            u32::from(bad)
-        )));
+    if let Some(why) = crate::text::first_unwelcome(&text) {
+        return Err(ApiError::InvalidParameter(format!("field `{name}` {why}")));
     }
     Ok(Some(text))
-}
-
-/// What kind of character a field may not hold, if `c` is one: control characters, and
-/// those that change how the text around them is laid out — bidirectional overrides,
-/// embeddings and isolates (the "Trojan Source" characters) and the Unicode line and
-/// paragraph separators. The document's `pattern` for each field excludes the same.
-pub(super) fn unwelcome(c: char) -> Option<&'static str> {
-    match c {
-        c if c.is_control() => Some("control character"),
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Some("bidirectional control"),
-        '\u{2028}' | '\u{2029}' => Some("line or paragraph separator"),
-        _ => None,
-    }
 }
 
 impl SubscriberBody {
@@ -122,7 +103,7 @@ pub async fn bind_to(app: &AppState, id: u64, subscriber: Subscriber) -> Result<
     operation_id = "bind_subscriber",
     tag = "provisioning",
     summary = "Bind a subscriber to an ONU",
-    description = "FULL keys only. Stores who the ONU serves `{contract, name, address, note}` (each optional, Unicode, at most 256 characters, no control characters, bidirectional overrides or isolates, or line and paragraph separators) in ponkeeper; nothing is sent to the device. The ONU then shows it as `subscriber` and `GET /onus` finds it by `q` (any field) and `contract=`. A body with every field absent or empty removes the binding; deauthorising the ONU removes it too.",
+    description = "FULL keys only. Stores who the ONU serves `{contract, name, address, note}` (each optional, Unicode, at most 256 characters, no control characters, line and paragraph separators, or format characters such as bidirectional controls and zero-width spaces) in ponkeeper; nothing is sent to the device. The ONU then shows it as `subscriber` and `GET /onus` finds it by `q` (any field) and `contract=`. A body with every field absent or empty removes the binding; deauthorising the ONU removes it too.",
     params(("id" = u64, Path, description = "ONU id")),
     request_body = SubscriberBody,
     responses((status = 200, description = "the ONU with its binding", body = Single<OnuItem>), BadInput, Missing, ActorTimeout, TooLarge, Refusals)

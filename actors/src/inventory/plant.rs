@@ -33,7 +33,7 @@ pub struct SplitterSpec {
 impl SplitterSpec {
     /// The key a splitter is matched by: its OLT and its name in lower case.
     pub fn key(olt: OltId, name: &str) -> (OltId, String) {
-        (olt, name.trim().to_lowercase())
+        (olt, crate::text::composed(&name.trim().to_lowercase()))
     }
 }
 
@@ -45,10 +45,13 @@ impl Inventory {
         for (i, spec) in self.splitters.iter().enumerate() {
             let at = lines.at(i);
             let name = spec.name.trim();
-            if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            if name.is_empty() || name.chars().count() > 64 {
                 return Err(format!(
-                    "{at}field `name`: a splitter name is 1 to 64 characters, without control characters"
+                    "{at}field `name`: a splitter name is 1 to 64 characters"
                 ));
+            }
+            if let Some(why) = crate::text::first_unwelcome(name) {
+                return Err(format!("{at}field `name`: {why}"));
             }
             if !self.olts.iter().any(|o| o.id == spec.olt) {
                 return Err(format!(
