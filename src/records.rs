@@ -40,7 +40,9 @@ pub struct Records {
     /// Splitter id → the splitter; ONU id → its splitter ([`plant`]).
     splitters: sled::Tree,
     placements: sled::Tree,
-    /// Held while a splitter is created or removed.
+    /// The highest splitter id given ([`plant`]).
+    splitter_ids: sled::Tree,
+    /// Held while a splitter is created or removed, or ONUs are placed.
     plant_writes: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -55,6 +57,7 @@ impl Records {
             subscribers: store.open_tree(subscribers::SUBSCRIBERS)?,
             splitters: store.open_tree(plant::SPLITTERS)?,
             placements: store.open_tree(plant::PLACEMENTS)?,
+            splitter_ids: store.open_tree(plant::SPLITTER_IDS)?,
             plant_writes: Default::default(),
             store: store.clone(),
         };

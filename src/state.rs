@@ -184,7 +184,9 @@ impl AppState {
         &self,
         placements: Vec<(OnuId, Option<SplitterId>)>,
     ) -> Result<(), ApiError> {
-        self.records.place(&placements).await?;
+        if let Err(gone) = self.records.place(&placements).await? {
+            return Err(ApiError::NotFound(format!("no splitter with id {gone}")));
+        }
         self.fleet.view().plant(PlantChange::Place(placements));
         Ok(())
     }

@@ -42,7 +42,6 @@ impl Records {
             .iter()
             .map(|s| (SplitterSpec::key(s.olt_id, &s.name), s))
             .collect();
-        let mut next = existing.iter().map(|s| s.id).max().unwrap_or(0) + 1;
         let mut ids: HashMap<(OltId, String), SplitterId> = HashMap::new();
         let mut declared = Declared::default();
         // First-level splitters first: a second-level one names its parent's id.
@@ -51,8 +50,12 @@ impl Records {
         for spec in ordered {
             let key = SplitterSpec::key(spec.olt, &spec.name);
             let old = stored.get(&key);
+            let id = match old {
+                Some(old) => old.id,
+                None => self.next_splitter_id()?,
+            };
             let wanted = Splitter {
-                id: old.map_or(next, |s| s.id),
+                id,
                 name: spec.name.trim().to_string(),
                 olt_id: spec.olt,
                 pon_port: spec.pon_port.trim().to_string(),
@@ -69,10 +72,7 @@ impl Records {
             match old {
                 Some(old) if **old == wanted => continue,
                 Some(_) => declared.changed += 1,
-                None => {
-                    declared.created += 1;
-                    next += 1;
-                }
+                None => declared.created += 1,
             }
             self.write_splitter(&wanted)?;
         }

@@ -12,6 +12,11 @@ use ponkeeper_actors::store::{flush_tree, StoreError};
 
 pub(super) const SPLITTERS: &str = "splitters";
 pub(super) const PLACEMENTS: &str = "placements";
+/// The highest splitter id ever given, so an id is never given twice: a placement
+/// checked against splitter 7 can never land under another splitter 7 made after the
+/// first was removed.
+pub(super) const SPLITTER_IDS: &str = "splitter_ids";
+const HIGHEST: &[u8] = b"highest";
 
 impl Records {
     /// Every splitter, by id.
@@ -60,16 +65,12 @@ impl Records {
         Ok(list)
     }
 
-    /// Stores a new splitter under the next free id (one after the highest) and answers
-    /// it. Creations are one at a time, so two never get the same id.
+    /// Stores a new splitter under the next id (one after the highest ever given) and
+    /// answers it. Creations are one at a time, so two never get the same id.
     pub async fn create_splitter(&self, mut splitter: Splitter) -> Result<Splitter, StoreError> {
         self.store.writable()?;
         let _one_at_a_time = self.plant_writes.lock().await;
-        let last = match self.splitters.last()? {
-            Some((key, _)) => <[u8; 4]>::try_from(key.as_ref()).map_or(0, u32::from_be_bytes),
-            None => 0,
-        };
-        splitter.id = last + 1;
+        splitter.id = self.next_splitter_id()?;
         self.splitters
             .insert(splitter.id.to_be_bytes(), serde_json::to_vec(&splitter)?)?;
         flush_tree(&self.splitters).await?;
@@ -102,21 +103,44 @@ impl Records {
         Ok(freed)
     }
 
-    /// Places each ONU under its splitter (`None` takes it off), in one batch.
+    /// The next splitter id, one after the highest ever given (or stored, for a data
+    /// directory older than the counter); the caller holds `plant_writes`.
+    pub(super) fn next_splitter_id(&self) -> Result<SplitterId, StoreError> {
+        let given = self
+            .splitter_ids
+            .get(HIGHEST)?
+            .and_then(|v| <[u8; 4]>::try_from(v.as_ref()).ok())
+            .map_or(0, SplitterId::from_be_bytes);
+        let stored = match self.splitters.last()? {
+            Some((key, _)) => <[u8; 4]>::try_from(key.as_ref()).map_or(0, u32::from_be_bytes),
+            None => 0,
+        };
+        let next = given.max(stored) + 1;
+        self.splitter_ids.insert(HIGHEST, &next.to_be_bytes())?;
+        Ok(next)
+    }
+
+    /// Places each ONU under its splitter (`None` takes it off), in one batch, under the
+    /// lock splitters are removed under: a splitter removed since the caller checked it
+    /// places nothing and is answered (`Ok(Err(id))`).
     pub async fn place(
         &self,
         placements: &[(OnuId, Option<SplitterId>)],
-    ) -> Result<(), StoreError> {
+    ) -> Result<Result<(), SplitterId>, StoreError> {
         self.store.writable()?;
+        let _one_at_a_time = self.plant_writes.lock().await;
         let mut batch = sled::Batch::default();
         for (onu, splitter) in placements {
             match splitter {
+                Some(splitter) if !self.splitters.contains_key(splitter.to_be_bytes())? => {
+                    return Ok(Err(*splitter));
+                }
                 Some(splitter) => batch.insert(&onu.to_be_bytes(), &splitter.to_be_bytes()),
                 None => batch.remove(&onu.to_be_bytes()),
             }
         }
         self.placements.apply_batch(batch)?;
         flush_tree(&self.placements).await?;
-        Ok(())
+        Ok(Ok(()))
     }
 }
