@@ -4,21 +4,27 @@
 //! its splitter); `,` or `;` between fields, quotes where a name holds them, an optional
 //! header line `onu,splitter`. A line that is not two fields is refused at once (400).
 //! Every line is checked before any is applied: with a bad line nothing is placed and the
-//! answer names the bad lines (400); `dryRun=true` checks and answers the whole report
-//! with 200, placing nothing. At most 10,000 lines
-//! and 1 MiB.
+//! answer names the bad lines (400); `dryRun=true` checks and answers the report with
+//! 200, placing nothing (the bad lines counted, the first 100 listed). Two lines for
+//! one ONU that place it differently are both kept from applying. The body must be sent
+//! as `text/csv`. At most 10,000 lines and 1 MiB.
 
 use super::doc::{ActorTimeout, BadInput, Refusals, TooLarge};
 use super::splitters::fits;
 use crate::error::ApiError;
+use crate::http::echo;
 use crate::http::{one, ApiResult, Flag, Query, Single};
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::HeaderMap;
 use ponkeeper_actors::domain::{Onu, OnuId};
+use ponkeeper_actors::inventory::SplitterSpec;
 use ponkeeper_actors::outages::{Splitter, SplitterId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -26,8 +32,11 @@ use utoipa_axum::routes;
 
 /// Lines one import takes at most.
 const MAX_LINES: usize = 10_000;
-/// Bad lines a refusal's message names (the report names them all).
+/// Bad lines a refusal's message names.
 const NAMED_IN_MESSAGE: usize = 10;
+/// Bad lines a report lists (`badLines` counts them all): a dry run over 10,000 bad
+/// lines answers a page, not megabytes.
+const LISTED_IN_REPORT: usize = 100;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(import))
@@ -47,6 +56,7 @@ pub struct ImportQuery {
 pub struct BadLine {
     /// 1-based, counting the header.
     pub line: usize,
+    /// The line's text, its first 64 characters.
     pub text: String,
     pub reason: String,
 }
@@ -60,6 +70,9 @@ pub struct ImportReport {
     pub lines: usize,
     /// Placements made (0 on a dry run).
     pub applied: usize,
+    /// How many lines cannot be applied.
+    pub bad_lines: usize,
+    /// The first 100 of them.
     pub bad: Vec<BadLine>,
 }
 
@@ -157,17 +170,23 @@ fn resolve(
     };
     let onu = rows
         .get(&key)
-        .ok_or_else(|| format!("no ONU with id or serial `{}`", line.onu))?;
+        .ok_or_else(|| format!("no ONU with id or serial `{}`", echo(&line.onu)))?;
     if line.splitter.is_empty() {
         return Ok((onu.id, None));
     }
     let splitter = match line.splitter.parse::<SplitterId>() {
         Ok(id) => splitters.iter().find(|s| s.id == id),
-        Err(_) => splitters
-            .iter()
-            .find(|s| s.olt_id == onu.olt_id && s.name.eq_ignore_ascii_case(&line.splitter)),
+        Err(_) => {
+            let key = SplitterSpec::key(onu.olt_id, &line.splitter);
+            splitters
+                .iter()
+                .find(|s| SplitterSpec::key(s.olt_id, &s.name) == key)
+        }
     }
-    .ok_or_else(|| format!("no splitter `{}` on OLT {}", line.splitter, onu.olt_id))?;
+    .ok_or_else(|| {
+        let name = crate::text::composed(&line.splitter);
+        format!("no splitter `{}` on OLT {}", echo(&name), onu.olt_id)
+    })?;
     fits(onu, splitter)?;
     Ok((onu.id, Some(splitter.id)))
 }
@@ -178,7 +197,7 @@ fn resolve(
     operation_id = "import_placements",
     tag = "outages",
     summary = "Place many ONUs under splitters from CSV",
-    description = "FULL keys only. Body `text/csv`: a line per ONU, `ONU,SPLITTER` (ONU id or serial; splitter id or its name on the ONU's OLT; empty splitter takes the ONU off), `,` or `;` between fields, an optional header `onu,splitter`; at most 10,000 lines and 1 MiB. All or nothing: a bad line places nothing and the 400 names the bad lines; `dryRun=true` answers the report (every bad line, its text and why) and places nothing.",
+    description = "FULL keys only. Body `text/csv`: a line per ONU, `ONU,SPLITTER` (ONU id or serial; splitter id or its name on the ONU's OLT; empty splitter takes the ONU off), `,` or `;` between fields, an optional header `onu,splitter`; at most 10,000 lines and 1 MiB. All or nothing: a bad line (an ONU or splitter not found, a splitter of another port, a second line for an ONU that places it elsewhere) places nothing and the 400 names the bad lines; `dryRun=true` answers the report (how many lines are bad, and the first 100 with their text and why) and places nothing. A body of another type is refused with 415.",
     params(ImportQuery),
     request_body(content = String, content_type = "text/csv", example = "onu,splitter\nHWTC1A2B3C4D,ODB-12 Lenina 5\n2000049,3\n"),
     responses((status = 200, description = "what was placed, or on a dry run what would be", body = Single<ImportReport>), BadInput, ActorTimeout, TooLarge, Refusals)
@@ -186,9 +205,11 @@ fn resolve(
 async fn import(
     State(app): State<AppState>,
     Query(query): Query<ImportQuery>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
     let dry_run = query.dry_run.is_some_and(Flag::yes);
+    csv_only(&headers)?;
     let lines = lines(&body)?;
     if lines.is_empty() {
         return Err(ApiError::InvalidBody(
@@ -210,18 +231,7 @@ async fn import(
     }
     let rows = rows(&app, &lines).await?;
     let splitters = app.records.splitters()?;
-    let mut placements = Vec::with_capacity(lines.len());
-    let mut bad = Vec::new();
-    for line in &lines {
-        match resolve(line, &rows, &splitters) {
-            Ok(placement) => placements.push(placement),
-            Err(reason) => bad.push(BadLine {
-                line: line.number,
-                text: line.text.clone(),
-                reason,
-            }),
-        }
-    }
+    let (placements, bad) = checked(&lines, &rows, &splitters);
     if !bad.is_empty() && !dry_run {
         let named: Vec<String> = bad
             .iter()
@@ -239,10 +249,69 @@ async fn import(
     if !dry_run {
         app.place(placements).await?;
     }
+    let bad_lines = bad.len();
     one(ImportReport {
         dry_run,
         lines: lines.len(),
         applied,
-        bad,
+        bad_lines,
+        bad: bad.into_iter().take(LISTED_IN_REPORT).collect(),
     })
+}
+
+/// Refuses a body not sent as `text/csv`: JSON or a form read as CSV would place
+/// whatever its lines happened to spell.
+fn csv_only(headers: &HeaderMap) -> Result<(), ApiError> {
+    let given = headers
+        .get(CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let essence = given
+        .as_deref()
+        .and_then(|t| t.split(';').next())
+        .map(|t| t.trim().to_ascii_lowercase());
+    if essence.as_deref() == Some("text/csv") {
+        return Ok(());
+    }
+    Err(ApiError::UnsupportedMediaType(format!(
+        "/placements/import takes a body of type `text/csv`, not `{}`",
+        echo(given.as_deref().unwrap_or("none"))
+    )))
+}
+
+/// Every line's placement, and the lines that cannot be applied: an ONU no line can
+/// find, a splitter it cannot hang under, or a second line for an ONU that an earlier
+/// line places elsewhere (which of the two the operator meant is not for the service to
+/// guess).
+fn checked(
+    lines: &[Line],
+    rows: &HashMap<String, Onu>,
+    splitters: &[Splitter],
+) -> (Vec<(OnuId, Option<SplitterId>)>, Vec<BadLine>) {
+    let mut placements = Vec::with_capacity(lines.len());
+    let mut first_line: HashMap<OnuId, (usize, Option<SplitterId>)> = HashMap::new();
+    let mut bad = Vec::new();
+    for line in lines {
+        let placed = resolve(line, rows, splitters).and_then(|(onu, splitter)| {
+            match first_line.entry(onu) {
+                Entry::Occupied(first) if first.get().1 != splitter => Err(format!(
+                    "line {} places ONU {onu} elsewhere; an ONU takes one line",
+                    first.get().0
+                )),
+                Entry::Occupied(_) => Ok(None),
+                Entry::Vacant(slot) => {
+                    slot.insert((line.number, splitter));
+                    Ok(Some((onu, splitter)))
+                }
+            }
+        });
+        match placed {
+            Ok(placement) => placements.extend(placement),
+            Err(reason) => bad.push(BadLine {
+                line: line.number,
+                text: crate::http::cut(&line.text).into_owned(),
+                reason,
+            }),
+        }
+    }
+    (placements, bad)
 }
