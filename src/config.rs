@@ -378,7 +378,27 @@ impl Config {
         Ok(config)
     }
 
-    /// Checks the values serde cannot: ranges, names, zone and rate syntax.
+    /// Loads `path` for `serve`: [`Config::load`], and every secret its webhooks and
+    /// notification channels name must be in the environment and well formed. The
+    /// offline commands (`backup`, `restore`, `keys`) read only the data directory, so
+    /// they take [`Config::load`] alone and run without the service's secrets.
+    pub fn load_to_serve(path: &Path) -> anyhow::Result<Config> {
+        let config = Config::load(path)?;
+        config
+            .check_secrets()
+            .with_context(|| format!("config {}", path.display()))?;
+        Ok(config)
+    }
+
+    /// Whether the secrets of `[[webhooks]]` and `[[notify]]` are set and well formed.
+    pub fn check_secrets(&self) -> anyhow::Result<()> {
+        crate::webhooks::resolve(&self.webhooks)?;
+        crate::channels::resolve(&self.notify)?;
+        Ok(())
+    }
+
+    /// Checks the values serde cannot: ranges, names, zone and rate syntax (not the
+    /// secrets, which only `serve` needs: [`Config::check_secrets`]).
     pub fn validate(&self) -> anyhow::Result<()> {
         if self.http.header_read_timeout.is_zero() || self.http.idle_timeout.is_zero() {
             bail!("keys `http.header_read_timeout`, `http.idle_timeout`: must be above zero");
@@ -426,8 +446,6 @@ impl Config {
         }
         self.events.validate()?;
         self.outages.validate()?;
-        crate::webhooks::resolve(&self.webhooks)?;
-        crate::channels::resolve(&self.notify)?;
         if self.traps.min_interval.is_zero() {
             bail!("key `traps.min_interval`: must be above zero");
         }

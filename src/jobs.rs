@@ -162,7 +162,7 @@ fn reload_webhooks(app: &AppState) -> anyhow::Result<usize> {
     let Some(path) = app.config.source.as_deref() else {
         anyhow::bail!("the service was not started from a config file");
     };
-    let config = crate::config::Config::load(path)?;
+    let config = crate::config::Config::load_to_serve(path)?;
     let hooks = crate::webhooks::resolve(&config.webhooks)?;
     let channels = crate::channels::resolve(&config.notify)?;
     let count = hooks.len();

@@ -276,7 +276,7 @@ fn main() -> ExitCode {
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Serve { config } => {
-            let config = Config::load(&config)?;
+            let config = Config::load_to_serve(&config)?;
             let listener = tokio::net::TcpListener::bind(config.listen)
                 .await
                 .with_context(|| format!("cannot listen on {}", config.listen))?;

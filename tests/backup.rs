@@ -6,7 +6,8 @@
 //! ids are the same, the old keys work, and new ids come after every restored one. A
 //! backup file is its owner's alone (0600, never written through a file or link already
 //! there), a directory every user may write is refused without `--force`, and the spool
-//! file of a service killed mid-backup is gone when the next one starts.
+//! file of a service killed mid-backup is gone when the next one starts. A backup needs
+//! only what it reads: not the secrets of the service's webhooks and channels.
 
 use crate::common::{eventually, steady_sim, TestService};
 use ponkeeper::admin::{self, AdminRequest};
@@ -396,6 +397,13 @@ async fn backup_cli(config: &Path, out: &Path, force: bool) -> (bool, String, St
     .expect("backup")
 }
 
+/// A webhook and a Telegram channel whose secrets' variables are not set: a backup reads
+/// only the data directory, so it runs without them (only `serve` needs them).
+const UNSET_SECRETS: &str = "[[webhooks]]\nname = \"billing\"\nurl = \"http://127.0.0.1:9/\"\n\
+     secret_env = \"PONKEEPER_TEST_UNSET_WEBHOOK_SECRET\"\n\
+     [[notify]]\nname = \"noc\"\nkind = \"telegram\"\n\
+     token_env = \"PONKEEPER_TEST_UNSET_BOT_TOKEN\"\nchat_ids = [1]\n";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_is_private_and_no_spool_file_outlives_its_service() {
     use std::os::unix::fs::PermissionsExt;
@@ -407,7 +415,7 @@ async fn a_backup_is_private_and_no_spool_file_outlives_its_service() {
     std::fs::write(
         &config,
         format!(
-            "listen = \"127.0.0.1:{}\"\ndata_dir = {:?}\ninventory = {:?}\n",
+            "listen = \"127.0.0.1:{}\"\ndata_dir = {:?}\ninventory = {:?}\n{UNSET_SECRETS}",
             crate::common::ports::one(),
             data.display().to_string(),
             service.inventory_path.display().to_string()
