@@ -23,6 +23,7 @@ mod events;
 mod faults;
 mod hardening;
 mod hardening_small;
+mod hardening_three;
 mod host_keys;
 mod hostile;
 mod macs;
