@@ -428,7 +428,12 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
 
 /// The writes of the quorum test through `member`: an action on `olt`, a new splitter
 /// `name` on `olt`'s port `port`, and `csv` imported as placements.
-async fn write(member: &Member, olt: OltId, (name, port): (&str, &str), csv: &str) -> [(u16, Value); 3] {
+async fn write(
+    member: &Member,
+    olt: OltId,
+    (name, port): (&str, &str),
+    csv: &str,
+) -> [(u16, Value); 3] {
     let poll = member
         .request(reqwest::Method::POST, &format!("/olts/{olt}/poll"))
         .await;
@@ -448,8 +453,7 @@ async fn the_quorum_is_the_peers_heard_now_and_every_write_needs_it() {
     let sim = common::steady_sim(OLTS, 2).await;
     let dir = tempfile::tempdir().expect("tempdir");
     // A silent member's OLTs move only after two minutes; the quorum must not wait that.
-    let mut members =
-        start_three_taking_over_after(&sim.inventory(), dir.path(), "120s").await;
+    let mut members = start_three_taking_over_after(&sim.inventory(), dir.path(), "120s").await;
     settled(&members.iter().collect::<Vec<_>>()).await;
     let olt = (1..=OLTS as OltId)
         .find(|olt| ponkeeper::cluster::ownership::owner(NAMES, *olt) == Some("alpha"))
@@ -462,7 +466,10 @@ async fn the_quorum_is_the_peers_heard_now_and_every_write_needs_it() {
     // The ONU placed under the splitter just made, by its name.
     let csv = format!("onu,splitter\n{},ODB-1\n", onu.serial);
     let [poll, created, import] = write(&members[0], olt, ("ODB-1", &onu.pon_port), &csv).await;
-    assert!((200..300).contains(&poll.0), "an action, two of three: {poll:?}");
+    assert!(
+        (200..300).contains(&poll.0),
+        "an action, two of three: {poll:?}"
+    );
     assert_eq!(created.0, 200, "a splitter, two of three: {created:?}");
     assert_eq!(
         (import.0, &import.1["data"]["applied"]),

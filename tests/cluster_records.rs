@@ -242,7 +242,10 @@ async fn a_splitter_is_taken_for_any_olt_of_the_inventory(sim: &SimFleet, member
     let (status, created) = members[0]
         .post("/splitters", splitter("ODB-7", olt, &port))
         .await;
-    assert_eq!(status, 200, "a splitter on bravo's OLT {olt} through alpha: {created}");
+    assert_eq!(
+        status, 200,
+        "a splitter on bravo's OLT {olt} through alpha: {created}"
+    );
     assert_eq!(created["data"]["oltId"], olt, "{created}");
     let listed = members[0].get(&format!("/splitters?oltId={olt}")).await;
     assert_eq!(listed["meta"]["totalCount"], 1, "{listed}");

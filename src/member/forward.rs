@@ -59,7 +59,7 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
     };
     if writes(request.method(), request.uri().path()) {
         if let Err(refused) = quorum(shared) {
-            return refused;
+            return refused.into_response();
         }
     }
     let path = request.uri().path().strip_prefix(BASE).unwrap_or_default();
@@ -99,7 +99,7 @@ fn writes(method: &Method, path: &str) -> bool {
 
 /// `Ok` while this member hears a majority; else the `503 NO_QUORUM` that names the
 /// members it does not hear (the message, and its Russian, say "cannot reach").
-fn quorum(shared: &ClusterShared) -> Result<(), Response> {
+fn quorum(shared: &ClusterShared) -> Result<(), ApiError> {
     let (quorum, members) = {
         let view = shared.membership();
         (view.quorum(Instant::now()), view.peers().len() + 1)
@@ -109,7 +109,6 @@ fn quorum(shared: &ClusterShared) -> Result<(), Response> {
             "this member sees no majority of the {members} cluster members; cannot reach: {}",
             unheard.join(", ")
         ))
-        .into_response()
     })
 }
 

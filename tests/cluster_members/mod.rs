@@ -331,8 +331,7 @@ pub async fn start_three_taking_over_after(
         let key = members.first().map(|alpha| alpha.key.clone());
         let ca = (&ca, key.as_deref());
         let member =
-            Member::start_taking_over_after(dir, name, inventory, &ports, ca, takeover_after)
-                .await;
+            Member::start_taking_over_after(dir, name, inventory, &ports, ca, takeover_after).await;
         members.push(member);
     }
     members
