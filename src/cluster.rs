@@ -8,7 +8,8 @@
 //!   runs the OLTs the rendezvous hash gives it ([`ownership`]);
 //! - requests ([`forward`]): a question about one OLT or ONU, and every action, is
 //!   answered by the member that runs it; a fleet-wide list is each member's share
-//!   merged ([`merge`]); actions need a strict majority of the members in sight;
+//!   merged ([`merge`]); actions and every other write need a strict majority of the
+//!   members heard within the quorum window, a few heartbeats ([`ownership`]);
 //! - node counters, summed over every member for `GET /nodes`;
 //! - questions about the records each member keeps ([`history`], [`questions`]): history
 //!   points, config versions, ONU state changes, СЗО bindings and events, merged by the
@@ -202,7 +203,10 @@ impl Cluster {
         let membership = Membership::new(
             &config.name,
             config.peers.iter().map(|p| p.name.clone()),
-            config.takeover_after(status_interval),
+            (
+                config.takeover_after(status_interval),
+                config.quorum_window(status_interval),
+            ),
         );
         Ok(Cluster {
             shared: Some(Arc::new(ClusterShared {

@@ -10,16 +10,21 @@
 //!   heartbeats, and every read is whole again; started again, it gets its OLTs back and
 //!   each OLT is again polled by one member;
 //! - `SIGSTOP` of a member: the other two keep acting; the stopped one, resumed alone with
-//!   its peers gone, refuses actions with 503 `NO_QUORUM`.
+//!   its peers gone, refuses actions with 503 `NO_QUORUM`;
+//! - `kill -9` of two members, one after the other, with `takeover_after` long: two of
+//!   three still act and write; the last one refuses actions and writes (splitters, a
+//!   placement import) with 503 `NO_QUORUM` a few heartbeats after the second kill, long
+//!   before its peers' OLTs would move, and `GET /cluster` says it has no quorum.
 
 use crate::common;
 
 use crate::cluster_members::{
-    member_ports, settled, start_three, until, Authority, Member, NAMES, OLTS, ONE_AT_A_TIME,
-    ONUS_PER_OLT,
+    member_ports, settled, start_three, start_three_taking_over_after, until, until_within,
+    Authority, Member, NAMES, OLTS, ONE_AT_A_TIME, ONUS_PER_OLT,
 };
 use ponkeeper_actors::domain::{OltId, OnuStatus};
 use ponkeeper_sim::SimFleet;
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
@@ -419,6 +424,102 @@ async fn a_member_without_a_majority_in_sight_refuses_actions() {
         .request(reqwest::Method::GET, "/olts?size=5")
         .await;
     assert_eq!(status, 200);
+}
+
+/// The writes of the quorum test through `member`: an action on `olt`, a new splitter
+/// `name` on `olt`'s port `port`, and `csv` imported as placements.
+async fn write(
+    member: &Member,
+    olt: OltId,
+    (name, port): (&str, &str),
+    csv: &str,
+) -> [(u16, Value); 3] {
+    let poll = member
+        .request(reqwest::Method::POST, &format!("/olts/{olt}/poll"))
+        .await;
+    let splitter = json!({"name": name, "oltId": olt, "ponPort": port}).to_string();
+    let splitter = member
+        .post("/splitters", ("application/json", splitter))
+        .await;
+    let import = member
+        .post("/placements/import", ("text/csv", csv.to_string()))
+        .await;
+    [poll, splitter, import]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_quorum_is_the_peers_heard_now_and_every_write_needs_it() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let sim = common::steady_sim(OLTS, 2).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A silent member's OLTs move only after two minutes; the quorum must not wait that.
+    let mut members = start_three_taking_over_after(&sim.inventory(), dir.path(), "120s").await;
+    settled(&members.iter().collect::<Vec<_>>()).await;
+    let olt = (1..=OLTS as OltId)
+        .find(|olt| ponkeeper::cluster::ownership::owner(NAMES, *olt) == Some("alpha"))
+        .expect("alpha owns an OLT");
+    let onu = sim.expected_onus(olt).remove(0);
+
+    // Charlie killed: alpha still hears bravo, two of three, past the quorum's window.
+    members[2].child.kill().await.expect("kill");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The ONU placed under the splitter just made, by its name.
+    let csv = format!("onu,splitter\n{},ODB-1\n", onu.serial);
+    let [poll, created, import] = write(&members[0], olt, ("ODB-1", &onu.pon_port), &csv).await;
+    assert!(
+        (200..300).contains(&poll.0),
+        "an action, two of three: {poll:?}"
+    );
+    assert_eq!(created.0, 200, "a splitter, two of three: {created:?}");
+    assert_eq!(
+        (import.0, &import.1["data"]["applied"]),
+        (200, &json!(1)),
+        "an import, two of three: {import:?}"
+    );
+    assert_eq!(members[0].get("/cluster").await["data"]["quorum"], true);
+
+    // Bravo killed too: alpha alone of three refuses every write within a few
+    // heartbeats, though `takeover_after` is far off. Waited for up to 15 s.
+    let killed = Instant::now();
+    members[1].child.kill().await.expect("kill");
+    let refused = until_within(
+        Duration::from_secs(15),
+        "alpha, alone, refuses an action",
+        || async {
+            let answer = members[0]
+                .request(reqwest::Method::POST, &format!("/olts/{olt}/poll"))
+                .await;
+            match answer {
+                (503, body) => Ok(body),
+                other => Err(format!("{other:?}")),
+            }
+        },
+        String::new,
+    )
+    .await;
+    eprintln!("NO_QUORUM {:?} after the second kill", killed.elapsed());
+    let [_, splitter, import] = write(&members[0], olt, ("ODB-2", &onu.pon_port), &csv).await;
+    for (what, (status, body)) in [
+        ("an action", (503, refused)),
+        ("POST /splitters", splitter),
+        ("POST /placements/import", import),
+    ] {
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (503, &json!("NO_QUORUM")),
+            "{what}: {body}"
+        );
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("bravo") && message.contains("charlie"),
+            "{what} names the unseen members: {message}"
+        );
+    }
+    let cluster = members[0].get("/cluster").await;
+    assert_eq!(cluster["data"]["quorum"], false, "{cluster}");
+    // Reads go on, and nothing was written.
+    let listed = members[0].get(&format!("/splitters?oltId={olt}")).await;
+    assert_eq!(listed["meta"]["totalCount"], 1, "{listed}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -11,7 +11,9 @@
 //! - `/alarms` through each member holds every member's alarms, and one recorded by
 //!   bravo is acknowledged through alpha and reads so through charlie;
 //! - config versions of an OLT taken by two members (charlie, then its taker while
-//!   charlie was down) list as one history through every member, and diff across them.
+//!   charlie was down) list as one history through every member, and diff across them;
+//! - a splitter on an OLT of the inventory is taken through a member that does not run
+//!   that OLT (splitters are each member's records: docs/scale-out.md, "Not yet").
 
 use crate::cluster_members;
 use crate::common;
@@ -227,6 +229,40 @@ async fn alarms_are_read_and_acknowledged_through_any_member(members: &[Member])
     assert_eq!(through["data"]["acknowledgedBy"], "ops");
 }
 
+/// A splitter on bravo's OLT, through alpha, which does not run it: taken, its port as
+/// given; an OLT the inventory does not hold is still refused, and bravo, which runs the
+/// OLT, still checks the port against the OLT's.
+async fn a_splitter_is_taken_for_any_olt_of_the_inventory(sim: &SimFleet, members: &[Member]) {
+    let olt = one_olt_of_each()[1];
+    let port = sim.expected_onus(olt)[0].pon_port.clone();
+    let splitter = |name: &str, olt: OltId, port: &str| {
+        let body = serde_json::json!({"name": name, "oltId": olt, "ponPort": port});
+        ("application/json", body.to_string())
+    };
+    let (status, created) = members[0]
+        .post("/splitters", splitter("ODB-7", olt, &port))
+        .await;
+    assert_eq!(
+        status, 200,
+        "a splitter on bravo's OLT {olt} through alpha: {created}"
+    );
+    assert_eq!(created["data"]["oltId"], olt, "{created}");
+    let listed = members[0].get(&format!("/splitters?oltId={olt}")).await;
+    assert_eq!(listed["meta"]["totalCount"], 1, "{listed}");
+    let (status, refused) = members[0]
+        .post("/splitters", splitter("ODB-8", 9999, &port))
+        .await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (400, &Value::from("INVALID_PARAMETER")),
+        "{refused}"
+    );
+    let (status, refused) = members[1]
+        .post("/splitters", splitter("ODB-9", olt, "9/9/9"))
+        .await;
+    assert_eq!(status, 400, "a port bravo's OLT does not have: {refused}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn every_members_records_read_as_one_through_any_member() {
     let _turn = ONE_AT_A_TIME.lock().await;
@@ -243,6 +279,7 @@ async fn every_members_records_read_as_one_through_any_member() {
     szo_is_bound_and_read_through_every_member(&sim, &members, &since).await;
     the_stream_carries_every_member_and_resumes_anywhere(&sim, &members).await;
     alarms_are_read_and_acknowledged_through_any_member(&members).await;
+    a_splitter_is_taken_for_any_olt_of_the_inventory(&sim, &members).await;
 
     // Config versions: charlie backs up one of its OLTs, is killed, its taker backs the
     // OLT up again, and charlie comes back.

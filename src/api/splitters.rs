@@ -142,16 +142,22 @@ impl SplitterBody {
                 )));
             }
         }
-        let olt = app.olt(self.olt_id).map_err(|_| {
-            ApiError::InvalidParameter(format!("field `oltId`: no OLT with id {}", self.olt_id))
-        })?;
-        let ports: Vec<String> = olt
-            .detail()
-            .await?
-            .ports
-            .into_iter()
-            .map(|p| p.name)
-            .collect();
+        if app.inventory().olt(self.olt_id).is_none() {
+            return Err(ApiError::InvalidParameter(format!(
+                "field `oltId`: no OLT with id {}",
+                self.olt_id
+            )));
+        }
+        // Any OLT of the inventory, whichever member runs it. Only the member that runs
+        // the OLT knows its ports: elsewhere the port is taken as given (a placement
+        // still checks it against the ONU's own).
+        let ports: Vec<String> = match app.fleet.olt(self.olt_id) {
+            Some(olt) => olt.detail().await?.ports,
+            None => Vec::new(),
+        }
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
         if !ports.is_empty() && !ports.contains(&pon_port) {
             return Err(ApiError::InvalidParameter(format!(
                 "field `ponPort`: OLT {} has no port {pon_port} (its ports: {})",

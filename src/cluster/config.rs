@@ -1,10 +1,19 @@
 //! `[cluster]` of `ponkeeper.toml`: this member's name and cluster port, every other
 //! member by name and address, the cookie's variable, how soon a silent member's OLTs are
-//! taken over, and the id block this member allocates ONU ids from (docs/scale-out.md).
+//! taken over (and, from the heartbeat, how soon it stops counting toward the quorum),
+//! and the id block this member allocates ONU ids from (docs/scale-out.md).
 
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
+
+/// Heartbeats a peer may miss in a row and still count toward the quorum: its last
+/// answer must be younger than this many heartbeats.
+pub const QUORUM_HEARTBEATS: u32 = 3;
+
+/// The shortest quorum window: a sub-second heartbeat does not make the quorum flicker
+/// on one slow answer.
+pub const QUORUM_WINDOW_FLOOR: Duration = Duration::from_secs(1);
 
 /// The most members a cluster may configure: each allocates ids in a block of its own,
 /// and 32 blocks of 2⁴⁸ keep every id below 2⁵³, exact in a JSON client's number.
@@ -38,7 +47,8 @@ pub struct ClusterConfig {
     /// Connections that may be in their handshake at once; one more is closed at once.
     #[serde(default = "default_max_handshakes")]
     pub max_handshakes: usize,
-    /// How often members tell each other their state (and so how soon one is missed).
+    /// How often members tell each other their state (and so how soon one is missed: it
+    /// counts toward the quorum only while its answers arrive, [`Self::quorum_window`]).
     #[serde(default = "default_heartbeat", with = "humantime_serde")]
     pub heartbeat: Duration,
     /// A member silent this long loses its OLTs to the others; unset: twice
@@ -92,6 +102,15 @@ impl ClusterConfig {
     /// The silence after which a member's OLTs go to the others.
     pub fn takeover_after(&self, status_interval: Duration) -> Duration {
         self.takeover_after.unwrap_or(status_interval * 2)
+    }
+
+    /// How recent a peer's last answer must be for it to count toward the quorum:
+    /// [`QUORUM_HEARTBEATS`] heartbeats, at least [`QUORUM_WINDOW_FLOOR`], and never
+    /// longer than [`Self::takeover_after`] (a peer that owns nothing counts for nothing).
+    pub fn quorum_window(&self, status_interval: Duration) -> Duration {
+        (self.heartbeat * QUORUM_HEARTBEATS)
+            .max(QUORUM_WINDOW_FLOOR)
+            .min(self.takeover_after(status_interval))
     }
 
     /// What is wrong with the section, if anything: names repeated or empty, too many
@@ -167,6 +186,18 @@ mod tests {
         let mut far = config("a", &[]);
         far.id_block = Some(MAX_MEMBERS as u16);
         assert!(far.check().is_err());
+    }
+
+    #[test]
+    fn the_quorum_window_is_a_few_heartbeats_not_the_takeover() {
+        let mut c = config("a", &["b"]);
+        let status = Duration::from_secs(60);
+        assert_eq!(c.quorum_window(status), Duration::from_secs(3));
+        c.heartbeat = Duration::from_millis(200);
+        assert_eq!(c.quorum_window(status), QUORUM_WINDOW_FLOOR);
+        c.heartbeat = Duration::from_secs(10);
+        c.takeover_after = Some(Duration::from_secs(20));
+        assert_eq!(c.quorum_window(status), Duration::from_secs(20));
     }
 
     #[test]

@@ -3,7 +3,12 @@
 //! the same owner from the same list of members with no coordinator, and when a member
 //! leaves or returns only its own OLTs move. [`Membership`] is one member's view of the
 //! others: when each last answered, whether it has polled its own OLTs yet, and from that
-//! who is live (for ownership) and who is in sight (for the quorum of actions).
+//! two things on two clocks. Ownership is patient: a peer is in sight, and live, while it
+//! has answered within `takeover_after`, so a member's OLTs do not move on a short
+//! silence. The quorum is what is heard now: a peer counts toward it only while its
+//! heartbeats arrive, within the quorum window (a few heartbeats,
+//! [`super::config::ClusterConfig::quorum_window`]), so a member that loses its peers
+//! stops acting and writing within seconds, not after `takeover_after`.
 
 use ponkeeper_actors::domain::OltId;
 use sha2::{Digest, Sha256};
@@ -52,19 +57,24 @@ pub struct Membership {
     me: String,
     started: Instant,
     takeover_after: Duration,
+    /// How recent a peer's last answer must be for it to count toward the quorum.
+    quorum_window: Duration,
     peers: BTreeMap<String, PeerState>,
 }
 
 impl Membership {
+    /// `me` among `peers`; a silent peer loses its OLTs after `takeover_after`, and
+    /// counts toward the quorum only while it answered within `quorum_window`.
     pub fn new(
         me: &str,
         peers: impl IntoIterator<Item = String>,
-        takeover_after: Duration,
+        (takeover_after, quorum_window): (Duration, Duration),
     ) -> Self {
         Membership {
             me: me.to_string(),
             started: Instant::now(),
             takeover_after,
+            quorum_window,
             peers: peers
                 .into_iter()
                 .map(|p| (p, PeerState::default()))
@@ -78,6 +88,10 @@ impl Membership {
 
     pub fn takeover_after(&self) -> Duration {
         self.takeover_after
+    }
+
+    pub fn quorum_window(&self) -> Duration {
+        self.quorum_window
     }
 
     /// Every configured member but this one, by name.
@@ -106,10 +120,14 @@ impl Membership {
         }
     }
 
-    /// Whether `peer` has answered within `takeover_after`.
+    /// Whether `peer` has answered within `takeover_after` (for ownership).
     fn in_sight(&self, peer: &PeerState, now: Instant) -> bool {
-        peer.last_seen
-            .is_some_and(|seen| now.saturating_duration_since(seen) < self.takeover_after)
+        answered_within(peer, now, self.takeover_after)
+    }
+
+    /// Whether `peer` has answered within the quorum window: its heartbeats arrive now.
+    fn heard(&self, peer: &PeerState, now: Instant) -> bool {
+        answered_within(peer, now, self.quorum_window)
     }
 
     /// Whether `peer` counts for ownership: in sight, or never seen while this member is
@@ -141,27 +159,28 @@ impl Membership {
             .all(|p| !self.live(p, now) || self.in_sight(p, now))
     }
 
-    /// Whether the peer named `name` is in sight now.
+    /// Whether the peer named `name` is in sight now (for ownership).
     pub fn peer_in_sight(&self, name: &str, now: Instant) -> bool {
         self.peers.get(name).is_some_and(|p| self.in_sight(p, now))
     }
 
-    /// `Ok` when this member sees a strict majority of the configured members (itself
-    /// included), else the peers it cannot see.
+    /// Whether the peer named `name` counts toward the quorum now.
+    pub fn peer_heard(&self, name: &str, now: Instant) -> bool {
+        self.peers.get(name).is_some_and(|p| self.heard(p, now))
+    }
+
+    /// `Ok` when this member hears a strict majority of the configured members (itself
+    /// included) within the quorum window, else the peers it does not hear.
     pub fn quorum(&self, now: Instant) -> Result<(), Vec<String>> {
         let members = self.peers.len() + 1;
-        let seen = 1 + self
-            .peers
-            .values()
-            .filter(|p| self.in_sight(p, now))
-            .count();
-        if seen * 2 > members {
+        let heard = 1 + self.peers.values().filter(|p| self.heard(p, now)).count();
+        if heard * 2 > members {
             return Ok(());
         }
         Err(self
             .peers
             .iter()
-            .filter(|(_, p)| !self.in_sight(p, now))
+            .filter(|(_, p)| !self.heard(p, now))
             .map(|(n, _)| n.clone())
             .collect())
     }
@@ -193,16 +212,24 @@ impl Membership {
     }
 }
 
+/// Whether `peer` answered a question sent less than `window` before `now`.
+fn answered_within(peer: &PeerState, now: Instant, window: Duration) -> bool {
+    peer.last_seen
+        .is_some_and(|seen| now.saturating_duration_since(seen) < window)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `me` of a, b and c: OLTs move after 2 s of silence, the quorum hears 500 ms back.
     fn three(me: &str) -> Membership {
         let peers = ["a", "b", "c"]
             .into_iter()
             .filter(|n| *n != me)
             .map(String::from);
-        Membership::new(me, peers, Duration::from_secs(2))
+        let times = (Duration::from_secs(2), Duration::from_millis(500));
+        Membership::new(me, peers, times)
     }
 
     #[test]
@@ -283,6 +310,48 @@ mod tests {
             !view.seen("z", alone, |_| {}),
             "an unknown name is not a member"
         );
+    }
+
+    #[test]
+    fn the_quorum_hears_only_recent_answers_while_ownership_waits_for_takeover() {
+        let mut view = three("a");
+        let start = Instant::now();
+        view.seen("b", start, |p| p.ready = true);
+        view.seen("c", start, |p| p.ready = true);
+        assert!(view.quorum(start).is_ok());
+        // Both silent past the quorum window, well within `takeover_after`.
+        let quiet = start + Duration::from_millis(800);
+        assert_eq!(view.quorum(quiet), Err(vec!["b".into(), "c".into()]));
+        assert!(!view.peer_heard("b", quiet));
+        assert!(view.peer_in_sight("b", quiet), "in sight for ownership");
+        assert_eq!(view.live_members(quiet).len(), 3, "no OLT moves yet");
+        let c_olt = (0..100)
+            .find(|&o| owner(["a", "b", "c"], o) == Some("c"))
+            .expect("an OLT of c");
+        assert_eq!(view.owner_of(c_olt, quiet), "c");
+        // b answers again: two of three heard, until b falls silent in turn.
+        view.seen("b", quiet, |_| {});
+        assert!(view.quorum(quiet + Duration::from_millis(400)).is_ok());
+        assert!(view.peer_heard("b", quiet + Duration::from_millis(400)));
+        assert_eq!(
+            view.quorum(quiet + Duration::from_millis(600)),
+            Err(vec!["b".into(), "c".into()])
+        );
+    }
+
+    #[test]
+    fn one_of_two_has_no_quorum_once_the_other_is_not_heard() {
+        let mut view = Membership::new(
+            "a",
+            ["b".to_string()],
+            (Duration::from_secs(120), Duration::from_secs(3)),
+        );
+        let start = Instant::now();
+        view.seen("b", start, |p| p.ready = true);
+        assert!(view.quorum(start).is_ok(), "two of two");
+        let later = start + Duration::from_secs(4);
+        assert_eq!(view.quorum(later), Err(vec!["b".into()]));
+        assert_eq!(view.live_members(later), vec!["b", "a"], "b keeps its OLTs");
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! What `GET /cluster` shows: the members as this one sees them, from the membership
-//! its heartbeat keeps ([`super::ownership::Membership`]).
+//! its heartbeat keeps ([`super::ownership::Membership`]): who shares the OLTs (`live`,
+//! `inSight`, over `takeoverAfterSeconds`) and who counts toward the quorum now
+//! (`heard`, over the few heartbeats of `quorumWindowSeconds`).
 
 use super::Cluster;
 use serde::Serialize;
@@ -15,10 +17,14 @@ pub struct ClusterItem {
     pub clustered: bool,
     /// This member's name.
     pub name: Option<String>,
-    /// Whether this member sees a strict majority of the members (it runs actions only then).
+    /// Whether this member hears a strict majority of the members (itself included)
+    /// within `quorumWindowSeconds`: it runs actions and takes writes only then.
     pub quorum: bool,
     /// The silence after which a member's OLTs go to the others, in seconds.
     pub takeover_after_seconds: Option<f64>,
+    /// How recently a member must have answered to count toward the quorum, in seconds:
+    /// a few heartbeats.
+    pub quorum_window_seconds: Option<f64>,
     /// Every configured member, this one included, by name.
     pub members: Vec<MemberItem>,
 }
@@ -32,8 +38,10 @@ pub struct MemberItem {
     pub this: bool,
     /// Counted in the OLTs' ownership now.
     pub live: bool,
-    /// Heard within `takeoverAfterSeconds`.
+    /// Heard within `takeoverAfterSeconds` (for ownership).
     pub in_sight: bool,
+    /// Heard within `quorumWindowSeconds`: counts toward the quorum now.
+    pub heard: bool,
     /// Every OLT it runs has finished a poll.
     pub ready: bool,
     /// OLT actors it runs, as it last said.
@@ -56,6 +64,7 @@ impl Cluster {
                 name: None,
                 quorum: true,
                 takeover_after_seconds: None,
+                quorum_window_seconds: None,
                 members: Vec::new(),
             };
         };
@@ -70,6 +79,7 @@ impl Cluster {
                 this: false,
                 live: live.contains(&name.as_str()),
                 in_sight: view.peer_in_sight(name, now),
+                heard: view.peer_heard(name, now),
                 ready: peer.ready,
                 olts: peer.olts,
                 id_block: peer.id_block,
@@ -84,6 +94,7 @@ impl Cluster {
             this: true,
             live: true,
             in_sight: true,
+            heard: true,
             ready: shared.ready.load(std::sync::atomic::Ordering::Acquire),
             olts: running,
             id_block: Some(shared.config.id_block()),
@@ -96,6 +107,7 @@ impl Cluster {
             name: Some(view.me().to_string()),
             quorum: view.quorum(now).is_ok(),
             takeover_after_seconds: Some(view.takeover_after().as_secs_f64()),
+            quorum_window_seconds: Some(view.quorum_window().as_secs_f64()),
             members,
         }
     }

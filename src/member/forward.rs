@@ -10,8 +10,18 @@
 //! - a merged list ([`crate::cluster::merge::MERGED`]): each member's share, merged;
 //! - anything else: here.
 //!
-//! An action on an OLT or an ONU (any method but GET) runs only on a member that sees a
-//! strict majority of the configured members, else `503 NO_QUORUM` naming the others.
+//! Every write needs the quorum: it runs only on a member that hears a strict majority
+//! of the configured members within the quorum window (a few heartbeats,
+//! [`crate::cluster::ownership`]), else `503 NO_QUORUM` naming the members it does not
+//! hear. A write is any request but GET, HEAD, OPTIONS and TRACE ([`writes`]): an action
+//! on an OLT or an ONU, and every request that writes records (splitters, placements and
+//! their import, subscriber bindings, alarm acknowledgements, backups). Two are exempt:
+//! `/mcp`, whose tools each make a REST request that passes this check on its own; and
+//! `POST /inventory/reload`, which applies this host's own inventory file as a restart
+//! would (no quorum can refuse a restart, and a member without one goes on polling
+//! anyway). API keys are managed through the admin socket, outside this API. Both the
+//! member asked and the member that answers check.
+//!
 //! A forwarded request travels as a [`WireRequest`] with the caller it was authenticated
 //! as, and runs through the other member's own REST surface marked [`Forwarded`], which
 //! its access check takes in place of a key and this layer answers locally.
@@ -21,7 +31,7 @@ use crate::cluster::merge::{Item, MergedList, Share};
 use crate::cluster::wire::{target, unframe, Forwarded, Target, WireRequest, WireResponse};
 use crate::cluster::{remote_member, remote_members, ClusterShared, MemberMsg, ASK_TIMEOUT};
 use crate::error::ApiError;
-use crate::http::BASE;
+use crate::http::{is_mcp_path, BASE};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
@@ -39,28 +49,21 @@ use tower::ServiceExt;
 /// frame limit.
 const MAX_ANSWER_BYTES: usize = 3 * 1024 * 1024;
 
+/// Where `POST /inventory/reload` is, under the API base.
+const RELOAD: &str = "/inventory/reload";
+
 /// Middleware: routes a request as the module says.
 pub async fn route(State(app): State<AppState>, request: Request, next: Next) -> Response {
     let Some(shared) = app.cluster.shared().filter(|_| app.cluster.is_running()) else {
         return next.run(request).await;
     };
-    let path = request.uri().path().strip_prefix(BASE).unwrap_or_default();
-    let target = target(request.method(), path);
-    let reads = matches!(*request.method(), Method::GET | Method::HEAD);
-    let action = !reads && matches!(target, Target::Olt(_) | Target::Onu(_));
-    if action {
-        let (quorum, members) = {
-            let view = shared.membership();
-            (view.quorum(Instant::now()), view.peers().len() + 1)
-        };
-        if let Err(unseen) = quorum {
-            return ApiError::NoQuorum(format!(
-                "this member sees no majority of the {members} cluster members; cannot reach: {}",
-                unseen.join(", ")
-            ))
-            .into_response();
+    if writes(request.method(), request.uri().path()) {
+        if let Err(refused) = quorum(shared) {
+            return refused.into_response();
         }
     }
+    let path = request.uri().path().strip_prefix(BASE).unwrap_or_default();
+    let target = target(request.method(), path);
     if request.extensions().get::<Forwarded>().is_some() {
         return next.run(request).await;
     }
@@ -86,6 +89,27 @@ pub async fn route(State(app): State<AppState>, request: Request, next: Next) ->
         Target::List(list) => merged(&app, shared, list, (request, next)).await,
         _ => next.run(request).await,
     }
+}
+
+/// Whether a request of `method` on `path` (from the server's root) writes, so needs
+/// the quorum: any method but the safe ones, except on the paths the module names.
+fn writes(method: &Method, path: &str) -> bool {
+    !method.is_safe() && !is_mcp_path(path) && path.strip_prefix(BASE) != Some(RELOAD)
+}
+
+/// `Ok` while this member hears a majority; else the `503 NO_QUORUM` that names the
+/// members it does not hear (the message, and its Russian, say "cannot reach").
+fn quorum(shared: &ClusterShared) -> Result<(), ApiError> {
+    let (quorum, members) = {
+        let view = shared.membership();
+        (view.quorum(Instant::now()), view.peers().len() + 1)
+    };
+    quorum.map_err(|unheard| {
+        ApiError::NoQuorum(format!(
+            "this member sees no majority of the {members} cluster members; cannot reach: {}",
+            unheard.join(", ")
+        ))
+    })
 }
 
 /// An alarm or an outage: answered by the member whose id block holds its id (here, when
@@ -485,6 +509,32 @@ mod tests {
             r#"{"success":true,"data":[{"id":1,"name":"a"},{"id":2}],"meta":{"page":0,"size":20,"totalCount":2}}"#
         );
         assert!(serde_json::from_str::<serde_json::Value>(&body).is_ok());
+    }
+
+    #[test]
+    fn every_request_but_a_read_writes_save_mcp_and_the_reload() {
+        let api = |path: &str| format!("{BASE}{path}");
+        for (method, path) in [
+            (Method::POST, api("/olts/1/poll")),
+            (Method::POST, api("/splitters")),
+            (Method::DELETE, api("/splitters/3")),
+            (Method::POST, api("/onus/7/placement")),
+            (Method::POST, api("/placements/import")),
+            (Method::POST, api("/alarms/9/ack")),
+            (Method::PUT, api("/anything")),
+            (Method::PATCH, api("/splitters/3")),
+        ] {
+            assert!(writes(&method, &path), "{method} {path}");
+        }
+        for (method, path) in [
+            (Method::GET, api("/splitters")),
+            (Method::HEAD, api("/olts")),
+            (Method::OPTIONS, api("/splitters")),
+            (Method::POST, "/mcp".to_string()),
+            (Method::POST, api("/inventory/reload")),
+        ] {
+            assert!(!writes(&method, &path), "{method} {path}");
+        }
     }
 
     #[test]

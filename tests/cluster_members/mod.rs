@@ -18,6 +18,8 @@ pub const ONUS_PER_OLT: usize = 8;
 pub const NAMES: [&str; 3] = ["alpha", "bravo", "charlie"];
 /// How long any one condition of these tests may take to come true.
 pub const PATIENCE: Duration = Duration::from_secs(45);
+/// How long a member stays silent before the others take its OLTs, in these tests.
+pub const TAKEOVER_AFTER: &str = "1500ms";
 
 /// One test at a time: each runs three members and a simulator, which two cores hold for
 /// one test but not for three.
@@ -89,6 +91,20 @@ impl Member {
         ports: &[(u16, u16); 3],
         (ca, key): (&Authority, Option<&str>),
     ) -> Member {
+        Member::start_taking_over_after(dir, name, inventory, ports, (ca, key), TAKEOVER_AFTER)
+            .await
+    }
+
+    /// [`Member::start`] with `takeover_after` (humantime text) in place of the tests'
+    /// [`TAKEOVER_AFTER`].
+    pub async fn start_taking_over_after(
+        dir: &Path,
+        name: &'static str,
+        inventory: &Inventory,
+        ports: &[(u16, u16); 3],
+        (ca, key): (&Authority, Option<&str>),
+        takeover_after: &str,
+    ) -> Member {
         let me = NAMES
             .iter()
             .position(|n| *n == name)
@@ -114,7 +130,7 @@ impl Member {
                  optics_interval = \"1s\"\n\n[optics]\nhistory_step = \"1s\"\n\n\
                  [cluster]\nname = \"{name}\"\nlisten = \"127.0.0.1:{listen}\"\n\
                  peers = [{peers}]\ncookie_env = \"CLUSTER_COOKIE\"\n\
-                 heartbeat = \"200ms\"\ntakeover_after = \"1500ms\"\n\n[cluster.tls]\n{tls}",
+                 heartbeat = \"200ms\"\ntakeover_after = \"{takeover_after}\"\n\n[cluster.tls]\n{tls}",
                 data = dir.join("data"),
                 peers = peers.join(", "),
             ),
@@ -173,13 +189,30 @@ impl Member {
     }
 
     pub async fn request(&self, method: reqwest::Method, path: &str) -> (u16, Value) {
-        let answer = self
+        self.send(method, path, None).await
+    }
+
+    /// A POST of `body` (its content type, its text); 0 when no answer came.
+    pub async fn post(&self, path: &str, (content_type, body): (&str, String)) -> (u16, Value) {
+        self.send(reqwest::Method::POST, path, Some((content_type, body)))
+            .await
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<(&str, String)>,
+    ) -> (u16, Value) {
+        let mut request = self
             .client
             .request(method, format!("{}{path}", self.base))
             .header("X-API-Key", &self.key)
-            .timeout(Duration::from_secs(10))
-            .send()
-            .await;
+            .timeout(Duration::from_secs(10));
+        if let Some((content_type, body)) = body {
+            request = request.header("Content-Type", content_type).body(body);
+        }
+        let answer = request.send().await;
         match answer {
             Ok(response) => {
                 let status = response.status().as_u16();
@@ -281,19 +314,31 @@ pub async fn settled(members: &[&Member]) {
 /// Alpha, bravo and charlie over `inventory`, linked with TLS, each with its own store
 /// and alpha's key (so one key works on every member).
 pub async fn start_three(inventory: &Inventory, dir: &Path) -> Vec<Member> {
+    start_three_taking_over_after(inventory, dir, TAKEOVER_AFTER).await
+}
+
+/// [`start_three`] with `takeover_after` (humantime text).
+pub async fn start_three_taking_over_after(
+    inventory: &Inventory,
+    dir: &Path,
+    takeover_after: &str,
+) -> Vec<Member> {
     let ports = member_ports();
     let ca = Authority::new();
-    let alpha = Member::start(dir, NAMES[0], inventory, &ports, (&ca, None)).await;
-    let key = alpha.key.clone();
-    let mut members = vec![alpha];
-    for name in &NAMES[1..] {
-        members.push(Member::start(dir, name, inventory, &ports, (&ca, Some(&key))).await);
+    let mut members: Vec<Member> = Vec::new();
+    for name in NAMES {
+        // Alpha makes the key; the others take it.
+        let key = members.first().map(|alpha| alpha.key.clone());
+        let ca = (&ca, key.as_deref());
+        let member =
+            Member::start_taking_over_after(dir, name, inventory, &ports, ca, takeover_after).await;
+        members.push(member);
     }
     members
 }
 
-/// Waits until `check` gives `Some`, asking again every 200 ms; panics after
-/// [`PATIENCE`] with `what` and the last thing `describe` says.
+/// Waits until `check` gives `Ok`, asking again every 200 ms; panics after
+/// [`PATIENCE`] with `what` and the last `Err`.
 pub async fn until<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
@@ -303,12 +348,26 @@ where
 }
 
 /// [`until`], adding what `tell` says to the panic.
-pub async fn until_telling<T, F, Fut>(what: &str, mut check: F, tell: impl Fn() -> String) -> T
+pub async fn until_telling<T, F, Fut>(what: &str, check: F, tell: impl Fn() -> String) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, String>>,
 {
-    let deadline = Instant::now() + PATIENCE;
+    until_within(PATIENCE, what, check, tell).await
+}
+
+/// [`until_telling`], giving up after `patience`.
+pub async fn until_within<T, F, Fut>(
+    patience: Duration,
+    what: &str,
+    mut check: F,
+    tell: impl Fn() -> String,
+) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = Instant::now() + patience;
     loop {
         match check().await {
             Ok(done) => return done,
