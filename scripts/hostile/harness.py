@@ -1,10 +1,10 @@
 """Shared pieces of the hostile-client reproductions in scripts/hostile/.
 
-Starts a simulated fleet (`ponkeeper sim`, 20 OLTs x 16 ONUs) and `ponkeeper serve` on it
+Starts a simulated fleet (`ponkeeper sim`, 20 OLTs x 16 ONUs unless told) and `ponkeeper serve` on it
 from a prebuilt binary, each in a temporary directory of its own, and tears both down
 again; plus the measurements the attacks share: a process's RSS, a directory's size, and
 plain HTTP requests. Standard library only. Not run on its own: the attack scripts
-(cluster_frames.py, cluster_idle.py, keyless_posts.py) import it.
+(cluster_frames.py, cluster_idle.py, keyless_posts.py, russian_values.py) import it.
 """
 
 import json
@@ -81,10 +81,13 @@ class Service:
     `extra_toml` is appended to the generated config (e.g. a `[cluster]` section, or
     top-level keys, which must then come before any section: see `top_toml`).
     `full_key` asks for a FULL key, created with `ponkeeper keys create` before start.
+    `olts` and `onus_per_olt` size the simulated fleet (20 x 16 unless told).
     """
 
-    def __init__(self, binary, top_toml="", extra_toml="", full_key=False):
+    def __init__(self, binary, top_toml="", extra_toml="", full_key=False, olts=20,
+                 onus_per_olt=16):
         self.binary = os.path.abspath(binary)
+        self.olts, self.onus_per_olt = olts, onus_per_olt
         self.top_toml, self.extra_toml, self.want_key = top_toml, extra_toml, full_key
         self.dir = tempfile.mkdtemp(prefix="pk-hostile-")
         self.data_dir = os.path.join(self.dir, "data")
@@ -97,6 +100,9 @@ class Service:
     def __enter__(self):
         try:
             self._start_sim()
+            # Chosen once the simulator holds its ports: a large fleet takes thousands.
+            self.http_port = free_port()
+            self.base = f"http://127.0.0.1:{self.http_port}"
             self._write_config()
             if self.want_key:
                 self.key = self._create_key()
@@ -123,7 +129,8 @@ class Service:
 
     def _start_sim(self):
         self.inventory = os.path.join(self.dir, "inventory.toml")
-        sim = self._spawn("sim", ["sim", "--olts", "20", "--onus-per-olt", "16",
+        sim = self._spawn("sim", ["sim", "--olts", str(self.olts),
+                                  "--onus-per-olt", str(self.onus_per_olt),
                                   "--base-port", "0", "--inventory-out", self.inventory])
         log = os.path.join(self.dir, "sim.log")
         for _ in range(300):
