@@ -295,6 +295,11 @@ pub struct SshSpec {
     pub username: String,
     /// Name of the environment variable holding the password (never the password itself).
     pub password_env: String,
+    /// Name of the environment variable holding the password `enable` asks for, where
+    /// the device asks one (ZTE C300/C320 often, V-SOL always); unset: the login
+    /// password is given (V-SOL's enable password is the login's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable_password_env: Option<String>,
     /// The device's SSH host key, pinned: `SHA256:…` or an OpenSSH public key line.
     /// Without it the first login's key is recorded (trust on first use).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,10 +1,15 @@
 //! The SSH command-line client an OLT actor drives its device with (russh). A
 //! [`CliSession`] logs in with the inventory's credentials, opens an interactive shell on
-//! a pseudo-terminal, waits for the prompt, runs the profile's setup lines (privileged
-//! mode, pager off) and then runs one command at a time, each under a timeout: it reads
-//! until the device shows a prompt again, answers a pager with a space and a confirmation
-//! question with the profile's answer, and reports a line that starts with one of the
-//! profile's error markers as a refusal carrying the device's own message.
+//! a pseudo-terminal, waits for the prompt (any host name; a session that lands privileged
+//! skips `enable`), runs the profile's setup lines (privileged mode, with the enable
+//! password when the device asks; pager off) and then runs one command at a time, each
+//! under a timeout: it waits for the device's echo of the command (what came before is
+//! unsolicited, logged and dropped), reads until the device shows a prompt again,
+//! answers a pager with a space (keeping the line it interrupted, dropping its erase) and
+//! a confirmation question with the profile's answer, takes the profile's "nothing to
+//! show" lines for an empty answer, and reports a line that starts with one of the
+//! profile's error markers as a refusal carrying the device's own message
+//! ([`dialogue`] reads the terminal's text).
 //!
 //! The session is owned by the OLT actor and lent to one action task at a time (see
 //! [`crate::olt`]); dropping it closes the connection. Passwords are taken by value,
@@ -14,7 +19,10 @@
 //! sent: a target that names a fingerprint ([`CliTarget::host_key`]) refuses any other
 //! key ([`CliError::HostKeyRefused`]); [`crate::host_keys`] decides which key that is.
 
+mod dialogue;
+
 use crate::profile::commands::CliProfile;
+use dialogue::{asks_password, clean, ends_in_erase, erase, prompt_shape, take_pager, Reply};
 use russh::client;
 use russh::keys::PublicKeyOrCertificate;
 use russh::ChannelMsg;
@@ -99,6 +107,9 @@ pub struct CliTarget {
     pub addr: SocketAddr,
     pub username: String,
     pub password: String,
+    /// What to answer when `enable` asks for a password; `None`: the login password
+    /// (V-SOL's enable password is the login's, oxidized's `vsololt` model).
+    pub enable_password: Option<String>,
     /// The SHA256 fingerprint (`SHA256:…`) the device's host key must have; `None`
     /// accepts any key (the caller records it, see [`crate::host_keys`]).
     pub host_key: Option<String>,
@@ -122,6 +133,10 @@ pub struct CliSession {
     profile: &'static CliProfile,
     /// The device's name as its prompt shows it (`OLT-1` of `OLT-1>`).
     host: String,
+    /// Whether the login landed at a privileged prompt (`#`): `enable` is skipped.
+    privileged: bool,
+    /// The answer to `enable`'s password question.
+    enable_password: String,
     /// The fingerprint of the host key the device showed.
     host_key: String,
     /// Text received and not yet consumed.
@@ -137,8 +152,21 @@ impl CliSession {
         timeout: Duration,
     ) -> Result<CliSession, CliError> {
         let mut session = CliSession::login(target, profile, timeout).await?;
+        let enable = profile.modes.iter().find(|m| m.depth == 1).map(|m| m.enter);
         for line in profile.setup {
-            session.run(line, timeout).await?;
+            if session.privileged && Some(*line) == enable {
+                continue;
+            }
+            match session.run(line, timeout).await {
+                // A pager or width setting a firmware does not know (a V1600G refuses
+                // `terminal length 0`) costs nothing: the pager is answered as it comes.
+                Err(CliError::Rejected { message, .. }) if Some(*line) != enable => {
+                    tracing::info!(host = %session.host, %line, %message, "setup line refused; going on");
+                }
+                other => {
+                    other?;
+                }
+            }
         }
         Ok(session)
     }
@@ -203,20 +231,24 @@ impl CliSession {
             channel,
             profile,
             host: String::new(),
+            privileged: false,
+            enable_password: target
+                .enable_password
+                .clone()
+                .unwrap_or_else(|| target.password.clone()),
             host_key: offered_key().unwrap_or_default(),
             pending: String::new(),
         };
-        // The first prompt names the host: `OLT-1>`.
-        let suffix = profile.user_prompt.trim_start_matches("{host}");
+        // The first prompt names the host, whatever its characters: `OLT-1>`, `ZXAN#`,
+        // `RT_01|192.0.2.4-Site_OLT> `.
         let deadline = Instant::now() + timeout;
         loop {
-            if let Some(line) = session.pending.rsplit('\n').next() {
-                let line = line.trim();
-                if let Some(host) = line.strip_suffix(suffix).filter(|h| is_host(h)) {
-                    session.host = host.to_string();
-                    session.pending.clear();
-                    return Ok(session);
-                }
+            let last = erase(session.pending.rsplit('\n').next().unwrap_or_default());
+            if let Some((host, privileged)) = prompt_shape(&last) {
+                session.host = host.to_string();
+                session.privileged = privileged;
+                session.pending.clear();
+                return Ok(session);
             }
             session.receive(deadline, "login", timeout).await?;
         }
@@ -232,51 +264,142 @@ impl CliSession {
         &self.host_key
     }
 
-    /// Sends one line and returns what the device printed before its next prompt (the
-    /// echo of the line and the prompt itself left out).
+    /// Sends one line and returns what the device printed between its echo of the line
+    /// and its next prompt. Lines before the echo (an alarm printed at the idle prompt, a
+    /// prompt printed again) are logged and dropped.
     pub async fn run(&mut self, line: &str, timeout: Duration) -> Result<String, CliError> {
         let deadline = Instant::now() + timeout;
-        self.pending.clear();
+        let before = std::mem::take(&mut self.pending);
+        self.drop_unsolicited(before.lines());
         self.send(line).await?;
-        let mut output = String::new();
+        let mut reply = Reply::new(line, self.profile);
+        let enables = self
+            .profile
+            .modes
+            .iter()
+            .any(|m| m.depth == 1 && m.enter == line);
+        let mut password_sent = false;
+        // Where the last pager stood, until its erase arrives: what the device prints in
+        // between (a line break and an alarm, on a V-SOL) is not output.
+        let mut after_pager: Option<usize> = None;
         loop {
-            // Complete lines go to the output; the unfinished last line is examined.
-            if let Some(end) = self.pending.rfind('\n') {
-                output.push_str(&self.pending[..=end]);
-                self.pending.drain(..=end);
+            // The last pager's erase first: a page may end in the next pager already.
+            if let Some(at) = after_pager {
+                if let Some(back) = self.pending[at..].find(dialogue::BACK) {
+                    let between: String = self.pending.drain(at..at + back).collect();
+                    reply
+                        .unsolicited
+                        .extend(between.lines().map(str::to_string));
+                    after_pager = None;
+                }
             }
-            let last = self.pending.trim();
-            if self.is_prompt(last) {
-                self.pending.clear();
-                break;
+            if after_pager.is_none() {
+                if let Some(at) = take_pager(&mut self.pending, self.profile.pager) {
+                    after_pager = Some(at);
+                    self.send_raw(" ").await?;
+                    continue;
+                }
             }
-            if !last.is_empty() && last.contains(self.profile.pager.trim()) {
-                self.pending.clear();
-                self.send_raw(" ").await?;
+            // Complete lines go to the reply; the unfinished last line is examined.
+            let settled = after_pager.unwrap_or(self.pending.len());
+            if let Some(end) = self.pending[..settled].rfind('\n') {
+                let complete: String = self.pending.drain(..=end).collect();
+                after_pager = after_pager.map(|at| at - (end + 1));
+                let mut ended = false;
+                for text in erase(&complete).lines() {
+                    if ended {
+                        reply.unsolicited.push(text.to_string());
+                    } else if reply.echoed && self.is_prompt(text) {
+                        // The prompt ended the output; an alarm and the prompt printed
+                        // again may have come in the same read.
+                        ended = true;
+                    } else {
+                        reply.take(text);
+                    }
+                }
+                if ended {
+                    reply.unsolicited.push(std::mem::take(&mut self.pending));
+                    break;
+                }
+            }
+            if ends_in_erase(&self.pending) {
+                self.receive(deadline, line, timeout).await?;
                 continue;
             }
-            if !last.is_empty() && last.contains(self.profile.confirm) {
-                output.push_str(last);
-                output.push('\n');
+            let last = erase(self.pending.rsplit('\n').next().unwrap_or_default());
+            if self.is_prompt(&last) {
+                // A page with no erase before the prompt: what followed its pager was output.
+                if after_pager.take().is_some() {
+                    let rest = std::mem::take(&mut self.pending);
+                    let lines: Vec<&str> = rest.lines().collect();
+                    for text in &lines[..lines.len().saturating_sub(1)] {
+                        reply.take(&erase(text));
+                    }
+                }
+                self.pending.clear();
+                if reply.echoed {
+                    break;
+                }
+                // A prompt before the echo: one printed again after an unsolicited line.
+                continue;
+            }
+            if reply.take_unfinished_echo(&last) {
+                self.pending.clear();
+                continue;
+            }
+            if reply.echoed && enables && asks_password(&last) {
+                if password_sent {
+                    return Err(CliError::Rejected {
+                        command: line.to_string(),
+                        message: "the device asked for the enable password again: it refused the one given".into(),
+                    });
+                }
+                password_sent = true;
+                self.pending.clear();
+                let password = self.enable_password.clone();
+                self.send(&password).await?;
+                continue;
+            }
+            if reply.echoed && !last.trim().is_empty() && last.contains(self.profile.confirm) {
+                reply.take(last.trim_end());
                 self.pending.clear();
                 self.send(self.profile.confirm_answer).await?;
                 continue;
             }
             self.receive(deadline, line, timeout).await?;
         }
-        let output = strip_echo(&output, line);
-        if let Some(message) = output.lines().map(str::trim).find(|l| {
+        self.drop_unsolicited(reply.unsolicited.iter().map(String::as_str));
+        self.answer(line, reply.output)
+    }
+
+    /// The output, or the refusal an error marker in it names; a profile's "nothing to
+    /// show" line is an empty answer, not a refusal.
+    fn answer(&self, command: &str, output: String) -> Result<String, CliError> {
+        let lines = || output.lines().map(str::trim);
+        if lines().any(|l| self.profile.empty_answers.iter().any(|e| l.starts_with(e))) {
+            return Ok(String::new());
+        }
+        if let Some(message) = lines().find(|l| {
             self.profile
                 .error_markers
                 .iter()
                 .any(|marker| l.starts_with(marker))
         }) {
             return Err(CliError::Rejected {
-                command: line.to_string(),
+                command: command.to_string(),
                 message: message.to_string(),
             });
         }
         Ok(output)
+    }
+
+    /// Logs lines the device printed unasked (never output).
+    fn drop_unsolicited<'l>(&self, lines: impl Iterator<Item = &'l str>) {
+        for text in lines.map(erase).filter(|l| !l.trim().is_empty()) {
+            if !self.is_prompt(&text) {
+                tracing::debug!(host = %self.host, line = %text.trim(), "unsolicited line from the device");
+            }
+        }
     }
 
     /// Back to privileged mode after a script failed half-way.
@@ -290,6 +413,7 @@ impl CliSession {
     }
 
     fn is_prompt(&self, line: &str) -> bool {
+        let line = line.trim();
         !self.host.is_empty()
             && line.starts_with(&self.host)
             && (line.ends_with('#') || line.ends_with('>'))
@@ -336,77 +460,6 @@ impl CliSession {
                 }
                 Some(_) => {}
             }
-        }
-    }
-}
-
-fn is_host(text: &str) -> bool {
-    !text.is_empty()
-        && text.len() <= 64
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-}
-
-/// Text without carriage returns, backspaces and ANSI escape sequences (Huawei moves
-/// the cursor back over its pager line with `ESC[37D`).
-fn clean(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' | '\u{8}' => {}
-            '\u{1b}' => {
-                if chars.peek() == Some(&'[') {
-                    chars.next();
-                    for c in chars.by_ref() {
-                        if c.is_ascii_alphabetic() {
-                            break;
-                        }
-                    }
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The output without the device's echo of the command line.
-fn strip_echo(output: &str, line: &str) -> String {
-    match output.split_once('\n') {
-        Some((first, rest)) if first.trim() == line.trim() => rest.to_string(),
-        _ => output.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn output_is_cleaned_of_terminal_control() {
-        assert_eq!(clean(b"a\r\nb\x1b[37Dc"), "a\nbc");
-        assert_eq!(strip_echo("scroll\nok\n", "scroll"), "ok\n");
-        assert_eq!(strip_echo("other\nok\n", "scroll"), "other\nok\n");
-    }
-
-    proptest::proptest! {
-        /// Whatever bytes a device sends, cleaning never panics and leaves no carriage
-        /// return, backspace or escape sequence; text without them passes unchanged.
-        #[test]
-        fn any_device_output_is_cleaned(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
-            let text = clean(&bytes);
-            let control = ['\r', '\u{8}', '\u{1b}'];
-            proptest::prop_assert!(!text.contains(control), "{:?}", text);
-            let _ = strip_echo(&text, "display current-configuration");
-            let _ = is_host(&text);
-        }
-
-        #[test]
-        fn plain_output_is_kept(text in "[a-zA-Z0-9 #:/.\n-]{0,200}") {
-            proptest::prop_assert_eq!(clean(text.as_bytes()), text);
         }
     }
 }

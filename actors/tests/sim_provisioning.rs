@@ -100,6 +100,7 @@ async fn every_family_registers_refuses_and_removes_over_ssh() {
             addr: fleet.ssh_addr(olt).expect("ssh addr"),
             username: "ponkeeper".into(),
             password: DEFAULT_SSH_PASSWORD.into(),
+            enable_password: None,
             host_key: None,
         };
         let mut session = CliSession::open(&target, cli, STEP).await.expect("login");

@@ -29,6 +29,7 @@ fn target(fleet: &SimFleet, olt: u32, password: &str) -> CliTarget {
         addr: fleet.ssh_addr(olt).expect("ssh addr"),
         username: "ponkeeper".into(),
         password: password.into(),
+        enable_password: None,
         host_key: None,
     }
 }

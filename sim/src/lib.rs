@@ -387,6 +387,7 @@ impl SimFleet {
                         port: ssh.port(),
                         username: SSH_USERNAME.to_string(),
                         password_env: SSH_PASSWORD_ENV.to_string(),
+                        enable_password_env: None,
                         host_key: None,
                     }),
                     poll: Default::default(),

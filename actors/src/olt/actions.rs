@@ -155,10 +155,19 @@ impl OltState {
                 ssh.password_env
             ))
         })?;
+        let enable_password = match &ssh.enable_password_env {
+            None => None,
+            Some(variable) => Some(std::env::var(variable).map_err(|_| {
+                ActionError::Unavailable(format!(
+                    "the enable password of OLT {id} is missing: environment variable {variable} is not set"
+                ))
+            })?),
+        };
         Ok(CliTarget {
             addr: SocketAddr::new(self.spec.ip, ssh.port),
             username: ssh.username.clone(),
             password,
+            enable_password,
             host_key: ssh
                 .host_key
                 .as_ref()
@@ -338,7 +347,7 @@ impl OltState {
         done: CliDone,
     ) -> Result<ActionOutcome, ActionError> {
         match (action, done) {
-            (CliAction::ReadMacs(_), CliDone::Macs(moves)) => Ok(self.macs_read(moves)),
+            (CliAction::ReadMacs(_), CliDone::Macs(done)) => Ok(self.macs_read(done)),
             (CliAction::ReadMacs(_), _) => {
                 Err(ActionError::Device("the MAC read reported nothing".into()))
             }

@@ -40,6 +40,13 @@ pub struct CliProfile {
     pub confirm_answer: &'static str,
     /// An output line starting with one of these means the command was refused.
     pub error_markers: &'static [&'static str],
+    /// An output line starting with one of these means there is nothing to show: an
+    /// empty answer, not a refusal, though some start with an error marker (Huawei's
+    /// `Failure: There is not any MAC address record`).
+    pub empty_answers: &'static [&'static str],
+    /// Lines the device prints unasked in the middle of an output (syslog, alarms):
+    /// never output, never stored.
+    pub unsolicited: &'static [LineShape],
     pub modes: &'static [CliMode],
     /// One level up (at privileged level: log out).
     pub exit: &'static [&'static str],
@@ -57,6 +64,15 @@ pub struct CliProfile {
     pub vlan_line: &'static str,
     /// How the CLI shows the MACs behind ONUs, where it is known ([`crate::macs`]).
     pub macs: Option<CliMacs>,
+}
+
+/// The shape of a line a device prints unasked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineShape {
+    /// Starts (after blanks) with this text.
+    Prefix(&'static str),
+    /// Starts with a date and time, `2026/05/25 18:50:59` (or with `-`): a syslog line.
+    DateTimeLead,
 }
 
 /// The commands that show the MACs learnt behind ONUs, and the table they print.

@@ -8,9 +8,12 @@ pub static BDCOM_CLI: CliProfile = CliProfile {
     user_prompt: "{host}>",
     setup: &["enable", "terminal length 0"],
     pager: "--More--",
-    confirm: "[Y/N]",
+    // NOC Project's BDCOM profile answers `(y/n) [n]` (tests/fixtures/cli/bdcom).
+    confirm: "(y/n)",
     confirm_answer: "y",
     error_markers: &["% Unknown command", "% Invalid", "% Incomplete", "Error:"],
+    empty_answers: &[],
+    unsolicited: &[],
     modes: &[
         CliMode {
             enter: "enable",

@@ -12,7 +12,16 @@ pub static CDATA_CLI: CliProfile = CliProfile {
     pager: "--More ( Press 'Q' to quit )--",
     confirm: "(y/n)",
     confirm_answer: "y",
-    error_markers: &["% Unknown command", "% Invalid", "Error:", "Failure:"],
+    // `Unknown command: (` is NOC Project's C-Data refusal (tests/fixtures/cli/cdata).
+    error_markers: &[
+        "% Unknown command",
+        "Unknown command",
+        "% Invalid",
+        "Error:",
+        "Failure:",
+    ],
+    empty_answers: &[],
+    unsolicited: &[],
     modes: &[
         CliMode {
             enter: "enable",

@@ -20,7 +20,13 @@ pub static ELTEX_CLI: CliProfile = CliProfile {
         "% Unknown command",
         "% Invalid",
         "Unknown command",
+        // NOC Project's Eltex LTP profile (tests/fixtures/cli/eltex).
+        "Command not found",
+        "Incomplete command",
+        "Invalid argument",
     ],
+    empty_answers: &[],
+    unsolicited: &[],
     modes: &[
         CliMode {
             enter: "configure",

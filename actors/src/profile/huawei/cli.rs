@@ -12,6 +12,14 @@ pub static HUAWEI_CLI: CliProfile = CliProfile {
     confirm: "(y/n)",
     confirm_answer: "y",
     error_markers: &["% Unknown command", "% Parameter error", "Failure:", "% Incomplete"],
+    // Nothing to show (a port without MACs, no ONT found) or nothing to remove (`undo
+    // service-port` on an ONT without one): tests/fixtures/cli/huawei/dialogue.toml.
+    empty_answers: &[
+        "Failure: There is not any MAC address record",
+        "Failure: The automatically found ONTs do not exist",
+        "Failure: No service virtual port can be operated",
+    ],
+    unsolicited: &[],
     modes: &[
         CliMode {
             enter: "enable",

@@ -13,6 +13,8 @@ pub static SNR_CLI: CliProfile = CliProfile {
     confirm: "[Y/N]",
     confirm_answer: "y",
     error_markers: &["% Unknown command", "% Invalid", "Error:"],
+    empty_answers: &[],
+    unsolicited: &[],
     modes: &[CliMode {
         enter: "enable",
         prompt: "{host}#",

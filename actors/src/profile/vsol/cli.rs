@@ -4,16 +4,22 @@
 //! shows the device answering it); no public source gives the V1600G's reboot or VLAN
 //! commands or any of the V1600D's, so those answer 501 rather than guess.
 
-use crate::profile::commands::{CliMode, CliProfile};
+use crate::profile::commands::{CliMode, CliProfile, LineShape};
 
 /// V-SOL V1600D (EPON): the dialogue only; no scripts are known.
 pub static VSOL_EPON_CLI: CliProfile = CliProfile {
     user_prompt: "{host}>",
-    setup: &["terminal length 0", "enable"],
-    pager: "--More--",
+    setup: &["enable", "terminal length 0"],
+    // ` --More-- ` and a NUL, sometimes in the middle of a line; after the space that
+    // answers it, 10 BS, 10 spaces, 10 BS (oxidized's recorded V1600G session).
+    pager: " --More-- ",
     confirm: "[Y/N]",
     confirm_answer: "Y",
     error_markers: &["% Unknown command", "% Invalid", "% Incomplete", "Error"],
+    empty_answers: &[],
+    // Syslog lines printed into any session, mid-output too: `2026/05/25 18:51:33  ONU
+    // Port Los …` (oxidized's `vsololt` model drops the same).
+    unsolicited: &[LineShape::DateTimeLead],
     modes: &[
         CliMode {
             enter: "enable",

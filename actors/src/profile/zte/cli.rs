@@ -10,7 +10,17 @@ pub static ZTE_CLI: CliProfile = CliProfile {
     pager: "--More--",
     confirm: "[yes/no]",
     confirm_answer: "yes",
-    error_markers: &["%Error", "%Code", "% Invalid", "% Unknown"],
+    error_markers: &[
+        "%Error",
+        "%Code",
+        "% Invalid",
+        "% Unknown",
+        "% Ambiguous",
+        "% Incomplete",
+    ],
+    // `show gpon onu uncfg` with nothing unconfigured (tests/fixtures/cli/zte).
+    empty_answers: &["%Code 32310-GPONSRV : No related information to show"],
+    unsolicited: &[],
     modes: &[
         CliMode {
             enter: "enable",
