@@ -131,13 +131,13 @@ impl MacQuery {
 }
 
 /// One MAC the device showed behind an ONU: the ONU's port and number, the MAC and the
-/// VLAN it was learnt in.
+/// VLAN it was learnt in (none where the device shows none: a Huawei WLAN client, `-`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MacSighting {
     pub pon_port: String,
     pub onu_index: u32,
     pub mac: Mac,
-    pub vlan: u16,
+    pub vlan: Option<u16>,
 }
 
 /// One read of MACs, placed on ONUs: every ONU it covered (an ONU it covered and found
@@ -148,7 +148,7 @@ pub struct MacRead {
     /// The ONUs the read covered, with what the store keeps of each.
     pub covered: Vec<MacOwner>,
     /// (ONU, MAC, VLAN) as the device showed them.
-    pub seen: Vec<(OnuId, Mac, u16)>,
+    pub seen: Vec<(OnuId, Mac, Option<u16>)>,
 }
 
 /// An ONU as a MAC record names it, so a lookup answers even for an ONU deleted since.
@@ -173,7 +173,7 @@ impl MacRead {
             .iter()
             .map(|onu| ((onu.pon_port.as_str(), onu.onu_index), onu.id))
             .collect();
-        let mut seen: Vec<(OnuId, Mac, u16)> = sightings
+        let mut seen: Vec<(OnuId, Mac, Option<u16>)> = sightings
             .iter()
             .filter_map(|s| {
                 Some((
@@ -207,7 +207,7 @@ pub struct MacMove {
     pub mac: Mac,
     pub from: OnuId,
     pub to: OnuId,
-    pub vlan: u16,
+    pub vlan: Option<u16>,
     pub at: DateTime<Utc>,
     /// The ONU it is behind now, for the event's port.
     pub owner: MacOwner,

@@ -450,7 +450,7 @@ fn mac_table(profile: &CliProfile, olt: &SimOlt, line: &str) -> Option<String> {
                 pon_port: port.clone(),
                 onu_index: onu.ont_id,
                 mac: Mac(entry.mac),
-                vlan: entry.vlan,
+                vlan: Some(entry.vlan),
             })
         })
         .collect();

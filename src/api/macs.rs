@@ -37,7 +37,9 @@ pub struct OnuMacItem {
     pub onu_id: u64,
     pub olt_id: u32,
     pub pon_port: String,
-    pub vlan: u16,
+    /// The VLAN it was learnt in; null where the device shows none (a Huawei WLAN
+    /// client).
+    pub vlan: Option<u16>,
     pub first_seen: String,
     pub last_seen: String,
     /// Seen by the last read of the ONU's MACs.
@@ -62,7 +64,8 @@ pub struct MacSightingItem {
     pub olt_id: u32,
     pub pon_port: String,
     pub serial: String,
-    pub vlan: u16,
+    /// As [`OnuMacItem::vlan`].
+    pub vlan: Option<u16>,
     pub first_seen: String,
     pub last_seen: String,
     pub active: bool,

@@ -126,10 +126,16 @@ fn macs_moved(view: &impl HeldRows, olt: OltId, moves: &[crate::macs::MacMove]) 
                 node_id: node,
                 pon_port: Some(moved.owner.pon_port.clone()),
                 onu_id: Some(moved.to),
-                message: format!(
-                    "MAC {} moved from ONU {} to ONU {} (VLAN {})",
-                    moved.mac, moved.from, moved.to, moved.vlan
-                ),
+                message: match moved.vlan {
+                    Some(vlan) => format!(
+                        "MAC {} moved from ONU {} to ONU {} (VLAN {vlan})",
+                        moved.mac, moved.from, moved.to
+                    ),
+                    None => format!(
+                        "MAC {} moved from ONU {} to ONU {}",
+                        moved.mac, moved.from, moved.to
+                    ),
+                },
                 data: json!({
                     "mac": moved.mac.to_string(),
                     "fromOnuId": moved.from,

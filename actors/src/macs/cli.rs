@@ -2,11 +2,14 @@
 //! [`MacSighting`]s, and rendered in the same layout (the simulator's console prints
 //! them with [`render`], and the property tests check each renderer's rows parse back).
 //!
-//! Huawei MA5600T / MA5800, `display mac-address port F/S/P` (and `… ont F/S/P ID`):
-//! one row per MAC, `SRV-P INDEX`, `BUNDLE INDEX`, the port type (`gpon`), the MAC as
-//! `xxxx-xxxx-xxxx`, `dynamic`/`static`, the port as `F /S /P` (spaces around the
-//! slashes), then `VPI` and `VCI` — for a GPON port the ONT ID and the GEM port — an
-//! optional flow type and parameter, and the VLAN last. ZTE C300/C320/C600,
+//! Huawei MA5600T / MA5800, `display mac-address port F/S/P`: one row per MAC,
+//! `SRV-P INDEX`, `BUNDLE INDEX`, the port type (`gpon`), the MAC as `xxxx-xxxx-xxxx`,
+//! `dynamic`/`static`, the port as `F /S /P` (spaces around the slashes), then `VPI`
+//! and `VCI` — for a GPON port the ONT ID and the GEM port — an optional flow type and
+//! parameter, and the VLAN last. `display mac-address ont F/S/P ID` prints a table of its
+//! own: the port as `0/ 2/6`, the ONT ID, the ONT's port type (`ETH`, `WLAN`) and number,
+//! the MAC and the VLAN, `-` for none (a WLAN client): kept as no VLAN (ntc-templates'
+//! captures, tests/fixtures/cli/huawei). ZTE C300/C320/C600,
 //! `show mac gpon olt <port>` (and `show mac gpon onu <onu>`): the MAC as
 //! `xxxx.xxxx.xxxx`, the VLAN, `Dynamic`/`Static`, the ONU interface
 //! (`gpon-onu_R/S/P:N`, on the C600 `gpon_onu-R/S/P:N`) and the virtual port. Headers,
@@ -22,7 +25,7 @@ pub fn parse(format: MacTable, output: &str) -> Vec<MacSighting> {
     output
         .lines()
         .filter_map(|line| match format {
-            MacTable::Huawei => huawei_row(line),
+            MacTable::Huawei => huawei_row(line).or_else(|| huawei_ont_row(line)),
             MacTable::Zte | MacTable::ZteC600 => zte_row(line),
         })
         .collect()
@@ -51,7 +54,33 @@ fn huawei_row(line: &str) -> Option<MacSighting> {
         pon_port: port_name(port)?,
         onu_index: onu.parse().ok()?,
         mac,
-        vlan: vlan_id(vlan)?,
+        vlan: Some(vlan_id(vlan)?),
+    })
+}
+
+/// ` 0/ 2/6      2    ETH              1   805e-0c5c-4277       80` (or `-` for the VLAN)
+fn huawei_ont_row(line: &str) -> Option<MacSighting> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| is_spelt(w, '-', 4))?;
+    let [vlan] = &words[at + 1..] else {
+        return None;
+    };
+    let before = words[..at].join(" ").replace("/ ", "/").replace(" /", "/");
+    let [port, onu, kind, number] = before.split_whitespace().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let known_kind = kind.chars().all(|c| c.is_ascii_uppercase()) && !kind.is_empty();
+    if !known_kind || number.parse::<u32>().is_err() {
+        return None;
+    }
+    Some(MacSighting {
+        pon_port: port_name(port)?,
+        onu_index: onu.parse().ok()?,
+        mac: Mac::parse(words[at])?,
+        vlan: match *vlan {
+            "-" => None,
+            vlan => Some(vlan_id(vlan)?),
+        },
     })
 }
 
@@ -72,7 +101,7 @@ fn zte_row(line: &str) -> Option<MacSighting> {
         pon_port: port_name(port)?,
         onu_index: number.parse().ok()?,
         mac: Mac::parse(mac)?,
-        vlan: vlan_id(vlan)?,
+        vlan: Some(vlan_id(vlan)?),
     })
 }
 
@@ -99,6 +128,11 @@ fn vlan_id(text: &str) -> Option<u16> {
     text.parse().ok().filter(|v| (1..=4094).contains(v))
 }
 
+/// A VLAN as a table prints it, `-` for none.
+fn vlan_text(vlan: Option<u16>) -> String {
+    vlan.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
 /// `rows` as the device prints them in `format`: a header, a row per MAC, a total.
 pub fn render(format: MacTable, rows: &[MacSighting]) -> String {
     let mut out = String::new();
@@ -121,7 +155,7 @@ pub fn render(format: MacTable, rows: &[MacSighting]) -> String {
                     "-",
                     row.onu_index,
                     1,
-                    row.vlan
+                    vlan_text(row.vlan)
                 );
             }
             out.push_str(&ruler);
@@ -142,7 +176,7 @@ pub fn render(format: MacTable, rows: &[MacSighting]) -> String {
                 let _ = write!(
                     out,
                     "{a:02x}{b:02x}.{c:02x}{d:02x}.{e:02x}{f:02x}   {:<5} Dynamic  {interface:<25} vport 1\r\n",
-                    row.vlan
+                    vlan_text(row.vlan)
                 );
             }
         }
@@ -168,14 +202,36 @@ mod tests {
         assert_eq!(rows[0].pon_port, "0/1/0");
         assert_eq!(rows[0].onu_index, 3);
         assert_eq!(rows[0].mac.to_string(), "00:11:22:33:44:aa");
-        assert_eq!((rows[1].onu_index, rows[1].vlan), (4, 200));
+        assert_eq!((rows[1].onu_index, rows[1].vlan), (4, Some(200)));
         let zte = "Mac address      Vlan  Type     Port                      Vc\n\
                    0011.2233.4455   100   Dynamic  gpon-onu_1/2/3:7          vport 1\n\
                    0011.2233.4466   101   Dynamic  gpon_onu-1/2/3:8          vport 1\n";
         let rows = parse(MacTable::Zte, zte);
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].pon_port.as_str(), rows[0].onu_index), ("1/2/3", 7));
-        assert_eq!((rows[1].onu_index, rows[1].vlan), (8, 101));
+        assert_eq!((rows[1].onu_index, rows[1].vlan), (8, Some(101)));
+    }
+
+    #[test]
+    fn huaweis_ont_table_is_read_with_its_dashes() {
+        let ont = include_str!("../../../tests/fixtures/cli/huawei/display-mac-address-ont.txt");
+        let rows = parse(MacTable::Huawei, ont);
+        assert_eq!(rows.len(), 3);
+        assert_eq!((rows[0].pon_port.as_str(), rows[0].onu_index), ("0/2/6", 2));
+        assert_eq!(rows[0].mac.to_string(), "80:5e:0c:5c:42:77");
+        assert_eq!(rows[0].vlan, Some(80));
+        assert_eq!(rows[2].vlan, Some(1003));
+        let wlan = include_str!(
+            "../../../tests/fixtures/cli/huawei/display-mac-address-ont-wlan-no-vlan.txt"
+        );
+        let rows = parse(MacTable::Huawei, wlan);
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].pon_port.as_str(), rows[0].vlan), ("0/1/0", None));
+        let port = include_str!("../../../tests/fixtures/cli/huawei/display-mac-address.txt");
+        let rows = parse(MacTable::Huawei, port);
+        // The GPON row (ONT 1 on 0/1/0); the `eth` rows are the OLT's own ports.
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!((rows[0].pon_port.as_str(), rows[0].onu_index), ("0/1/0", 1));
     }
 
     fn sighting() -> impl Strategy<Value = MacSighting> {
@@ -183,7 +239,7 @@ mod tests {
             prop::collection::vec(0u32..64, 3),
             0u32..256,
             any::<[u8; 6]>(),
-            1u16..=4094,
+            (1u16..=4094).prop_map(Some),
         )
             .prop_map(|(port, onu_index, mac, vlan)| MacSighting {
                 pon_port: port

@@ -88,6 +88,8 @@ pub struct OltState {
     pub(super) refreshes: Vec<Refresh>,
     /// Callers waiting for a poll to read the forwarding table (BDCOM).
     pub(super) mac_waiters: Vec<super::mac_reads::MacWaiter>,
+    /// The last MAC sweep's ports it could not read, as warnings (kept across polls).
+    pub(super) mac_warnings: Vec<String>,
     /// Each ONU's latest traffic reading and rates (in memory only).
     pub(super) traffic: crate::traffic::TrafficBook,
     /// Each PON port's way towards saturation.
@@ -145,6 +147,7 @@ impl Actor for OltActor {
             load: LoadSeen::default(),
             refreshes: Vec::new(),
             mac_waiters: Vec::new(),
+            mac_warnings: Vec::new(),
             traffic: Default::default(),
             saturation: Default::default(),
             wake: Wake::default(),

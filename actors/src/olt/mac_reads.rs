@@ -34,7 +34,9 @@ pub enum MacScope {
 pub(super) struct MacScript {
     pub(super) olt: OltId,
     pub(super) macs: &'static CliMacs,
-    pub(super) commands: Vec<String>,
+    pub(super) scope: MacScope,
+    /// Each command with the PON port it reads.
+    pub(super) commands: Vec<(String, String)>,
     pub(super) onus: Vec<Onu>,
 }
 
@@ -150,7 +152,7 @@ impl OltState {
             MacScope::Olt => self.onus.all().iter().cloned().collect(),
             MacScope::Onu(id) => vec![self.onus.get(id).ok_or(ActionError::OnuNotFound(id))?],
         };
-        let mut commands: Vec<String> = Vec::new();
+        let mut commands: Vec<(String, String)> = Vec::new();
         for onu in onus.iter().filter(|o| is_safe_port(&o.pon_port)) {
             let mut values: HashMap<&str, String> =
                 port_values(&onu.pon_port).into_iter().collect();
@@ -160,27 +162,49 @@ impl OltState {
                 MacScope::Onu(_) => macs.onu,
             };
             let command = render(template, &values);
-            if !commands.contains(&command) {
-                commands.push(command);
+            if !commands.iter().any(|(_, c)| *c == command) {
+                commands.push((onu.pon_port.to_string(), command));
             }
         }
         Ok(MacScript {
             olt: self.spec.id,
             macs,
+            scope,
             commands,
             onus,
         })
     }
 
-    /// A finished CLI read: its moves go to the fleet view.
-    pub(super) fn macs_read(&mut self, moves: Vec<MacMove>) -> ActionOutcome {
-        self.publisher.macs_moved(self.spec.id, moves);
+    /// A finished CLI read: its moves go to the fleet view; a sweep's ports that could
+    /// not be read are the OLT's warnings until the next sweep.
+    pub(super) fn macs_read(&mut self, done: MacsDone) -> ActionOutcome {
+        self.publisher.macs_moved(self.spec.id, done.moves);
+        if done.scope == MacScope::Olt && self.mac_warnings != done.warnings {
+            let old = std::mem::replace(&mut self.mac_warnings, done.warnings);
+            self.record.warnings.retain(|w| !old.contains(w));
+            self.record
+                .warnings
+                .extend(self.mac_warnings.iter().cloned());
+            self.record_dirty = true;
+        }
         ActionOutcome::MacsRead
     }
 }
 
+/// A recorded CLI read of MACs.
+#[derive(Debug)]
+pub struct MacsDone {
+    pub(super) scope: MacScope,
+    /// The MACs it saw move.
+    pub moves: Vec<MacMove>,
+    /// The ports of a sweep the device refused, each named with its answer.
+    pub warnings: Vec<String>,
+}
+
 /// Runs a CLI read's commands, parses what they print and records it (on the blocking
-/// pool); the session back while usable.
+/// pool); the session back while usable. In a sweep of every port, a port the device
+/// refuses costs that port alone: its ONUs keep the MACs they had, and the refusal is
+/// a warning; a read of one ONU that is refused is the read's failure.
 pub(super) async fn run(
     mut session: CliSession,
     script: MacScript,
@@ -189,9 +213,17 @@ pub(super) async fn run(
 ) -> (Option<CliSession>, Result<CliDone, ActionError>) {
     let olt = script.olt;
     let mut sightings = Vec::new();
-    for command in &script.commands {
+    let mut warnings = Vec::new();
+    let mut unread: Vec<&str> = Vec::new();
+    for (port, command) in &script.commands {
         match session.run(command, step).await {
             Ok(text) => sightings.extend(cli::parse(script.macs.format, &text)),
+            Err(CliError::Rejected { message, .. }) if script.scope == MacScope::Olt => {
+                warnings.push(format!(
+                    "the MACs of PON port {port} were not read: the device answered `{message}`"
+                ));
+                unread.push(port);
+            }
             Err(error @ CliError::Rejected { .. }) => {
                 let usable = session.leave(step).await.is_ok();
                 let error = ActionError::Device(error.to_string());
@@ -203,14 +235,27 @@ pub(super) async fn run(
             }
         }
     }
+    let unread: Vec<String> = unread.into_iter().map(str::to_string).collect();
+    let scope = script.scope;
     let recorded = tokio::task::spawn_blocking(move || {
-        let onus: Vec<&Onu> = script.onus.iter().collect();
+        let onus: Vec<&Onu> = script
+            .onus
+            .iter()
+            .filter(|onu| !unread.iter().any(|port| **port == *onu.pon_port))
+            .collect();
         let read = MacRead::place(olt, &onus, &sightings, Utc::now());
         store.record_macs(&read)
     })
     .await;
     match recorded {
-        Ok(Ok(moves)) => (Some(session), Ok(CliDone::Macs(moves))),
+        Ok(Ok(moves)) => (
+            Some(session),
+            Ok(CliDone::Macs(MacsDone {
+                scope,
+                moves,
+                warnings,
+            })),
+        ),
         Ok(Err(e)) => (
             Some(session),
             Err(ActionError::Unavailable(format!(

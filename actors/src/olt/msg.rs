@@ -117,6 +117,6 @@ pub(super) enum CliDone {
     Backup(ConfigBackup, HashMap<(String, u32), u16>),
     /// A provisioning job's result.
     Provisioned(crate::provision::cli::ProvisionDone),
-    /// A CLI read of MACs, recorded: the MACs it saw move.
-    Macs(Vec<crate::macs::MacMove>),
+    /// A CLI read of MACs, recorded: the MACs it saw move, the ports it could not read.
+    Macs(super::mac_reads::MacsDone),
 }

@@ -541,6 +541,8 @@ impl OltState {
             family,
             ..
         } = merged;
+        let mut warnings = warnings;
+        warnings.extend(self.mac_warnings.iter().cloned());
         self.onus = table;
         if !edits.is_empty() {
             replay(edits, &mut self.onus, &self.vlan_map);

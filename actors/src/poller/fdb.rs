@@ -57,9 +57,11 @@ pub fn decode(
                 pon_port: port.to_string(),
                 onu_index: number,
                 mac: Mac(mac),
-                vlan: u16::try_from(*fdb_id)
-                    .ok()
-                    .filter(|v| (1..=4094).contains(v))?,
+                vlan: Some(
+                    u16::try_from(*fdb_id)
+                        .ok()
+                        .filter(|v| (1..=4094).contains(v))?,
+                ),
             })
         })
         .collect();
@@ -107,7 +109,7 @@ mod tests {
                 pon_port: "0/1".into(),
                 onu_index: 1,
                 mac: Mac([0, 17, 34, 51, 68, 85]),
-                vlan: 100,
+                vlan: Some(100),
             }]
         );
     }

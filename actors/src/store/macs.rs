@@ -22,7 +22,9 @@ pub(super) const MAC_READS: &str = "mac_reads";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MacRecord {
     pub owner: MacOwner,
-    pub vlan: u16,
+    /// Records written before VLANs could be unknown hold a number, which reads as
+    /// `Some`.
+    pub vlan: Option<u16>,
     pub first_seen: DateTime<Utc>,
     pub last_seen: DateTime<Utc>,
 }
@@ -230,7 +232,7 @@ mod tests {
         MacRead {
             at: Utc.timestamp_opt(at, 0).single().expect("time"),
             covered: covered.iter().map(|&o| owner(o)).collect(),
-            seen: seen.iter().map(|&(o, m)| (o, m, 100)).collect(),
+            seen: seen.iter().map(|&(o, m)| (o, m, Some(100))).collect(),
         }
     }
 

@@ -240,6 +240,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("OLT {} does not show its MACs on the command line", "OLT {1} не показывает MAC-адреса в командной строке"),
     ("cannot record the MACs: {}", "не удалось записать MAC-адреса: {1}"),
     ("MAC {} moved from ONU {} to ONU {} (VLAN {})", "MAC-адрес {1} переместился с ONU {2} на ONU {3} (VLAN {4})"),
+    ("MAC {} moved from ONU {} to ONU {}", "MAC-адрес {1} переместился с ONU {2} на ONU {3}"),
     ("PON port {} of OLT {} is saturated: upstream at {}% of its capacity", "PON-порт {1} OLT {2} перегружен: восходящий поток — {3}% ёмкости"),
     ("PON port {} of OLT {} is saturated: downstream at {}% of its capacity", "PON-порт {1} OLT {2} перегружен: нисходящий поток — {3}% ёмкости"),
     ("PON port {} of OLT {} is no longer saturated (upstream at {}%)", "PON-порт {1} OLT {2} больше не перегружен (восходящий поток — {3}%)"),
