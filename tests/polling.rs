@@ -248,3 +248,35 @@ async fn a_slow_olt_is_throttled_and_the_others_keep_their_pace() {
     sim.set_faults(1, FaultSet::new());
     service.stop().await;
 }
+
+/// The warning that an OLT answers no per-ONU optics judges only the ONUs whose optics a
+/// poll asked for: the polls right after a session restart read status alone (optics
+/// are an hour away here) and say nothing of the device's optics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_between_optics_reads_raises_no_optics_warning() {
+    let sim = mixed_sim(1, 8, Duration::from_secs(1)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tune = intervals(Duration::from_millis(500), Duration::from_secs(3600));
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), tune).await;
+    first_reads(&service, 1).await;
+    let warned = |body: &Value| {
+        body["data"]["session"]["warnings"]
+            .as_array()
+            .is_some_and(|w| {
+                w.iter()
+                    .any(|w| w.as_str().is_some_and(|w| w.contains("optics reading")))
+            })
+    };
+    let (_, olt) = service.get("/olts/1").await;
+    assert!(!warned(&olt), "{}", olt["data"]["session"]);
+    for _ in 0..3 {
+        let (status, body) = service.post("/olts/1/restart-session").await;
+        assert_eq!(status, 200, "{body}");
+        for _ in 0..4 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let (_, olt) = service.get("/olts/1").await;
+            assert!(!warned(&olt), "{}", olt["data"]["session"]);
+        }
+    }
+    service.stop().await;
+}

@@ -159,7 +159,9 @@ pub async fn poll_groups(
 
 /// The warning for an OLT none of whose online ONUs has an optics reading, though the
 /// layout has optics columns: firmware without per-ONU optics (some V-SOL V1600G) answers
-/// none of them, and its ONUs' optics are `null` with this said, never silently.
+/// none of them, and its ONUs' optics are `null` with this said, never silently. Only
+/// the ONUs whose optics this poll asked for are judged: a poll that read no optics (the
+/// first after a session restart, between optics turns) says nothing of the device.
 fn no_optics(profile: &Profile, onus: &[super::PolledOnu]) -> Option<String> {
     let columns: Vec<&str> = profile
         .onu_columns
@@ -169,7 +171,7 @@ fn no_optics(profile: &Profile, onus: &[super::PolledOnu]) -> Option<String> {
         .collect();
     let online: Vec<&super::PolledOnu> = onus
         .iter()
-        .filter(|onu| onu.status == crate::domain::OnuStatus::Online)
+        .filter(|onu| onu.status == crate::domain::OnuStatus::Online && onu.optics_read)
         .collect();
     let read = |onu: &&super::PolledOnu| {
         [onu.rx_power, onu.tx_power, onu.olt_rx_power]
