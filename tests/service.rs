@@ -14,6 +14,7 @@ mod backup;
 mod bench_baseline;
 mod bench_events;
 mod cis_families;
+mod cli_dialogue;
 mod cluster_port;
 mod connections;
 mod crash;

@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod ports;
 pub mod raw;
+pub mod replay;
 pub mod serve;
 pub mod sse;
 pub mod tools;
