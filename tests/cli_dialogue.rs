@@ -353,3 +353,71 @@ async fn a_huawei_mac_sweep_costs_a_refused_port_alone_and_no_record_is_empty() 
     service.stop().await;
     sim.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huawei_authorisation_with_a_vlan_is_not_undone_for_a_service_port_it_lacks() {
+    let sim = fleet(Vendor::Huawei, 24).await;
+    let (port, serial, _) = sim
+        .expected_unconfigured(1)
+        .first()
+        .cloned()
+        .expect("an unconfigured ONU");
+    let mut dialogue = huawei("0/9/9");
+    dialogue.answers.splice(
+        0..0,
+        [
+            Answer::new(
+                "display ont-lineprofile gpon all$",
+                fixture("huawei", "display-ont-lineprofile-gpon-all.txt"),
+            ),
+            Answer::new(
+                "display ont-srvprofile gpon all$",
+                fixture("huawei", "display-ont-srvprofile-gpon-all.txt"),
+            ),
+            Answer::new("ont add ", fixture("huawei", "ont-add.txt")),
+            // What a real MA5600T answers `undo service-port` on an ONT without one.
+            Answer::new(
+                "undo service-port ",
+                b"Failure: No service virtual port can be operated\r\n".to_vec(),
+            ),
+            Answer::new("service-port vlan ", Vec::new()),
+        ],
+    );
+    let console = Console::start(dialogue, DEFAULT_SSH_PASSWORD).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let service = service(&sim, &console, &dir, None).await;
+    let (status, profiles) = service.get("/olts/1/onu-profiles").await;
+    assert_eq!(status, 200, "{profiles}");
+    let ids: Vec<&str> = profiles["data"]
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["0", "429", "0", "1"], "{profiles}");
+    let vlan = eventually("the OLT's VLANs", Duration::from_secs(20), || async {
+        let (_, vlans) = service.get("/olts/1/vlans").await;
+        vlans["data"][0]["vlanId"].as_u64()
+    })
+    .await;
+    let body = serde_json::json!({
+        "ponPort": port, "serial": serial, "lineProfile": "429", "serviceProfile": "1",
+        "vlan": vlan,
+    });
+    let (_, answer) = service.post_json("/olts/1/onus/authorize", &body).await;
+    let received = console.received();
+    assert!(
+        received.iter().any(|l| l.starts_with("ont add ")),
+        "{received:?}"
+    );
+    assert!(
+        received.iter().any(|l| l.starts_with("service-port vlan ")),
+        "{received:?}"
+    );
+    assert!(
+        !received.iter().any(|l| l.starts_with("ont delete")),
+        "the registration was undone: {received:?}; {answer}"
+    );
+    service.stop().await;
+    sim.shutdown().await;
+}

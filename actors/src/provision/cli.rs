@@ -248,4 +248,32 @@ mod tests {
         assert_eq!(ids, ["ZTE-F660", "ZTE-F601"]);
         assert_eq!(got[0].kind, "ONU_TYPE");
     }
+
+    /// Huawei's own listings, from ntc-templates' captures (tests/fixtures/cli/huawei).
+    #[test]
+    fn huaweis_captured_profile_listings_parse() {
+        let line =
+            include_str!("../../../tests/fixtures/cli/huawei/display-ont-lineprofile-gpon-all.txt");
+        let got = parse_profiles(ProfileKind::Line, ListingFormat::IdNameTable, line);
+        let pairs: Vec<(&str, &str)> = got.iter().map(|p| (&*p.id, &*p.name)).collect();
+        assert_eq!(pairs, [("0", "line-profile_default_0"), ("429", "example")]);
+        let service =
+            include_str!("../../../tests/fixtures/cli/huawei/display-ont-srvprofile-gpon-all.txt");
+        let got = parse_profiles(ProfileKind::Service, ListingFormat::IdNameTable, service);
+        let pairs: Vec<(&str, &str)> = got.iter().map(|p| (&*p.id, &*p.name)).collect();
+        assert_eq!(
+            pairs,
+            [("0", "srv-profile_default_0"), ("1", "20221019172007514")]
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever a device prints, the listings' parsers never panic.
+        #[test]
+        fn garbage_never_panics(text in ".{0,400}") {
+            for format in [ListingFormat::IdNameTable, ListingFormat::OnuTypeBlocks] {
+                let _ = parse_profiles(ProfileKind::Line, format, &text);
+            }
+        }
+    }
 }
