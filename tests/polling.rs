@@ -280,3 +280,41 @@ async fn a_restart_between_optics_reads_raises_no_optics_warning() {
     }
     service.stop().await;
 }
+
+/// `POST /olts/{id}/poll` while a poll is in flight answers with a poll that started
+/// after the request: the one in flight read the device before it (an ONU authorised or
+/// gone offline just now would be missing from the answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_now_during_a_poll_answers_with_one_that_started_after_it() {
+    let sim = mixed_sim(1, 16, Duration::from_secs(5)).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tune = intervals(Duration::from_secs(3600), Duration::from_secs(3600));
+    let service = TestService::start_tuned(&sim, dir.path().join("data"), tune).await;
+    first_reads(&service, 1).await;
+    // Every answer takes 400 ms: a poll is long enough to ask during it.
+    sim.set_faults(1, FaultSet::new().with(Fault::Slow(Duration::from_millis(400))));
+    for _ in 0..2 {
+        let online: Vec<String> = sim
+            .expected_onus(1)
+            .into_iter()
+            .filter(|o| o.status == ponkeeper_actors::domain::OnuStatus::Online)
+            .map(|o| o.serial.to_string())
+            .collect();
+        let (_, before) = service.get("/olts/1").await;
+        let offline = before["data"]["onuOffline"].as_u64().expect("count");
+        let first = service.post("/olts/1/poll");
+        let second = async {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            assert!(sim.set_onu_online(1, &online[0], false));
+            service.post("/olts/1/poll").await
+        };
+        let (_, (status, answer)) = tokio::join!(first, second);
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(
+            answer["data"]["onuOffline"].as_u64(),
+            Some(offline + 1),
+            "the answer is of the poll in flight when it was asked: {answer}"
+        );
+    }
+    service.stop().await;
+}

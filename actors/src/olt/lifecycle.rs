@@ -61,9 +61,13 @@ impl OltState {
                 }
                 Effect::FailActions(Cancel::Shutdown) => self.cli.cancel_for_shutdown(id),
                 Effect::FailActions(cancel) => self.cli.fail_all(cancel.error(id)),
-                Effect::FailPollWaiters(cancel) => self.poll.answer_waiters(Err(cancel.error(id))),
+                Effect::FailPollWaiters(cancel) => self.poll.fail_waiters(cancel.error(id)),
                 Effect::Poll => {
-                    if !self.poll.in_flight() {
+                    if self.poll.in_flight() {
+                        if reply.is_some() {
+                            self.poll.asked_during_flight();
+                        }
+                    } else {
                         self.start_poll(myself);
                     }
                 }
@@ -89,6 +93,10 @@ impl OltState {
                 Effect::AnswerPollWaiters => {
                     let summary = published.take().unwrap_or_else(|| self.summary());
                     self.poll.answer_waiters(Ok(summary));
+                    // Asked while that poll ran: the next starts at once.
+                    if self.poll.waits_for_next() && !self.poll.in_flight() {
+                        self.start_poll(myself);
+                    }
                 }
             }
         }

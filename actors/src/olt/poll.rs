@@ -158,8 +158,14 @@ pub(super) struct PollCycle {
     /// When the timer starts the next poll (interval after a good one, backoff after a
     /// failed one).
     next_at: Instant,
-    /// Callers of poll-now and restart-session, answered when the poll in flight ends.
-    waiters: Vec<PollReply>,
+    /// Callers of poll-now and restart-session, each with the first poll generation that
+    /// may answer it: a poll that was already in flight when the caller asked read the
+    /// device before it (an ONU just authorised would be missing), so it waits for the
+    /// next one.
+    waiters: Vec<(u64, PollReply)>,
+    /// The generation of the poll that was in flight when a poll was last asked for,
+    /// until the caller's wait is recorded.
+    asked_during: Option<u64>,
     /// Changes CLI actions made to the ONU table since the poll in flight took its copy;
     /// `None` while no poll is in flight.
     edits: Option<Vec<TableEdit>>,
@@ -181,6 +187,7 @@ impl PollCycle {
             generation: 0,
             next_at: Instant::now(),
             waiters: Vec::new(),
+            asked_during: None,
             edits: None,
             round_trip: None,
         }
@@ -265,15 +272,41 @@ impl PollCycle {
         }
     }
 
-    /// `reply` is answered when the poll in flight ends.
-    pub(super) fn wait(&mut self, reply: PollReply) {
-        self.waiters.push(reply);
+    /// A poll was asked for while one is in flight: the caller waits for the next.
+    pub(super) fn asked_during_flight(&mut self) {
+        self.asked_during = self.in_flight.as_ref().map(|f| f.generation);
     }
 
-    /// Answers everyone waiting for the poll.
+    /// `reply` is answered when a poll that started after the request ends.
+    pub(super) fn wait(&mut self, reply: PollReply) {
+        let first = match self.asked_during.take() {
+            Some(in_flight) => in_flight + 1,
+            None => self.generation,
+        };
+        self.waiters.push((first, reply));
+    }
+
+    /// Whether someone waits for a poll that has not started yet.
+    pub(super) fn waits_for_next(&self) -> bool {
+        self.waiters.iter().any(|(first, _)| *first > self.generation)
+    }
+
+    /// Answers everyone the poll that just ended may answer.
     pub(super) fn answer_waiters(&mut self, result: Result<OltSummary, ActionError>) {
-        for waiter in self.waiters.drain(..) {
+        let ended = self.generation;
+        let (answered, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiters)
+            .into_iter()
+            .partition(|(first, _)| *first <= ended);
+        self.waiters = later;
+        for (_, waiter) in answered {
             let _ = waiter.send(result.clone());
+        }
+    }
+
+    /// Answers everyone waiting, whatever the poll (a shutdown, a restart).
+    pub(super) fn fail_waiters(&mut self, error: ActionError) {
+        for (_, waiter) in self.waiters.drain(..) {
+            let _ = waiter.send(Err(error.clone()));
         }
     }
 }
