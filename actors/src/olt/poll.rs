@@ -639,3 +639,6 @@ fn count_poll(failure: Option<&DeviceError>, varbinds: u64, elapsed: Duration) {
     metrics::counter!("ponkeeper_poll_varbinds_total").increment(varbinds);
     metrics::histogram!("ponkeeper_poll_duration_seconds").record(elapsed.as_secs_f64());
 }
+
+#[cfg(test)]
+mod tests;
