@@ -78,14 +78,14 @@ fn in_order<S: Sample>(mut points: Vec<S>) -> Vec<S> {
 
 impl Store {
     /// Writes `points` as open records, in one batch.
-    pub(super) fn write_points<S: Sample>(
-        &self,
-        points: &[(OnuId, S)],
-    ) -> Result<(), StoreError> {
+    pub(super) fn write_points<S: Sample>(&self, points: &[(OnuId, S)]) -> Result<(), StoreError> {
         self.writable()?;
         let mut batch = sled::Batch::default();
         for (onu, point) in points {
-            batch.insert(&open_key(S::KIND, *onu, point.seconds())[..], point.to_open());
+            batch.insert(
+                &open_key(S::KIND, *onu, point.seconds())[..],
+                point.to_open(),
+            );
         }
         self.noted(self.series.apply_batch(batch).map_err(StoreError::from))
     }
@@ -130,7 +130,10 @@ impl Store {
 
     /// Seals every ONU's open points of `S` of days before `before`'s into their days'
     /// blocks (merged with a block the day already has); returns how many blocks it wrote.
-    pub(super) fn seal_points<S: Sample>(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+    pub(super) fn seal_points<S: Sample>(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
         let stop = day_start(day_of(before));
         let mut sealed = 0;
         self.each_onu(S::KIND | OPEN, |onu| {
@@ -170,7 +173,10 @@ impl Store {
 
     /// Drops `S`'s blocks and open points of days before `before`'s; returns how many
     /// records went.
-    pub(super) fn prune_points<S: Sample>(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+    pub(super) fn prune_points<S: Sample>(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
         let day = day_of(before);
         let mut removed = 0;
         for (first, last) in [(S::KIND, day), (S::KIND | OPEN, day_start(day))] {
@@ -217,5 +223,7 @@ impl Store {
     }
 }
 
+#[cfg(test)]
+mod footprint;
 #[cfg(test)]
 mod tests;

@@ -236,7 +236,10 @@ mod tests {
         assert_eq!(taken, 2);
         // Sealed, day 0 is one block per ONU, read as the open points were; pruning
         // before day 1 removes both.
-        assert_eq!(store.seal_history(day0 + Duration::days(1)).expect("seal"), 2);
+        assert_eq!(
+            store.seal_history(day0 + Duration::days(1)).expect("seal"),
+            2
+        );
         assert_eq!(all(&store, 7, before, after), points, "sealed and open");
         assert_eq!(
             store

@@ -128,7 +128,11 @@ pub fn integers(reader: &mut Reader, count: usize) -> Option<Vec<i32>> {
 /// meaningful bits in the window of the value before, or `11`, 5 bits of leading zeros,
 /// 5 bits of (meaningful length − 1) and the meaningful bits.
 pub fn put_floats(out: &mut Vec<u8>, values: impl IntoIterator<Item = f32>) {
-    let mut bits = BitWriter { out, acc: 0, len: 0 };
+    let mut bits = BitWriter {
+        out,
+        acc: 0,
+        len: 0,
+    };
     let mut previous: Option<u32> = None;
     let (mut lead, mut trail) = (u32::MAX, 0u32);
     for value in values {
@@ -248,4 +252,4 @@ impl BitReader<'_, '_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

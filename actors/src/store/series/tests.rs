@@ -25,7 +25,10 @@ fn traffic(at: DateTime<Utc>, i: u32) -> TrafficPoint {
 
 fn read(store: &Store, onu: OnuId, days: i64) -> Vec<TrafficPoint> {
     let mut points = Vec::new();
-    let (from, to) = (midnight() - Duration::days(1), midnight() + Duration::days(days));
+    let (from, to) = (
+        midnight() - Duration::days(1),
+        midnight() + Duration::days(days),
+    );
     store
         .traffic_history(onu, from, to, |p| {
             points.push(p);
@@ -56,7 +59,11 @@ fn sealed_days_read_as_their_open_points_did_and_sealing_is_idempotent() {
     let second_day = midnight() + Duration::days(1);
     assert_eq!(store.seal_history(second_day).expect("seal"), 2);
     assert_eq!(read(&store, 7, 3), points, "one day sealed, one open");
-    assert_eq!(store.seal_history(second_day).expect("seal"), 0, "nothing left");
+    assert_eq!(
+        store.seal_history(second_day).expect("seal"),
+        0,
+        "nothing left"
+    );
     // A late point of a sealed day is merged into its block at the next seal.
     let late = traffic(midnight() + Duration::seconds(1), 9);
     store.record_traffic(&[(7, late)]).expect("record");
@@ -174,10 +181,19 @@ fn optics_days_seal_into_blocks_and_read_back() {
         store.record_optics(&[(3, *p)]).expect("record");
     }
     let (from, to) = (midnight(), midnight() + Duration::days(2));
-    assert_eq!(store.optics_history(3, from, to, 1_000).expect("read"), points);
+    assert_eq!(
+        store.optics_history(3, from, to, 1_000).expect("read"),
+        points
+    );
     assert_eq!(store.seal_history(to).expect("seal"), 2);
-    assert_eq!(store.optics_history(3, from, to, 1_000).expect("read"), points);
-    assert_eq!(store.optics_history(3, from, to, 5).expect("read"), points[..5]);
+    assert_eq!(
+        store.optics_history(3, from, to, 1_000).expect("read"),
+        points
+    );
+    assert_eq!(
+        store.optics_history(3, from, to, 5).expect("read"),
+        points[..5]
+    );
 }
 
 proptest! {

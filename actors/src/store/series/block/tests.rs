@@ -131,7 +131,12 @@ fn codecs_on_realistic_series() {
         let rates = realistic_rates(onu, 288);
         xor_rates += float_bytes(&rates);
         int_rates += integer_bytes(&rates.iter().map(|&r| r.round() as i64).collect::<Vec<_>>());
-        bits_rates += integer_bytes(&rates.iter().map(|&r| i64::from(r.to_bits())).collect::<Vec<_>>());
+        bits_rates += integer_bytes(
+            &rates
+                .iter()
+                .map(|&r| i64::from(r.to_bits()))
+                .collect::<Vec<_>>(),
+        );
         n_rates += rates.len();
         let rx = realistic_rx(onu, 672);
         xor_rx += float_bytes(&rx.iter().map(|&c| c as f32 / 100.0).collect::<Vec<_>>());
