@@ -4,9 +4,9 @@
 //! whose timestamps are delta-of-delta varints and whose in and out rates are Gorilla XOR
 //! streams of f32 ([`super::series::block`]). The service reads one ONU's history by
 //! period, averaged into buckets as it reads ([`crate::traffic::Buckets`]); housekeeping
-//! drops whole days past `traffic.history_retention`. Days written before the series (day
-//! + ONU id → that day's points appended in the `traffic` tree) are read through until
-//! they age out.
+//! drops whole days past `traffic.history_retention`. Days written before the series (a
+//! record per day and ONU id holding that day's points, appended in the `traffic` tree)
+//! are read through until they age out.
 
 use super::optics::day_of;
 use super::series::{block, seconds_of, Sample};
@@ -250,60 +250,5 @@ mod tests {
         assert_eq!(all(&store, 7, before, after), points[2..]);
         assert_eq!(all(&store, 8, before, after), points[2..]);
         assert_eq!(store.prune_traffic(day0).expect("prune"), 0);
-    }
-
-    /// The disk a traffic history takes, for docs/api.md's arithmetic: ONUs × days of
-    /// 5-minute points written as polls write them (every ONU's point of a read, then the
-    /// next read's), then the database flushed and its files' allocated bytes counted.
-    /// `cargo test -p ponkeeper-actors --release disk_a_point_takes -- --ignored --nocapture`
-    #[test]
-    #[ignore = "a measurement, a minute or more: run by hand"]
-    fn disk_a_point_takes() {
-        use std::os::unix::fs::MetadataExt;
-        let (onus, days) = (2_000u64, 3i64);
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("open");
-        let start = Utc
-            .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
-            .single()
-            .expect("time");
-        let reads = days * 288;
-        for read in 0..reads {
-            let at = start + Duration::minutes(5 * read);
-            let points: Vec<(OnuId, TrafficPoint)> = (1..=onus)
-                .map(|onu| {
-                    let bps = (onu * 1_000 + read as u64) as f64;
-                    let point = TrafficPoint {
-                        at,
-                        in_bps: Some(bps / 8.0),
-                        out_bps: Some(bps),
-                    };
-                    (onu, point)
-                })
-                .collect();
-            store.record_traffic(&points).expect("record");
-        }
-        store.db.flush().expect("flush");
-        drop(store);
-        let mut allocated = 0u64;
-        let mut dirs = vec![dir.path().to_path_buf()];
-        while let Some(at) = dirs.pop() {
-            for entry in std::fs::read_dir(&at).expect("dir") {
-                let entry = entry.expect("entry");
-                let meta = entry.metadata().expect("metadata");
-                if meta.is_dir() {
-                    dirs.push(entry.path());
-                } else {
-                    allocated += meta.blocks() * 512;
-                }
-            }
-        }
-        let points = onus * reads as u64;
-        let payload = points * POINT_BYTES as u64;
-        println!(
-            "{points} points, {payload} bytes of points, {allocated} bytes on disk: {:.2} bytes a point, {:.2}× the points",
-            allocated as f64 / points as f64,
-            allocated as f64 / payload as f64
-        );
     }
 }

@@ -59,6 +59,18 @@ fn compacted(store: &Store) -> u64 {
     du(dir.path())
 }
 
+/// Bytes of keys and values in every tree of `store`: what sled is asked to keep.
+fn logical(store: &Store) -> u64 {
+    let mut bytes = 0;
+    for name in store.db.tree_names() {
+        for entry in store.db.open_tree(&name).expect("tree").iter() {
+            let (key, value) = entry.expect("entry");
+            bytes += (key.len() + value.len()) as u64;
+        }
+    }
+    bytes
+}
+
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -146,21 +158,23 @@ fn history_bytes_a_point() {
         write(&store, writer, &rates, start);
         let per = |bytes: u64| bytes.saturating_sub(empty) as f64 / points as f64;
         store.db.flush().expect("flush");
-        let (raw, packed) = (du(dir.path()), compacted(&store));
+        let (raw, packed, kept) = (du(dir.path()), compacted(&store), logical(&store));
         println!(
-            "{writer:?}: {onus} ONUs × {days} d = {points} points, last day open: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point)",
+            "{writer:?}: {onus} ONUs × {days} d = {points} points, last day open: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point), keys and values {kept} B ({:.2} B a point)",
             per(raw),
-            per(packed)
+            per(packed),
+            kept as f64 / points as f64
         );
         if let Writer::Series = writer {
             let end = start + Duration::days(days as i64);
             store.seal_history(end).expect("seal");
             store.db.flush().expect("flush");
-            let (raw, packed) = (du(dir.path()), compacted(&store));
+            let (raw, packed, kept) = (du(dir.path()), compacted(&store), logical(&store));
             println!(
-                "{writer:?}: every day sealed: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point)",
+                "{writer:?}: every day sealed: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point), keys and values {kept} B ({:.2} B a point)",
                 per(raw),
-                per(packed)
+                per(packed),
+                kept as f64 / points as f64
             );
         }
     }
