@@ -154,8 +154,19 @@ impl Store {
             for (day, keys, open_points) in days {
                 let key = block_key(S::KIND, onu, day);
                 let mut points = match self.series.get(key)? {
-                    Some(block) => S::from_block(&block).unwrap_or_default(),
                     None => Vec::new(),
+                    Some(block) => match S::from_block(&block) {
+                        Some(points) => points,
+                        None => {
+                            // Not overwritten: the open points wait beside it, still read.
+                            tracing::warn!(
+                                onu,
+                                day,
+                                "a history block is unreadable, not sealed into"
+                            );
+                            continue;
+                        }
+                    },
                 };
                 points.extend(open_points);
                 let mut batch = sled::Batch::default();
