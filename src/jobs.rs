@@ -35,7 +35,8 @@ pub async fn housekeeping(state: AppState) {
     }
 }
 
-/// Optics past `optics.history_retention`; traffic past `traffic.history_retention`; MAC
+/// Seals finished days of optics and traffic history into blocks; then drops optics past
+/// `optics.history_retention`; traffic past `traffic.history_retention`; MAC
 /// sightings last seen before `macs.retention`; ONU
 /// state changes past `szo.history_retention` for ONUs bound to a СЗО and
 /// `onu.state_history_retention` for the rest; OLT coverage past the longer of the two.
@@ -69,24 +70,33 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     }
 
     let store = state.store.clone();
-    let (optics, (traffic, macs), changes, coverage) = tokio::task::spawn_blocking(move || {
-        anyhow::Ok((
-            store.prune_optics(optics_cutoff)?,
-            (
-                store.prune_traffic(traffic_cutoff)?,
-                store.prune_macs(macs_cutoff)?,
-            ),
-            store.prune_state_changes(|onu| {
-                if bound.contains(&onu) {
-                    szo_cutoff
-                } else {
-                    onu_cutoff
-                }
-            })?,
-            store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
-        ))
-    })
-    .await??;
+    let (sealed, (optics, (traffic, macs), changes, coverage)) =
+        tokio::task::spawn_blocking(move || {
+            // Finished days' open history points into their blocks first (store::series).
+            let sealed = store.seal_history(now)?;
+            anyhow::Ok((
+                sealed,
+                (
+                    store.prune_optics(optics_cutoff)?,
+                    (
+                        store.prune_traffic(traffic_cutoff)?,
+                        store.prune_macs(macs_cutoff)?,
+                    ),
+                    store.prune_state_changes(|onu| {
+                        if bound.contains(&onu) {
+                            szo_cutoff
+                        } else {
+                            onu_cutoff
+                        }
+                    })?,
+                    store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
+                ),
+            ))
+        })
+        .await??;
+    if sealed > 0 {
+        tracing::debug!(sealed, "sealed finished days of history into blocks");
+    }
     if optics + traffic + macs + changes + coverage > 0 {
         tracing::info!(
             optics,

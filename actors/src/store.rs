@@ -30,6 +30,7 @@ pub mod onu_states;
 pub mod onu_table_encoding;
 pub mod onu_tables;
 pub mod optics;
+pub mod series;
 pub mod space;
 pub mod traffic;
 
@@ -47,10 +48,11 @@ use onu_ids::{ONU_IDS, ONU_OWNERS};
 use onu_states::ONU_STATES;
 use onu_tables::ONUS;
 use optics::OPTICS;
+use series::SERIES;
 use traffic::TRAFFIC;
 
 /// The trees of the device side; [`Store::open_tree`] refuses these names.
-const DEVICE_TREES: [&str; 15] = [
+const DEVICE_TREES: [&str; 16] = [
     OLTS,
     OLT_POLLS,
     ONUS,
@@ -59,6 +61,7 @@ const DEVICE_TREES: [&str; 15] = [
     ONU_STATES,
     OPTICS,
     TRAFFIC,
+    SERIES,
     MACS,
     ONU_MACS,
     MAC_READS,
@@ -145,6 +148,10 @@ pub struct Store {
     optics: sled::Tree,
     /// Day + ONU id → that day's traffic points, appended the same way.
     traffic: sled::Tree,
+    /// Kind + ONU id + day → a block of points; kind + ONU id + second → an open point
+    /// ([`series`]). Traffic and optics are written here; the two trees above are read
+    /// through until their days age out.
+    series: sled::Tree,
     /// MAC + ONU id → when and in which VLAN the MAC was seen behind the ONU.
     macs: sled::Tree,
     /// ONU id + MAC → nothing: the MACs of one ONU.
@@ -185,6 +192,7 @@ impl Store {
             onu_states: db.open_tree(ONU_STATES)?,
             optics,
             traffic,
+            series: db.open_tree(SERIES)?,
             macs: db.open_tree(MACS)?,
             onu_macs: db.open_tree(ONU_MACS)?,
             mac_reads: db.open_tree(MAC_READS)?,

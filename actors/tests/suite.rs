@@ -16,6 +16,7 @@ mod tools;
 
 mod fixtures;
 mod fleet_view_live;
+mod history_crash;
 mod olt_session;
 mod parsers;
 mod poll_sim;

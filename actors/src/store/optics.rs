@@ -1,12 +1,17 @@
-//! Optics history: day + ONU id + format → that day's optics points in the `optics` tree,
-//! each point in `POINT_BYTES` bytes, appended with a merge operator (`append_points`).
-//! OLT actors record a point per ONU every `optics.history_step`; the service reads one
-//! ONU's history by period; housekeeping drops whole days past retention.
+//! Optics history: a point per ONU every `optics.history_step` (OLT actors record them),
+//! kept as a series ([`super::series`]): each poll's points are written open,
+//! housekeeping seals each ONU's day into a block whose timestamps are delta-of-delta
+//! varints and whose readings (Rx, Tx, OLT Rx in centi-dBm, the level, temperature,
+//! voltage and bias in centi-units) are delta zigzag varints, about a byte each for a
+//! reading that barely moves ([`super::series::block`]). The service reads one ONU's
+//! history by period; housekeeping drops whole days past retention.
 //!
-//! Points written before the transceiver readings (temperature, voltage, bias current)
-//! were kept are `LEGACY_POINT_BYTES` long under the 12-byte key (day + ONU id); they are
-//! still read, ahead of the same day's newer points, and age out with their day.
+//! Days written before the series are read through until they age out: day + ONU id +
+//! format → that day's points appended in the `optics` tree, `POINT_BYTES` each, and
+//! before the transceiver readings were kept, `LEGACY_POINT_BYTES` points under the
+//! 12-byte key (day + ONU id), read ahead of the same day's newer points.
 
+use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
 use crate::domain::{OnuId, OpticsLevel, OpticsPoint};
 use chrono::{DateTime, Utc};
@@ -23,14 +28,9 @@ const FORMAT_TRANSCEIVER: u8 = 2;
 const ABSENT_CENTI_DBM: i16 = i16::MIN;
 
 impl Store {
-    /// Appends optics points in one batch (each to its day's record).
+    /// Writes a poll's optics points, in one batch.
     pub fn record_optics(&self, points: &[(OnuId, OpticsPoint)]) -> Result<(), StoreError> {
-        self.writable()?;
-        for (onu, point) in points {
-            self.optics
-                .merge(optics_key(day_of(point.at), *onu), encode_point(point))?;
-        }
-        Ok(())
+        self.write_points(points)
     }
 
     /// Optics points of one ONU with `from <= at <= to`, oldest first, at most `limit`.
@@ -42,29 +42,14 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<OpticsPoint>, StoreError> {
         let mut points = Vec::new();
-        for day in day_of(from)..=day_of(to) {
-            let legacy = self.optics.get(legacy_key(day, onu))?;
-            let current = self.optics.get(optics_key(day, onu))?;
-            let chunks = legacy
-                .iter()
-                .flat_map(|record| record.chunks_exact(LEGACY_POINT_BYTES))
-                .chain(
-                    current
-                        .iter()
-                        .flat_map(|record| record.chunks_exact(POINT_BYTES)),
-                );
-            for chunk in chunks {
-                let Some(point) = decode_point(chunk) else {
-                    continue;
-                };
-                if point.at >= from && point.at <= to {
-                    points.push(point);
-                    if points.len() == limit {
-                        return Ok(points);
-                    }
-                }
-            }
+        if limit == 0 {
+            return Ok(points);
         }
+        let legacy = |day| self.legacy_optics(onu, day);
+        self.read_points(onu, (from, to), legacy, |point| {
+            points.push(point);
+            points.len() < limit
+        })?;
         Ok(points)
     }
 
@@ -76,7 +61,97 @@ impl Store {
             self.optics.remove(key?)?;
             removed += 1;
         }
-        Ok(removed)
+        Ok(removed + self.prune_points::<OpticsPoint>(before)?)
+    }
+
+    /// ONU `onu`'s points of `day` in the `optics` tree of before the series.
+    fn legacy_optics(&self, onu: OnuId, day: u32) -> Result<Vec<OpticsPoint>, StoreError> {
+        let legacy = self.optics.get(legacy_key(day, onu))?;
+        let current = self.optics.get(optics_key(day, onu))?;
+        let chunks = legacy
+            .iter()
+            .flat_map(|record| record.chunks_exact(LEGACY_POINT_BYTES))
+            .chain(
+                current
+                    .iter()
+                    .flat_map(|record| record.chunks_exact(POINT_BYTES)),
+            );
+        Ok(chunks.filter_map(decode_point).collect())
+    }
+}
+
+/// The columns of an optics block after the timestamps, each a scaled integer.
+const COLUMNS: usize = 7;
+
+fn columns_of(point: &OpticsPoint) -> [i32; COLUMNS] {
+    [
+        centi(point.rx_power),
+        centi(point.tx_power),
+        centi(point.olt_rx_power),
+        i16::from(level_byte(point.level)),
+        centi(point.temperature),
+        centi(point.voltage),
+        centi(point.bias_current),
+    ]
+    .map(i32::from)
+}
+
+impl Sample for OpticsPoint {
+    const KIND: u8 = 2;
+
+    fn seconds(&self) -> u32 {
+        seconds_of(self.at)
+    }
+
+    fn to_open(&self) -> Vec<u8> {
+        encode_point(self).to_vec()
+    }
+
+    fn from_open(bytes: &[u8]) -> Option<OpticsPoint> {
+        decode_point(bytes)
+    }
+
+    /// Count (varint), timestamps, then each column of [`columns_of`] in turn.
+    fn to_block(points: &[OpticsPoint]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + points.len() * 8);
+        block::put_varint(&mut out, points.len() as u64);
+        let times: Vec<u32> = points.iter().map(Sample::seconds).collect();
+        block::put_times(&mut out, &times);
+        let rows: Vec<[i32; COLUMNS]> = points.iter().map(columns_of).collect();
+        for column in 0..COLUMNS {
+            block::put_integers(&mut out, rows.iter().map(|row| row[column]));
+        }
+        out
+    }
+
+    fn from_block(bytes: &[u8]) -> Option<Vec<OpticsPoint>> {
+        let mut reader = block::Reader::new(bytes);
+        let count = usize::try_from(reader.varint()?).ok()?;
+        if count > bytes.len() {
+            return None;
+        }
+        let times = block::times(&mut reader, count)?;
+        let mut columns = Vec::with_capacity(COLUMNS);
+        for _ in 0..COLUMNS {
+            columns.push(block::integers(&mut reader, count)?);
+        }
+        let reading = |column: usize, i: usize| -> Option<Option<f64>> {
+            Some(from_centi(i16::try_from(columns[column][i]).ok()?))
+        };
+        (0..count)
+            .map(|i| {
+                Some(OpticsPoint {
+                    at: DateTime::from_timestamp(i64::from(times[i]), 0)?,
+                    rx_power: reading(0, i)?,
+                    tx_power: reading(1, i)?,
+                    olt_rx_power: reading(2, i)?,
+                    level: level_of(u8::try_from(columns[3][i]).ok()?),
+                    temperature: reading(4, i)?,
+                    voltage: reading(5, i)?,
+                    bias_current: reading(6, i)?,
+                })
+            })
+            .collect()
     }
 }
 
@@ -114,12 +189,7 @@ fn encode_point(point: &OpticsPoint) -> [u8; POINT_BYTES] {
     out[4..6].copy_from_slice(&centi(point.rx_power).to_be_bytes());
     out[6..8].copy_from_slice(&centi(point.tx_power).to_be_bytes());
     out[8..10].copy_from_slice(&centi(point.olt_rx_power).to_be_bytes());
-    out[10] = match point.level {
-        OpticsLevel::Ok => 0,
-        OpticsLevel::Warning => 1,
-        OpticsLevel::Critical => 2,
-        OpticsLevel::Unknown => 3,
-    };
+    out[10] = level_byte(point.level);
     out[11..13].copy_from_slice(&centi(point.temperature).to_be_bytes());
     out[13..15].copy_from_slice(&centi(point.voltage).to_be_bytes());
     out[15..17].copy_from_slice(&centi(point.bias_current).to_be_bytes());
@@ -139,13 +209,26 @@ fn decode_point(bytes: &[u8]) -> Option<OpticsPoint> {
         temperature: transceiver_at(bytes, 11),
         voltage: transceiver_at(bytes, 13),
         bias_current: transceiver_at(bytes, 15),
-        level: match bytes.get(10)? {
-            0 => OpticsLevel::Ok,
-            1 => OpticsLevel::Warning,
-            2 => OpticsLevel::Critical,
-            _ => OpticsLevel::Unknown,
-        },
+        level: level_of(*bytes.get(10)?),
     })
+}
+
+fn level_byte(level: OpticsLevel) -> u8 {
+    match level {
+        OpticsLevel::Ok => 0,
+        OpticsLevel::Warning => 1,
+        OpticsLevel::Critical => 2,
+        OpticsLevel::Unknown => 3,
+    }
+}
+
+fn level_of(byte: u8) -> OpticsLevel {
+    match byte {
+        0 => OpticsLevel::Ok,
+        1 => OpticsLevel::Warning,
+        2 => OpticsLevel::Critical,
+        _ => OpticsLevel::Unknown,
+    }
 }
 
 /// A transceiver reading at `i`, `None` in a legacy point (which ends before it).

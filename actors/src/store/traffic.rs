@@ -1,12 +1,15 @@
-//! Traffic history: day + ONU id → that day's traffic points in the `traffic` tree (the
-//! key scheme of [`super::optics`]), each point in `POINT_BYTES` bytes, appended with the
-//! same merge operator. The merge of a poll that read the `traffic` group records one
-//! point per ONU with a rate ([`crate::olt`]'s merge, on the blocking pool); the service
-//! reads one ONU's history by period, averaged into buckets as it reads
-//! ([`crate::traffic::Buckets`]); housekeeping drops whole days past
-//! `traffic.history_retention`.
+//! Traffic history: one point per ONU per read of the `traffic` group that gave a rate
+//! ([`crate::olt`]'s merge, on the blocking pool), kept as a series ([`super::series`]):
+//! each poll's points are written open, housekeeping seals each ONU's day into a block
+//! whose timestamps are delta-of-delta varints and whose in and out rates are Gorilla XOR
+//! streams of f32 ([`super::series::block`]). The service reads one ONU's history by
+//! period, averaged into buckets as it reads ([`crate::traffic::Buckets`]); housekeeping
+//! drops whole days past `traffic.history_retention`. Days written before the series (a
+//! record per day and ONU id holding that day's points, appended in the `traffic` tree)
+//! are read through until they age out.
 
 use super::optics::day_of;
+use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
 use crate::domain::OnuId;
 use crate::traffic::TrafficPoint;
@@ -20,14 +23,9 @@ pub(super) const TRAFFIC: &str = "traffic";
 pub const POINT_BYTES: usize = 12;
 
 impl Store {
-    /// Appends traffic points in one batch (each to its day's record).
+    /// Writes a poll's traffic points, in one batch.
     pub fn record_traffic(&self, points: &[(OnuId, TrafficPoint)]) -> Result<(), StoreError> {
-        self.writable()?;
-        for (onu, point) in points {
-            self.traffic
-                .merge(traffic_key(day_of(point.at), *onu), encode_point(point))?;
-        }
-        Ok(())
+        self.write_points(points)
     }
 
     /// Hands ONU `onu`'s traffic points with `from <= at <= to` to `take`, oldest first,
@@ -37,22 +35,10 @@ impl Store {
         onu: OnuId,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
-        mut take: impl FnMut(TrafficPoint) -> bool,
+        take: impl FnMut(TrafficPoint) -> bool,
     ) -> Result<(), StoreError> {
-        for day in day_of(from)..=day_of(to) {
-            let Some(record) = self.traffic.get(traffic_key(day, onu))? else {
-                continue;
-            };
-            for chunk in record.chunks_exact(POINT_BYTES) {
-                let Some(point) = decode_point(chunk) else {
-                    continue;
-                };
-                if point.at >= from && point.at <= to && !take(point) {
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
+        let legacy = |day| self.legacy_traffic(onu, day);
+        self.read_points(onu, (from, to), legacy, take)
     }
 
     /// Drops traffic days entirely before `before`; returns how many records went.
@@ -63,7 +49,66 @@ impl Store {
             self.traffic.remove(key?)?;
             removed += 1;
         }
-        Ok(removed)
+        Ok(removed + self.prune_points::<TrafficPoint>(before)?)
+    }
+
+    /// ONU `onu`'s points of `day` in the `traffic` tree of before the series.
+    fn legacy_traffic(&self, onu: OnuId, day: u32) -> Result<Vec<TrafficPoint>, StoreError> {
+        let record = self.traffic.get(traffic_key(day, onu))?;
+        Ok(record
+            .iter()
+            .flat_map(|r| r.chunks_exact(POINT_BYTES))
+            .filter_map(decode_point)
+            .collect())
+    }
+}
+
+impl Sample for TrafficPoint {
+    const KIND: u8 = 1;
+
+    fn seconds(&self) -> u32 {
+        seconds_of(self.at)
+    }
+
+    fn to_open(&self) -> Vec<u8> {
+        encode_point(self).to_vec()
+    }
+
+    fn from_open(bytes: &[u8]) -> Option<TrafficPoint> {
+        decode_point(bytes)
+    }
+
+    /// Count (varint), timestamps, then the in and the out rates as XOR streams.
+    fn to_block(points: &[TrafficPoint]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + points.len() * 6);
+        block::put_varint(&mut out, points.len() as u64);
+        let times: Vec<u32> = points.iter().map(Sample::seconds).collect();
+        block::put_times(&mut out, &times);
+        block::put_floats(&mut out, points.iter().map(|p| rate_f32(p.in_bps)));
+        block::put_floats(&mut out, points.iter().map(|p| rate_f32(p.out_bps)));
+        out
+    }
+
+    fn from_block(bytes: &[u8]) -> Option<Vec<TrafficPoint>> {
+        let mut reader = block::Reader::new(bytes);
+        let count = usize::try_from(reader.varint()?).ok()?;
+        if count > bytes.len() {
+            return None;
+        }
+        let times = block::times(&mut reader, count)?;
+        let inbound = block::floats(&mut reader, count)?;
+        let outbound = block::floats(&mut reader, count)?;
+        times
+            .iter()
+            .zip(inbound.iter().zip(&outbound))
+            .map(|(&seconds, (&i, &o))| {
+                Some(TrafficPoint {
+                    at: DateTime::from_timestamp(i64::from(seconds), 0)?,
+                    in_bps: rate_of(i),
+                    out_bps: rate_of(o),
+                })
+            })
+            .collect()
     }
 }
 
@@ -75,16 +120,24 @@ fn traffic_key(day: u32, onu: OnuId) -> [u8; 12] {
     key
 }
 
-fn encode_rate(bps: Option<f64>) -> [u8; 4] {
-    bps.map_or(f32::NAN, |v| v as f32).to_be_bytes()
+/// A rate as stored: f32, NaN for none.
+fn rate_f32(bps: Option<f64>) -> f32 {
+    bps.map_or(f32::NAN, |v| v as f32)
 }
 
-fn decode_rate(bytes: &[u8]) -> Option<f64> {
-    let raw = f32::from_be_bytes(bytes.try_into().ok()?);
+fn rate_of(raw: f32) -> Option<f64> {
     (!raw.is_nan()).then_some(f64::from(raw))
 }
 
-fn encode_point(point: &TrafficPoint) -> [u8; POINT_BYTES] {
+fn encode_rate(bps: Option<f64>) -> [u8; 4] {
+    rate_f32(bps).to_be_bytes()
+}
+
+fn decode_rate(bytes: &[u8]) -> Option<f64> {
+    rate_of(f32::from_be_bytes(bytes.try_into().ok()?))
+}
+
+pub(super) fn encode_point(point: &TrafficPoint) -> [u8; POINT_BYTES] {
     let mut out = [0u8; POINT_BYTES];
     let seconds = u32::try_from(point.at.timestamp()).unwrap_or(0);
     out[..4].copy_from_slice(&seconds.to_be_bytes());
@@ -181,7 +234,13 @@ mod tests {
             })
             .expect("history");
         assert_eq!(taken, 2);
-        // Day 0 holds one record per ONU; pruning before day 1 removes both.
+        // Sealed, day 0 is one block per ONU, read as the open points were; pruning
+        // before day 1 removes both.
+        assert_eq!(
+            store.seal_history(day0 + Duration::days(1)).expect("seal"),
+            2
+        );
+        assert_eq!(all(&store, 7, before, after), points, "sealed and open");
         assert_eq!(
             store
                 .prune_traffic(day0 + Duration::minutes(10))
@@ -191,60 +250,5 @@ mod tests {
         assert_eq!(all(&store, 7, before, after), points[2..]);
         assert_eq!(all(&store, 8, before, after), points[2..]);
         assert_eq!(store.prune_traffic(day0).expect("prune"), 0);
-    }
-
-    /// The disk a traffic history takes, for docs/api.md's arithmetic: ONUs × days of
-    /// 5-minute points written as polls write them (every ONU's point of a read, then the
-    /// next read's), then the database flushed and its files' allocated bytes counted.
-    /// `cargo test -p ponkeeper-actors --release disk_a_point_takes -- --ignored --nocapture`
-    #[test]
-    #[ignore = "a measurement, a minute or more: run by hand"]
-    fn disk_a_point_takes() {
-        use std::os::unix::fs::MetadataExt;
-        let (onus, days) = (2_000u64, 3i64);
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = Store::open(dir.path()).expect("open");
-        let start = Utc
-            .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
-            .single()
-            .expect("time");
-        let reads = days * 288;
-        for read in 0..reads {
-            let at = start + Duration::minutes(5 * read);
-            let points: Vec<(OnuId, TrafficPoint)> = (1..=onus)
-                .map(|onu| {
-                    let bps = (onu * 1_000 + read as u64) as f64;
-                    let point = TrafficPoint {
-                        at,
-                        in_bps: Some(bps / 8.0),
-                        out_bps: Some(bps),
-                    };
-                    (onu, point)
-                })
-                .collect();
-            store.record_traffic(&points).expect("record");
-        }
-        store.db.flush().expect("flush");
-        drop(store);
-        let mut allocated = 0u64;
-        let mut dirs = vec![dir.path().to_path_buf()];
-        while let Some(at) = dirs.pop() {
-            for entry in std::fs::read_dir(&at).expect("dir") {
-                let entry = entry.expect("entry");
-                let meta = entry.metadata().expect("metadata");
-                if meta.is_dir() {
-                    dirs.push(entry.path());
-                } else {
-                    allocated += meta.blocks() * 512;
-                }
-            }
-        }
-        let points = onus * reads as u64;
-        let payload = points * POINT_BYTES as u64;
-        println!(
-            "{points} points, {payload} bytes of points, {allocated} bytes on disk: {:.2} bytes a point, {:.2}× the points",
-            allocated as f64 / points as f64,
-            allocated as f64 / payload as f64
-        );
     }
 }

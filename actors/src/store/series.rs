@@ -1,0 +1,240 @@
+//! Per-ONU history series (traffic rates, optics readings) in the `series` tree, kept as
+//! one compressed block per ONU, kind and UTC day ([`block`] holds the column codecs; each
+//! kind says how its points fill the columns, [`Sample`]). A poll writes each of its
+//! points as a small *open* record (one sled batch a poll); housekeeping later *seals* an
+//! ONU's open points of a finished day into that day's block, inserting the block and
+//! removing the open records in one sled batch, so a `kill -9` at any moment leaves every
+//! point either open or sealed, never lost and never twice. What a crash may lose is what
+//! sled had not flushed yet: at most `flush_every_ms` (500 ms) of writes, as for every
+//! record of the store.
+//!
+//! Keys (big-endian, so a range scan reads one ONU's days in order): a block is
+//! kind (1 byte) + ONU id (8) + day since the epoch (4); an open point is kind | 0x80 +
+//! ONU id + its second (4). One ONU's chart reads one key per day plus that day's open
+//! points; sealing and pruning skip from ONU to ONU with one seek each. Records of the
+//! day-keyed trees the store kept before (`traffic`, `optics`) are read through with the
+//! blocks until they age out ([`Store::read_points`]'s `legacy`).
+
+pub mod block;
+
+use super::optics::day_of;
+use super::{Store, StoreError};
+use crate::domain::OnuId;
+use chrono::{DateTime, Utc};
+
+pub(super) const SERIES: &str = "series";
+
+/// Added to a kind's key byte for its open points.
+const OPEN: u8 = 0x80;
+
+/// A kind of point kept as a series: how one point is written alone (an open record)
+/// and how a day's points fill a block.
+pub trait Sample: Copy {
+    /// The key byte of this kind's blocks (below [`OPEN`]).
+    const KIND: u8;
+    /// Seconds since the epoch.
+    fn seconds(&self) -> u32;
+    fn to_open(&self) -> Vec<u8>;
+    fn from_open(bytes: &[u8]) -> Option<Self>;
+    /// A block of `points` (in time order, at most one a second).
+    fn to_block(points: &[Self]) -> Vec<u8>;
+    fn from_block(bytes: &[u8]) -> Option<Vec<Self>>;
+}
+
+/// Seconds of a point's time, 0 before the epoch (as the records always kept them).
+pub fn seconds_of(at: DateTime<Utc>) -> u32 {
+    u32::try_from(at.timestamp()).unwrap_or(0)
+}
+
+fn day_start(day: u32) -> u32 {
+    u32::try_from(u64::from(day) * 86_400).unwrap_or(u32::MAX)
+}
+
+fn block_key(kind: u8, onu: OnuId, day: u32) -> [u8; 13] {
+    key(kind, onu, day)
+}
+
+fn open_key(kind: u8, onu: OnuId, seconds: u32) -> [u8; 13] {
+    key(kind | OPEN, onu, seconds)
+}
+
+fn key(first: u8, onu: OnuId, last: u32) -> [u8; 13] {
+    let mut key = [first; 13];
+    key[1..9].copy_from_slice(&onu.to_be_bytes());
+    key[9..].copy_from_slice(&last.to_be_bytes());
+    key
+}
+
+fn onu_of(key: &[u8]) -> Option<OnuId> {
+    Some(OnuId::from_be_bytes(key.get(1..9)?.try_into().ok()?))
+}
+
+/// `points` in time order, one a second (the first given of a second stays).
+fn in_order<S: Sample>(mut points: Vec<S>) -> Vec<S> {
+    points.sort_by_key(S::seconds);
+    points.dedup_by_key(|p| p.seconds());
+    points
+}
+
+impl Store {
+    /// Writes `points` as open records, in one batch.
+    pub(super) fn write_points<S: Sample>(&self, points: &[(OnuId, S)]) -> Result<(), StoreError> {
+        self.writable()?;
+        let mut batch = sled::Batch::default();
+        for (onu, point) in points {
+            batch.insert(
+                &open_key(S::KIND, *onu, point.seconds())[..],
+                point.to_open(),
+            );
+        }
+        self.noted(self.series.apply_batch(batch).map_err(StoreError::from))
+    }
+
+    /// Hands ONU `onu`'s points with `from <= at <= to` to `take`, oldest first, until
+    /// `take` answers `false`: per day, the points of `legacy(day)` (the day-keyed trees
+    /// of before), of the day's block and its open points, merged by time.
+    pub(super) fn read_points<S: Sample>(
+        &self,
+        onu: OnuId,
+        (from, to): (DateTime<Utc>, DateTime<Utc>),
+        legacy: impl Fn(u32) -> Result<Vec<S>, StoreError>,
+        mut take: impl FnMut(S) -> bool,
+    ) -> Result<(), StoreError> {
+        let (first, last) = (seconds_of(from), seconds_of(to));
+        for day in day_of(from)..=day_of(to) {
+            let mut points = legacy(day)?;
+            if let Some(block) = self.series.get(block_key(S::KIND, onu, day))? {
+                match S::from_block(&block) {
+                    Some(sealed) => points.extend(sealed),
+                    None => tracing::warn!(onu, day, "a history block is unreadable, skipped"),
+                }
+            }
+            let (low, high) = (
+                day_start(day).max(first),
+                day_start(day + 1).saturating_sub(1).min(last),
+            );
+            if low <= high {
+                let open = open_key(S::KIND, onu, low)..=open_key(S::KIND, onu, high);
+                for entry in self.series.range(open) {
+                    points.extend(S::from_open(&entry?.1));
+                }
+            }
+            for point in in_order(points) {
+                if (first..=last).contains(&point.seconds()) && !take(point) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Seals every ONU's open points of `S` of days before `before`'s into their days'
+    /// blocks (merged with a block the day already has); returns how many blocks it wrote.
+    pub(super) fn seal_points<S: Sample>(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
+        let stop = day_start(day_of(before));
+        let mut sealed = 0;
+        self.each_onu(S::KIND | OPEN, |onu| {
+            let mut days: Vec<(u32, Vec<sled::IVec>, Vec<S>)> = Vec::new();
+            let open = open_key(S::KIND, onu, 0)..open_key(S::KIND, onu, stop);
+            for entry in self.series.range(open) {
+                let (key, value) = entry?;
+                let seconds = u32::from_be_bytes(key[9..13].try_into().unwrap_or_default());
+                let day = seconds / 86_400;
+                if days.last().is_none_or(|(d, ..)| *d != day) {
+                    days.push((day, Vec::new(), Vec::new()));
+                }
+                if let Some((_, keys, points)) = days.last_mut() {
+                    keys.push(key);
+                    points.extend(S::from_open(&value));
+                }
+            }
+            for (day, keys, open_points) in days {
+                let key = block_key(S::KIND, onu, day);
+                let mut points = match self.series.get(key)? {
+                    None => Vec::new(),
+                    Some(block) => match S::from_block(&block) {
+                        Some(points) => points,
+                        None => {
+                            // Not overwritten: the open points wait beside it, still read.
+                            tracing::warn!(
+                                onu,
+                                day,
+                                "a history block is unreadable, not sealed into"
+                            );
+                            continue;
+                        }
+                    },
+                };
+                points.extend(open_points);
+                let mut batch = sled::Batch::default();
+                batch.insert(&key[..], S::to_block(&in_order(points)));
+                for key in keys {
+                    batch.remove(key);
+                }
+                self.series.apply_batch(batch)?;
+                sealed += 1;
+            }
+            Ok(())
+        })?;
+        Ok(sealed)
+    }
+
+    /// Drops `S`'s blocks and open points of days before `before`'s; returns how many
+    /// records went.
+    pub(super) fn prune_points<S: Sample>(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<usize, StoreError> {
+        let day = day_of(before);
+        let mut removed = 0;
+        for (first, last) in [(S::KIND, day), (S::KIND | OPEN, day_start(day))] {
+            self.each_onu(first, |onu| {
+                let mut batch = sled::Batch::default();
+                for entry in self.series.range(key(first, onu, 0)..key(first, onu, last)) {
+                    batch.remove(entry?.0);
+                    removed += 1;
+                }
+                Ok(self.series.apply_batch(batch)?)
+            })?;
+        }
+        Ok(removed)
+    }
+
+    /// Calls `per_onu` once for each ONU with a key starting `first`, in id order: one
+    /// seek an ONU, however many records it has.
+    fn each_onu(
+        &self,
+        first: u8,
+        mut per_onu: impl FnMut(OnuId) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut cursor = key(first, 0, 0);
+        while let Some(entry) = self.series.range(cursor..).next() {
+            let (found, _) = entry?;
+            let Some(onu) = onu_of(&found).filter(|_| found.first() == Some(&first)) else {
+                break;
+            };
+            per_onu(onu)?;
+            let Some(next) = onu.checked_add(1) else {
+                break;
+            };
+            cursor = key(first, next, 0);
+        }
+        Ok(())
+    }
+
+    /// Seals the open points of every kind of days before `before`'s into blocks
+    /// (housekeeping, hourly); returns how many blocks it wrote.
+    pub fn seal_history(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
+        use crate::domain::OpticsPoint;
+        use crate::traffic::TrafficPoint;
+        Ok(self.seal_points::<TrafficPoint>(before)? + self.seal_points::<OpticsPoint>(before)?)
+    }
+}
+
+#[cfg(test)]
+mod footprint;
+#[cfg(test)]
+mod tests;

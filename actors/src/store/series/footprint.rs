@@ -1,0 +1,181 @@
+//! H1 of issue 53, measured: the bytes on disk a raw traffic point takes, a simulated
+//! stretch of 5-minute reads of realistic rates ([`super::block::tests::realistic_rates`])
+//! for a sample of ONUs written through the real store, once the way the store wrote
+//! before the series (a merge a point into the day's record, `before`) and once through
+//! [`Store::record_traffic`] with housekeeping's seal at each midnight (`series`). Two
+//! figures each: `du` of the data directory as sled leaves it after a flush, and
+//! compacted (every tree copied into a fresh database, as a snapshot restore does).
+//! `PONKEEPER_H1_ONUS=1000 PONKEEPER_H1_DAYS=7 cargo test -p ponkeeper-actors --release
+//! history_bytes_a_point -- --ignored --nocapture`
+
+use super::block::tests::realistic_rates;
+use crate::domain::OnuId;
+use crate::store::optics::day_of;
+use crate::store::traffic::encode_point;
+use crate::store::Store;
+use crate::traffic::TrafficPoint;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// Allocated bytes of every file under `dir`.
+fn du(dir: &Path) -> u64 {
+    let mut allocated = 0u64;
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(at) = dirs.pop() {
+        for entry in std::fs::read_dir(&at).expect("dir") {
+            let entry = entry.expect("entry");
+            let meta = entry.metadata().expect("metadata");
+            if meta.is_dir() {
+                dirs.push(entry.path());
+            } else {
+                allocated += meta.blocks() * 512;
+            }
+        }
+    }
+    allocated
+}
+
+/// `du` of a fresh database holding every tree of `store`: what a snapshot restore
+/// leaves, without the copies sled's log keeps until it cleans its segments.
+fn compacted(store: &Store) -> u64 {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = sled::Config::new()
+        .path(dir.path().join("ponkeeper.sled"))
+        .open()
+        .expect("open");
+    for name in store.db.tree_names() {
+        let (from, to) = (
+            store.db.open_tree(&name).expect("tree"),
+            db.open_tree(&name).expect("tree"),
+        );
+        for entry in from.iter() {
+            let (key, value) = entry.expect("entry");
+            to.insert(key, value).expect("insert");
+        }
+    }
+    db.flush().expect("flush");
+    drop(db);
+    du(dir.path())
+}
+
+/// Bytes of keys and values in every tree of `store`: what sled is asked to keep.
+fn logical(store: &Store) -> u64 {
+    let mut bytes = 0;
+    for name in store.db.tree_names() {
+        for entry in store.db.open_tree(&name).expect("tree").iter() {
+            let (key, value) = entry.expect("entry");
+            bytes += (key.len() + value.len()) as u64;
+        }
+    }
+    bytes
+}
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Writer {
+    /// The previous release's write path: one merge a point into its day's record.
+    Before,
+    /// [`Store::record_traffic`], a batch a read, sealed at each midnight.
+    Series,
+}
+
+fn write(store: &Store, writer: Writer, rates: &[(Vec<f32>, Vec<f32>)], start: DateTime<Utc>) {
+    let reads = rates.first().map_or(0, |r| r.0.len());
+    for read in 0..reads {
+        let at = start + Duration::minutes(5 * read as i64);
+        if read > 0 && read % 288 == 0 {
+            if let Writer::Series = writer {
+                store.seal_history(at).expect("seal");
+            }
+        }
+        let points: Vec<(OnuId, TrafficPoint)> = rates
+            .iter()
+            .enumerate()
+            .map(|(i, (inbound, outbound))| {
+                let point = TrafficPoint {
+                    at,
+                    in_bps: Some(f64::from(inbound[read])),
+                    out_bps: Some(f64::from(outbound[read])),
+                };
+                (i as OnuId + 1, point)
+            })
+            .collect();
+        match writer {
+            Writer::Before => {
+                for (onu, point) in &points {
+                    let mut key = day_of(point.at).to_be_bytes().to_vec();
+                    key.extend_from_slice(&onu.to_be_bytes());
+                    store
+                        .traffic
+                        .merge(key, encode_point(point))
+                        .expect("merge");
+                }
+            }
+            Writer::Series => store.record_traffic(&points).expect("record"),
+        }
+    }
+}
+
+#[test]
+#[ignore = "a measurement, minutes: run by hand"]
+fn history_bytes_a_point() {
+    let (onus, days) = (
+        setting("PONKEEPER_H1_ONUS", 1_000),
+        setting("PONKEEPER_H1_DAYS", 7),
+    );
+    let reads = (days * 288) as usize;
+    let rates: Vec<(Vec<f32>, Vec<f32>)> = (1..=onus)
+        .map(|onu| {
+            let inbound = realistic_rates(onu, reads)
+                .iter()
+                .map(|r| r / 8.0)
+                .collect();
+            (inbound, realistic_rates(onu + 1_000_000, reads))
+        })
+        .collect();
+    let start = Utc
+        .with_ymd_and_hms(2026, 11, 1, 0, 0, 0)
+        .single()
+        .expect("time");
+    let points = onus * reads as u64;
+    let empty = {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        store.db.flush().expect("flush");
+        compacted(&store)
+    };
+    println!("an empty store, compacted: {empty} B (left out of the figures below)");
+    for writer in [Writer::Before, Writer::Series] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        write(&store, writer, &rates, start);
+        let per = |bytes: u64| bytes.saturating_sub(empty) as f64 / points as f64;
+        store.db.flush().expect("flush");
+        let (raw, packed, kept) = (du(dir.path()), compacted(&store), logical(&store));
+        println!(
+            "{writer:?}: {onus} ONUs × {days} d = {points} points, last day open: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point), keys and values {kept} B ({:.2} B a point)",
+            per(raw),
+            per(packed),
+            kept as f64 / points as f64
+        );
+        if let Writer::Series = writer {
+            let end = start + Duration::days(days as i64);
+            store.seal_history(end).expect("seal");
+            store.db.flush().expect("flush");
+            let (raw, packed, kept) = (du(dir.path()), compacted(&store), logical(&store));
+            println!(
+                "{writer:?}: every day sealed: du {raw} B ({:.2} B a point), compacted {packed} B ({:.2} B a point), keys and values {kept} B ({:.2} B a point)",
+                per(raw),
+                per(packed),
+                kept as f64 / points as f64
+            );
+        }
+    }
+}
