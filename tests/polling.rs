@@ -283,4 +283,3 @@ async fn a_restart_between_optics_reads_raises_no_optics_warning() {
     }
     service.stop().await;
 }
-

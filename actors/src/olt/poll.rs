@@ -288,7 +288,9 @@ impl PollCycle {
 
     /// Whether someone waits for a poll that has not started yet.
     pub(super) fn waits_for_next(&self) -> bool {
-        self.waiters.iter().any(|(first, _)| *first > self.generation)
+        self.waiters
+            .iter()
+            .any(|(first, _)| *first > self.generation)
     }
 
     /// Answers everyone the poll that just ended may answer.

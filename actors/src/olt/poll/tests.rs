@@ -2,7 +2,10 @@ use super::*;
 use ractor::RpcReplyPort;
 use tokio::sync::oneshot;
 
-fn waiter() -> (PollReply, oneshot::Receiver<Result<OltSummary, ActionError>>) {
+fn waiter() -> (
+    PollReply,
+    oneshot::Receiver<Result<OltSummary, ActionError>>,
+) {
     let (send, receive) = oneshot::channel();
     (RpcReplyPort::from(send), receive)
 }
@@ -25,7 +28,10 @@ async fn a_wait_asked_during_a_poll_is_answered_by_the_next() {
     assert!(cycle.waits_for_next());
     cycle.finish(generation, None, None);
     cycle.answer_waiters(Err(ended()));
-    assert!(answered_during.try_recv().is_err(), "answered by the poll in flight");
+    assert!(
+        answered_during.try_recv().is_err(),
+        "answered by the poll in flight"
+    );
 
     let (generation, _, _) = cycle.begin();
     cycle.running(generation, tokio::spawn(async {}));
@@ -34,6 +40,9 @@ async fn a_wait_asked_during_a_poll_is_answered_by_the_next() {
     assert!(!cycle.waits_for_next());
     cycle.finish(generation, None, None);
     cycle.answer_waiters(Err(ended()));
-    assert!(answered_during.try_recv().is_ok(), "the next poll answers it");
+    assert!(
+        answered_during.try_recv().is_ok(),
+        "the next poll answers it"
+    );
     assert!(answered_fresh.try_recv().is_ok());
 }
