@@ -229,6 +229,12 @@ pub struct BadInput(pub ErrorEnvelope);
 #[response(status = 413)]
 pub struct TooLarge(pub ErrorEnvelope);
 
+/// `UNSUPPORTED_MEDIA_TYPE`: the body is not of the type the route reads (a CSV import
+/// sent as JSON, or with no type).
+#[derive(IntoResponses)]
+#[response(status = 415)]
+pub struct WrongBodyType(pub ErrorEnvelope);
+
 /// `NOT_FOUND`: no such resource.
 #[derive(IntoResponses)]
 #[response(status = 404)]

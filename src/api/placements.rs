@@ -9,7 +9,7 @@
 //! one ONU that place it differently are both kept from applying. The body must be sent
 //! as `text/csv`. At most 10,000 lines and 1 MiB.
 
-use super::doc::{ActorTimeout, BadInput, Refusals, TooLarge};
+use super::doc::{ActorTimeout, BadInput, Refusals, TooLarge, WrongBodyType};
 use super::splitters::fits;
 use crate::error::ApiError;
 use crate::http::echo;
@@ -200,7 +200,7 @@ fn resolve(
     description = "FULL keys only. Body `text/csv`: a line per ONU, `ONU,SPLITTER` (ONU id or serial; splitter id or its name on the ONU's OLT; empty splitter takes the ONU off), `,` or `;` between fields, an optional header `onu,splitter`; at most 10,000 lines and 1 MiB. All or nothing: a bad line (an ONU or splitter not found, a splitter of another port, a second line for an ONU that places it elsewhere) places nothing and the 400 names the bad lines; `dryRun=true` answers the report (how many lines are bad, and the first 100 with their text and why) and places nothing. A body of another type is refused with 415.",
     params(ImportQuery),
     request_body(content = String, content_type = "text/csv", example = "onu,splitter\nHWTC1A2B3C4D,ODB-12 Lenina 5\n2000049,3\n"),
-    responses((status = 200, description = "what was placed, or on a dry run what would be", body = Single<ImportReport>), BadInput, ActorTimeout, TooLarge, Refusals)
+    responses((status = 200, description = "what was placed, or on a dry run what would be", body = Single<ImportReport>), BadInput, ActorTimeout, TooLarge, WrongBodyType, Refusals)
 )]
 async fn import(
     State(app): State<AppState>,
