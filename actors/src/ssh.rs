@@ -239,18 +239,24 @@ impl CliSession {
             host_key: offered_key().unwrap_or_default(),
             pending: String::new(),
         };
-        // The first prompt names the host, whatever its characters: `OLT-1>`, `ZXAN#`,
-        // `RT_01|192.0.2.4-Site_OLT> `.
+        session.await_first_prompt(timeout).await?;
+        Ok(session)
+    }
+
+    /// Waits for the first prompt, which names the host whatever its characters
+    /// (`OLT-1>`, `ZXAN#`, `RT_01|192.0.2.4-Site_OLT> `) and says whether the login
+    /// landed privileged.
+    async fn await_first_prompt(&mut self, timeout: Duration) -> Result<(), CliError> {
         let deadline = Instant::now() + timeout;
         loop {
-            let last = erase(session.pending.rsplit('\n').next().unwrap_or_default());
+            let last = erase(self.pending.rsplit('\n').next().unwrap_or_default());
             if let Some((host, privileged)) = prompt_shape(&last) {
-                session.host = host.to_string();
-                session.privileged = privileged;
-                session.pending.clear();
-                return Ok(session);
+                self.host = host.to_string();
+                self.privileged = privileged;
+                self.pending.clear();
+                return Ok(());
             }
-            session.receive(deadline, "login", timeout).await?;
+            self.receive(deadline, "login", timeout).await?;
         }
     }
 
@@ -284,15 +290,7 @@ impl CliSession {
         let mut after_pager: Option<usize> = None;
         loop {
             // The last pager's erase first: a page may end in the next pager already.
-            if let Some(at) = after_pager {
-                if let Some(back) = self.pending[at..].find(dialogue::BACK) {
-                    let between: String = self.pending.drain(at..at + back).collect();
-                    reply
-                        .unsolicited
-                        .extend(between.lines().map(str::to_string));
-                    after_pager = None;
-                }
-            }
+            self.settle_pager_erase(&mut after_pager, &mut reply);
             if after_pager.is_none() {
                 if let Some(at) = take_pager(&mut self.pending, self.profile.pager) {
                     after_pager = Some(at);
@@ -301,26 +299,8 @@ impl CliSession {
                 }
             }
             // Complete lines go to the reply; the unfinished last line is examined.
-            let settled = after_pager.unwrap_or(self.pending.len());
-            if let Some(end) = self.pending[..settled].rfind('\n') {
-                let complete: String = self.pending.drain(..=end).collect();
-                after_pager = after_pager.map(|at| at - (end + 1));
-                let mut ended = false;
-                for text in erase(&complete).lines() {
-                    if ended {
-                        reply.unsolicited.push(text.to_string());
-                    } else if reply.echoed && self.is_prompt(text) {
-                        // The prompt ended the output; an alarm and the prompt printed
-                        // again may have come in the same read.
-                        ended = true;
-                    } else {
-                        reply.take(text);
-                    }
-                }
-                if ended {
-                    reply.unsolicited.push(std::mem::take(&mut self.pending));
-                    break;
-                }
+            if self.take_complete_lines(&mut after_pager, &mut reply) {
+                break;
             }
             if ends_in_erase(&self.pending) {
                 self.receive(deadline, line, timeout).await?;
@@ -370,6 +350,47 @@ impl CliSession {
         }
         self.drop_unsolicited(reply.unsolicited.iter().map(String::as_str));
         self.answer(line, reply.output)
+    }
+
+    /// Once the erase after the last pager has arrived, what the device printed between
+    /// the pager and its erase goes to `reply` as unsolicited, and the pager is settled.
+    fn settle_pager_erase(&mut self, after_pager: &mut Option<usize>, reply: &mut Reply) {
+        let Some(at) = *after_pager else {
+            return;
+        };
+        if let Some(back) = self.pending[at..].find(dialogue::BACK) {
+            let between: String = self.pending.drain(at..at + back).collect();
+            reply
+                .unsolicited
+                .extend(between.lines().map(str::to_string));
+            *after_pager = None;
+        }
+    }
+
+    /// Moves the complete lines before any unsettled pager into `reply`; `true` when one
+    /// of them was the prompt that ends the output (what came after it, in the same
+    /// read, is unsolicited: an alarm and the prompt printed again).
+    fn take_complete_lines(&mut self, after_pager: &mut Option<usize>, reply: &mut Reply) -> bool {
+        let settled = after_pager.unwrap_or(self.pending.len());
+        let Some(end) = self.pending[..settled].rfind('\n') else {
+            return false;
+        };
+        let complete: String = self.pending.drain(..=end).collect();
+        *after_pager = after_pager.map(|at| at - (end + 1));
+        let mut ended = false;
+        for text in erase(&complete).lines() {
+            if ended {
+                reply.unsolicited.push(text.to_string());
+            } else if reply.echoed && self.is_prompt(text) {
+                ended = true;
+            } else {
+                reply.take(text);
+            }
+        }
+        if ended {
+            reply.unsolicited.push(std::mem::take(&mut self.pending));
+        }
+        ended
     }
 
     /// The output, or the refusal an error marker in it names; a profile's "nothing to
