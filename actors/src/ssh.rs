@@ -22,7 +22,9 @@
 mod dialogue;
 
 use crate::profile::commands::CliProfile;
-use dialogue::{asks_password, clean, ends_in_erase, erase, prompt_shape, take_pager, Reply};
+use dialogue::{
+    asks_password, clean, ends_in_erase, erase, has_pager, prompt_shape, take_pager, Reply,
+};
 use russh::client;
 use russh::keys::PublicKeyOrCertificate;
 use russh::ChannelMsg;
@@ -291,6 +293,11 @@ impl CliSession {
         loop {
             // The last pager's erase first: a page may end in the next pager already.
             self.settle_pager_erase(&mut after_pager, &mut reply);
+            // A device that paints no erase (BDCOM): the next pager came first, so what
+            // followed the last one was output.
+            if after_pager.is_some_and(|at| has_pager(&self.pending[at..], self.profile.pager)) {
+                after_pager = None;
+            }
             if after_pager.is_none() {
                 if let Some(at) = take_pager(&mut self.pending, self.profile.pager) {
                     after_pager = Some(at);

@@ -89,7 +89,8 @@ pub(super) fn ends_in_erase(text: &str) -> bool {
     trimmed.ends_with(BACK)
 }
 
-/// Takes the first pager out of `pending` (the profile's text, or its trimmed form):
+/// Takes the first pager out of `pending` (the profile's text, or its trimmed form,
+/// with the share already shown that some devices print after it, `--More--(45%)`):
 /// the text before it (a line it interrupted) and after it stay. Where it stood, if one
 /// was there.
 pub(super) fn take_pager(pending: &mut String, pager: &str) -> Option<usize> {
@@ -98,11 +99,32 @@ pub(super) fn take_pager(pending: &mut String, pager: &str) -> Option<usize> {
             continue;
         }
         if let Some(at) = pending.find(form) {
-            pending.replace_range(at..at + form.len(), "");
+            let end = at + form.len();
+            let end = end + share_shown(&pending[end..]);
+            pending.replace_range(at..end, "");
             return Some(at);
         }
     }
     None
+}
+
+/// Whether `text` holds a pager (as [`take_pager`] finds one).
+pub(super) fn has_pager(text: &str, pager: &str) -> bool {
+    [pager, pager.trim()]
+        .iter()
+        .any(|form| !form.is_empty() && text.contains(form))
+}
+
+/// The length of a `(NN%)` at the start of `text` (1 to 3 digits), or 0.
+fn share_shown(text: &str) -> usize {
+    let Some(rest) = text.strip_prefix('(') else {
+        return 0;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    match (1..=3).contains(&digits) && rest[digits..].starts_with("%)") {
+        true => digits + 3,
+        false => 0,
+    }
 }
 
 /// The host name of a prompt line (`OLT-1>`, `ZXAN#`, `RT_01|192.0.2.4-Site_OLT> `) and

@@ -7,7 +7,8 @@ use crate::profile::commands::{CliMode, CliProfile};
 pub static BDCOM_CLI: CliProfile = CliProfile {
     user_prompt: "{host}>",
     setup: &["enable", "terminal length 0"],
-    pager: "--More--",
+    // ` --More-- ` at a line's start (NOC Project's BDCOM profile: `^ --More-- `).
+    pager: " --More-- ",
     // NOC Project's BDCOM profile answers `(y/n) [n]` (tests/fixtures/cli/bdcom).
     confirm: "(y/n)",
     confirm_answer: "y",

@@ -2,7 +2,7 @@
 //! pager and confirmation texts, the error markers, the modes and prompts, the scripts
 //! of the three ONU actions and the running configuration's service-port line.
 
-use crate::profile::commands::{CliMacs, CliMode, CliProfile, MacTable};
+use crate::profile::commands::{CliMacs, CliMode, CliProfile, LineShape, MacTable};
 
 /// Huawei MA5600T / MA5800 (docs/devices.md, "Huawei MA5600T / MA5800").
 pub static HUAWEI_CLI: CliProfile = CliProfile {
@@ -19,7 +19,9 @@ pub static HUAWEI_CLI: CliProfile = CliProfile {
         "Failure: The automatically found ONTs do not exist",
         "Failure: No service virtual port can be operated",
     ],
-    unsolicited: &[],
+    // A slow command's `  Command is being executed. Please wait` lines (named by the
+    // public record of real consoles; no capture holds one, tests/fixtures/cli/README.md).
+    unsolicited: &[LineShape::Prefix("Command is being executed")],
     modes: &[
         CliMode {
             enter: "enable",

@@ -32,6 +32,29 @@ fn a_pager_erase_goes_whole_and_the_line_it_cut_goes_on() {
 }
 
 #[test]
+fn a_pager_with_the_share_shown_goes_whole() {
+    // Eltex LTP: `--More--(45%)`; a `(` that is not a share stays.
+    let mut page = String::from(" ont 3/5--More--(45%)");
+    assert_eq!(take_pager(&mut page, "--More--"), Some(8));
+    assert_eq!(page, " ont 3/5");
+    let mut page = String::from("--More--(100%)(a)");
+    take_pager(&mut page, "--More--");
+    assert_eq!(page, "(a)");
+    let mut page = String::from("--More--(1000%)");
+    take_pager(&mut page, "--More--");
+    assert_eq!(page, "(1000%)");
+}
+
+#[test]
+fn huaweis_wait_lines_are_not_output() {
+    let mut reply = Reply::new("display ont info 0 1 0 all", HUAWEI_CLI);
+    reply.take("MA5680T# display ont info 0 1 0 all");
+    reply.take("  Command is being executed. Please wait");
+    reply.take("  F/S/P   ONT-ID");
+    assert_eq!(reply.output, "  F/S/P   ONT-ID\n");
+}
+
+#[test]
 fn an_unfinished_erase_waits_for_the_rest() {
     assert!(ends_in_erase("abc\u{8}\u{8}   "));
     assert!(ends_in_erase("\u{8}"));
