@@ -33,8 +33,19 @@ async fn service(
     dir: &tempfile::TempDir,
     enable_env: Option<&str>,
 ) -> TestService {
+    service_on(sim, 0, console, dir, enable_env).await
+}
+
+/// [`service`] with the SSH of `sim`'s OLT `olt` (from 0) sent to `console`.
+async fn service_on(
+    sim: &SimFleet,
+    olt: usize,
+    console: &Console,
+    dir: &tempfile::TempDir,
+    enable_env: Option<&str>,
+) -> TestService {
     let mut inventory = sim.inventory();
-    let ssh = inventory.olts[0].ssh.as_mut().expect("the OLT has ssh");
+    let ssh = inventory.olts[olt].ssh.as_mut().expect("the OLT has ssh");
     ssh.port = console.port;
     ssh.enable_password_env = enable_env.map(str::to_string);
     let path = dir.path().join("inventory.toml");
@@ -86,8 +97,8 @@ fn zte(enable_password: Option<&str>, lands_privileged: bool) -> Dialogue {
             Answer::new("end$", Vec::new()).then_prompt("merch-gpon#"),
             Answer::new("show running-config$", config),
             Answer::new(
-                "show gpon onu uncfg",
-                after_echo("zte", "show-gpon-onu-uncfg-empty.txt"),
+                "show mac gpon onu gpon-onu_1/1/1:1$",
+                fixture("zte", "show-mac-gpon-onu.txt"),
             ),
         ],
         idle_alarm: Some(ALARM.into()),
@@ -162,11 +173,22 @@ async fn a_zte_with_an_enable_password_or_landing_privileged_takes_every_action(
             };
             assert_eq!(status, 200, "{path}: {answer}");
         }
+        // Unconfigured ONUs are read over SNMP (the simulator's table), never the CLI.
         let (status, list) = service.get("/olts/1/unconfigured-onus").await;
-        assert_eq!(
-            status, 200,
-            "ZTE's `No related information` is an empty list: {list}"
-        );
+        assert_eq!(status, 200, "{list}");
+        let serials: Vec<&str> = list["data"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|row| row["serial"].as_str())
+            .collect();
+        let want: Vec<String> = sim
+            .expected_unconfigured(1)
+            .into_iter()
+            .map(|u| u.1)
+            .collect();
+        assert_eq!(serials, want, "{list}");
+        zte_macs_of_the_captured_onu(&service).await;
         let received = console.received();
         assert_eq!(
             received.contains(&"enable".to_string()),
@@ -179,6 +201,26 @@ async fn a_zte_with_an_enable_password_or_landing_privileged_takes_every_action(
         service.stop().await;
     }
     sim.shutdown().await;
+}
+
+/// A MAC refresh of the ONU the capture read (`gpon-onu_1/1/1:1`) gives its row.
+async fn zte_macs_of_the_captured_onu(service: &TestService) {
+    let (_, page) = service.get("/onus?ponPort=1/1/1&size=100").await;
+    let onu = page["data"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|row| row["onuIndex"] == 1)
+        .unwrap_or_else(|| panic!("the simulator's gpon-onu_1/1/1:1 in {page}"))["id"]
+        .as_u64()
+        .expect("id");
+    let (status, body) = service.post(&format!("/onus/{onu}/macs/refresh")).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, macs) = service.get(&format!("/onus/{onu}/macs")).await;
+    let items = macs["data"]["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1, "{macs}");
+    assert_eq!(items[0]["mac"], "8c:dc:02:94:a5:cd", "{macs}");
+    assert_eq!(items[0]["vlan"], 88, "{macs}");
 }
 
 /// The V-SOL V1600G of oxidized's recorded session.
@@ -196,6 +238,16 @@ fn vsol() -> Dialogue {
             // The pager stays on: the command is refused, and nothing else turns it off.
             Answer::new("terminal length 0$", b"% Unknown command.\r\n".to_vec()),
             Answer::paged("show running-config$", &config, b" --More-- \x00"),
+            // The capture's `configure terminal` and `end`; the PON interface's prompt is
+            // the one the service expects (no capture enters it), recognised by shape.
+            Answer::new("configure terminal$", Vec::new())
+                .then_prompt("RT_01|192.0.2.4-Site_OLT(config)# "),
+            Answer::new("interface gpon ", Vec::new()).then_prompt_of(|line| {
+                let pon = line.trim_start_matches("interface gpon ");
+                format!("RT_01|192.0.2.4-Site_OLT(config-pon-{pon})# ")
+            }),
+            Answer::new("onu ", Vec::new()),
+            Answer::new("end$", Vec::new()).then_prompt("RT_01|192.0.2.4-Site_OLT# "),
         ],
         idle_alarm: Some(
             "2026/05/25 18:52:26   ONU Online                   PON 0/2 ONU 40 sn SNREMOVED "
@@ -223,20 +275,61 @@ fn vsol_configuration() -> String {
     stored_form(&kept)
 }
 
+/// The V1600G of a fleet of every layout (`FleetVendors::EveryFamily`, from 0).
+const VSOL_GPON: usize = 7;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vsol_backup_through_its_pager_is_the_devices_configuration() {
-    let sim = fleet(Vendor::Vsol, 8).await;
+    let sim = SimFleet::start(FleetSpec {
+        dynamics: Dynamics::none(),
+        vendors: FleetVendors::EveryFamily,
+        ..FleetSpec::new(VSOL_GPON + 1, 4)
+    })
+    .await
+    .expect("simulator starts");
+    let family = FleetVendors::EveryFamily.family_of_olt(VSOL_GPON);
+    assert!(family.starts_with("V1600G"), "{family}");
     let console = Console::start(vsol(), DEFAULT_SSH_PASSWORD).await;
     let dir = tempfile::tempdir().expect("tempdir");
-    let service = service(&sim, &console, &dir, None).await;
-    let stored = backup(&service).await;
-    let want = vsol_configuration();
-    same_lines(&stored, &want);
+    let service = service_on(&sim, VSOL_GPON, &console, &dir, None).await;
+    let olt = VSOL_GPON + 1;
+    let (status, body) = service.post(&format!("/olts/{olt}/configs/backup")).await;
+    assert_eq!(status, 200, "{body}");
+    let id = body["data"]["id"].as_u64().expect("a config id");
+    let (_, config) = service.get(&format!("/olts/{olt}/configs/{id}")).await;
+    let stored = config["data"]["content"].as_str().expect("content");
+    same_lines(stored, &vsol_configuration());
     let received = console.received();
     assert!(
         received.iter().any(|l| l == DEFAULT_SSH_PASSWORD),
         "`enable` was given the login password: {received:?}"
     );
+    // A description goes through; reboot and VLAN have no public source (501).
+    let (_, onus) = service.get(&format!("/onus?oltId={olt}&size=1")).await;
+    let onu = &onus["data"][0];
+    let id = onu["id"].as_u64().expect("an ONU");
+    let body = serde_json::json!({"description": "Ivanov kv 5"});
+    let (status, answer) = service
+        .post_json(&format!("/onus/{id}/description"), &body)
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let line = format!("onu {} desc Ivanov kv 5", onu["onuIndex"]);
+    assert!(
+        console.received().contains(&line),
+        "{:?}",
+        console.received()
+    );
+    for (path, body) in [
+        ("reboot", None),
+        ("vlan", Some(serde_json::json!({"vlan": 100}))),
+    ] {
+        let path = format!("/onus/{id}/{path}");
+        let (status, answer) = match body {
+            Some(body) => service.post_json(&path, &body).await,
+            None => service.post(&path).await,
+        };
+        assert_eq!(status, 501, "{path}: {answer}");
+    }
     service.stop().await;
     sim.shutdown().await;
 }

@@ -15,6 +15,7 @@ mod bench_baseline;
 mod bench_events;
 mod cis_families;
 mod cli_dialogue;
+mod cli_dialogue_bdcom;
 mod cluster_port;
 mod connections;
 mod crash;

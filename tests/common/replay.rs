@@ -40,6 +40,8 @@ pub struct Answer {
     pub prompt: Option<String>,
     /// A question before the output, answered with any line.
     pub confirm: Option<String>,
+    /// The prompt after it made from the command (an interface's mode names it).
+    pub prompt_of: Option<fn(&str) -> String>,
 }
 
 impl Answer {
@@ -49,11 +51,18 @@ impl Answer {
             chunks: vec![output.into()],
             prompt: None,
             confirm: None,
+            prompt_of: None,
         }
     }
 
     pub fn then_prompt(mut self, prompt: &str) -> Answer {
         self.prompt = Some(prompt.into());
+        self
+    }
+
+    /// The prompt after it is `prompt_of(the command received)`.
+    pub fn then_prompt_of(mut self, prompt_of: fn(&str) -> String) -> Answer {
+        self.prompt_of = Some(prompt_of);
         self
     }
 
@@ -284,7 +293,14 @@ fn answer(
         out.extend_from_slice(terminal.prompt.as_bytes());
         return;
     }
-    match dialogue.answers.iter().find(|a| a.fits(line)).cloned() {
+    let found = dialogue.answers.iter().find(|a| a.fits(line)).cloned();
+    let found = found.map(|mut answer| {
+        if let Some(prompt_of) = answer.prompt_of {
+            answer.prompt = Some(prompt_of(line.trim()));
+        }
+        answer
+    });
+    match found {
         Some(answer) if answer.confirm.is_some() => {
             out.extend_from_slice(answer.confirm.as_deref().unwrap_or_default().as_bytes());
             terminal.waiting = Waiting::Confirm(answer);
