@@ -3,9 +3,8 @@
 //! with public captures (`tests/fixtures/cli/`, sources in its README): a ZTE C3xx whose
 //! `enable` asks a password, and one whose account lands privileged; a V-SOL V1600G
 //! whose host name holds `|`, whose `enable` asks the login password and whose pager
-//! `terminal length 0` does not turn off, with its syslog lines between pages; a Huawei
-//! whose ports answer "no MAC record" but one, whose ONT table shows a VLAN as `-`, and
-//! whose reset asks for a confirmation.
+//! `terminal length 0` does not turn off, with its syslog lines between pages (the
+//! Huawei's dialogue is in `cli_dialogue_huawei`, the BDCOM's in `cli_dialogue_bdcom`).
 //! Alarm lines are printed at the idle prompt and in the middle of outputs throughout.
 
 use crate::common::replay::{fixture, Answer, Console, Dialogue};
@@ -15,7 +14,7 @@ use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PAS
 use serde_json::Value;
 use std::time::Duration;
 
-async fn fleet(vendor: Vendor, onus: usize) -> SimFleet {
+pub(crate) async fn fleet(vendor: Vendor, onus: usize) -> SimFleet {
     SimFleet::start(FleetSpec {
         dynamics: Dynamics::none(),
         vendors: FleetVendors::One(vendor),
@@ -27,7 +26,7 @@ async fn fleet(vendor: Vendor, onus: usize) -> SimFleet {
 
 /// The service on `sim`'s OLT, its SSH sent to `console`, with `enable_env` naming the
 /// variable of its enable password.
-async fn service(
+pub(crate) async fn service(
     sim: &SimFleet,
     console: &Console,
     dir: &tempfile::TempDir,
@@ -107,7 +106,7 @@ fn zte(enable_password: Option<&str>, lands_privileged: bool) -> Dialogue {
 }
 
 /// The configuration as the service stores it: each line without trailing blanks.
-fn stored_form(text: &str) -> String {
+pub(crate) fn stored_form(text: &str) -> String {
     let mut stored: String = text
         .replace('\r', "")
         .lines()
@@ -119,7 +118,7 @@ fn stored_form(text: &str) -> String {
 }
 
 /// `stored` is `want`, or the first line where they part is named.
-fn same_lines(stored: &str, want: &str) {
+pub(crate) fn same_lines(stored: &str, want: &str) {
     for (n, (got, want)) in stored.lines().zip(want.lines()).enumerate() {
         assert_eq!(got, want, "line {}", n + 1);
     }
@@ -128,7 +127,7 @@ fn same_lines(stored: &str, want: &str) {
 }
 
 /// Takes a backup of OLT 1 and answers the content stored.
-async fn backup(service: &TestService) -> String {
+pub(crate) async fn backup(service: &TestService) -> String {
     let (status, body) = service.post("/olts/1/configs/backup").await;
     assert_eq!(status, 200, "{body}");
     let id = body["data"]["id"].as_u64().expect("a config id");
@@ -330,187 +329,6 @@ async fn a_vsol_backup_through_its_pager_is_the_devices_configuration() {
         };
         assert_eq!(status, 501, "{path}: {answer}");
     }
-    service.stop().await;
-    sim.shutdown().await;
-}
-
-fn huawei(refused_port: &str) -> Dialogue {
-    let no_record = b"Failure: There is not any MAC address record\r\n".to_vec();
-    Dialogue {
-        banner: b"\r\n".to_vec(),
-        user_prompt: "MA5680T-H01>".into(),
-        privileged_prompt: "MA5680T-H01#".into(),
-        lands_privileged: false,
-        enable_asks: None,
-        enable_password: String::new(),
-        unknown: "\r\n% Unknown command, the error locates at '^'\r\n".into(),
-        answers: vec![
-            Answer::new("undo smart$", Vec::new()),
-            Answer::new("scroll$", Vec::new()),
-            Answer::new("config$", Vec::new()).then_prompt("MA5680T-H01(config)#"),
-            Answer::new("interface gpon ", Vec::new())
-                .then_prompt("MA5680T-H01(config-if-gpon-0/1)#"),
-            // netmiko's transcripts (tests/fixtures/cli/huawei/dialogue.toml).
-            Answer::new("ont reset ", Vec::new()).confirming("Are you sure to proceed(y/n)[n]:"),
-            Answer::new("return$", Vec::new()).then_prompt("MA5680T-H01#"),
-            Answer::new(
-                "display mac-address port 0/1/0$",
-                fixture("huawei", "display-mac-address.txt"),
-            ),
-            Answer::new(
-                &format!("display mac-address port {refused_port}$"),
-                b"% Parameter error, the error locates at '^'\r\n".to_vec(),
-            ),
-            Answer::new("display mac-address port ", no_record.clone()),
-            Answer::new(
-                "display mac-address ont 0/1/0 0$",
-                fixture("huawei", "display-mac-address-ont-wlan-no-vlan.txt"),
-            ),
-            Answer::new("display mac-address ont ", no_record),
-        ],
-        idle_alarm: Some("  ! MAJOR ALARM: The ONT is offline (0/1/3 5)".into()),
-        output_alarm: None,
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_huawei_mac_sweep_costs_a_refused_port_alone_and_no_record_is_empty() {
-    let sim = fleet(Vendor::Huawei, 24).await;
-    let onus = sim.expected_onus(1);
-    let ports: Vec<String> = onus.iter().map(|o| o.pon_port.to_string()).collect();
-    let on_0_1_0 = |index| {
-        onus.iter()
-            .any(|o| o.pon_port == "0/1/0" && o.onu_index == index)
-    };
-    assert!(
-        on_0_1_0(0) && on_0_1_0(1),
-        "the simulator's ONUs 0 and 1 of 0/1/0"
-    );
-    let refused = ports
-        .iter()
-        .find(|p| *p != "0/1/0")
-        .expect("a second port")
-        .clone();
-    let console = Console::start(huawei(&refused), DEFAULT_SSH_PASSWORD).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let service = service(&sim, &console, &dir, None).await;
-    let (_, page) = service.get("/onus?ponPort=0/1/0&size=100").await;
-    let id_of = |index: u64| -> u64 {
-        let rows = page["data"].as_array().expect("rows");
-        let row = rows
-            .iter()
-            .find(|r| r["onuIndex"] == index)
-            .expect("the ONU");
-        row["id"].as_u64().expect("id")
-    };
-    let (one, zero) = (id_of(1), id_of(0));
-    // The sweep (the MAC poll group's read of every port).
-    let macs = eventually("the sweep read", Duration::from_secs(60), || async {
-        let (_, macs) = service.get(&format!("/onus/{one}/macs")).await;
-        let items = macs["data"]["items"].as_array()?.clone();
-        (!items.is_empty()).then_some(items)
-    })
-    .await;
-    assert_eq!(macs[0]["mac"], "aa:aa:aa:aa:aa:aa");
-    assert_eq!(macs[0]["vlan"], 1);
-    let (_, olt) = service.get("/olts/1").await;
-    let warnings: Vec<&str> = olt["data"]["session"]["warnings"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no warnings in {olt}"))
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    let named: Vec<&&str> = warnings
-        .iter()
-        .filter(|w| w.contains("MACs of PON port"))
-        .collect();
-    assert_eq!(named.len(), 1, "{warnings:?}");
-    assert!(
-        named[0].contains(&refused) && named[0].contains("Parameter error"),
-        "{named:?}"
-    );
-    // A reboot answers the device's confirmation.
-    let (status, body) = service.post(&format!("/onus/{one}/reboot")).await;
-    assert_eq!(status, 200, "{body}");
-    assert!(
-        console.received().iter().any(|l| l == "y"),
-        "the confirmation answered"
-    );
-    // One ONU's refresh reads the ONT table, whose WLAN client has no VLAN.
-    let (status, body) = service.post(&format!("/onus/{zero}/macs/refresh")).await;
-    assert_eq!(status, 200, "{body}");
-    let (_, macs) = service.get(&format!("/onus/{zero}/macs")).await;
-    let items = macs["data"]["items"].as_array().expect("items");
-    assert_eq!(items.len(), 1, "{macs}");
-    assert_eq!(items[0]["vlan"], Value::Null, "{macs}");
-    service.stop().await;
-    sim.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_huawei_authorisation_with_a_vlan_is_not_undone_for_a_service_port_it_lacks() {
-    let sim = fleet(Vendor::Huawei, 24).await;
-    let (port, serial, _) = sim
-        .expected_unconfigured(1)
-        .first()
-        .cloned()
-        .expect("an unconfigured ONU");
-    let mut dialogue = huawei("0/9/9");
-    dialogue.answers.splice(
-        0..0,
-        [
-            Answer::new(
-                "display ont-lineprofile gpon all$",
-                fixture("huawei", "display-ont-lineprofile-gpon-all.txt"),
-            ),
-            Answer::new(
-                "display ont-srvprofile gpon all$",
-                fixture("huawei", "display-ont-srvprofile-gpon-all.txt"),
-            ),
-            Answer::new("ont add ", fixture("huawei", "ont-add.txt")),
-            // What a real MA5600T answers `undo service-port` on an ONT without one.
-            Answer::new(
-                "undo service-port ",
-                b"Failure: No service virtual port can be operated\r\n".to_vec(),
-            ),
-            Answer::new("service-port vlan ", Vec::new()),
-        ],
-    );
-    let console = Console::start(dialogue, DEFAULT_SSH_PASSWORD).await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let service = service(&sim, &console, &dir, None).await;
-    let (status, profiles) = service.get("/olts/1/onu-profiles").await;
-    assert_eq!(status, 200, "{profiles}");
-    let ids: Vec<&str> = profiles["data"]
-        .as_array()
-        .expect("profiles")
-        .iter()
-        .filter_map(|p| p["id"].as_str())
-        .collect();
-    assert_eq!(ids, ["0", "429", "0", "1"], "{profiles}");
-    let vlan = eventually("the OLT's VLANs", Duration::from_secs(20), || async {
-        let (_, vlans) = service.get("/olts/1/vlans").await;
-        vlans["data"][0]["vlanId"].as_u64()
-    })
-    .await;
-    let body = serde_json::json!({
-        "ponPort": port, "serial": serial, "lineProfile": "429", "serviceProfile": "1",
-        "vlan": vlan,
-    });
-    let (_, answer) = service.post_json("/olts/1/onus/authorize", &body).await;
-    let received = console.received();
-    assert!(
-        received.iter().any(|l| l.starts_with("ont add ")),
-        "{received:?}"
-    );
-    assert!(
-        received.iter().any(|l| l.starts_with("service-port vlan ")),
-        "{received:?}"
-    );
-    assert!(
-        !received.iter().any(|l| l.starts_with("ont delete")),
-        "the registration was undone: {received:?}; {answer}"
-    );
     service.stop().await;
     sim.shutdown().await;
 }

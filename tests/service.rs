@@ -16,6 +16,7 @@ mod bench_events;
 mod cis_families;
 mod cli_dialogue;
 mod cli_dialogue_bdcom;
+mod cli_dialogue_huawei;
 mod cluster_port;
 mod connections;
 mod crash;
