@@ -8,10 +8,9 @@
 //! Alarm lines are printed at the idle prompt and in the middle of outputs throughout.
 
 use crate::common::replay::{fixture, Answer, Console, Dialogue};
-use crate::common::{all_polled, eventually, test_config, TestService};
+use crate::common::{all_polled, test_config, TestService};
 use ponkeeper_actors::domain::Vendor;
 use ponkeeper_sim::{Dynamics, FleetSpec, FleetVendors, SimFleet, DEFAULT_SSH_PASSWORD};
-use serde_json::Value;
 use std::time::Duration;
 
 pub(crate) async fn fleet(vendor: Vendor, onus: usize) -> SimFleet {
