@@ -298,4 +298,30 @@ mod tests {
         let vlans = service_vlans(BDCOM.cli, bdcom);
         assert_eq!(vlans.get(&("0/1".to_string(), 3)), Some(&300));
     }
+
+    /// The ZTE running configuration of an operator's notes (tests/fixtures/cli/zte, its
+    /// VLANs replaced by `xxx` and `yyy` by the author): no VLAN is read from words.
+    #[test]
+    fn a_captured_zte_configuration_names_no_vlan_it_does_not_hold() {
+        let capture = include_str!(
+            "../../../tests/fixtures/cli/zte/show-running-config-interface-gpon-onu.txt"
+        );
+        assert!(service_vlans(crate::profile::ZTE.cli, capture).is_empty());
+        let numbered = capture.replace("xxx", "101").replace("yyy", "202");
+        let vlans = service_vlans(crate::profile::ZTE.cli, &numbered);
+        assert!(
+            vlans.values().all(|v| [101, 202].contains(v)) && !vlans.is_empty(),
+            "{vlans:?}"
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever a running configuration holds, reading its VLANs never panics.
+        #[test]
+        fn garbage_never_panics(text in "(.{0,60}\n){0,12}") {
+            for profile in crate::profile::Profile::ALL {
+                let _ = service_vlans(profile.cli, &text);
+            }
+        }
+    }
 }
