@@ -32,6 +32,7 @@ fn page(clock: &Clock) -> Paged<OnuItem> {
                 status_at: clock.format(at),
                 optics_at: Some(clock.format(at)),
                 subscriber: None,
+                flapping_since: None,
             })
             .collect(),
         meta: Meta {

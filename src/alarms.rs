@@ -68,6 +68,7 @@ pub enum AlarmType {
     OnuDown,
     OpticsCritical,
     PonPortSaturated,
+    OnuFlapping,
 }
 
 /// One alarm (docs/outages.md#alarms).
@@ -166,6 +167,20 @@ impl Alarms {
     /// newest; and how many there are.
     pub fn list(&self, filter: &AlarmFilter, offset: usize, limit: usize) -> (usize, Vec<Alarm>) {
         self.lock().list(filter, offset, limit)
+    }
+
+    /// The ONUs with an active `ONU_FLAPPING` alarm: their OLT and since when.
+    pub fn flapping_now(&self) -> Vec<(u64, Option<u32>, DateTime<Utc>)> {
+        let filter = AlarmFilter {
+            active: Some(true),
+            kind: Some(AlarmType::OnuFlapping),
+            ..AlarmFilter::default()
+        };
+        let (_, alarms) = self.list(&filter, 0, 1_000_000);
+        alarms
+            .into_iter()
+            .filter_map(|a| Some((a.onu_id?, a.olt_id, a.started_at)))
+            .collect()
     }
 
     pub fn get(&self, id: u64) -> Option<Alarm> {

@@ -18,6 +18,7 @@ mod nodes;
 pub mod notifications;
 mod olts;
 mod onu_actions;
+mod onu_downs;
 pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
 mod macs;
@@ -69,6 +70,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(cluster::router())
         .merge(inventory::router())
         .merge(onus::router())
+        .merge(onu_downs::router())
         .merge(optics::router())
         .merge(traffic::router())
         .merge(macs::router())

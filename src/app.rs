@@ -94,6 +94,11 @@ impl App {
         state
             .alarms
             .start(&state.store, state.events.clone(), &state.config.alarms)?;
+        state.flaps.start(
+            state.events.clone(),
+            &state.config.onu,
+            state.alarms.flapping_now(),
+        );
         let channels = crate::channels::resolve(&state.config.notify)
             .with_context(|| format!("config {}", config_name(&state.config)))?;
         state.run_notifiers(channels)?;

@@ -180,6 +180,11 @@ impl Default for TrafficHistory {
 pub struct OnuHistory {
     #[serde(with = "humantime_serde")]
     pub state_history_retention: Duration,
+    /// State changes within `flap_window` that make an ONU flapping (`ONU_FLAPPING`).
+    pub flap_count: u32,
+    /// How far back changes count, and how long an ONU must stay quiet to stop flapping.
+    #[serde(with = "humantime_serde")]
+    pub flap_window: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -316,6 +321,8 @@ impl Default for OnuHistory {
     fn default() -> Self {
         OnuHistory {
             state_history_retention: Duration::from_secs(30 * 86_400),
+            flap_count: 4,
+            flap_window: Duration::from_secs(15 * 60),
         }
     }
 }
@@ -430,6 +437,12 @@ impl Config {
         }
         if self.traffic.history_retention.is_zero() {
             bail!("key `traffic.history_retention`: must be above zero");
+        }
+        if self.onu.flap_count < 2 {
+            bail!("key `onu.flap_count`: must be at least 2 (a down and an up)");
+        }
+        if self.onu.flap_window < Duration::from_secs(60) {
+            bail!("key `onu.flap_window`: must be at least 1m");
         }
         if self.optics.critical_dbm > self.optics.warning_dbm {
             bail!("key `optics.critical_dbm`: must not be above optics.warning_dbm");

@@ -29,6 +29,7 @@ pub mod data_dir;
 pub mod demo;
 pub mod error;
 pub mod events;
+pub mod flapping;
 pub mod health;
 pub mod history;
 pub mod http;

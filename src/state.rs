@@ -46,6 +46,8 @@ pub struct Shared {
     pub cluster: crate::cluster::Cluster,
     /// The active alarms and their history (docs/outages.md#alarms), started by `App::start`.
     pub alarms: crate::alarms::Alarms,
+    /// The ONUs flapping now (docs/events.md, `ONU_FLAPPING`), started by `App::start`.
+    pub flaps: crate::flapping::Flaps,
     /// The running notification channels (docs/outages.md#notifications), replaced on SIGHUP.
     pub notifiers: crate::notify::Notifiers,
     inventory: RwLock<Arc<Inventory>>,
@@ -89,6 +91,7 @@ impl AppState {
                 webhooks: crate::webhooks::Webhooks::default(),
                 cluster,
                 alarms: crate::alarms::Alarms::default(),
+                flaps: crate::flapping::Flaps::default(),
                 notifiers: crate::notify::Notifiers::default(),
                 inventory: RwLock::new(Arc::new(inventory)),
             }),

@@ -87,9 +87,11 @@ async fn onus_of_an_olt_are_what_the_device_serves() {
                 .map(|k| k.as_str())
                 .collect();
             // The seed's 14 fields, `subscriber` (docs/provisioning.md), unbound here,
-            // and when its status and optics were read (docs/polling.md).
-            assert_eq!(fields.len(), 17, "{fields:?}");
+            // when its status and optics were read (docs/polling.md), and since when it
+            // has been flapping (docs/events.md).
+            assert_eq!(fields.len(), 18, "{fields:?}");
             assert_eq!(onu["subscriber"], Value::Null);
+            assert_eq!(onu["flappingSince"], Value::Null);
             assert_eq!(onu["statusAt"], onu["lastUpdate"]);
             assert!(onu["opticsAt"].is_string(), "{onu}");
         }

@@ -25,6 +25,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "GET /cluster",
     "GET /onus",
     "GET /onus/{id}",
+    "GET /onus/{id}/downs",
     "GET /onus/{id}/optics",
     "GET /onus/{id}/optics/history",
     "GET /onus/{id}/traffic",

@@ -24,6 +24,7 @@ mod disk_full;
 mod event_stream;
 mod events;
 mod faults;
+mod flapping;
 mod hardening;
 mod hardening_small;
 mod hardening_three;

@@ -168,6 +168,12 @@ impl AlarmBook {
                 self.clear(AlarmType::OnuDown, &onu, event);
                 self.clear(AlarmType::OpticsCritical, &onu, event);
             }
+            (EventType::OnuFlapping, _, Some(onu)) => {
+                self.raise(event, AlarmType::OnuFlapping, Severity::Warning, onu);
+            }
+            (EventType::OnuFlappingCleared, _, Some(onu)) => {
+                self.clear(AlarmType::OnuFlapping, &onu, event)
+            }
             (kind, _, _) => {
                 if let (Some(alarm), Some(id)) = (outage_alarm(kind), outage) {
                     self.raise(event, alarm, Severity::Critical, format!("outage:{id}"));

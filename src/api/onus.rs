@@ -8,7 +8,7 @@
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::{OltPath, OnuPath};
 use crate::error::ApiError;
-use crate::http::{one, page_of, ApiResult, PageQuery, Paged, Query, ScopeQuery, Single};
+use crate::http::{one, page_of, ApiResult, Flag, PageQuery, Paged, Query, ScopeQuery, Single};
 use crate::records::Subscriber;
 use crate::state::AppState;
 use axum::extract::State;
@@ -52,6 +52,10 @@ pub struct OnuSearchQuery {
     pub q: Option<String>,
     /// The subscriber binding's contract, exact, any case.
     pub contract: Option<String>,
+    /// `true`: only the ONUs flapping now (`ONU_FLAPPING`, `[onu] flap_count` state
+    /// changes within `flap_window`); `false`: only those that are not.
+    #[param(inline)]
+    pub flapping: Option<Flag>,
 }
 
 /// An ONU (docs/api.md, "ONU").
@@ -79,6 +83,8 @@ pub struct OnuItem {
     pub optics_at: Option<String>,
     /// Who the ONU serves, as bound with `POST /onus/{id}/subscriber`; null when unbound.
     pub subscriber: Option<Subscriber>,
+    /// Since when the ONU has been flapping (`ONU_FLAPPING`); null when it is not.
+    pub flapping_since: Option<String>,
 }
 
 /// `onu` as the API shows it, with its subscriber binding.
@@ -101,6 +107,7 @@ pub fn item(app: &AppState, onu: Onu, subscriber: Option<Subscriber>) -> OnuItem
         status_at: app.clock.format(onu.last_update),
         optics_at: onu.optics_at.map(|at| app.clock.format(at)),
         subscriber,
+        flapping_since: app.flaps.since(onu.id).map(|at| app.clock.format(at)),
     }
 }
 
@@ -160,12 +167,15 @@ async fn list(
     Query(scope): Query<ScopeQuery>,
     Query(query): Query<OnuSearchQuery>,
 ) -> ApiResult {
+    let flapping = query.flapping.map(|wanted| (wanted.yes(), app.flaps.ids()));
     let search = FleetSearch {
         status: filter.status,
         pon_port: filter.pon_port,
         serial: query.serial,
         text: query.q,
         contract: query.contract,
+        among: flapping.clone().filter(|(w, _)| *w).map(|(_, ids)| ids),
+        excluding: flapping.filter(|(w, _)| !*w).map(|(_, ids)| ids),
         ..scope.search()
     };
     let paging = page_query.paging(&app.config.paging)?;

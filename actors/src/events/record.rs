@@ -32,10 +32,12 @@ pub enum EventType {
     MacMoved,
     PonPortSaturated,
     PonPortSaturationCleared,
+    OnuFlapping,
+    OnuFlappingCleared,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 18] = [
+    pub const ALL: [EventType; 20] = [
         EventType::OltStatusChanged,
         EventType::OnuDown,
         EventType::OnuUp,
@@ -54,6 +56,8 @@ impl EventType {
         EventType::MacMoved,
         EventType::PonPortSaturated,
         EventType::PonPortSaturationCleared,
+        EventType::OnuFlapping,
+        EventType::OnuFlappingCleared,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +80,8 @@ impl EventType {
             EventType::MacMoved => "MAC_MOVED",
             EventType::PonPortSaturated => "PON_PORT_SATURATED",
             EventType::PonPortSaturationCleared => "PON_PORT_SATURATION_CLEARED",
+            EventType::OnuFlapping => "ONU_FLAPPING",
+            EventType::OnuFlappingCleared => "ONU_FLAPPING_CLEARED",
         }
     }
 }

@@ -66,6 +66,10 @@ pub struct OnuSearch {
     pub level: Option<OpticsLevel>,
     /// Only ONUs bound to this contract (exact, any case).
     pub contract: Option<String>,
+    /// Only these ONUs, sorted by id (the flapping ones, `GET /onus?flapping=true`).
+    pub among: Option<Vec<OnuId>>,
+    /// None of these ONUs, sorted by id (`flapping=false`).
+    pub excluding: Option<Vec<OnuId>>,
 }
 
 /// A node's counters (`GET /nodes`, docs/api.md): its OLTs and their ONUs.

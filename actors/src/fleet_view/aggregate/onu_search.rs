@@ -33,6 +33,14 @@ impl FleetAggregate {
             && search
                 .level
                 .is_none_or(|l| self.thresholds.level(onu.rx_power.get()) == l)
+            && search
+                .among
+                .as_ref()
+                .is_none_or(|among| among.binary_search(&onu.id).is_ok())
+            && search
+                .excluding
+                .as_ref()
+                .is_none_or(|excluded| excluded.binary_search(&onu.id).is_err())
             && (search.olt_id.is_none() && search.node_id.is_none()
                 || self
                     .olts
@@ -122,6 +130,9 @@ impl FleetAggregate {
     /// The ONUs an index narrows `search` to, when one does (in no order, perhaps with
     /// rows the other filters reject); `None` when every row must be read.
     fn candidates(&self, search: &OnuSearch, text: Option<&str>) -> Option<Vec<OnuId>> {
+        if let Some(among) = &search.among {
+            return Some(among.clone());
+        }
         if let Some(contract) = &search.contract {
             return Some(self.bindings.with_contract(contract).to_vec());
         }
