@@ -5,6 +5,7 @@
 //! inventory and the webhooks on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
 use crate::state::{AppState, ReloadError};
+use ponkeeper_actors::store::series::tiers::Cutoffs;
 
 /// Saves when each key was last used, every minute (and at shutdown, in `serve`).
 pub async fn save_key_use(state: AppState) {
@@ -47,8 +48,15 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
             .map(|r| now - r)
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
     };
-    let optics_cutoff = ago(state.config.optics.history_retention);
-    let traffic_cutoff = ago(state.config.traffic.history_retention);
+    // Every tier at the one retention each kind has: rollups are kept no longer than the
+    // raw points yet.
+    let every_tier = |at| Cutoffs {
+        raw: at,
+        hourly: at,
+        daily: at,
+    };
+    let optics_cutoff = every_tier(ago(state.config.optics.history_retention));
+    let traffic_cutoff = every_tier(ago(state.config.traffic.history_retention));
     let macs_cutoff = ago(state.config.macs.retention);
     let szo_cutoff = ago(state.config.szo.history_retention);
     let onu_cutoff = ago(state.config.onu.state_history_retention);
