@@ -211,7 +211,8 @@ impl Store {
     /// Hands ONU `onu`'s `tier` rows that overlap `[from, to]` to `take`, oldest first,
     /// until it answers `false`. A day (hourly) or a day's row (daily) not rolled up yet
     /// (the current day, a day sealed before rollups, a day with a late point waiting for
-    /// the next seal) is made from the day's raw points as they are read.
+    /// the next seal: any day with open points) is made from the day's raw points as they
+    /// are read.
     pub fn read_rollups<S: Sample>(
         &self,
         onu: OnuId,
@@ -227,17 +228,8 @@ impl Store {
             let rows = match tier {
                 Tier::Hourly => self.hourly_rows::<S>(onu, day)?,
                 Tier::Daily => {
-                    let first_day = month_of(day);
-                    if month.as_ref().is_none_or(|(m, _)| *m != first_day) {
-                        month = Some((first_day, self.month_rows::<S>(onu, day)?));
-                    }
-                    let stored = month.as_ref().and_then(|(_, rows)| {
-                        rows.iter().find(|row| row.start == day_start(day)).cloned()
-                    });
-                    match stored {
-                        Some(row) => vec![row],
-                        None => self.day_row::<S>(onu, day)?.into_iter().collect(),
-                    }
+                    let row = self.daily_row::<S>(onu, day, &mut month)?;
+                    row.into_iter().collect()
                 }
             };
             for row in rows.iter().filter(|row| overlaps(row)) {
@@ -252,9 +244,7 @@ impl Store {
     /// ONU `onu`'s hourly rows of `day`: its stored block, unless the day has open points
     /// (not sealed yet, or a late point) or no block; then made from its raw points.
     fn hourly_rows<S: Sample>(&self, onu: OnuId, day: u32) -> Result<Vec<Rollup>, StoreError> {
-        let open = open_key(S::KIND, onu, day_start(day))
-            ..open_key(S::KIND, onu, day_start(day + 1).saturating_sub(1));
-        if self.series.range(open).next().is_none() {
+        if !self.has_open::<S>(onu, day)? {
             if let Some(block) = self.series.get(hourly_key(S::KIND, onu, day))? {
                 match rollup::from_block(&block, S::VALUES, S::CODEC) {
                     Some(rows) => return Ok(rows),
@@ -264,6 +254,35 @@ impl Store {
         }
         let points = self.points_of_day::<S>(onu, day, None)?;
         Ok(rollup::summarise(&points, Tier::Hourly.period()))
+    }
+
+    /// `day`'s daily row: the one its month's block holds (the block read once a month,
+    /// kept in `month`), unless the day has open points or the block lacks it: then
+    /// [`Store::day_row`]'s.
+    fn daily_row<S: Sample>(
+        &self,
+        onu: OnuId,
+        day: u32,
+        month: &mut Option<(u32, Vec<Rollup>)>,
+    ) -> Result<Option<Rollup>, StoreError> {
+        let first_day = month_of(day);
+        if month.as_ref().is_none_or(|(m, _)| *m != first_day) {
+            *month = Some((first_day, self.month_rows::<S>(onu, day)?));
+        }
+        let stored = month
+            .as_ref()
+            .and_then(|(_, rows)| rows.iter().find(|row| row.start == day_start(day)));
+        match stored {
+            Some(row) if !self.has_open::<S>(onu, day)? => Ok(Some(row.clone())),
+            _ => self.day_row::<S>(onu, day),
+        }
+    }
+
+    /// Whether ONU `onu` has open points of `day`: its rollups, if any, lack them.
+    fn has_open<S: Sample>(&self, onu: OnuId, day: u32) -> Result<bool, StoreError> {
+        let open = open_key(S::KIND, onu, day_start(day))
+            ..=open_key(S::KIND, onu, day_start(day + 1).saturating_sub(1));
+        Ok(self.series.range(open).next().transpose()?.is_some())
     }
 
     /// The daily rows of `day`'s month, none if its block does not decode (warned).

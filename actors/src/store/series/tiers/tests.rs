@@ -94,17 +94,28 @@ fn sealed_rollups_equal_a_recomputation_from_raw_even_after_a_late_point() {
         assert_eq!(rows(&store, onu, Tier::Daily), summarise(&every, 86_400));
         assert_eq!(rows(&store, onu, Tier::Daily).len(), 3);
     }
-    // A late point of day 0: read at once, sealed in at the next seal, counted once.
+    // Late points of day 0 (its first hour and its very last second): read at once,
+    // sealed in at the next seal, counted once.
+    let last = traffic(day(1) - Duration::seconds(1), 6);
+    store.record_traffic(&[(7, last)]).expect("record");
+    assert_eq!(
+        rows(&store, 7, Tier::Hourly),
+        summarise(&raw(&store, 7), 3_600)
+    );
+    assert_eq!(
+        rows(&store, 7, Tier::Daily),
+        summarise(&raw(&store, 7), 86_400)
+    );
     let late = traffic(day(0) + Duration::seconds(1), 5);
     store.record_traffic(&[(7, late)]).expect("record");
     let every = raw(&store, 7);
-    assert_eq!(every.len(), points.len() + 1);
+    assert_eq!(every.len(), points.len() + 2);
     assert_eq!(rows(&store, 7, Tier::Hourly), summarise(&every, 3_600));
     assert_eq!(store.seal_history(day(2)).expect("seal"), 1);
     assert_eq!(store.seal_history(day(2)).expect("seal"), 0);
     assert_eq!(rows(&store, 7, Tier::Hourly), summarise(&every, 3_600));
     assert_eq!(rows(&store, 7, Tier::Daily), summarise(&every, 86_400));
-    assert_eq!(rows(&store, 7, Tier::Daily)[0].count, 289);
+    assert_eq!(rows(&store, 7, Tier::Daily)[0].count, 290);
 }
 
 #[test]
