@@ -14,8 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 mod explain;
+mod history;
 mod polling;
 
+pub use history::History;
 pub use polling::Polling;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,8 +42,10 @@ pub struct Config {
     /// `[storage]`: the room the store keeps on its disk.
     pub storage: Storage,
     pub optics: Optics,
-    /// `[traffic]`: how long the traffic history is kept.
+    /// `[traffic]`: only the deprecated `history_retention` is left in it.
     pub traffic: TrafficHistory,
+    /// `[history]`: how long each tier of the traffic and optics history is kept.
+    pub history: History,
     pub macs: MacHistory,
     pub onu: OnuHistory,
     pub szo: SzoHistory,
@@ -137,8 +141,13 @@ pub struct Optics {
     pub critical_dbm: f64,
     #[serde(with = "humantime_serde")]
     pub history_step: Duration,
-    #[serde(with = "humantime_serde")]
-    pub history_retention: Duration,
+    /// Deprecated: `[history]` ([`Config::optics_history`]).
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub history_retention: Option<Duration>,
 }
 
 /// `[macs]`: a MAC's sighting behind an ONU is kept this long after it was last seen
@@ -158,21 +167,17 @@ impl Default for MacHistory {
     }
 }
 
-/// `[traffic]`: each ONU's rates, one point per read of the `traffic` poll group
-/// (`polling.traffic_interval`), are kept this long (docs/api.md, "Traffic").
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// `[traffic]`: how long each ONU's rates were kept before `[history]`; deprecated
+/// ([`Config::traffic_history`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrafficHistory {
-    #[serde(with = "humantime_serde")]
-    pub history_retention: Duration,
-}
-
-impl Default for TrafficHistory {
-    fn default() -> Self {
-        TrafficHistory {
-            history_retention: Duration::from_secs(365 * 86_400),
-        }
-    }
+    #[serde(
+        default,
+        with = "humantime_serde",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub history_retention: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -265,6 +270,7 @@ impl Default for Config {
             storage: Storage::default(),
             optics: Optics::default(),
             traffic: TrafficHistory::default(),
+            history: History::default(),
             macs: MacHistory::default(),
             onu: OnuHistory::default(),
             szo: SzoHistory::default(),
@@ -312,7 +318,7 @@ impl Default for Optics {
             warning_dbm: -25.0,
             critical_dbm: -27.0,
             history_step: Duration::from_secs(15 * 60),
-            history_retention: Duration::from_secs(30 * 86_400),
+            history_retention: None,
         }
     }
 }
@@ -378,6 +384,7 @@ impl Config {
                 "key `polling.interval` is deprecated: it is now `polling.status_interval`; the other poll groups have `identity_interval`, `optics_interval` and `olt_interval` (docs/polling.md)".into(),
             );
         }
+        config.read_deprecated_retentions(given.find_value("history").is_ok());
         config
             .validate()
             .with_context(|| format!("config {}", path.display()))?;
@@ -435,9 +442,7 @@ impl Config {
         if self.audit.retention.is_zero() {
             bail!("key `audit.retention`: must be above zero");
         }
-        if self.traffic.history_retention.is_zero() {
-            bail!("key `traffic.history_retention`: must be above zero");
-        }
+        self.validate_history()?;
         if self.onu.flap_count < 2 {
             bail!("key `onu.flap_count`: must be at least 2 (a down and an up)");
         }
@@ -539,7 +544,7 @@ mod tests {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn load_text(text: &str) -> anyhow::Result<Config> {
+    pub(super) fn load_text(text: &str) -> anyhow::Result<Config> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("ponkeeper.toml");
         std::fs::write(&path, text).expect("write");

@@ -2,7 +2,7 @@
 //! tool, which reaches the same handlers), by name: config backups ([`configs`],
 //! [`config`], [`config_before`]), ONU state changes and OLT coverage for the СЗО
 //! ([`state_before`], [`onu_period`]), optics history ([`optics`]), traffic history
-//! ([`traffic`]), the MACs seen behind ONUs ([`macs_of_onu`], [`find_macs`]) and the audit
+//! ([`traffic`]), both read tier by tier ([`series`]), the MACs seen behind ONUs ([`macs_of_onu`], [`find_macs`]) and the audit
 //! log ([`audit_entries`]).
 //!
 //! A store read blocks its thread (a page may come from disk), so each function runs it on
@@ -14,6 +14,7 @@
 
 mod configs;
 mod onu_states;
+pub mod series;
 
 pub use configs::{
     adopt_latest, config, config_before, configs, local_config, local_configs, VersionKey,
@@ -21,6 +22,7 @@ pub use configs::{
 pub use onu_states::{
     local_onu_period, local_states_before, onu_period, state_before, states_before, OnuPeriod,
 };
+pub use series::{Plan, Resolution, Summary};
 
 use crate::cluster::history::{merge_by_time, PointKind, PointsAsked};
 use crate::error::ApiError;
@@ -28,8 +30,9 @@ use crate::records::{AuditEntry, AuditFilter};
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
 use ponkeeper_actors::domain::{OnuId, OpticsPoint};
+use ponkeeper_actors::store::series::Sample;
 use ponkeeper_actors::store::StoreError;
-use ponkeeper_actors::traffic::{Buckets, TrafficPoint};
+use ponkeeper_actors::traffic::TrafficPoint;
 
 /// Runs `read` on tokio's blocking pool.
 async fn blocking<T: Send + 'static>(
@@ -58,26 +61,71 @@ pub fn kept_period(
     (from <= to).then_some((from, to))
 }
 
-/// Optics points of ONU `onu` with `from <= at <= to`, oldest first, at most `limit`;
-/// the period is cut to `optics.history_retention` and now first. In a cluster, every
-/// member's stored points of the ONU, merged by time ([`crate::cluster::history`]).
+/// ONU `onu`'s optics history in `[from, to]`, oldest first, at most `limit` points: as
+/// stored, or (with `step` seconds, or past `history.raw_retention`) summaries of
+/// buckets of rollups ([`series`]); with the [`Plan`] it was read by. The period is cut
+/// to its tier's retention and now first. In a cluster, every member's stored points of
+/// the ONU, merged by time ([`crate::cluster::history`]).
 pub async fn optics(
     app: &AppState,
     onu: OnuId,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
+    period: (DateTime<Utc>, DateTime<Utc>),
+    step: Option<i64>,
     limit: usize,
-) -> Result<Vec<OpticsPoint>, ApiError> {
-    let here = local_optics(app, onu, from, to, limit).await?;
+) -> Result<(Plan, Vec<Summary<OpticsPoint>>), ApiError> {
+    across_members(app, PointKind::Optics, onu, period, step, limit).await
+}
+
+/// [`optics`] for the traffic history: the buckets start at the client's `from` (at a
+/// rollup resolution, at the start of its row), so the members' buckets line up; a bucket
+/// two members both hold (an OLT handed over within it) is this member's.
+pub async fn traffic(
+    app: &AppState,
+    onu: OnuId,
+    period: (DateTime<Utc>, DateTime<Utc>),
+    step: Option<i64>,
+    limit: usize,
+) -> Result<(Plan, Vec<Summary<TrafficPoint>>), ApiError> {
+    across_members(app, PointKind::Traffic, onu, period, step, limit).await
+}
+
+/// How long each tier of `kind`'s history is kept.
+fn tiers_of(app: &AppState, kind: PointKind) -> crate::config::History {
+    match kind {
+        PointKind::Optics => app.config.optics_history(),
+        PointKind::Traffic => app.config.traffic_history(),
+    }
+}
+
+/// `kind`'s points (`P`) of ONU `onu`, here and on every other member, read by the plan
+/// this member makes, which it hands them.
+async fn across_members<P>(
+    app: &AppState,
+    kind: PointKind,
+    onu: OnuId,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    step: Option<i64>,
+    limit: usize,
+) -> Result<(Plan, Vec<Summary<P>>), ApiError>
+where
+    P: Sample + serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+{
+    let plan = Plan::new(&tiers_of(app, kind), Utc::now(), from, step);
+    let here = local_series(app, kind, onu, (from, to), plan, limit).await?;
     let asked = PointsAsked {
-        kind: PointKind::Optics,
+        kind,
         onu,
         from,
         to,
-        step_seconds: None,
+        step_seconds: plan.step,
+        resolution: Some(plan.resolution),
         limit,
     };
-    Ok(with_other_members(app, here, asked, |p| p.at).await)
+    let at = |p: &Summary<P>| {
+        DateTime::from_timestamp(i64::from(p.point.seconds()), 0).unwrap_or_default()
+    };
+    let points = with_other_members(app, here, asked, at).await;
+    Ok((plan, points))
 }
 
 /// `here` merged by time with every other member's points for `asked`; `here` as it is
@@ -95,66 +143,26 @@ async fn with_other_members<T: serde::de::DeserializeOwned>(
     merge_by_time(here, there, at, asked.limit)
 }
 
-/// [`optics`] from this process's store alone.
-pub async fn local_optics(
+/// [`optics`] or [`traffic`] (`kind`, of points `P`) from this process's store alone, as
+/// `plan` says.
+pub async fn local_series<P>(
     app: &AppState,
-    onu: OnuId,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-    limit: usize,
-) -> Result<Vec<OpticsPoint>, ApiError> {
-    let retention = app.config.optics.history_retention;
-    let Some((from, to)) = kept_period(from, to, retention, Utc::now()) else {
-        return Ok(Vec::new());
-    };
-    let store = app.store.clone();
-    blocking(move || store.optics_history(onu, from, to, limit)).await
-}
-
-/// Traffic points of ONU `onu` in `[from, to]`, oldest first, each as stored or (with
-/// `step`) averaged into buckets of `step` starting at `from`, at most `limit`; the period
-/// read is cut to `traffic.history_retention` and now first (the buckets stay where the
-/// client's `from` puts them). In a cluster, every member's points merged by time: the
-/// members' buckets start at the same `from`, so they line up; a bucket two members both
-/// hold (an OLT handed over within it) is this member's.
-pub async fn traffic(
-    app: &AppState,
+    kind: PointKind,
     onu: OnuId,
     (from, to): (DateTime<Utc>, DateTime<Utc>),
-    step: Option<chrono::Duration>,
+    plan: Plan,
     limit: usize,
-) -> Result<Vec<TrafficPoint>, ApiError> {
-    let here = local_traffic(app, onu, (from, to), step, limit).await?;
-    let asked = PointsAsked {
-        kind: PointKind::Traffic,
-        onu,
-        from,
-        to,
-        step_seconds: step.map(|s| s.num_seconds()),
-        limit,
-    };
-    Ok(with_other_members(app, here, asked, |p| p.at).await)
-}
-
-/// [`traffic`] from this process's store alone.
-pub async fn local_traffic(
-    app: &AppState,
-    onu: OnuId,
-    (from, to): (DateTime<Utc>, DateTime<Utc>),
-    step: Option<chrono::Duration>,
-    limit: usize,
-) -> Result<Vec<TrafficPoint>, ApiError> {
-    let retention = app.config.traffic.history_retention;
-    let Some((kept_from, kept_to)) = kept_period(from, to, retention, Utc::now()) else {
+) -> Result<Vec<Summary<P>>, ApiError>
+where
+    P: Sample + Send + 'static,
+{
+    let retention = plan.resolution.retention(&tiers_of(app, kind));
+    let Some(kept) = kept_period(from, to, retention, Utc::now()) else {
         return Ok(Vec::new());
     };
+    let origin = plan.origin(from);
     let store = app.store.clone();
-    blocking(move || {
-        let mut buckets = Buckets::new(from, step, limit);
-        store.traffic_history(onu, kept_from, kept_to, |point| buckets.push(point))?;
-        Ok(buckets.finish())
-    })
-    .await
+    blocking(move || series::read::<P>(&store, onu, kept, (plan, origin), limit)).await
 }
 
 /// Every MAC seen behind ONU `onu` within the retention, active ones first.

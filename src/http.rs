@@ -1,9 +1,10 @@
 //! The HTTP contract the REST API and the MCP tools share: where things are mounted
 //! ([`BASE`], [`MCP_PATH`]), how big a body may be, the envelope every answer goes out in
-//! ([`Single`], [`Paged`], [`one`], [`page`]), a list's paging, query parameters read with
-//! errors that name the parameter (a parameter given with an empty value is refused, not
-//! taken as absent) and a JSON body refused in the envelope when it does not parse. It
-//! sits above [`crate::error`] and the configuration and below every router.
+//! ([`Single`], [`Paged`], [`WithMeta`], [`one`], [`page`]), a list's paging, query
+//! parameters read with errors that name the parameter (a parameter given with an empty
+//! value is refused, not taken as absent) and a JSON body refused in the envelope when it
+//! does not parse. It sits above [`crate::error`] and the configuration and below every
+//! router.
 
 use crate::error::ApiError;
 use axum::extract::{FromRequest, Request};
@@ -106,6 +107,16 @@ pub struct Paged<T> {
     pub meta: Meta,
 }
 
+/// The success envelope of a list that is not paged but says something of its items in
+/// `meta` (a history answer: their resolution and step).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WithMeta<T, M> {
+    /// Always `true`.
+    pub success: bool,
+    pub data: Vec<T>,
+    pub meta: M,
+}
+
 pub type ApiResult = Result<Response, ApiError>;
 
 /// A single object in the envelope.
@@ -146,6 +157,17 @@ pub fn json_response(body: Vec<u8>) -> Response {
         body,
     )
         .into_response()
+}
+
+/// `data` with its `meta` in the envelope.
+pub fn with_meta<T: Serialize, M: Serialize>(data: Vec<T>, meta: M) -> ApiResult {
+    let capacity = BYTES_PER_ITEM * (data.len() + 1);
+    let body = WithMeta {
+        success: true,
+        data,
+        meta,
+    };
+    Ok(json(&body, capacity))
 }
 
 /// One page whose items were cut already, with the total count of matches.

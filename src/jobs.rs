@@ -5,6 +5,7 @@
 //! inventory and the webhooks on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
 use crate::state::{AppState, ReloadError};
+use ponkeeper_actors::store::series::tiers::Cutoffs;
 
 /// Saves when each key was last used, every minute (and at shutdown, in `serve`).
 pub async fn save_key_use(state: AppState) {
@@ -35,8 +36,9 @@ pub async fn housekeeping(state: AppState) {
     }
 }
 
-/// Seals finished days of optics and traffic history into blocks; then drops optics past
-/// `optics.history_retention`; traffic past `traffic.history_retention`; MAC
+/// Seals finished days of optics and traffic history into blocks (with their hourly and
+/// daily rollups); then drops each tier of optics and traffic history past its `[history]`
+/// retention ([`crate::config::Config::traffic_history`]); MAC
 /// sightings last seen before `macs.retention`; ONU
 /// state changes past `szo.history_retention` for ONUs bound to a СЗО and
 /// `onu.state_history_retention` for the rest; OLT coverage past the longer of the two.
@@ -47,8 +49,13 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
             .map(|r| now - r)
             .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
     };
-    let optics_cutoff = ago(state.config.optics.history_retention);
-    let traffic_cutoff = ago(state.config.traffic.history_retention);
+    let cutoffs = |history: crate::config::History| Cutoffs {
+        raw: ago(history.raw_retention),
+        hourly: ago(history.hourly_retention),
+        daily: ago(history.daily_retention),
+    };
+    let optics_cutoff = cutoffs(state.config.optics_history());
+    let traffic_cutoff = cutoffs(state.config.traffic_history());
     let macs_cutoff = ago(state.config.macs.retention);
     let szo_cutoff = ago(state.config.szo.history_retention);
     let onu_cutoff = ago(state.config.onu.state_history_retention);
@@ -72,7 +79,8 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     let store = state.store.clone();
     let (sealed, (optics, (traffic, macs), changes, coverage)) =
         tokio::task::spawn_blocking(move || {
-            // Finished days' open history points into their blocks first (store::series).
+            // Finished days' open history points into their blocks, and their rollups,
+            // first (store::series): a day is rolled up before its raw points may go.
             let sealed = store.seal_history(now)?;
             anyhow::Ok((
                 sealed,

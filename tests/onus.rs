@@ -322,6 +322,19 @@ async fn optics_levels_order_and_history() {
     assert!(!points.is_empty());
     assert_eq!(points[0]["rxPower"], onu["rxPower"]);
     assert_eq!(points[0]["measuredAt"], onu["lastUpdate"]);
+    assert_eq!(body["meta"]["resolution"], "raw");
+    assert!(body["meta"]["step"].is_null() && points[0]["min"].is_null());
+    assert_eq!(points[0]["count"], 1);
+    // Hourly rollups of the open points, made as they are read: the same readings.
+    let (_, body) = service
+        .get(&format!("/onus/{id}/optics/history?step=1h"))
+        .await;
+    assert_eq!(body["meta"]["resolution"], "hourly");
+    assert_eq!(body["meta"]["step"], "1h");
+    let hours = list(&body);
+    let last = &hours[hours.len() - 1];
+    assert_eq!(last["min"]["rxPower"], onu["rxPower"], "{last}");
+    assert_eq!(last["level"], level(onu["rxPower"].as_f64()), "{last}");
     let (_, body) = service
         .get(&format!(
             "/onus/{id}/optics/history?from=2020-01-01T00:00:00&to=2020-01-02T00:00:00"

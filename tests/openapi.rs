@@ -318,3 +318,40 @@ async fn every_route_is_documented_and_every_documented_route_exists() {
         }
     }
 }
+
+/// Both history answers document what their points are (`meta.resolution`, `meta.step`)
+/// and a summary's spread (`min`, `max`, `count`), as docs/api.md describes them.
+#[test]
+fn the_history_answers_say_their_resolution_and_spread() {
+    let spec = serde_json::to_value(ponkeeper::router::openapi(
+        &ponkeeper::config::Config::default().paging,
+    ))
+    .expect("serializes");
+    let schemas = &spec["components"]["schemas"];
+    // A schema, or the one it refers to (a generic envelope's parts are inline).
+    let named = |schema: &Value| match schema["$ref"].as_str() {
+        Some(name) => schemas[name.rsplit('/').next().expect("a name")].clone(),
+        None => schema.clone(),
+    };
+    for (path, item) in [
+        ("traffic", "TrafficPointItem"),
+        ("optics", "OpticsHistoryItem"),
+    ] {
+        let get = &spec["paths"][format!("{BASE}/onus/{{id}}/{path}/history")]["get"];
+        let answer = named(&get["responses"]["200"]["content"]["application/json"]["schema"]);
+        let meta = named(&answer["properties"]["meta"]);
+        let resolution = named(&meta["properties"]["resolution"]);
+        assert_eq!(
+            resolution["enum"],
+            serde_json::json!(["raw", "hourly", "daily"])
+        );
+        assert!(meta["properties"]["step"].is_object(), "{meta}");
+        let point = named(&answer["properties"]["data"]["items"]);
+        let own = point["allOf"].get(1).unwrap_or(&point);
+        for field in ["min", "max", "count"] {
+            assert!(own["properties"][field].is_object(), "{item}: {field}");
+        }
+        let step = get["parameters"].as_array().expect("parameters").iter();
+        assert_eq!(step.filter(|p| p["name"] == "step").count(), 1, "{path}");
+    }
+}

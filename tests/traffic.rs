@@ -313,8 +313,43 @@ async fn history_keeps_a_point_a_read_and_averages_them_by_step() {
             "{bucket} vs {mean_out}"
         );
     }
+    assert_summaries(&service, id, &period, points.len()).await;
     assert_history_refusals(&service, id, (first, last)).await;
     service.stop().await;
+}
+
+/// `meta` says what the points of `period` are: as stored, summaries of 1-minute buckets
+/// of them, then of hourly rollups (of the open points, made as they are read); each
+/// summary's mean lies between its `min` and `max`, and the hourly ones stand for every
+/// one of the `stored` points of the period, at least.
+async fn assert_summaries(service: &TestService, id: u64, period: &str, stored: usize) {
+    for (step, resolution) in [("", "raw"), ("&step=1m", "raw"), ("&step=1h", "hourly")] {
+        let path = format!("/onus/{id}/traffic/history?{period}{step}");
+        let (status, body) = service.get(&path).await;
+        assert_eq!(status, 200, "{body}");
+        let expected = step.strip_prefix("&step=").map_or(Value::Null, Value::from);
+        let meta = serde_json::json!({"resolution": resolution, "step": expected});
+        assert_eq!(body["meta"], meta, "{path}");
+        let points = body["data"].as_array().expect("points");
+        let mut count = 0;
+        for point in points {
+            count += point["count"].as_u64().expect("count") as usize;
+            if step.is_empty() {
+                assert_eq!(point["count"], 1, "{point}");
+                assert!(point["min"].is_null() && point["max"].is_null(), "{point}");
+                continue;
+            }
+            for key in ["inBps", "outBps"] {
+                let (min, max) = (&point["min"][key], &point["max"][key]);
+                let mean = point[key].as_f64().expect("a mean");
+                assert!(
+                    min.as_f64() <= Some(mean) && Some(mean) <= max.as_f64(),
+                    "{point}"
+                );
+            }
+        }
+        assert!(count >= stored, "{path}: {count} of {stored} points");
+    }
 }
 
 fn assert_plausible_rates(point: &Value) {

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 mod history;
 pub mod saturation;
-pub use history::{Buckets, TrafficPoint};
+pub use history::TrafficPoint;
 
 /// The fastest an ONU's traffic can be (10 Gb/s, XGS-PON's line rate): a 32-bit counter
 /// that went backwards is taken as wrapped only if the wrap gives a rate at most this.

@@ -1,12 +1,17 @@
 //! Optics: an ONU's latest reading and its stored history, and `GET /optics` — the latest
 //! readings across the network, worst Rx first, with the level set by `[optics]`
-//! thresholds. History points are read from the store through [`crate::history`].
+//! thresholds. History points are read from the store through [`crate::history`]: as
+//! stored, or as summaries (mean, min, max, the worst level) of buckets of a step or of
+//! the hourly and daily rollups kept past the raw points.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::OnuPath;
+use crate::api::traffic::{HistoryMeta, HistoryStep};
 use crate::error::ApiError;
+use crate::history::Summary;
 use crate::http::{
-    one, page_of, ApiResult, Bounded, LocalDateTime, PageQuery, Paged, Query, ScopeQuery, Single,
+    one, page_of, with_meta, ApiResult, Bounded, LocalDateTime, PageQuery, Paged, Query,
+    ScopeQuery, Single, WithMeta,
 };
 use crate::state::AppState;
 use axum::extract::State;
@@ -31,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list))
 }
 
-/// The period and size of `GET /onus/{id}/optics/history` and of the MCP tool
+/// The period, step and size of `GET /onus/{id}/optics/history` and of the MCP tool
 /// `get_onu_optics_history`.
 #[derive(Debug, Default, Deserialize, Serialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
@@ -42,6 +47,9 @@ pub struct HistoryQuery {
     /// Local date-time; default: now.
     #[param(inline)]
     pub to: Option<LocalDateTime>,
+    #[param(inline)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<HistoryStep>,
     /// Most readings returned (the oldest of the period).
     #[param(schema_with = history_limit)]
     pub limit: Option<HistoryLimit>,
@@ -166,15 +174,84 @@ async fn latest(State(app): State<AppState>, OnuPath(id): OnuPath) -> ApiResult 
     one(latest_of(&app, &onu))
 }
 
+/// One point of an ONU's optics history: a reading as stored, or a summary of the
+/// readings of a bucket (of `step`, or an hourly or daily rollup): each value the mean of
+/// the readings that gave it, `level` the worst of them.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpticsHistoryItem {
+    #[serde(flatten)]
+    pub reading: OpticsItem,
+    /// Of a summary, the least of each value; null on a reading as stored.
+    pub min: Option<OpticsValues>,
+    /// Of a summary, the greatest of each value; null on a reading as stored.
+    pub max: Option<OpticsValues>,
+    /// How many readings the point stands for (1: a reading as stored).
+    pub count: u32,
+}
+
+/// The values of a reading: dBm, °C, volts and milliamperes, as on a reading.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpticsValues {
+    pub rx_power: Option<f64>,
+    pub tx_power: Option<f64>,
+    pub olt_rx_power: Option<f64>,
+    pub temperature: Option<f64>,
+    pub voltage: Option<f64>,
+    pub bias_current: Option<f64>,
+}
+
+/// A value as answered: hundredths, as the readings are stored (a mean may have more).
+fn hundredths(value: Option<f64>) -> Option<f64> {
+    value.map(|v| (v * 100.0).round() / 100.0)
+}
+
+fn values(point: &OpticsPoint) -> OpticsValues {
+    OpticsValues {
+        rx_power: hundredths(point.rx_power),
+        tx_power: hundredths(point.tx_power),
+        olt_rx_power: hundredths(point.olt_rx_power),
+        temperature: hundredths(point.temperature),
+        voltage: hundredths(point.voltage),
+        bias_current: hundredths(point.bias_current),
+    }
+}
+
+fn history_item(app: &AppState, onu: &Onu, summary: &Summary<OpticsPoint>) -> OpticsHistoryItem {
+    let mean = values(&summary.point);
+    let point = OpticsPoint {
+        rx_power: mean.rx_power,
+        tx_power: mean.tx_power,
+        olt_rx_power: mean.olt_rx_power,
+        temperature: mean.temperature,
+        voltage: mean.voltage,
+        bias_current: mean.bias_current,
+        ..summary.point
+    };
+    OpticsHistoryItem {
+        reading: reading(app, onu, &point),
+        min: summary.min.as_ref().map(values),
+        max: summary.max.as_ref().map(values),
+        count: summary.count,
+    }
+}
+
 #[utoipa::path(
     get,
     path = "/onus/{id}/optics/history",
     operation_id = "get_onu_optics_history",
     tag = "optics",
     summary = "Stored optics readings of an ONU",
-    description = "Readings in `[from, to]`, oldest first.",
+    description = "Readings in `[from, to]`, oldest first, or with `step` summaries of buckets \
+        of that length from `from` (the mean, `min` and `max` of each value, the worst level; a \
+        bucket without readings is left out). Readings are kept `history.raw_retention` (7 days \
+        by default); a period that starts before that, or a step of whole hours or days, is \
+        answered from hourly rollups (kept `history.hourly_retention`, 90 days) or daily ones \
+        (`history.daily_retention`, 5 years): `meta` says the resolution and the step of the \
+        points.",
     params(("id" = u64, Path, description = "ONU id"), HistoryQuery),
-    responses((status = 200, description = "the readings, oldest first", body = Single<Vec<OpticsItem>>), BadParameter, Missing, ActorTimeout, Refusals)
+    responses((status = 200, description = "the readings, oldest first", body = WithMeta<OpticsHistoryItem, HistoryMeta>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn history(
     State(app): State<AppState>,
@@ -193,11 +270,12 @@ async fn history(
         ));
     }
     let limit = query.limit.map_or(DEFAULT_HISTORY_POINTS, Bounded::get) as usize;
-    let points = crate::history::optics(&app, onu.id, from, to, limit).await?;
-    one(points
-        .iter()
-        .map(|p| reading(&app, &onu, p))
-        .collect::<Vec<_>>())
+    let step = query.step.as_ref().map(|s| s.duration().num_seconds());
+    let (plan, points) = crate::history::optics(&app, onu.id, (from, to), step, limit).await?;
+    with_meta(
+        points.iter().map(|p| history_item(&app, &onu, p)).collect(),
+        HistoryMeta::of(plan),
+    )
 }
 
 #[utoipa::path(

@@ -2,19 +2,21 @@
 //! reads of the `traffic` poll group, its stored rate history, and the busiest ONUs now
 //! ([`top`]) (docs/api.md, "Traffic"). The OLT's actor keeps the latest readings in
 //! memory ([`ponkeeper_actors::traffic`]); each read's rates are also stored, one point
-//! per ONU, read back through [`crate::history::traffic`] and averaged into buckets of a
-//! [`step::HistoryStep`] on request. A layout without per-ONU counters, an ONU the last
+//! per ONU, read back through [`crate::history::traffic`] as stored, or as summaries
+//! (mean, min, max) of buckets of a [`step::HistoryStep`] or of the hourly and daily
+//! rollups kept past the raw points ([`step::HistoryMeta`] says which). A layout without per-ONU counters, an ONU the last
 //! read did not find, a first read and a read after a reset (the OLT or the ONU
 //! restarted) answer `null`, never 0.
 
 use super::doc::{ActorTimeout, BadParameter, Missing, Refusals};
 use super::path::OnuPath;
 use crate::error::ApiError;
-use crate::http::{one, ApiResult, Bounded, LocalDateTime, Query, Single};
+use crate::history::Summary;
+use crate::http::{one, with_meta, ApiResult, Bounded, LocalDateTime, Query, Single, WithMeta};
 use crate::state::AppState;
 use axum::extract::State;
 use chrono::{DateTime, Utc};
-use ponkeeper_actors::traffic::TrafficReading;
+use ponkeeper_actors::traffic::{TrafficPoint, TrafficReading};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -24,7 +26,7 @@ use utoipa_axum::routes;
 mod step;
 mod top;
 
-pub use step::HistoryStep;
+pub use step::{HistoryMeta, HistoryStep};
 pub use top::TopQuery;
 
 /// Points one history request returns at most, and unless told.
@@ -125,18 +127,50 @@ fn history_limit() -> utoipa::openapi::schema::Object {
     schema
 }
 
-/// One point of an ONU's traffic history: its rates at one read, or their mean over a
-/// bucket of `step`.
+/// One point of an ONU's traffic history: its rates at one read, or a summary of the
+/// reads of a bucket (of `step`, or an hourly or daily rollup).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TrafficPointItem {
-    /// When the counters were read; with `step`, the start of the bucket.
+    /// When the counters were read; of a summary, the start of its bucket.
     pub at: String,
-    /// Bits a second received from the ONU; null where the read (or every read of the
-    /// bucket) gave no rate this way.
+    /// Bits a second received from the ONU (of a summary, the mean of its reads); null
+    /// where the read (or every read of the bucket) gave no rate this way.
     pub in_bps: Option<f64>,
     /// Bits a second sent to the ONU; null as `inBps`.
     pub out_bps: Option<f64>,
+    /// Of a summary, the lowest rates of its reads; null on a read as stored.
+    pub min: Option<TrafficRates>,
+    /// Of a summary, the highest rates of its reads; null on a read as stored.
+    pub max: Option<TrafficRates>,
+    /// How many reads the point stands for (1: a read as stored).
+    pub count: u32,
+}
+
+/// Rates each way, bits a second (null: no read of the bucket gave one that way).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficRates {
+    pub in_bps: Option<f64>,
+    pub out_bps: Option<f64>,
+}
+
+fn rates(point: &TrafficPoint) -> TrafficRates {
+    TrafficRates {
+        in_bps: round(point.in_bps),
+        out_bps: round(point.out_bps),
+    }
+}
+
+fn history_item(app: &AppState, summary: &Summary<TrafficPoint>) -> TrafficPointItem {
+    TrafficPointItem {
+        at: app.clock.format(summary.point.at),
+        in_bps: round(summary.point.in_bps),
+        out_bps: round(summary.point.out_bps),
+        min: summary.min.as_ref().map(rates),
+        max: summary.max.as_ref().map(rates),
+        count: summary.count,
+    }
 }
 
 #[utoipa::path(
@@ -146,11 +180,14 @@ pub struct TrafficPointItem {
     tag = "traffic",
     summary = "Stored traffic rates of an ONU",
     description = "The ONU's rates in `[from, to]`, oldest first: one point per read of the \
-        `traffic` poll group that gave a rate, or with `step` their means over buckets of that \
-        length from `from` (a bucket without points is left out). Kept \
-        `traffic.history_retention` (365 days by default).",
+        `traffic` poll group that gave a rate, or with `step` summaries of buckets of that \
+        length from `from` (the mean, `min` and `max` of their reads; a bucket without reads is \
+        left out). Reads are kept `history.raw_retention` (7 days by default); a period that \
+        starts before that, or a step of whole hours or days, is answered from hourly rollups \
+        (kept `history.hourly_retention`, 90 days) or daily ones (`history.daily_retention`, 5 \
+        years): `meta` says the resolution and the step of the points.",
     params(("id" = u64, Path, description = "ONU id"), TrafficHistoryQuery),
-    responses((status = 200, description = "the points, oldest first", body = Single<Vec<TrafficPointItem>>), BadParameter, Missing, ActorTimeout, Refusals)
+    responses((status = 200, description = "the points, oldest first", body = WithMeta<TrafficPointItem, HistoryMeta>), BadParameter, Missing, ActorTimeout, Refusals)
 )]
 async fn history(
     State(app): State<AppState>,
@@ -168,14 +205,10 @@ async fn history(
         ));
     }
     let limit = query.limit.map_or(DEFAULT_HISTORY_POINTS, Bounded::get) as usize;
-    let step = query.step.as_ref().map(HistoryStep::duration);
-    let points = crate::history::traffic(&app, onu.id, (from, to), step, limit).await?;
-    one(points
-        .into_iter()
-        .map(|p| TrafficPointItem {
-            at: app.clock.format(p.at),
-            in_bps: round(p.in_bps),
-            out_bps: round(p.out_bps),
-        })
-        .collect::<Vec<_>>())
+    let step = query.step.as_ref().map(|s| s.duration().num_seconds());
+    let (plan, points) = crate::history::traffic(&app, onu.id, (from, to), step, limit).await?;
+    with_meta(
+        points.iter().map(|p| history_item(&app, p)).collect(),
+        HistoryMeta::of(plan),
+    )
 }

@@ -3,7 +3,9 @@
 //! on several members. The member that answers a history request (the ONU's runner) asks
 //! every other member for its stored points of that ONU in the period ([`remote_points`],
 //! a [`Question`]; each answers from its store, [`crate::member`]) and merges them with
-//! its own by time ([`merge_by_time`]), so the pieces read as one.
+//! its own by time ([`merge_by_time`]), so the pieces read as one. The asker chooses the
+//! resolution and the step ([`crate::history::Plan`]) and every member reads by them, so
+//! their buckets and rows line up.
 
 use super::questions::{ask_each, Question};
 use chrono::{DateTime, Utc};
@@ -18,8 +20,12 @@ pub struct PointsAsked {
     pub onu: OnuId,
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
-    /// Traffic only: the step of the buckets, in seconds.
+    /// The step of the buckets, in seconds; none: points as stored.
     pub step_seconds: Option<i64>,
+    /// The tier the asker reads, so every member's points are of the same kind; none (a
+    /// member of before the tiers asks): raw points.
+    #[serde(default)]
+    pub resolution: Option<crate::history::Resolution>,
     pub limit: usize,
 }
 

@@ -160,7 +160,10 @@ read and right after the OLT or the ONU restarted. Use it to tell a slow line fr
         description = "Stored traffic of one ONU over a period (default the last 24 hours), \
 oldest first: at, inBps (from the ONU, the upload) and outBps (to it, the download) in bits a \
 second, one point per read of its counters (every 5 minutes by default), or with step (5m, 1h, \
-1d) their means over buckets of that length from `from`. Kept a year by default. Use it to see \
+1d) summaries of buckets of that length from `from`: the mean rates, min and max, and count \
+(the reads summarised). Reads are kept 7 days by default; older periods (hourly rollups for 90 \
+days, daily ones for 5 years) and steps of whole hours or days are answered from rollups: \
+meta.resolution (raw, hourly, daily) and meta.step say what the points are. Use it to see \
 when a subscriber's line is busy, or whether a complaint of slowness matches a full line.",
         annotations(read_only_hint = true)
     )]
@@ -190,8 +193,11 @@ not answer in time are named in warnings. Use it to find who fills a PON port or
 
     #[tool(
         description = "Stored optical readings of one ONU over a period (default the last 24 \
-hours), oldest first: rxPower, txPower, oltRxPower in dBm and level per reading. Use it to \
-see whether a weak signal is new, degrading or intermittent.",
+hours), oldest first: rxPower, txPower, oltRxPower in dBm and level per reading, or with step \
+(15m, 1h, 1d) summaries of buckets of that length: mean values, min, max, the worst level and \
+count. Readings are kept 7 days by default; older periods (hourly rollups for 90 days, daily \
+ones for 5 years) are answered from rollups: meta.resolution and meta.step say what the points \
+are. Use it to see whether a weak signal is new, degrading or intermittent.",
         annotations(read_only_hint = true)
     )]
     async fn get_onu_optics_history(

@@ -7,30 +7,35 @@
 use crate::cluster::history::{PointKind, PointsAsked, MAX_POINTS};
 use crate::cluster::questions::{EventsAnswer, Question, MAX_EVENT_WAIT};
 use crate::error::ApiError;
-use crate::history;
+use crate::history::{self, Plan, Resolution};
 use crate::state::AppState;
+use ponkeeper_actors::domain::OpticsPoint;
 use ponkeeper_actors::events::{Event, EventFilter};
+use ponkeeper_actors::traffic::TrafficPoint;
 use std::time::Duration;
 
 /// The most events one answer carries.
 const MAX_EVENTS: usize = 256;
 
-/// This member's stored points for `asked`.
+/// This member's stored points for `asked`, read as the asker plans.
 async fn points(
     app: &AppState,
     asked: PointsAsked,
 ) -> Result<Result<String, serde_json::Error>, ApiError> {
     let limit = asked.limit.min(MAX_POINTS);
+    let plan = Plan {
+        resolution: asked.resolution.unwrap_or(Resolution::Raw),
+        step: asked.step_seconds.filter(|s| *s > 0),
+    };
+    let period = (asked.from, asked.to);
     match asked.kind {
-        PointKind::Optics => history::local_optics(app, asked.onu, asked.from, asked.to, limit)
-            .await
-            .map(|points| serde_json::to_string(&points)),
+        PointKind::Optics => {
+            history::local_series::<OpticsPoint>(app, asked.kind, asked.onu, period, plan, limit)
+                .await
+                .map(|points| serde_json::to_string(&points))
+        }
         PointKind::Traffic => {
-            let step = asked
-                .step_seconds
-                .filter(|s| *s > 0)
-                .map(chrono::Duration::seconds);
-            history::local_traffic(app, asked.onu, (asked.from, asked.to), step, limit)
+            history::local_series::<TrafficPoint>(app, asked.kind, asked.onu, period, plan, limit)
                 .await
                 .map(|points| serde_json::to_string(&points))
         }

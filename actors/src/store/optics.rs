@@ -4,13 +4,17 @@
 //! varints and whose readings (Rx, Tx, OLT Rx in centi-dBm, the level, temperature,
 //! voltage and bias in centi-units) are delta zigzag varints, about a byte each for a
 //! reading that barely moves ([`super::series::block`]). The service reads one ONU's
-//! history by period; housekeeping drops whole days past retention.
+//! history by period, or its hourly and daily rollups of each reading (and of the level,
+//! by rank: its greatest is the worst level) for periods past the raw points' retention
+//! ([`super::series::tiers`]); housekeeping drops each tier past its retention.
 //!
 //! Days written before the series are read through until they age out: day + ONU id +
 //! format → that day's points appended in the `optics` tree, `POINT_BYTES` each, and
 //! before the transceiver readings were kept, `LEGACY_POINT_BYTES` points under the
 //! 12-byte key (day + ONU id), read ahead of the same day's newer points.
 
+use super::series::rollup::{Codec, Pick, Rollup, Stat};
+use super::series::tiers::{Cutoffs, Tier};
 use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
 use crate::domain::{OnuId, OpticsLevel, OpticsPoint};
@@ -45,23 +49,43 @@ impl Store {
         if limit == 0 {
             return Ok(points);
         }
-        let legacy = |day| self.legacy_optics(onu, day);
-        self.read_points(onu, (from, to), legacy, |point| {
+        self.read_points(onu, (from, to), |point| {
             points.push(point);
             points.len() < limit
         })?;
         Ok(points)
     }
 
-    /// Drops optics days entirely before `before`; returns how many records went.
-    pub fn prune_optics(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
-        let end = (day_of(before)).to_be_bytes();
-        let mut removed = 0;
+    /// Hands ONU `onu`'s optics rows of `tier` overlapping `[from, to]` to `take`, oldest
+    /// first, until `take` answers `false` or the period ends; each row's stats are those
+    /// of [`OpticsPoint`]'s values ([`Sample::values`]).
+    pub fn optics_rollups(
+        &self,
+        onu: OnuId,
+        (from, to): (DateTime<Utc>, DateTime<Utc>),
+        tier: Tier,
+        take: impl FnMut(&Rollup) -> bool,
+    ) -> Result<(), StoreError> {
+        self.read_rollups::<OpticsPoint>(onu, (from, to), tier, take)
+    }
+
+    /// Drops each tier of optics history past its cutoff (raw days rolled up first);
+    /// returns how many records went.
+    pub fn prune_optics(&self, cutoffs: Cutoffs) -> Result<usize, StoreError> {
+        let end = day_of(cutoffs.raw).to_be_bytes();
+        let mut legacy = Vec::new();
         for key in self.optics.range(..&end[..]).keys() {
-            self.optics.remove(key?)?;
-            removed += 1;
+            let key = key?;
+            let day = u32::from_be_bytes(key[..4].try_into().unwrap_or_default());
+            let onu = key.get(4..12).and_then(|id| id.try_into().ok());
+            legacy.push((key, onu.map(|id| (OnuId::from_be_bytes(id), day))));
         }
-        Ok(removed + self.prune_points::<OpticsPoint>(before)?)
+        let days: Vec<(OnuId, u32)> = legacy.iter().filter_map(|(_, day)| *day).collect();
+        let removed = self.prune_tiers::<OpticsPoint>(cutoffs, &days)?;
+        for (key, _) in &legacy {
+            self.optics.remove(key)?;
+        }
+        Ok(removed + legacy.len())
     }
 
     /// ONU `onu`'s points of `day` in the `optics` tree of before the series.
@@ -98,6 +122,8 @@ fn columns_of(point: &OpticsPoint) -> [i32; COLUMNS] {
 
 impl Sample for OpticsPoint {
     const KIND: u8 = 2;
+    const VALUES: usize = 7;
+    const CODEC: Codec = Codec::Centi;
 
     fn seconds(&self) -> u32 {
         seconds_of(self.at)
@@ -152,6 +178,59 @@ impl Sample for OpticsPoint {
                 })
             })
             .collect()
+    }
+
+    /// Rx, Tx, OLT Rx, temperature, voltage, bias current, and the level's rank
+    /// ([`level_rank`]).
+    fn values(&self) -> Vec<Option<f64>> {
+        vec![
+            self.rx_power,
+            self.tx_power,
+            self.olt_rx_power,
+            self.temperature,
+            self.voltage,
+            self.bias_current,
+            level_rank(self.level),
+        ]
+    }
+
+    /// The level of a mean is the worst of the period's: a mean of ranks names no level.
+    fn from_stats(at: DateTime<Utc>, stats: &[Stat], pick: Pick) -> OpticsPoint {
+        let value = |i: usize, pick: Pick| stats.get(i).and_then(|s| s.get(pick));
+        let level_pick = if pick == Pick::Avg { Pick::Max } else { pick };
+        OpticsPoint {
+            at,
+            rx_power: value(0, pick),
+            tx_power: value(1, pick),
+            olt_rx_power: value(2, pick),
+            temperature: value(3, pick),
+            voltage: value(4, pick),
+            bias_current: value(5, pick),
+            level: level_of_rank(value(6, level_pick)),
+        }
+    }
+
+    fn legacy(store: &Store, onu: OnuId, day: u32) -> Result<Vec<OpticsPoint>, StoreError> {
+        store.legacy_optics(onu, day)
+    }
+}
+
+/// A level as a rollup value, worse higher; `UNKNOWN` (no reading) is none.
+fn level_rank(level: OpticsLevel) -> Option<f64> {
+    match level {
+        OpticsLevel::Ok => Some(1.0),
+        OpticsLevel::Warning => Some(2.0),
+        OpticsLevel::Critical => Some(3.0),
+        OpticsLevel::Unknown => None,
+    }
+}
+
+fn level_of_rank(rank: Option<f64>) -> OpticsLevel {
+    match rank.map(f64::round) {
+        Some(r) if r >= 3.0 => OpticsLevel::Critical,
+        Some(r) if r >= 2.0 => OpticsLevel::Warning,
+        Some(_) => OpticsLevel::Ok,
+        None => OpticsLevel::Unknown,
     }
 }
 
@@ -247,6 +326,7 @@ pub(super) fn append_points(_key: &[u8], old: Option<&[u8]>, new: &[u8]) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::series::tiers::raw_only;
 
     #[test]
     fn optics_history_is_stored_compactly_by_day_and_pruned() {
@@ -304,7 +384,7 @@ mod tests {
         // Day 0 holds one record per ONU; pruning before day 1 removes both.
         assert_eq!(
             store
-                .prune_optics(day0 + chrono::Duration::minutes(10))
+                .prune_optics(raw_only(day0 + chrono::Duration::minutes(10)))
                 .expect("prune"),
             2
         );
@@ -349,7 +429,7 @@ mod tests {
         assert_eq!(history, vec![old, new]);
         assert_eq!(
             store
-                .prune_optics(at + chrono::Duration::days(1))
+                .prune_optics(raw_only(at + chrono::Duration::days(1)))
                 .expect("prune"),
             2
         );

@@ -6,32 +6,42 @@
 //! removing the open records in one sled batch, so a `kill -9` at any moment leaves every
 //! point either open or sealed, never lost and never twice. What a crash may lose is what
 //! sled had not flushed yet: at most `flush_every_ms` (500 ms) of writes, as for every
-//! record of the store.
+//! record of the store. The same batch writes the day's hourly and daily rollups
+//! ([`rollup`], [`tiers`]), which outlive the raw points: each tier is pruned past its
+//! own retention.
 //!
 //! Keys (big-endian, so a range scan reads one ONU's days in order): a block is
 //! kind (1 byte) + ONU id (8) + day since the epoch (4); an open point is kind | 0x80 +
-//! ONU id + its second (4). One ONU's chart reads one key per day plus that day's open
+//! ONU id + its second (4); rollups are kind | 0x10 (hourly) or | 0x20 (daily) + ONU id +
+//! day ([`tiers`]). One ONU's chart reads one key per day plus that day's open
 //! points; sealing and pruning skip from ONU to ONU with one seek each. Records of the
 //! day-keyed trees the store kept before (`traffic`, `optics`) are read through with the
-//! blocks until they age out ([`Store::read_points`]'s `legacy`).
+//! blocks until they age out ([`Sample::legacy`]).
 
 pub mod block;
+pub mod rollup;
+pub mod tiers;
 
 use super::optics::day_of;
 use super::{Store, StoreError};
 use crate::domain::OnuId;
 use chrono::{DateTime, Utc};
+use rollup::{Codec, Pick, Stat};
 
 pub(super) const SERIES: &str = "series";
 
 /// Added to a kind's key byte for its open points.
 const OPEN: u8 = 0x80;
 
-/// A kind of point kept as a series: how one point is written alone (an open record)
-/// and how a day's points fill a block.
+/// A kind of point kept as a series: how one point is written alone (an open record),
+/// how a day's points fill a block, and which values its rollups summarise.
 pub trait Sample: Copy {
-    /// The key byte of this kind's blocks (below [`OPEN`]).
+    /// The key byte of this kind's blocks (below [`tiers::HOURLY`]).
     const KIND: u8;
+    /// How many values a point gives a rollup ([`Sample::values`]).
+    const VALUES: usize;
+    /// How its rollups store those values.
+    const CODEC: Codec;
     /// Seconds since the epoch.
     fn seconds(&self) -> u32;
     fn to_open(&self) -> Vec<u8>;
@@ -39,6 +49,13 @@ pub trait Sample: Copy {
     /// A block of `points` (in time order, at most one a second).
     fn to_block(points: &[Self]) -> Vec<u8>;
     fn from_block(bytes: &[u8]) -> Option<Vec<Self>>;
+    /// The values a rollup summarises, [`Sample::VALUES`] of them in column order; `None`
+    /// for one the point lacks.
+    fn values(&self) -> Vec<Option<f64>>;
+    /// A point dated `at` made of the figure `pick` of each of `stats` (one per value).
+    fn from_stats(at: DateTime<Utc>, stats: &[Stat], pick: Pick) -> Self;
+    /// ONU `onu`'s points of `day` in the day-keyed trees of before the series.
+    fn legacy(store: &Store, onu: OnuId, day: u32) -> Result<Vec<Self>, StoreError>;
 }
 
 /// Seconds of a point's time, 0 before the epoch (as the records always kept them).
@@ -91,35 +108,17 @@ impl Store {
     }
 
     /// Hands ONU `onu`'s points with `from <= at <= to` to `take`, oldest first, until
-    /// `take` answers `false`: per day, the points of `legacy(day)` (the day-keyed trees
-    /// of before), of the day's block and its open points, merged by time.
-    pub(super) fn read_points<S: Sample>(
+    /// `take` answers `false`: per day, the points of the trees of before the series, of
+    /// the day's block and its open points, merged by time.
+    pub fn read_points<S: Sample>(
         &self,
         onu: OnuId,
         (from, to): (DateTime<Utc>, DateTime<Utc>),
-        legacy: impl Fn(u32) -> Result<Vec<S>, StoreError>,
         mut take: impl FnMut(S) -> bool,
     ) -> Result<(), StoreError> {
         let (first, last) = (seconds_of(from), seconds_of(to));
         for day in day_of(from)..=day_of(to) {
-            let mut points = legacy(day)?;
-            if let Some(block) = self.series.get(block_key(S::KIND, onu, day))? {
-                match S::from_block(&block) {
-                    Some(sealed) => points.extend(sealed),
-                    None => tracing::warn!(onu, day, "a history block is unreadable, skipped"),
-                }
-            }
-            let (low, high) = (
-                day_start(day).max(first),
-                day_start(day + 1).saturating_sub(1).min(last),
-            );
-            if low <= high {
-                let open = open_key(S::KIND, onu, low)..=open_key(S::KIND, onu, high);
-                for entry in self.series.range(open) {
-                    points.extend(S::from_open(&entry?.1));
-                }
-            }
-            for point in in_order(points) {
+            for point in self.points_of_day::<S>(onu, day, Some((first, last)))? {
                 if (first..=last).contains(&point.seconds()) && !take(point) {
                     return Ok(());
                 }
@@ -128,8 +127,39 @@ impl Store {
         Ok(())
     }
 
+    /// ONU `onu`'s raw points of `day` in time order, one a second: those of the trees of
+    /// before the series, of the day's block and its open points (those within `within`
+    /// only, when given; the others may be left in or out).
+    fn points_of_day<S: Sample>(
+        &self,
+        onu: OnuId,
+        day: u32,
+        within: Option<(u32, u32)>,
+    ) -> Result<Vec<S>, StoreError> {
+        let mut points = S::legacy(self, onu, day)?;
+        if let Some(block) = self.series.get(block_key(S::KIND, onu, day))? {
+            match S::from_block(&block) {
+                Some(sealed) => points.extend(sealed),
+                None => tracing::warn!(onu, day, "a history block is unreadable, skipped"),
+            }
+        }
+        let (first, last) = within.unwrap_or((0, u32::MAX));
+        let (low, high) = (
+            day_start(day).max(first),
+            day_start(day + 1).saturating_sub(1).min(last),
+        );
+        if low <= high {
+            let open = open_key(S::KIND, onu, low)..=open_key(S::KIND, onu, high);
+            for entry in self.series.range(open) {
+                points.extend(S::from_open(&entry?.1));
+            }
+        }
+        Ok(in_order(points))
+    }
+
     /// Seals every ONU's open points of `S` of days before `before`'s into their days'
-    /// blocks (merged with a block the day already has); returns how many blocks it wrote.
+    /// blocks (merged with a block the day already has), with the day's rollups in the
+    /// same batch; returns how many blocks it wrote.
     pub(super) fn seal_points<S: Sample>(
         &self,
         before: DateTime<Utc>,
@@ -169,8 +199,12 @@ impl Store {
                     },
                 };
                 points.extend(open_points);
+                let points = in_order(points);
+                let mut every = S::legacy(self, onu, day)?;
+                every.extend_from_slice(&points);
                 let mut batch = sled::Batch::default();
-                batch.insert(&key[..], S::to_block(&in_order(points)));
+                batch.insert(&key[..], S::to_block(&points));
+                self.rollups_into(&mut batch, onu, day, &in_order(every))?;
                 for key in keys {
                     batch.remove(key);
                 }
@@ -180,27 +214,6 @@ impl Store {
             Ok(())
         })?;
         Ok(sealed)
-    }
-
-    /// Drops `S`'s blocks and open points of days before `before`'s; returns how many
-    /// records went.
-    pub(super) fn prune_points<S: Sample>(
-        &self,
-        before: DateTime<Utc>,
-    ) -> Result<usize, StoreError> {
-        let day = day_of(before);
-        let mut removed = 0;
-        for (first, last) in [(S::KIND, day), (S::KIND | OPEN, day_start(day))] {
-            self.each_onu(first, |onu| {
-                let mut batch = sled::Batch::default();
-                for entry in self.series.range(key(first, onu, 0)..key(first, onu, last)) {
-                    batch.remove(entry?.0);
-                    removed += 1;
-                }
-                Ok(self.series.apply_batch(batch)?)
-            })?;
-        }
-        Ok(removed)
     }
 
     /// Calls `per_onu` once for each ONU with a key starting `first`, in id order: one

@@ -3,12 +3,15 @@
 //! each poll's points are written open, housekeeping seals each ONU's day into a block
 //! whose timestamps are delta-of-delta varints and whose in and out rates are Gorilla XOR
 //! streams of f32 ([`super::series::block`]). The service reads one ONU's history by
-//! period, averaged into buckets as it reads ([`crate::traffic::Buckets`]); housekeeping
-//! drops whole days past `traffic.history_retention`. Days written before the series (a
-//! record per day and ONU id holding that day's points, appended in the `traffic` tree)
-//! are read through until they age out.
+//! period, or its hourly and daily rollups (in and out rates, f32) for periods past the
+//! raw points' retention ([`super::series::tiers`]); housekeeping drops each tier past its
+//! retention (`[history]`). Days written before the series (a record per day and ONU id
+//! holding that day's points, appended in the `traffic` tree) are read through until they
+//! age out, and rolled up before they go.
 
 use super::optics::day_of;
+use super::series::rollup::{Codec, Pick, Rollup, Stat};
+use super::series::tiers::{Cutoffs, Tier};
 use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
 use crate::domain::OnuId;
@@ -37,19 +40,39 @@ impl Store {
         to: DateTime<Utc>,
         take: impl FnMut(TrafficPoint) -> bool,
     ) -> Result<(), StoreError> {
-        let legacy = |day| self.legacy_traffic(onu, day);
-        self.read_points(onu, (from, to), legacy, take)
+        self.read_points(onu, (from, to), take)
     }
 
-    /// Drops traffic days entirely before `before`; returns how many records went.
-    pub fn prune_traffic(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
-        let end = day_of(before).to_be_bytes();
-        let mut removed = 0;
+    /// Hands ONU `onu`'s traffic rows of `tier` overlapping `[from, to]` to `take`, oldest
+    /// first, until `take` answers `false` or the period ends; each row's stats are the in
+    /// and the out rate.
+    pub fn traffic_rollups(
+        &self,
+        onu: OnuId,
+        (from, to): (DateTime<Utc>, DateTime<Utc>),
+        tier: Tier,
+        take: impl FnMut(&Rollup) -> bool,
+    ) -> Result<(), StoreError> {
+        self.read_rollups::<TrafficPoint>(onu, (from, to), tier, take)
+    }
+
+    /// Drops each tier of traffic history past its cutoff (raw days rolled up first);
+    /// returns how many records went.
+    pub fn prune_traffic(&self, cutoffs: Cutoffs) -> Result<usize, StoreError> {
+        let end = day_of(cutoffs.raw).to_be_bytes();
+        let mut legacy = Vec::new();
         for key in self.traffic.range(..&end[..]).keys() {
-            self.traffic.remove(key?)?;
-            removed += 1;
+            let key = key?;
+            let day = u32::from_be_bytes(key[..4].try_into().unwrap_or_default());
+            let onu = key.get(4..12).and_then(|id| id.try_into().ok());
+            legacy.push((key, onu.map(|id| (OnuId::from_be_bytes(id), day))));
         }
-        Ok(removed + self.prune_points::<TrafficPoint>(before)?)
+        let days: Vec<(OnuId, u32)> = legacy.iter().filter_map(|(_, day)| *day).collect();
+        let removed = self.prune_tiers::<TrafficPoint>(cutoffs, &days)?;
+        for (key, _) in &legacy {
+            self.traffic.remove(key)?;
+        }
+        Ok(removed + legacy.len())
     }
 
     /// ONU `onu`'s points of `day` in the `traffic` tree of before the series.
@@ -65,6 +88,8 @@ impl Store {
 
 impl Sample for TrafficPoint {
     const KIND: u8 = 1;
+    const VALUES: usize = 2;
+    const CODEC: Codec = Codec::Float;
 
     fn seconds(&self) -> u32 {
         seconds_of(self.at)
@@ -109,6 +134,24 @@ impl Sample for TrafficPoint {
                 })
             })
             .collect()
+    }
+
+    /// The in and the out rate.
+    fn values(&self) -> Vec<Option<f64>> {
+        vec![self.in_bps, self.out_bps]
+    }
+
+    fn from_stats(at: DateTime<Utc>, stats: &[Stat], pick: Pick) -> TrafficPoint {
+        let value = |i: usize| stats.get(i).and_then(|s| s.get(pick));
+        TrafficPoint {
+            at,
+            in_bps: value(0),
+            out_bps: value(1),
+        }
+    }
+
+    fn legacy(store: &Store, onu: OnuId, day: u32) -> Result<Vec<TrafficPoint>, StoreError> {
+        store.legacy_traffic(onu, day)
     }
 }
 
@@ -158,6 +201,7 @@ fn decode_point(bytes: &[u8]) -> Option<TrafficPoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::series::tiers::raw_only;
     use chrono::{Duration, TimeZone};
 
     fn all(store: &Store, onu: OnuId, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<TrafficPoint> {
@@ -243,12 +287,12 @@ mod tests {
         assert_eq!(all(&store, 7, before, after), points, "sealed and open");
         assert_eq!(
             store
-                .prune_traffic(day0 + Duration::minutes(10))
+                .prune_traffic(raw_only(day0 + Duration::minutes(10)))
                 .expect("prune"),
             2
         );
         assert_eq!(all(&store, 7, before, after), points[2..]);
         assert_eq!(all(&store, 8, before, after), points[2..]);
-        assert_eq!(store.prune_traffic(day0).expect("prune"), 0);
+        assert_eq!(store.prune_traffic(raw_only(day0)).expect("prune"), 0);
     }
 }

@@ -1,8 +1,10 @@
-//! The `step` of `GET /onus/{id}/traffic/history`: how long each averaged point of the
-//! answer covers, written `5m`, `1h` or `1d` (1 to 999 minutes, hours or days). Its
-//! shape is one pattern, stated in the OpenAPI document and the MCP schema and checked
-//! when the query is read.
+//! The `step` of `GET /onus/{id}/traffic/history` and `GET /onus/{id}/optics/history`:
+//! how long each summarised point of the answer covers, written `5m`, `1h` or `1d` (1 to
+//! 999 minutes, hours or days). Its shape is one pattern, stated in the OpenAPI document
+//! and the MCP schema and checked when the query is read; an answer names the step its
+//! points have in the same words ([`HistoryStep::of_seconds`]).
 
+use crate::history::{Plan, Resolution};
 use crate::http::echo;
 use schemars::JsonSchema;
 use serde::de::{self, Deserializer};
@@ -12,9 +14,11 @@ use std::borrow::Cow;
 /// What a step must look like.
 const STEP_PATTERN: &str = "^[1-9][0-9]{0,2}[mhd]$";
 /// What the documents say of a step.
-const STEP_MEANING: &str = "Average the points into buckets of this length, each dated at \
-its start, the first starting at `from`: minutes (`5m`), hours (`1h`) or days (`1d`), 1 to \
-999 of them; default: every point as stored (one a read of the traffic group).";
+const STEP_MEANING: &str = "Summarise the points into buckets of this length (mean, min and \
+max of each value), each dated at its start, the first starting at `from`: minutes (`5m`), \
+hours (`1h`) or days (`1d`), 1 to 999 of them; default: every point as stored. A step of whole \
+hours or days is read from the hourly or daily rollups, and so is a period starting before \
+the raw points kept: the answer's `meta` says the resolution and step it has.";
 
 /// A bucket length, as the client wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +49,36 @@ impl HistoryStep {
 
     pub fn duration(&self) -> chrono::Duration {
         chrono::Duration::seconds(self.seconds)
+    }
+
+    /// A step of `seconds` (whole minutes) in the largest unit it is a whole number of.
+    pub fn of_seconds(seconds: i64) -> String {
+        match seconds {
+            s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+            s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+            s => format!("{}m", s / 60),
+        }
+    }
+}
+
+/// `meta` of a history answer: what its points are.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryMeta {
+    /// `raw`: the points as stored (with `step`, summarised into its buckets); `hourly`,
+    /// `daily`: summaries of the hourly or daily rollups, chosen by the period (from
+    /// before the raw points kept) or by a step of whole hours or days.
+    pub resolution: Resolution,
+    /// How long each point covers, as a step is written (`1h`); null for points as stored.
+    pub step: Option<String>,
+}
+
+impl HistoryMeta {
+    pub fn of(plan: Plan) -> HistoryMeta {
+        HistoryMeta {
+            resolution: plan.resolution,
+            step: plan.step.map(HistoryStep::of_seconds),
+        }
     }
 }
 
@@ -114,6 +148,14 @@ mod tests {
         ] {
             assert_eq!(seconds(refused), None, "{refused}");
         }
+    }
+
+    #[test]
+    fn a_step_is_named_in_its_largest_unit() {
+        assert_eq!(HistoryStep::of_seconds(300), "5m");
+        assert_eq!(HistoryStep::of_seconds(7_200), "2h");
+        assert_eq!(HistoryStep::of_seconds(5_400), "90m");
+        assert_eq!(HistoryStep::of_seconds(86_400), "1d");
     }
 
     #[test]

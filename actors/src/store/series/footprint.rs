@@ -179,3 +179,77 @@ fn history_bytes_a_point() {
         }
     }
 }
+
+/// Bytes of a day's raw block, a day's hourly block and a month's daily block (values and
+/// keys of 13 bytes), mean over 200 ONUs' 31 days of realistic 5-minute rates and
+/// 15-minute optics: the figures of docs/operations.md, "History". `cargo test -p
+/// ponkeeper-actors rollup_blocks_on -- --nocapture`
+#[test]
+fn rollup_blocks_on_realistic_series() {
+    use super::block::tests::realistic_rx;
+    use super::rollup::{summarise, to_block};
+    use super::Sample;
+    use crate::domain::{OpticsLevel, OpticsPoint};
+    const KEY: usize = 13;
+    let (onus, days) = (200u64, 31usize);
+    let start = Utc
+        .with_ymd_and_hms(2026, 12, 1, 0, 0, 0)
+        .single()
+        .expect("time");
+    // Bytes of raw, hourly and daily blocks of traffic, then of optics.
+    let mut bytes = [0usize; 6];
+    for onu in 1..=onus {
+        let (inbound, outbound) = (
+            realistic_rates(onu, 288 * days),
+            realistic_rates(onu + 1_000_000, 288 * days),
+        );
+        let traffic: Vec<TrafficPoint> = (0..288 * days)
+            .map(|i| TrafficPoint {
+                at: start + Duration::minutes(5 * i as i64),
+                in_bps: Some(f64::from(inbound[i] / 8.0)),
+                out_bps: Some(f64::from(outbound[i])),
+            })
+            .collect();
+        let rx = realistic_rx(onu, 96 * days);
+        let optics: Vec<OpticsPoint> = (0..96 * days)
+            .map(|i| OpticsPoint {
+                at: start + Duration::minutes(15 * i as i64),
+                rx_power: Some(f64::from(rx[i]) / 100.0),
+                tx_power: Some(2.31),
+                olt_rx_power: Some(f64::from(rx[i] + 250) / 100.0),
+                temperature: Some(41.0 + (i % 96 / 24) as f64),
+                voltage: Some(3.28),
+                bias_current: Some(12.5),
+                level: OpticsLevel::Ok,
+            })
+            .collect();
+        for day in traffic.chunks(288) {
+            bytes[0] += KEY + TrafficPoint::to_block(day).len();
+            bytes[1] += KEY + to_block(&summarise(day, 3_600), 2, TrafficPoint::CODEC).len();
+        }
+        bytes[2] += KEY + to_block(&summarise(&traffic, 86_400), 2, TrafficPoint::CODEC).len();
+        for day in optics.chunks(96) {
+            bytes[3] += KEY + OpticsPoint::to_block(day).len();
+            bytes[4] += KEY + to_block(&summarise(day, 3_600), 7, OpticsPoint::CODEC).len();
+        }
+        bytes[5] += KEY + to_block(&summarise(&optics, 86_400), 7, OpticsPoint::CODEC).len();
+    }
+    let per_day = |b: usize| b as f64 / (onus as usize * days) as f64;
+    let per_month = |b: usize| b as f64 / onus as f64;
+    println!(
+        "traffic: raw {:.0} B a day, hourly {:.0} B a day, daily {:.0} B a month",
+        per_day(bytes[0]),
+        per_day(bytes[1]),
+        per_month(bytes[2])
+    );
+    println!(
+        "optics: raw {:.0} B a day, hourly {:.0} B a day, daily {:.0} B a month",
+        per_day(bytes[3]),
+        per_day(bytes[4]),
+        per_month(bytes[5])
+    );
+    // What the tiers rest on: a day of hourly rows costs a fraction of the day's points,
+    // and a month of daily rows a fraction of a day of hourly ones times 31.
+    assert!(per_day(bytes[1]) < per_day(bytes[0]));
+    assert!(per_month(bytes[2]) < per_day(bytes[1]) * 31.0 / 10.0);
+}

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::domain::{OpticsLevel, OpticsPoint};
+use crate::store::series::tiers::raw_only;
 use crate::traffic::TrafficPoint;
 use chrono::{Duration, TimeZone};
 use proptest::prelude::*;
@@ -104,11 +105,14 @@ fn pruning_drops_whole_days_of_blocks_and_open_points() {
     let second_day = midnight() + Duration::days(1);
     store.seal_history(second_day).expect("seal");
     // The first day's two blocks go, the second's open points stay.
-    assert_eq!(store.prune_traffic(second_day).expect("prune"), 2);
+    assert_eq!(store.prune_traffic(raw_only(second_day)).expect("prune"), 2);
     assert_eq!(read(&store, 7, 3), points[288..]);
     // Then the second day's 288 open points of each ONU.
     let third_day = second_day + Duration::days(1);
-    assert_eq!(store.prune_traffic(third_day).expect("prune"), 576);
+    assert_eq!(
+        store.prune_traffic(raw_only(third_day)).expect("prune"),
+        576
+    );
     assert!(read(&store, 7, 3).is_empty());
 }
 
@@ -150,7 +154,7 @@ fn days_written_before_the_series_are_read_through() {
     // The old record and the block: two records of the day.
     assert_eq!(
         store
-            .prune_traffic(midnight() + Duration::days(1))
+            .prune_traffic(raw_only(midnight() + Duration::days(1)))
             .expect("prune"),
         2
     );

@@ -95,7 +95,7 @@ pub(crate) fn realistic_rates(onu: u64, points: usize) -> Vec<f32> {
 }
 
 /// Optics Rx of an ONU every 15 minutes, centi-dBm: a fixed level, ±0.02 dB of jitter.
-fn realistic_rx(onu: u64, points: usize) -> Vec<i32> {
+pub(crate) fn realistic_rx(onu: u64, points: usize) -> Vec<i32> {
     let mut noise = Noise::new(onu);
     let level = -2_000 - (onu % 700) as i32;
     (0..points)
