@@ -72,8 +72,34 @@ fn after_echo(vendor: &str, file: &str) -> Vec<u8> {
 /// V-SOL's lines are its capture's own, in the middle of its output too.
 const ALARM: &str = "[alarm] GPON ONU gpon-onu_1/1/1:3 LOS raised";
 
+/// The ZTE of the captures; the account that lands privileged also has its pager left
+/// on (`terminal length 0` refused), `--More--` after every 6 lines and no erase seen
+/// (none is captured).
 fn zte(enable_password: Option<&str>, lands_privileged: bool) -> Dialogue {
     let config = fixture("zte", "show-running-config-interface-gpon-onu.txt");
+    let (terminal_length, show) = match lands_privileged {
+        false => (
+            Answer::new("terminal length 0$", Vec::new()),
+            Answer::new("show running-config$", config),
+        ),
+        true => {
+            let text = String::from_utf8(config).expect("text");
+            let mut paged = String::new();
+            for (n, line) in text.split_inclusive('\n').enumerate() {
+                if n > 0 && n % 6 == 0 {
+                    paged.push_str("--More--");
+                }
+                paged.push_str(line);
+            }
+            (
+                Answer::new(
+                    "terminal length 0$",
+                    b"% Invalid input detected.\r\n".to_vec(),
+                ),
+                Answer::paged("show running-config$", paged.as_bytes(), b"--More--"),
+            )
+        }
+    };
     Dialogue {
         banner: b"\r\n".to_vec(),
         user_prompt: "merch-gpon>".into(),
@@ -83,7 +109,7 @@ fn zte(enable_password: Option<&str>, lands_privileged: bool) -> Dialogue {
         enable_password: enable_password.unwrap_or_default().into(),
         unknown: String::from_utf8(after_echo("zte", "error-invalid-input.txt")).expect("text"),
         answers: vec![
-            Answer::new("terminal length 0$", Vec::new()),
+            terminal_length,
             Answer::new("configure terminal$", Vec::new()).then_prompt("merch-gpon(config)#"),
             Answer::new("pon-onu-mng gpon-onu_", Vec::new())
                 .then_prompt("merch-gpon(gpon-onu-mng)#"),
@@ -93,7 +119,7 @@ fn zte(enable_password: Option<&str>, lands_privileged: bool) -> Dialogue {
             Answer::new("service-port 1 vport 1 user-vlan", Vec::new()),
             Answer::new("description ", Vec::new()),
             Answer::new("end$", Vec::new()).then_prompt("merch-gpon#"),
-            Answer::new("show running-config$", config),
+            show,
             Answer::new(
                 "show mac gpon onu gpon-onu_1/1/1:1$",
                 fixture("zte", "show-mac-gpon-onu.txt"),
