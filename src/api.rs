@@ -19,6 +19,7 @@ pub mod notifications;
 mod olts;
 mod onu_actions;
 mod onu_downs;
+mod onu_profile;
 pub mod webhooks;
 // Public for benches/envelope.rs, which serialises its real page type.
 mod macs;
@@ -71,6 +72,7 @@ pub fn documented_api() -> (Router<AppState>, OpenApi) {
         .merge(inventory::router())
         .merge(onus::router())
         .merge(onu_downs::router())
+        .merge(onu_profile::router())
         .merge(optics::router())
         .merge(traffic::router())
         .merge(macs::router())

@@ -75,6 +75,7 @@ pub fn classify(method: &Method, path: &str) -> Option<(&'static str, String)> {
         ["onus", id, "reboot"] => ("onu.reboot", format!("onu:{id}")),
         ["onus", id, "vlan"] => ("onu.set_vlan", format!("onu:{id}")),
         ["onus", id, "description"] => ("onu.set_description", format!("onu:{id}")),
+        ["onus", id, "profile"] => ("onu.set_profile", format!("onu:{id}")),
         ["onus", id, "optics", "refresh"] => ("onu.optics_refresh", format!("onu:{id}")),
         ["onus", id, "macs", "refresh"] => ("onu.macs_refresh", format!("onu:{id}")),
         ["olts", id, "onus", "authorize"] => ("onu.authorize", format!("olt:{id}")),

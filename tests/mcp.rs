@@ -143,7 +143,7 @@ const READ_TOOLS: [&str; 33] = [
     "top_traffic",
 ];
 
-const FULL_TOOLS: [&str; 14] = [
+const FULL_TOOLS: [&str; 15] = [
     "acknowledge_alarm",
     "authorize_onu",
     "backup_olt_config",
@@ -157,6 +157,7 @@ const FULL_TOOLS: [&str; 14] = [
     "refresh_onu_optics",
     "restart_olt_session",
     "set_onu_description",
+    "set_onu_profile",
     "set_onu_vlan",
 ];
 

@@ -56,6 +56,7 @@ const SPEC_ENDPOINTS: &[&str] = &[
     "POST /onus/{id}/reboot",
     "POST /onus/{id}/vlan",
     "POST /onus/{id}/description",
+    "POST /onus/{id}/profile",
     "POST /inventory/reload",
     // Beyond docs/api.md: the presented key's level, which MCP over stdio needs.
     "GET /whoami",

@@ -34,6 +34,7 @@ mod macs;
 mod mcp;
 mod metrics_docs;
 mod notify;
+mod onu_profile;
 mod onus;
 mod openapi;
 mod operations;

@@ -73,7 +73,7 @@ mod session;
 mod view;
 mod wake;
 
-pub use actions::{ActionOutcome, CliAction};
+pub use actions::{ActionOutcome, CliAction, ProfileChange};
 pub use actor::OltActor;
 pub use actor::OltArgs;
 pub use handle::{ActionError, OltHandle};

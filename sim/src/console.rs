@@ -35,6 +35,8 @@ enum Effect {
     SetVlan,
     ClearVlan,
     SetDescription,
+    SetLineProfile,
+    SetServiceProfile,
     /// A line of a description script that names no description (Eltex's `do commit`):
     /// accepted, nothing changes.
     Accept,
@@ -412,6 +414,17 @@ impl Terminal {
             Effect::SetDescription => {
                 onu.description = values.get("description").cloned().unwrap_or_default();
             }
+            Effect::SetLineProfile | Effect::SetServiceProfile => {
+                let (slot, key, known) = match effect {
+                    Effect::SetLineProfile => (0, "line", &super::provisioning::LINE_PROFILES),
+                    _ => (1, "service", &super::provisioning::SERVICE_PROFILES),
+                };
+                let id = values.get(key).cloned().unwrap_or_default();
+                if !known.iter().any(|(known, _)| *known == id) {
+                    return format!("Failure: The {key} profile {id} does not exist");
+                }
+                onu.profiles[slot] = Some(id);
+            }
             Effect::Accept => {}
         }
         String::new()
@@ -476,6 +489,8 @@ fn effect_of(profile: &CliProfile, line: &str) -> Option<(Effect, HashMap<String
         (profile.reboot, Effect::Reboot),
         (profile.set_vlan, Effect::SetVlan),
         (profile.set_description, Effect::SetDescription),
+        (profile.set_line_profile, Effect::SetLineProfile),
+        (profile.set_service_profile, Effect::SetServiceProfile),
     ];
     for (script, effect) in scripts {
         for template in script {

@@ -560,6 +560,18 @@ impl SimFleet {
         }
     }
 
+    /// The line and service profile ids ONU `serial` of OLT `olt_id` was registered or
+    /// last changed with (`None` for a profile never named), if the ONU is there.
+    pub fn onu_profiles(&self, olt_id: OltId, serial: &str) -> Option<[Option<String>; 2]> {
+        let olt = self.olt(olt_id)?;
+        let state = lock(&olt.shared);
+        let position = state
+            .expected_onus(olt.vendor)
+            .iter()
+            .position(|o| o.serial == serial)?;
+        state.onus.get(position).map(|onu| onu.profiles.clone())
+    }
+
     /// The PON port names of this OLT (`0/1/0`, ...), in ifIndex order.
     pub fn expected_ports(&self, olt_id: OltId) -> Vec<String> {
         self.olt(olt_id)

@@ -84,6 +84,8 @@ pub(crate) struct SimOnu {
     pub transceiver: [f64; 3],
     /// Service VLAN of its service port (`None`: no service port configured).
     pub vlan: Option<u16>,
+    /// Its line and service profile ids, where it was registered or changed with them.
+    pub profiles: [Option<String>; 2],
     /// Counts CLI reboots, so only the latest one brings the ONU back.
     pub reboots: u32,
     /// How often pollers read its status and its optics ([`super::stats`]).
@@ -523,6 +525,7 @@ fn generate_onu(
         olt_rx: Reading::new(round_dbm(olt_rx)),
         transceiver: transceiver_of(&serial),
         vlan: None,
+        profiles: [None, None],
         reboots: 0,
         reads: Default::default(),
     }

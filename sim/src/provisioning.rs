@@ -34,8 +34,10 @@ const PLUG_IN: f64 = 0.02;
 const MAX_PER_PORT: usize = 4;
 
 /// Huawei line and service profiles and ZTE ONU types the simulated OLTs offer.
-const LINE_PROFILES: [(&str, &str); 2] = [("10", "line-internet"), ("20", "line-triple-play")];
-const SERVICE_PROFILES: [(&str, &str); 2] = [("10", "srv-hgu"), ("20", "srv-sfu-bridge")];
+pub(crate) const LINE_PROFILES: [(&str, &str); 2] =
+    [("10", "line-internet"), ("20", "line-triple-play")];
+pub(crate) const SERVICE_PROFILES: [(&str, &str); 2] =
+    [("10", "srv-hgu"), ("20", "srv-sfu-bridge")];
 const ONU_TYPES: [(&str, &str); 3] = [
     ("ZTE-F660", "4ETH,2POTS,WIFI"),
     ("ZTE-F601", "1GE"),
@@ -323,7 +325,8 @@ fn register_onu(
     if let Some(i) = found.filter(|_| online) {
         olt.provisioning.unconfigured.remove(i);
     }
-    insert_onu(olt, vendor, port, index, serial, online);
+    let profiles = [values.get("line").cloned(), values.get("service").cloned()];
+    insert_onu(olt, vendor, port, index, serial, (online, profiles));
     match table.vendor {
         ponkeeper_actors::domain::Vendor::Huawei => format!(
             "  Number of ONTs that can be added: 1, success: 1\n  PortID :{}, ONTID :{index}",
@@ -374,7 +377,7 @@ fn insert_onu(
     port: usize,
     ont_id: u32,
     serial: [u8; 8],
-    online: bool,
+    (online, profiles): (bool, [Option<String>; 2]),
 ) {
     let position = olt.ports[port].position;
     let row = vendor.onu_row_index(position, ont_id, &serial);
@@ -395,6 +398,7 @@ fn insert_onu(
         olt_rx: Reading::new(round_dbm(-21.0 - f64::from(ont_id % 5) * 0.4)),
         transceiver: super::model::transceiver_of(&serial),
         vlan: None,
+        profiles,
         reboots: 0,
         reads: Default::default(),
     };

@@ -86,12 +86,12 @@ struct Deauthorized {
     deauthorized: bool,
 }
 
-fn invalid(field: &str, why: impl std::fmt::Display) -> ApiError {
+pub(super) fn invalid(field: &str, why: impl std::fmt::Display) -> ApiError {
     ApiError::InvalidParameter(format!("field `{field}` {why}"))
 }
 
 /// A profile id or ONU type: letters, digits, `_`, `.`, `-` (nothing a CLI reads as syntax).
-fn valid_name(field: &str, value: &Option<String>) -> Result<Option<String>, ApiError> {
+pub(super) fn valid_name(field: &str, value: &Option<String>) -> Result<Option<String>, ApiError> {
     let Some(value) = value else {
         return Ok(None);
     };
@@ -125,7 +125,7 @@ fn valid_port(port: &str) -> Result<&str, ApiError> {
 /// `vendor = "auto"` detected) and the layout the last good poll read it with, so a C620
 /// is checked and provisioned with the C620's commands; before any poll detected the
 /// layout, the vendor's default family's (the OLT actor picks the same).
-async fn table_of(owner: &OltHandle) -> Result<&'static Provisioning, ApiError> {
+pub(super) async fn table_of(owner: &OltHandle) -> Result<&'static Provisioning, ApiError> {
     let summary = owner.detail().await?.summary;
     let vendor = summary
         .vendor
@@ -257,6 +257,19 @@ async fn check_on_olt(
     if table.required.is_empty() || table.profiles.is_none() {
         return Ok(());
     }
+    let named = [
+        ("lineProfile", ProfileKind::Line, &job.line_profile),
+        ("serviceProfile", ProfileKind::Service, &job.service_profile),
+        ("onuType", ProfileKind::OnuType, &job.onu_type),
+    ];
+    known_profiles(owner, &named).await
+}
+
+/// Refuses (400 naming the field) a profile the OLT's own listing does not hold.
+pub(super) async fn known_profiles(
+    owner: &OltHandle,
+    named: &[(&str, ProfileKind, &Option<String>)],
+) -> Result<(), ApiError> {
     let ActionOutcome::Provisioned(ProvisionDone::Profiles(known)) = owner
         .cli(CliAction::Provision(ProvisionJob::ListProfiles))
         .await?
@@ -265,12 +278,7 @@ async fn check_on_olt(
             "a profile listing answered with something else".into(),
         ));
     };
-    let named = [
-        ("lineProfile", ProfileKind::Line, &job.line_profile),
-        ("serviceProfile", ProfileKind::Service, &job.service_profile),
-        ("onuType", ProfileKind::OnuType, &job.onu_type),
-    ];
-    for (field, kind, value) in named {
+    for &(field, kind, value) in named {
         let Some(value) = value else { continue };
         if !known
             .iter()

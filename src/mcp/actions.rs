@@ -4,7 +4,7 @@
 //! REST validation, level check and audit log apply unchanged. Their router joins the
 //! others in [`super::PonTools::new`].
 
-use super::params::{OltRef, OnuRef, SetDescription, SetVlan};
+use super::params::{OltRef, OnuRef, SetDescription, SetProfile, SetVlan};
 use super::PonTools;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -129,6 +129,27 @@ digits, spaces and -_.,:/()+@=), e.g. the subscriber's contract number; returns 
         let path = format!("/onus/{}/description", p.onu_id);
         self.post(&ctx, path, Some(json!({ "description": p.description })))
             .await
+    }
+
+    #[tool(
+        description = "FULL key. Give an ONU another line profile (its bandwidth) and/or \
+service profile, by the ids of list_onu_profiles; returns the ONU. Only where the vendor's \
+command is known (Huawei); elsewhere NOT_SUPPORTED.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn set_onu_profile(
+        &self,
+        Parameters(p): Parameters<SetProfile>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let path = format!("/onus/{}/profile", p.onu_id);
+        let body = serde_json::to_value(&p).unwrap_or_default();
+        self.post(&ctx, path, Some(body)).await
     }
 
     #[tool(

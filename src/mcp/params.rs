@@ -185,6 +185,23 @@ pub struct SetVlan {
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+pub struct SetProfile {
+    /// ONU id.
+    #[serde(skip_serializing)]
+    #[schemars(range(min = 1))]
+    pub onu_id: u64,
+    /// A LINE profile id from list_onu_profiles (the bandwidth the subscriber buys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32), regex(pattern = r"^[A-Za-z0-9_.-]+$"))]
+    pub line_profile: Option<String>,
+    /// A SERVICE profile id from list_onu_profiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32), regex(pattern = r"^[A-Za-z0-9_.-]+$"))]
+    pub service_profile: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct SetDescription {
     /// ONU id.
     #[serde(skip_serializing)]

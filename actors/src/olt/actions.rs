@@ -20,12 +20,21 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// The profiles an ONU is given: at least one of the two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileChange {
+    pub line: Option<String>,
+    pub service: Option<String>,
+}
+
 /// An action carried out over the OLT's CLI.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CliAction {
     Reboot(OnuId),
     SetVlan(OnuId, u16),
     SetDescription(OnuId, String),
+    /// Another line and/or service profile, by the id the OLT's listing gives.
+    SetProfiles(OnuId, ProfileChange),
     Backup,
     /// Provisioning ([`crate::provision::cli`]).
     Provision(crate::provision::cli::ProvisionJob),
@@ -41,6 +50,7 @@ impl CliAction {
             (CliAction::Reboot(a), CliAction::Reboot(b)) => a == b,
             (CliAction::SetVlan(a, _), CliAction::SetVlan(b, _)) => a == b,
             (CliAction::SetDescription(a, _), CliAction::SetDescription(b, _)) => a == b,
+            (CliAction::SetProfiles(a, _), CliAction::SetProfiles(b, _)) => a == b,
             (CliAction::Backup, CliAction::Backup) => true,
             (CliAction::ReadMacs(a), CliAction::ReadMacs(b)) => a == b,
             _ => false,
@@ -52,6 +62,7 @@ impl CliAction {
             CliAction::Reboot(onu) => format!("a reboot of ONU {onu}"),
             CliAction::SetVlan(onu, _) => format!("a VLAN change of ONU {onu}"),
             CliAction::SetDescription(onu, _) => format!("a description change of ONU {onu}"),
+            CliAction::SetProfiles(onu, _) => format!("a profile change of ONU {onu}"),
             CliAction::Backup => "a config backup".to_string(),
             CliAction::Provision(job) => job.describe(),
             CliAction::ReadMacs(super::mac_reads::MacScope::Olt) => "a read of the MACs".into(),
@@ -60,6 +71,26 @@ impl CliAction {
             }
         }
     }
+}
+
+/// The lines of a profile change: the line profile's script, then the service
+/// profile's, for what the change names; none where either is unknown (501).
+fn profile_scripts(profile: &'static CliProfile, change: &ProfileChange) -> Vec<&'static str> {
+    let parts = [
+        (change.line.is_some(), profile.set_line_profile),
+        (change.service.is_some(), profile.set_service_profile),
+    ];
+    if parts
+        .iter()
+        .any(|(wanted, script)| *wanted && script.is_empty())
+    {
+        return Vec::new();
+    }
+    parts
+        .iter()
+        .filter(|(wanted, _)| *wanted)
+        .flat_map(|(_, script)| script.iter().copied())
+        .collect()
 }
 
 /// The refusal of an action whose command the OLT's family has none of (SNR's CLI, an
@@ -129,7 +160,8 @@ impl OltState {
         self.cli_target()?;
         if let CliAction::Reboot(onu)
         | CliAction::SetVlan(onu, _)
-        | CliAction::SetDescription(onu, _) = action
+        | CliAction::SetDescription(onu, _)
+        | CliAction::SetProfiles(onu, _) = action
         {
             self.onus.get(*onu).ok_or(ActionError::OnuNotFound(*onu))?;
         }
@@ -292,9 +324,10 @@ impl OltState {
                 }
                 return Ok(Script::Provision(profile, table, job.clone()));
             }
-            CliAction::Reboot(onu) => (onu, profile.reboot),
-            CliAction::SetVlan(onu, _) => (onu, profile.set_vlan),
-            CliAction::SetDescription(onu, _) => (onu, profile.set_description),
+            CliAction::Reboot(onu) => (onu, profile.reboot.to_vec()),
+            CliAction::SetVlan(onu, _) => (onu, profile.set_vlan.to_vec()),
+            CliAction::SetDescription(onu, _) => (onu, profile.set_description.to_vec()),
+            CliAction::SetProfiles(onu, change) => (onu, profile_scripts(profile, change)),
         };
         if lines.is_empty() {
             return Err(unknown_command(self.spec.id, layout, action));
@@ -308,6 +341,10 @@ impl OltState {
             }
             CliAction::SetDescription(_, description) => {
                 values.insert("description", description.clone());
+            }
+            CliAction::SetProfiles(_, change) => {
+                values.extend(change.line.clone().map(|line| ("line", line)));
+                values.extend(change.service.clone().map(|s| ("service", s)));
             }
             _ => {}
         }
@@ -383,6 +420,7 @@ impl OltState {
                 self.persist_onus();
                 onu_outcome(*onu, updated)
             }
+            (CliAction::SetProfiles(onu, _), _) => onu_outcome(*onu, self.onus.get(*onu)),
             (CliAction::SetDescription(onu, description), _) => {
                 let updated = self
                     .onus

@@ -57,6 +57,11 @@ pub struct CliProfile {
     pub reboot: &'static [&'static str],
     pub set_vlan: &'static [&'static str],
     pub set_description: &'static [&'static str],
+    /// Scripts that give an ONU another line (bandwidth) or service profile, `{line}` and
+    /// `{service}` as the OLT's profile listing names them; empty where no public source
+    /// gives the command (501).
+    pub set_line_profile: &'static [&'static str],
+    pub set_service_profile: &'static [&'static str],
     /// Running configuration: the line that opens an ONU's own section, if the vendor
     /// gives ONUs one, and the line that names the service VLAN (with `{pon}`/`{onu}`
     /// here or in the section line).

@@ -48,6 +48,8 @@ pub static BDCOM_CLI: CliProfile = CliProfile {
         "description {description}",
         "end",
     ],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: Some("interface EPON{pon}:{onu}"),
     vlan_line: "epon onu port {_} ctc vlan mode tag {vlan}",
     macs: None,

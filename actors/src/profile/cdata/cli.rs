@@ -55,6 +55,8 @@ pub static CDATA_CLI: CliProfile = CliProfile {
         "ont description {port} {onu} {description}",
         "end",
     ],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: None,
     vlan_line: "",
     macs: None,

@@ -51,6 +51,8 @@ pub static ELTEX_CLI: CliProfile = CliProfile {
         "do commit",
         "end",
     ],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: None,
     vlan_line: "",
     macs: None,

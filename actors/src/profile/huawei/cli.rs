@@ -60,6 +60,20 @@ pub static HUAWEI_CLI: CliProfile = CliProfile {
         "ont modify {port} {onu} desc \"{description}\"",
         "return",
     ],
+    // `ont modify F/S/P N ont-lineprofile-id …` / `ont-srvprofile-id …` in the board's
+    // GPON mode (Huawei's command reference for `ont modify`; docs/devices.md).
+    set_line_profile: &[
+        "config",
+        "interface gpon {board}",
+        "ont modify {port} {onu} ont-lineprofile-id {line}",
+        "return",
+    ],
+    set_service_profile: &[
+        "config",
+        "interface gpon {board}",
+        "ont modify {port} {onu} ont-srvprofile-id {service}",
+        "return",
+    ],
     onu_section: None,
     vlan_line: "service-port {_} vlan {vlan} gpon {pon} ont {onu} {*}",
     macs: Some(CliMacs {

@@ -26,6 +26,8 @@ pub static SNR_CLI: CliProfile = CliProfile {
     reboot: &[],
     set_vlan: &[],
     set_description: &[],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: None,
     vlan_line: "",
     macs: None,

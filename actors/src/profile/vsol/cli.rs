@@ -38,6 +38,8 @@ pub static VSOL_EPON_CLI: CliProfile = CliProfile {
     reboot: &[],
     set_vlan: &[],
     set_description: &[],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: None,
     vlan_line: "",
     macs: None,

@@ -65,6 +65,8 @@ pub static ZTE_CLI: CliProfile = CliProfile {
         "description {description}",
         "end",
     ],
+    set_line_profile: &[],
+    set_service_profile: &[],
     onu_section: Some("interface gpon-onu_{pon}:{onu}"),
     vlan_line: "service-port {_} vport {_} user-vlan {_} vlan {vlan}",
     macs: Some(CliMacs {
