@@ -9,11 +9,11 @@ async function onuView(id) {
     api(`/onus/${id}/optics`).then((r) => r.data).catch(() => null),
     api(`/onus/${id}/optics/history?limit=2000`).then((r) => r.data).catch(() => [])]);
   const chart = h("div", { class: "chart", id: "optics-chart", role: "img", "aria-label": t("onu.optics") });
-  // Its state history is its events: ONU_DOWN / ONU_UP from the event log.
+  // Its state history is its events: ONU_DOWN / ONU_UP and flapping from the event log.
   const states = h("div", { id: "onu-states" });
   const [traffic, trafficAsked] = trafficSection(id);
   const macs = macSection(id);
-  api(`/events?onuId=${id}&type=ONU_DOWN&type=ONU_UP&size=20`)
+  api(`/events?onuId=${id}&type=ONU_DOWN&type=ONU_UP&type=ONU_FLAPPING&type=ONU_FLAPPING_CLEARED&size=20`)
     .then((r) => states.replaceChildren(table([["c.at", (e) => time(e.at)], ["c.type", (e) => e.type], ["c.message", (e) => e.message]], r.data)))
     .catch((error) => states.replaceChildren(errorBox(error)));
   const form = (word, input, send) => h("form", { class: "inline", onsubmit: async (e) => {
@@ -21,7 +21,8 @@ async function onuView(id) {
     try { await send(e.target.elements.value.value); flash(`${t(word)}: ${t("done")}`); route(); } catch (error) { flash(error.message, true); }
   } }, h("label", {}, t(word), input), h("button", { type: "submit", disabled: !canAct() }, t(word)));
   show(
-    h("h1", {}, `${t("onu.title")} ${onu.serial} `, statusBadge(onu.status)),
+    h("h1", {}, `${t("onu.title")} ${onu.serial} `, statusBadge(onu.status),
+      onu.flappingSince ? h("span", { class: "badge l-WARNING", id: "onu-flapping" }, " ", t("onu.flapping", time(onu.flappingSince))) : null),
     h("div", { class: "card" }, h("dl", { class: "detail" },
       h("dt", {}, t("c.olt")), h("dd", {}, h("a", { href: `#/olt/${onu.oltId}` }, onu.oltId), ` · ${onu.ponPort} · ${onu.onuIndex}`),
       h("dt", {}, t("c.description")), h("dd", {}, onu.description || "—"),
