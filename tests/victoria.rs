@@ -199,9 +199,32 @@ async fn the_history_read_back_is_the_history_written() {
     let sim = steady_sim(1, 4).await;
     let service = service_with(&sim, dir.path(), &victoria).await;
     let id = online_onu(&service).await;
+    let written = raw_traffic_read_back(&service, &victoria, id).await;
+    traffic_buckets_read_back(&service, id, &written["ponkeeper_onu_traffic_in_bps"]).await;
+    optics_read_back(&service, &victoria, id).await;
+    // Nothing of the history went to the local store.
+    let mut any = false;
+    service
+        .state
+        .store
+        .traffic_history(id, chrono::DateTime::UNIX_EPOCH, chrono::Utc::now(), |_| {
+            any = true;
+            false
+        })
+        .expect("local read");
+    assert!(!any, "traffic points were written to the local store too");
+    service.stop().await;
+}
+
+/// Every traffic point of ONU `id` written up to a moment is read back raw: once the
+/// batches holding them were sent, both sides agree (checked again until they do).
+/// Returns what VictoriaMetrics held then.
+async fn raw_traffic_read_back(
+    service: &TestService,
+    victoria: &Victoria,
+    id: u64,
+) -> BTreeMap<String, BTreeMap<i64, f64>> {
     let traffic = "ponkeeper_onu_traffic_(in|out)_bps";
-    // Every point written up to `to` is read back, raw: once the batches holding them
-    // were sent, both sides agree (checked again until they do).
     let (points, written) = eventually("traffic read back", Duration::from_secs(60), || async {
         let written = victoria.export(traffic, id).await;
         let ins = written.get("ponkeeper_onu_traffic_in_bps")?;
@@ -226,9 +249,12 @@ async fn the_history_read_back_is_the_history_written() {
     .await;
     assert!(points.len() >= 4, "{points:?}");
     assert!(points.iter().all(|p| p["count"] == 1 && p["min"].is_null()));
+    written
+}
 
-    // By a step: each bucket's mean, least, greatest and count of the written points.
-    let ins = &written["ponkeeper_onu_traffic_in_bps"];
+/// By a step of a minute: each bucket's mean, least, greatest and count of the in rates
+/// `ins` written.
+async fn traffic_buckets_read_back(service: &TestService, id: u64, ins: &BTreeMap<i64, f64>) {
     let from = *ins.keys().next().expect("a point");
     let to = *ins.keys().last().expect("a point");
     let query = format!("from={}&to={}&step=1m", at_local(from), at_local(to));
@@ -246,6 +272,11 @@ async fn the_history_read_back_is_the_history_written() {
             .push(*value);
     }
     assert_eq!(buckets.len(), expected.len(), "{buckets:?}");
+    // Rates are answered in whole bits a second.
+    let near = |a: &Value, b: f64| {
+        a.as_f64()
+            .is_some_and(|a| (a - b).abs() <= 0.5 + 1e-9 * b.abs())
+    };
     for (bucket, (start, values)) in buckets.iter().zip(&expected) {
         assert_eq!(local(&bucket["at"]), *start, "{bucket}");
         assert_eq!(
@@ -254,25 +285,16 @@ async fn the_history_read_back_is_the_history_written() {
             "{bucket}"
         );
         let mean = values.iter().sum::<f64>() / values.len() as f64;
-        // Rates are answered in whole bits a second.
-        let near = |a: f64, b: f64| (a - b).abs() <= 0.5 + 1e-9 * b.abs();
-        assert!(
-            near(bucket["inBps"].as_f64().expect("mean"), mean),
-            "{bucket} {mean}"
-        );
         let least = values.iter().copied().fold(f64::INFINITY, f64::min);
         let most = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        assert!(
-            near(bucket["min"]["inBps"].as_f64().expect("min"), least),
-            "{bucket}"
-        );
-        assert!(
-            near(bucket["max"]["inBps"].as_f64().expect("max"), most),
-            "{bucket}"
-        );
+        assert!(near(&bucket["inBps"], mean), "{bucket} {mean}");
+        assert!(near(&bucket["min"]["inBps"], least), "{bucket} {least}");
+        assert!(near(&bucket["max"]["inBps"], most), "{bucket} {most}");
     }
+}
 
-    // The optics history: every reading written, read back as points.
+/// The optics history of ONU `id`: every point written, read back with its readings.
+async fn optics_read_back(service: &TestService, victoria: &Victoria, id: u64) {
     eventually("optics read back", Duration::from_secs(60), || async {
         let written = victoria.export("ponkeeper_onu_optics_.*", id).await;
         let carried = written.get("ponkeeper_onu_optics_read")?;
@@ -299,18 +321,6 @@ async fn the_history_read_back_is_the_history_written() {
         same.then_some(())
     })
     .await;
-    // Nothing of the history went to the local store.
-    let mut any = false;
-    service
-        .state
-        .store
-        .traffic_history(id, chrono::DateTime::UNIX_EPOCH, chrono::Utc::now(), |_| {
-            any = true;
-            false
-        })
-        .expect("local read");
-    assert!(!any, "traffic points were written to the local store too");
-    service.stop().await;
 }
 
 /// The backlog's batches and bytes, and the batches dropped, from `/metrics`.
@@ -429,9 +439,26 @@ async fn batches_wait_while_victoria_metrics_is_down_and_none_is_lost() {
     let (_, _, dropped) = backlog(&service).await;
     assert_eq!(dropped, 0.0);
     // Every point that waited is in VictoriaMetrics now.
+    let missing = lost(&victoria, &held).await;
+    assert!(
+        missing.is_empty(),
+        "{} of {} points lost: {missing:?}",
+        missing.len(),
+        held.len()
+    );
+    service.stop().await;
+}
+
+/// The points of `held` that `victoria` does not hold (a value within its precision of
+/// some 15 significant digits).
+async fn lost<'a>(
+    victoria: &Victoria,
+    held: &'a [(String, String, i64, f64)],
+) -> Vec<&'a (String, String, i64, f64)> {
     let mut present: BTreeMap<(String, String), BTreeMap<i64, f64>> = BTreeMap::new();
     let mut missing = Vec::new();
-    for (name, onu, at, value) in &held {
+    for point in held {
+        let (name, onu, at, value) = point;
         let key = (name.clone(), onu.clone());
         if !present.contains_key(&key) {
             let onu_id: u64 = onu.parse().expect("an ONU id");
@@ -442,17 +469,10 @@ async fn batches_wait_while_victoria_metrics_is_down_and_none_is_lost() {
                 .unwrap_or_default();
             present.insert(key.clone(), series);
         }
-        // VictoriaMetrics keeps a value to some 15 significant digits.
         let kept = present[&key].get(at);
         if !kept.is_some_and(|kept| (kept - value).abs() <= 1e-9 * value.abs()) {
-            missing.push((name, onu, at, value));
+            missing.push(point);
         }
     }
-    assert!(
-        missing.is_empty(),
-        "{} of {} points lost: {missing:?}",
-        missing.len(),
-        held.len()
-    );
-    service.stop().await;
+    missing
 }

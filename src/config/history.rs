@@ -186,7 +186,7 @@ mod tests {
             defaults.clone().with_raw(month),
             History {
                 raw_retention: month,
-                ..defaults
+                ..defaults.clone()
             }
         );
         let text = deprecated("traffic", Some(year), &defaults, false).expect("a warning");

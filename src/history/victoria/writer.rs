@@ -179,3 +179,61 @@ fn values_of(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ponkeeper_actors::domain::{OpticsLevel, OpticsPoint};
+    use ponkeeper_actors::traffic::TrafficPoint;
+
+    #[test]
+    fn a_batch_is_a_json_line_per_series_with_its_labels() {
+        let at = |s: i64| chrono::DateTime::from_timestamp(s, 0).expect("time");
+        let labels = SeriesLabels {
+            olt: 1,
+            onu: 123,
+            serial: "HWTC0001".into(),
+            pon: "0/1/3".into(),
+            node: None,
+        };
+        let traffic = |s, bps| {
+            ExportedPoint::Traffic(TrafficPoint {
+                at: at(s),
+                in_bps: Some(bps),
+                out_bps: None,
+            })
+        };
+        let optics = ExportedPoint::Optics(OpticsPoint {
+            at: at(10),
+            rx_power: None,
+            tx_power: None,
+            olt_rx_power: None,
+            temperature: None,
+            voltage: None,
+            bias_current: None,
+            level: OpticsLevel::Unknown,
+        });
+        let batch = encode(&[
+            (labels.clone(), traffic(10, 5.0)),
+            (labels.clone(), traffic(11, 6.5)),
+            (labels, optics),
+        ]);
+        let lines: Vec<serde_json::Value> = String::from_utf8(batch)
+            .expect("text")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let read = &lines[0];
+        assert_eq!(read["metric"]["__name__"], OPTICS_READ);
+        assert_eq!(read["values"], serde_json::json!([1.0]));
+        let rates = &lines[1];
+        assert_eq!(
+            rates["metric"],
+            serde_json::json!({"__name__": TRAFFIC[0], "olt": "1", "onu": "123",
+                "serial": "HWTC0001", "pon": "0/1/3"})
+        );
+        assert_eq!(rates["values"], serde_json::json!([5.0, 6.5]));
+        assert_eq!(rates["timestamps"], serde_json::json!([10_000, 11_000]));
+    }
+}
