@@ -5,7 +5,9 @@
 //! service polling a steady simulated fleet. Polls, optics points and batches come every
 //! second or two here (the 60 s would make a test of minutes); nothing asserts a
 //! time. VictoriaMetrics runs with `-search.latencyOffset=0s`, so its `query_range`
-//! shows the last seconds too, and is flushed (`/internal/force_flush`) before reads.
+//! shows the last seconds too, and with basic auth (the service's credentials come from
+//! the variables `username_env` and `password_env` name); it is flushed
+//! (`/internal/force_flush`) before reads.
 //!
 //! What the service reads back (`GET /onus/{id}/traffic/history` and the optics
 //! history, raw and by step) is what it wrote (VictoriaMetrics' own `/api/v1/export`);
@@ -21,6 +23,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 const BINARY: &str = "/usr/bin/victoria-metrics";
+/// VictoriaMetrics' basic auth here, handed to the service through these variables
+/// (`[history] username_env`, `password_env`).
+const USER: (&str, &str) = ("PK_TEST_VM_USER", "ponkeeper");
+const PASSWORD: (&str, &str) = ("PK_TEST_VM_PASSWORD", "vm-secret");
 const LOCAL: &str = "%Y-%m-%dT%H:%M:%S";
 
 /// A running `victoria-metrics`, killed when dropped.
@@ -37,6 +43,8 @@ impl Victoria {
             .arg(format!("-storageDataPath={}", dir.display()))
             .arg("-retentionPeriod=100y")
             .arg("-search.latencyOffset=0s")
+            .arg(format!("-httpAuth.username={}", USER.1))
+            .arg(format!("-httpAuth.password={}", PASSWORD.1))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -50,7 +58,10 @@ impl Victoria {
         eventually("VictoriaMetrics answers", Duration::from_secs(30), || {
             let health = health.clone();
             async move {
-                let answer = reqwest::get(&health).await.ok()?;
+                let answer = authed(reqwest::Client::new().get(&health))
+                    .send()
+                    .await
+                    .ok()?;
                 answer.status().is_success().then_some(())
             }
         })
@@ -71,13 +82,11 @@ impl Victoria {
     /// series name, second → value.
     async fn export(&self, names: &str, onu: u64) -> BTreeMap<String, BTreeMap<i64, f64>> {
         let client = reqwest::Client::new();
-        client
-            .get(format!("{}/internal/force_flush", self.url()))
+        authed(client.get(format!("{}/internal/force_flush", self.url())))
             .send()
             .await
             .expect("force_flush");
-        let text = client
-            .get(format!("{}/api/v1/export", self.url()))
+        let text = authed(client.get(format!("{}/api/v1/export", self.url())))
             .query(&[(
                 "match[]",
                 format!("{{__name__=~\"{names}\",onu=\"{onu}\"}}"),
@@ -109,6 +118,11 @@ impl Victoria {
     }
 }
 
+/// `request` with VictoriaMetrics' basic auth.
+fn authed(request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    request.basic_auth(USER.1, Some(PASSWORD.1))
+}
+
 impl Drop for Victoria {
     fn drop(&mut self) {
         self.stop();
@@ -129,9 +143,14 @@ async fn service_with(
     victoria: &Victoria,
 ) -> TestService {
     let url = victoria.url();
+    for (name, value) in [USER, PASSWORD] {
+        std::env::set_var(name, value);
+    }
     TestService::start_tuned(sim, dir.join("data"), |config| {
         config.history.backend = Backend::Victoriametrics;
         config.history.url = Some(url);
+        config.history.username_env = Some(USER.0.into());
+        config.history.password_env = Some(PASSWORD.0.into());
         config.polling.traffic_interval = Duration::from_secs(1);
         config.polling.optics_interval = Some(Duration::from_secs(1));
         config.optics.history_step = Duration::from_secs(1);
@@ -199,6 +218,10 @@ async fn the_history_read_back_is_the_history_written() {
     let sim = steady_sim(1, 4).await;
     let service = service_with(&sim, dir.path(), &victoria).await;
     let id = online_onu(&service).await;
+    // VictoriaMetrics wants the credentials the service takes from the environment.
+    let export = format!("{}/api/v1/export?match[]=up", victoria.url());
+    let unauthenticated = reqwest::get(&export).await.expect("GET").status();
+    assert_eq!(unauthenticated, 401);
     let written = raw_traffic_read_back(&service, &victoria, id).await;
     traffic_buckets_read_back(&service, id, &written["ponkeeper_onu_traffic_in_bps"]).await;
     optics_read_back(&service, &victoria, id).await;
