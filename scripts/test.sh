@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need on a fresh machine (net-snmp's
-# client tools, sshpass and OpenSSH's client, a Python venv with snmpsim and the MCP
+# client tools, sshpass and OpenSSH's client, VictoriaMetrics, a Python venv with snmpsim and the MCP
 # client), then runs formatting and lint checks, every Rust test, the fixture check (a
 # real OLT layout served by snmpsim, polled through the real service) and the MCP check
 # (the official Python MCP client over HTTP and stdio), the operator page in headless
@@ -33,6 +33,13 @@ if ! command -v sshpass >/dev/null 2>&1 || ! command -v ssh >/dev/null 2>&1; the
     say "installing sshpass and the OpenSSH client"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sshpass openssh-client >/dev/null
+fi
+
+# tests/victoria.rs keeps the history in a real VictoriaMetrics (Debian's package).
+if [ ! -x /usr/bin/victoria-metrics ]; then
+    say "installing victoria-metrics"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq victoria-metrics >/dev/null
 fi
 
 # scripts/check_ui.py drives the operator page in Debian's headless chromium.

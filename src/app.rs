@@ -66,7 +66,9 @@ impl App {
         let keys = load_keys(&config, &records)?;
         let rate_limits = crate::rate_limit::RateLimits::new(config.default_rate()?);
         let share = cluster.share(&inventory, &Default::default());
-        let fleet = Fleet::start(store.clone(), poll_settings(&config)?, share)
+        let (history, export) = crate::history::HistoryBackend::start(&config)
+            .with_context(|| format!("config {}", config_name(&config)))?;
+        let fleet = Fleet::start(store.clone(), poll_settings(&config, export)?, share)
             .await
             .map_err(|e| anyhow::anyhow!(e))?;
         tracing::info!(
@@ -80,7 +82,7 @@ impl App {
         let state = AppState::new(
             config,
             clock,
-            (store, records),
+            (store, records, history),
             (fleet, cluster),
             keys,
             (rate_limits, events),
@@ -178,6 +180,7 @@ impl App {
         crate::admin::AdminSocket::remove(&state.config.data_dir);
         state.cluster.stop();
         state.fleet.shutdown().await;
+        state.history.stop();
         state.webhooks.stop();
         state.notifiers.stop();
         state.events.stop().await;
@@ -248,7 +251,10 @@ fn config_name(config: &Config) -> String {
 }
 
 /// What every OLT actor polls with, from `[polling]`, `[optics]` and `[backup]`.
-fn poll_settings(config: &Config) -> anyhow::Result<PollSettings> {
+fn poll_settings(
+    config: &Config,
+    history_export: Option<ponkeeper_actors::history_export::HistoryExport>,
+) -> anyhow::Result<PollSettings> {
     let p = &config.polling;
     let workers = PollWorkers::start(p.worker_nice).context("cannot start the poll threads")?;
     Ok(PollSettings {
@@ -277,6 +283,7 @@ fn poll_settings(config: &Config) -> anyhow::Result<PollSettings> {
         cli_timeout: p.deadline.min(std::time::Duration::from_secs(10)),
         backup_interval: config.backup.interval,
         saturation: config.events.saturation(),
+        history_export,
     })
 }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 mod explain;
 mod history;
+pub mod history_backend;
 mod polling;
 
 pub use history::History;

@@ -2,7 +2,8 @@
 //! process answers) and `GET /readyz` (the store answers a read, takes a write and has
 //! room on its disk, every OLT of the
 //! inventory in force has its actor, and the fleet view answers with a row for each;
-//! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready). Load
+//! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready; with the
+//! history in VictoriaMetrics, a `history` check tells its backlog, never failing). Load
 //! balancers and orchestrators probe them; [`crate::router`] mounts them in front
 //! of the key check and adds them to the OpenAPI document.
 
@@ -39,7 +40,7 @@ pub struct Health {
 /// One readiness check and its outcome.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ReadinessCheck {
-    /// `store` or `fleet`.
+    /// `store`, `fleet`, or `history` (VictoriaMetrics' backlog).
     pub name: String,
     pub ok: bool,
     /// What was found, for a person.
@@ -90,7 +91,8 @@ async fn healthz() -> Response {
     )
 )]
 async fn readyz(State(state): State<AppState>) -> Response {
-    let checks = vec![store_check(&state).await, fleet_check(&state).await];
+    let mut checks = vec![store_check(&state).await, fleet_check(&state).await];
+    checks.extend(history_check(&state));
     if checks.iter().all(|c| c.ok) {
         return Json(Single {
             success: true,
@@ -133,6 +135,21 @@ async fn store_check(state: &AppState) -> ReadinessCheck {
         Err(_) => Err(format!("no answer to a read within {CHECK_TIMEOUT:?}")),
     };
     check("store", outcome)
+}
+
+/// With the history kept in VictoriaMetrics, its backlog: batches and bytes waiting on
+/// disk, batches dropped, the last failed send. Always ok: while VictoriaMetrics is away
+/// the batches wait, and the service serves on.
+fn history_check(state: &AppState) -> Option<ReadinessCheck> {
+    let (url, status) = state.history.backlog()?;
+    let mut detail = format!(
+        "VictoriaMetrics at {url}: backlog {} batches, {} bytes; {} batches dropped",
+        status.batches, status.bytes, status.dropped
+    );
+    if let Some(error) = status.last_error {
+        detail.push_str(&format!("; last send failed: {error}"));
+    }
+    Some(check("history", Ok(detail)))
 }
 
 /// Every OLT of the inventory in force runs, and the fleet view knows each.

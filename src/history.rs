@@ -2,7 +2,8 @@
 //! tool, which reaches the same handlers), by name: config backups ([`configs`],
 //! [`config`], [`config_before`]), ONU state changes and OLT coverage for the СЗО
 //! ([`state_before`], [`onu_period`]), optics history ([`optics`]), traffic history
-//! ([`traffic`]), both read tier by tier ([`series`]), the MACs seen behind ONUs ([`macs_of_onu`], [`find_macs`]) and the audit
+//! ([`traffic`]), both read tier by tier ([`series`]) or from VictoriaMetrics
+//! ([`victoria`], as [`HistoryBackend`] says), the MACs seen behind ONUs ([`macs_of_onu`], [`find_macs`]) and the audit
 //! log ([`audit_entries`]).
 //!
 //! A store read blocks its thread (a page may come from disk), so each function runs it on
@@ -12,10 +13,13 @@
 //! range to the year 9999 reads the same days as one to now. A failed read answers 500 `INTERNAL` with the store's message,
 //! as handlers answered before these reads moved here.
 
+pub mod backend;
 mod configs;
 mod onu_states;
 pub mod series;
+pub mod victoria;
 
+pub use backend::HistoryBackend;
 pub use configs::{
     adopt_latest, config, config_before, configs, local_config, local_configs, VersionKey,
 };
@@ -124,6 +128,10 @@ where
     let at = |p: &Summary<P>| {
         DateTime::from_timestamp(i64::from(p.point.seconds()), 0).unwrap_or_default()
     };
+    if !app.history.is_local() {
+        // VictoriaMetrics holds every member's points.
+        return Ok((plan, here));
+    }
     let points = with_other_members(app, here, asked, at).await;
     Ok((plan, points))
 }
@@ -161,6 +169,10 @@ where
         return Ok(Vec::new());
     };
     let origin = plan.origin(from);
+    if let HistoryBackend::Victoria(victoria) = &app.history {
+        return victoria::read::read::<P>(&victoria.client, kind, onu, kept, (plan, origin), limit)
+            .await;
+    }
     let store = app.store.clone();
     blocking(move || series::read::<P>(&store, onu, kept, (plan, origin), limit)).await
 }

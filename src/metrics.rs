@@ -35,6 +35,8 @@
 //! | `ponkeeper_traps_total` | counter | `outcome` = polled, debounced, unknown_sender, wrong_community, malformed |
 //! | `ponkeeper_http_connections_refused_total` | counter | `reason` = per_address, unauthenticated_share |
 //! | `ponkeeper_cluster_connections_refused_total` | counter | (with `[cluster]`) |
+//! | `ponkeeper_history_backlog_batches`, `ponkeeper_history_backlog_bytes` | gauge | (with `[history] backend = "victoriametrics"`, `crate::history::victoria::backlog`) |
+//! | `ponkeeper_history_backlog_dropped_batches_total` | counter | (the same) |
 //!
 //! The node and worst-signal series are in [`fleet_series`]. The failure counters are
 //! registered at 0 when the recorder is installed, so a dashboard finds them before the

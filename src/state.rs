@@ -50,6 +50,8 @@ pub struct Shared {
     pub flaps: crate::flapping::Flaps,
     /// The running notification channels (docs/outages.md#notifications), replaced on SIGHUP.
     pub notifiers: crate::notify::Notifiers,
+    /// Where the traffic and optics history is kept (`[history] backend`).
+    pub history: crate::history::HistoryBackend,
     inventory: RwLock<Arc<Inventory>>,
 }
 
@@ -72,7 +74,7 @@ impl AppState {
     pub fn new(
         config: Config,
         clock: Clock,
-        (store, records): (Store, Records),
+        (store, records, history): (Store, Records, crate::history::HistoryBackend),
         (fleet, cluster): (Fleet, crate::cluster::Cluster),
         keys: KeyRing,
         (rate_limits, events): (RateLimits, ponkeeper_actors::events::EventLog),
@@ -93,6 +95,7 @@ impl AppState {
                 alarms: crate::alarms::Alarms::default(),
                 flaps: crate::flapping::Flaps::default(),
                 notifiers: crate::notify::Notifiers::default(),
+                history,
                 inventory: RwLock::new(Arc::new(inventory)),
             }),
         }

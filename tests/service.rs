@@ -48,4 +48,5 @@ mod traffic;
 mod traps;
 mod ui;
 mod vendor_auto;
+mod victoria;
 mod webhooks;

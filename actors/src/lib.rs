@@ -8,6 +8,7 @@
 pub mod domain;
 pub mod events;
 pub mod fleet_view;
+pub mod history_export;
 pub mod host_keys;
 pub mod inventory;
 pub mod macs;

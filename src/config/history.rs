@@ -1,15 +1,17 @@
 //! `[history]`: how long each tier of the traffic and optics history is kept — the raw
 //! points, their hourly rollups and their daily rollups (docs/operations.md, "History") —
 //! and the keys it replaces, `traffic.history_retention` and
-//! `optics.history_retention`: still read, with a warning that says how they map.
+//! `optics.history_retention`: still read, with a warning that says how they map. Where
+//! the history is kept (`backend`, `url`, …) is [`super::history_backend`]'s.
 
+use super::history_backend::{Backend, ByteSize, DEFAULT_BACKLOG_MAX};
 use anyhow::bail;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 const DAY: u64 = 86_400;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct History {
     /// Every point as stored (one a read).
@@ -21,6 +23,15 @@ pub struct History {
     /// Daily min/avg/max of each value.
     #[serde(with = "humantime_serde")]
     pub daily_retention: Duration,
+    /// `sled` (the local store) or `victoriametrics`.
+    pub backend: Backend,
+    /// VictoriaMetrics' base URL (`http://127.0.0.1:8428`), with that backend only.
+    pub url: Option<String>,
+    /// The environment variables holding its basic-auth user and password.
+    pub username_env: Option<String>,
+    pub password_env: Option<String>,
+    /// Unsent batches kept on disk at most (the oldest go past it).
+    pub backlog_max: ByteSize,
 }
 
 impl Default for History {
@@ -29,6 +40,11 @@ impl Default for History {
             raw_retention: Duration::from_secs(7 * DAY),
             hourly_retention: Duration::from_secs(90 * DAY),
             daily_retention: Duration::from_secs(5 * 365 * DAY),
+            backend: Backend::Sled,
+            url: None,
+            username_env: None,
+            password_env: None,
+            backlog_max: DEFAULT_BACKLOG_MAX,
         }
     }
 }
@@ -42,6 +58,7 @@ impl History {
             raw_retention: raw,
             hourly_retention: hourly,
             daily_retention: self.daily_retention.max(hourly),
+            ..self
         }
     }
 
@@ -66,14 +83,20 @@ impl super::Config {
     /// deprecated `traffic.history_retention` maps to when only it is given.
     pub fn traffic_history(&self) -> History {
         let old = self.traffic.history_retention;
-        old.map_or(self.history, |raw| self.history.with_raw(raw))
+        old.map_or_else(
+            || self.history.clone(),
+            |raw| self.history.clone().with_raw(raw),
+        )
     }
 
     /// [`super::Config::traffic_history`] for the optics history
     /// (`optics.history_retention`).
     pub fn optics_history(&self) -> History {
         let old = self.optics.history_retention;
-        old.map_or(self.history, |raw| self.history.with_raw(raw))
+        old.map_or_else(
+            || self.history.clone(),
+            |raw| self.history.clone().with_raw(raw),
+        )
     }
 
     /// Notes each deprecated retention key given, with how it maps; with `[history]`
@@ -94,6 +117,7 @@ impl super::Config {
     /// `[history]`'s tiers, and the deprecated keys above zero.
     pub(super) fn validate_history(&self) -> anyhow::Result<()> {
         self.history.validate("history.")?;
+        self.history.validate_backend()?;
         for (kind, old) in [
             ("traffic", self.traffic.history_retention),
             ("optics", self.optics.history_retention),
@@ -121,7 +145,7 @@ fn deprecated(
             "{key} and ignored: [history] is given, and sets how long every tier of the traffic and optics history is kept (docs/operations.md); remove it"
         ));
     }
-    let tiers = history.with_raw(old);
+    let tiers = history.clone().with_raw(old);
     Some(format!(
         "{key}: history is now kept in tiers (docs/operations.md, \"History\"); it is read as {kind} raw_retention = \"{}\", with hourly rollups kept {} and daily rollups {}; write these in a [history] section (raw_retention, hourly_retention, daily_retention) and remove it",
         days(tiers.raw_retention),
@@ -149,19 +173,20 @@ mod tests {
         let defaults = History::default();
         let year = Duration::from_secs(365 * DAY);
         assert_eq!(
-            defaults.with_raw(year),
+            defaults.clone().with_raw(year),
             History {
                 raw_retention: year,
                 hourly_retention: year,
                 daily_retention: defaults.daily_retention,
+                ..History::default()
             }
         );
         let month = Duration::from_secs(30 * DAY);
         assert_eq!(
-            defaults.with_raw(month),
+            defaults.clone().with_raw(month),
             History {
                 raw_retention: month,
-                ..defaults
+                ..defaults.clone()
             }
         );
         let text = deprecated("traffic", Some(year), &defaults, false).expect("a warning");

@@ -135,7 +135,7 @@ fn one() -> u32 {
 }
 
 impl<P: Sample> Summary<P> {
-    fn stored(point: P) -> Summary<P> {
+    pub(crate) fn stored(point: P) -> Summary<P> {
         Summary {
             point,
             min: None,
@@ -144,7 +144,7 @@ impl<P: Sample> Summary<P> {
         }
     }
 
-    fn of(row: &Rollup) -> Summary<P> {
+    pub(crate) fn of(row: &Rollup) -> Summary<P> {
         let at = DateTime::from_timestamp(i64::from(row.start), 0).unwrap_or_default();
         Summary {
             point: P::from_stats(at, &row.stats, Pick::Avg),

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 pub const REQUIRE_VAR: &str = "REQUIRE_TEST_TOOLS";
 
 /// What to run to get every tool these tests use.
-pub const HOW: &str = "`bash scripts/test.sh` installs it (apt: snmp, sshpass, openssh-client; \
+pub const HOW: &str =
+    "`bash scripts/test.sh` installs it (apt: snmp, sshpass, openssh-client, victoria-metrics; \
                        pip into .venv: snmpsim)";
 
 /// Whether `REQUIRE_TEST_TOOLS` asks for every tool to be there.

@@ -3,7 +3,8 @@
 //! tokio's blocking pool, which records the poll's coverage, merges a good answer into the
 //! copy (allocating ids for new ONUs), writes the table, the ONUs' state changes and the
 //! optics points that are due to the store, records a `traffic` read into the copy of
-//! the traffic book the poll took along and stores its rates as history points, and
+//! the traffic book the poll took along and stores its rates as history points (or hands
+//! the history points to [`crate::history_export`] when history is kept outside), and
 //! returns the merged table and book ([`MergedPoll`]). The actor swaps it in when the report arrives, so a question to the
 //! actor never waits behind a merge or a store write, and no store write blocks an async
 //! worker thread.
@@ -13,13 +14,15 @@
 //! table, so neither the poll nor the action loses the other's change.
 
 use crate::domain::{
-    CompactString, OltId, Onu, OnuId, OnuStatus, OpticsThresholds, PonPortStats, Vendor,
+    CompactString, OltId, Onu, OnuId, OnuStatus, OpticsPoint, OpticsThresholds, PonPortStats,
+    Vendor,
 };
+use crate::history_export::{ExportedPoint, HistoryExport, SeriesLabels};
 use crate::macs::{MacMove, MacRead};
 use crate::onu_table::OnuTable;
 use crate::poller::{Interfaces, PollOutcome, RowMap, RowTraffic};
 use crate::snmp::DeviceError;
-use crate::store::{Store, SystemInfo};
+use crate::store::{Store, StoreError, SystemInfo};
 use crate::traffic::{TrafficBook, TrafficRead};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -35,6 +38,10 @@ pub(super) struct PollBase {
     pub(super) vlan_map: HashMap<(String, u32), u16>,
     pub(super) thresholds: OpticsThresholds,
     pub(super) history_step: Duration,
+    /// The OLT's node, a label of its exported history.
+    pub(super) node: Option<crate::domain::NodeId>,
+    /// Where history points go instead of the store, when kept outside.
+    pub(super) export: Option<HistoryExport>,
     pub(super) coverage_tolerance: Duration,
     /// A copy of the actor's traffic book, when the poll reads the `traffic` group.
     pub(super) traffic: Option<TrafficBook>,
@@ -134,7 +141,7 @@ impl PollBase {
         let unsaved = saved.is_err();
         let persisted = saved
             .and_then(|()| store.record_state_changes(&report.state_changes))
-            .and_then(|()| store.record_optics(&report.optics));
+            .and_then(|()| self.record_optics(&report.optics));
         if let Err(e) = persisted {
             crate::store::log_write_error("cannot persist the poll", Some(olt), &e);
         }
@@ -190,10 +197,50 @@ impl PollBase {
         let read = traffic_by_onu(outcome.traffic.take()?, &learnt.rows);
         let mut book = self.traffic.take()?;
         book.record(read, at, outcome.uptime_seconds, &learnt.came_online);
-        if let Err(e) = self.store.record_traffic(&book.points()) {
+        let points = book.points();
+        if let Some(export) = &self.export {
+            export.send(self.labelled(&points, ExportedPoint::Traffic));
+        } else if let Err(e) = self.store.record_traffic(&points) {
             crate::store::log_write_error("cannot record traffic history", Some(self.olt), &e);
         }
         Some(book)
+    }
+
+    /// Stores the poll's optics points, or hands them to the export when history is kept
+    /// outside.
+    fn record_optics(&self, points: &[(OnuId, OpticsPoint)]) -> Result<(), StoreError> {
+        match &self.export {
+            Some(export) => {
+                export.send(self.labelled(points, ExportedPoint::Optics));
+                Ok(())
+            }
+            None => self.store.record_optics(points),
+        }
+    }
+
+    /// `points` with their ONUs' labels from the merged table (an ONU it no longer holds
+    /// keeps only its ids).
+    fn labelled<P: Copy>(
+        &self,
+        points: &[(OnuId, P)],
+        kind: fn(P) -> ExportedPoint,
+    ) -> Vec<(SeriesLabels, ExportedPoint)> {
+        points
+            .iter()
+            .map(|(id, point)| {
+                let labels = match self.table.get_ref(*id) {
+                    Some(onu) => SeriesLabels::of(onu, self.node),
+                    None => SeriesLabels {
+                        olt: self.olt,
+                        onu: *id,
+                        serial: CompactString::default(),
+                        pon: String::new(),
+                        node: self.node,
+                    },
+                };
+                (labels, kind(*point))
+            })
+            .collect()
     }
 }
 

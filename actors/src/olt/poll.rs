@@ -77,6 +77,9 @@ pub struct PollSettings {
     pub backup_interval: Duration,
     /// When a PON port counts as saturated (`[events] port_saturation_*`).
     pub saturation: crate::traffic::saturation::SaturationRule,
+    /// Where history points go instead of the local series, when they are kept outside
+    /// (`[history] backend`); `None` writes them to the store.
+    pub history_export: Option<crate::history_export::HistoryExport>,
 }
 
 impl Default for PollSettings {
@@ -107,6 +110,7 @@ impl Default for PollSettings {
             cli_timeout: Duration::from_secs(10),
             backup_interval: Duration::from_secs(86_400),
             saturation: Default::default(),
+            history_export: None,
         }
     }
 }
@@ -340,6 +344,8 @@ impl OltState {
             vlan_map: self.vlan_map.clone(),
             thresholds: settings.thresholds,
             history_step: settings.history_step,
+            node: self.spec.node,
+            export: settings.history_export.clone(),
             coverage_tolerance: settings.coverage_tolerance(),
             traffic: reads.plan.traffic.then(|| self.traffic.clone()),
             unsaved: self.onus_unsaved,
