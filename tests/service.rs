@@ -42,6 +42,7 @@ mod polling;
 mod provisioning;
 mod provisioning_families;
 mod russian;
+mod storage_estimate;
 mod szo;
 mod traffic;
 mod traps;
