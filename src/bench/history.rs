@@ -1,7 +1,7 @@
 //! `ponkeeper bench history` (docs/benchmarks.md, "History, H1–H4"): a simulated clock
-//! writes `--days` of the default schedule (each ONU's traffic rates every
-//! `polling.traffic_interval`, its optics every optics interval of the common vendor
-//! default) for `--onus` ONUs through the store's write calls the poll path makes
+//! writes `--days` of the default schedule ([`Schedule::of`] the default config: each
+//! ONU's traffic rates every 5 minutes, its optics every 15) for `--onus` ONUs, then half
+//! a day more of open points, through the store's write calls the poll path makes
 //! ([`Store::record_traffic`], [`Store::record_optics`], a batch a read of every ONU),
 //! and runs housekeeping's history step ([`crate::jobs::seal_and_prune_series`]) at every
 //! simulated hour, as the service does: the finished day is sealed with its rollups at

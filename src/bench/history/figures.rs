@@ -8,7 +8,7 @@ use crate::config::{Config, History};
 use crate::history::{kept_period, series, Plan, Resolution};
 use chrono::{DateTime, Duration, Utc};
 use ponkeeper_actors::domain::{OnuId, OpticsPoint};
-use ponkeeper_actors::store::series::measure::{kind_name, part_of, Part, Tier};
+use ponkeeper_actors::store::series::measure::{kind_name, part_of, Parts, Tier};
 use ponkeeper_actors::store::series::{Sample, SERIES};
 use ponkeeper_actors::store::Store;
 use ponkeeper_actors::traffic::{Counters, Direction, TrafficBook, TrafficPoint, TrafficRead};
@@ -39,7 +39,7 @@ pub struct Snapshot {
     /// Keys and values of every tree.
     pub logical_bytes: u64,
     #[serde(skip)]
-    pub parts: Vec<((u8, Tier), Part)>,
+    pub parts: Parts,
     #[serde(skip)]
     pub cpu: Cpu,
 }

@@ -308,7 +308,7 @@ impl HistoryBenchResult {
                 "   {:<8} {:<5} {:<7} {:>4} points: median {:>7.3} ms, p99 {:>7.3} ms over {} reads; target p99 ≤ {} ms{}\n",
                 c.kind,
                 c.range,
-                format!("{:?}", c.resolution).to_lowercase(),
+                resolution_name(c.resolution),
                 c.points,
                 c.median_ms,
                 c.p99_ms,
@@ -323,6 +323,14 @@ impl HistoryBenchResult {
             top.onus, top.median_us, top.p99_us, top.merge_national_us, top.national_cpu_ms
         ));
         out
+    }
+}
+
+fn resolution_name(resolution: crate::history::Resolution) -> &'static str {
+    match resolution {
+        crate::history::Resolution::Raw => "raw",
+        crate::history::Resolution::Hourly => "hourly",
+        crate::history::Resolution::Daily => "daily",
     }
 }
 

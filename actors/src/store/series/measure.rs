@@ -64,6 +64,9 @@ pub struct Part {
     pub items: u64,
 }
 
+/// Each part of the `series` tree, by kind (its key byte) and tier.
+pub type Parts = Vec<((u8, Tier), Part)>;
+
 /// The name of a kind's key byte.
 pub fn kind_name(kind: u8) -> &'static str {
     match kind {
@@ -139,7 +142,7 @@ impl Store {
     }
 
     /// Each part of the `series` tree (by kind and tier, in that order) and what it holds.
-    pub fn series_parts(&self) -> Result<Vec<((u8, Tier), Part)>, StoreError> {
+    pub fn series_parts(&self) -> Result<Parts, StoreError> {
         let mut parts: std::collections::BTreeMap<(u8, Tier), Part> = Default::default();
         for entry in self.series.iter() {
             let (key, value) = entry?;
