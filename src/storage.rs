@@ -32,21 +32,23 @@ pub struct ItemBytes {
     pub optics: TierBytes,
 }
 
-/// Measured by `ponkeeper bench history --onus 500 --days 365` (release build, this
-/// repository's 2-core VM, 2026-12-02; docs/benchmarks.md, "History, H1–H4"): realistic
-/// rates and optics, the default schedule and retentions.
+/// Measured by `ponkeeper bench history --onus 100 --days 140` (release build, this
+/// repository's 2-core VM, 2026-12-02 16:05 UTC; docs/benchmarks.md, "History, H1–H4"):
+/// realistic rates and optics, the default schedule and retentions, each tier's records
+/// copied alone into a fresh database. sled's log in that copy makes the figures of
+/// small records (open points, hourly rows) upper bounds.
 pub const MEASURED: ItemBytes = ItemBytes {
     traffic: TierBytes {
-        open_point: 40.0,
-        raw_point: 9.0,
-        hourly_row: 30.0,
-        daily_row: 30.0,
+        open_point: 400.2,
+        raw_point: 25.05,
+        hourly_row: 60.66,
+        daily_row: 68.17,
     },
     optics: TierBytes {
-        open_point: 40.0,
-        raw_point: 9.0,
-        hourly_row: 15.0,
-        daily_row: 6.0,
+        open_point: 359.3,
+        raw_point: 24.69,
+        hourly_row: 46.10,
+        daily_row: 16.09,
     },
 };
 
@@ -55,21 +57,22 @@ pub const MEASURED: ItemBytes = ItemBytes {
 pub struct Schedule {
     /// Seconds between traffic reads (`polling.traffic_interval`).
     pub traffic: u64,
-    /// Seconds between optics reads (`polling.optics_interval`; unset, the common vendor
-    /// default — Huawei's and BDCOM's 15 minutes; ZTE's and the careful families' are an
-    /// hour, so this errs high for them).
+    /// Seconds between optics points: the longer of `polling.optics_interval` (unset, the
+    /// common vendor default — Huawei's and BDCOM's 15 minutes; ZTE's and the careful
+    /// families' are an hour, so this errs high for them) and `optics.history_step` (a
+    /// point is kept at most that often, and at each level change, left out here).
     pub optics: u64,
 }
 
 impl Schedule {
     pub fn of(config: &Config) -> Schedule {
-        let optics = config
+        let read = config
             .polling
             .optics_interval
             .unwrap_or(COMMON_POLLING.optics_interval);
         Schedule {
             traffic: config.polling.traffic_interval.as_secs().max(1),
-            optics: optics.as_secs().max(1),
+            optics: read.max(config.optics.history_step).as_secs().max(1),
         }
     }
 }
