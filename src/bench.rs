@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 pub mod baseline_http;
 pub mod events;
+pub mod history;
 pub mod isolation;
 pub mod progress;
 pub mod restart;

@@ -3,7 +3,8 @@
 //! room on its disk, every OLT of the
 //! inventory in force has its actor, and the fleet view answers with a row for each;
 //! 503 `NOT_READY` in the error envelope otherwise, naming what is not ready; with the
-//! history in VictoriaMetrics, a `history` check tells its backlog, never failing). Load
+//! history in VictoriaMetrics, a `history` check tells its backlog, never failing; a ready
+//! answer adds what the history of the ONUs known will take on disk). Load
 //! balancers and orchestrators probe them; [`crate::router`] mounts them in front
 //! of the key check and adds them to the OpenAPI document.
 
@@ -53,6 +54,40 @@ pub struct Readiness {
     /// Always `true` in a 200 answer.
     pub ready: bool,
     pub checks: Vec<ReadinessCheck>,
+    /// What the traffic and optics history of the ONUs known now will take on disk,
+    /// beside the free space the store check names.
+    #[serde(rename = "historyEstimate")]
+    pub history_estimate: HistoryEstimate,
+}
+
+/// `ponkeeper storage estimate` for the ONUs the fleet view knows now, at the config's
+/// schedule and `[history]` retentions (docs/operations.md, "History").
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEstimate {
+    /// ONUs of every OLT's latest table.
+    pub onus: u64,
+    /// Bytes a day of history adds to the tiers that keep it.
+    pub bytes_per_day: u64,
+    /// Bytes kept once every tier is full to its retention.
+    pub steady_state_bytes: u64,
+}
+
+impl HistoryEstimate {
+    fn of(state: &AppState, onus: u64) -> HistoryEstimate {
+        let config = &state.config;
+        let estimate = crate::storage::estimate(
+            onus,
+            crate::storage::Schedule::of(config),
+            (&config.traffic_history(), &config.optics_history()),
+            &crate::storage::MEASURED,
+        );
+        HistoryEstimate {
+            onus,
+            bytes_per_day: estimate.bytes_per_day.round() as u64,
+            steady_state_bytes: estimate.steady_state_bytes.round() as u64,
+        }
+    }
 }
 
 #[utoipa::path(
@@ -91,7 +126,8 @@ async fn healthz() -> Response {
     )
 )]
 async fn readyz(State(state): State<AppState>) -> Response {
-    let mut checks = vec![store_check(&state).await, fleet_check(&state).await];
+    let (fleet, onus) = fleet_check(&state).await;
+    let mut checks = vec![store_check(&state).await, fleet];
     checks.extend(history_check(&state));
     if checks.iter().all(|c| c.ok) {
         return Json(Single {
@@ -99,6 +135,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
             data: Readiness {
                 ready: true,
                 checks,
+                history_estimate: HistoryEstimate::of(&state, onus),
             },
         })
         .into_response();
@@ -152,8 +189,10 @@ fn history_check(state: &AppState) -> Option<ReadinessCheck> {
     Some(check("history", Ok(detail)))
 }
 
-/// Every OLT of the inventory in force runs, and the fleet view knows each.
-async fn fleet_check(state: &AppState) -> ReadinessCheck {
+/// Every OLT of the inventory in force runs, and the fleet view knows each; with the
+/// ONUs the view knows.
+async fn fleet_check(state: &AppState) -> (ReadinessCheck, u64) {
+    let mut onus = 0;
     let inventory = state.inventory();
     let wanted = inventory.olts.len();
     let without_actor: Vec<String> = inventory
@@ -174,8 +213,11 @@ async fn fleet_check(state: &AppState) -> ReadinessCheck {
                 "the fleet view knows {} of the inventory's {wanted} OLTs",
                 rows.len()
             )),
-            Ok(_) => Ok(format!("{wanted} OLTs running, inventory reconciled")),
+            Ok(rows) => {
+                onus = rows.iter().map(|row| u64::from(row.total_onu)).sum();
+                Ok(format!("{wanted} OLTs running, inventory reconciled"))
+            }
         }
     };
-    check("fleet", outcome)
+    (check("fleet", outcome), onus)
 }

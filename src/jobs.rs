@@ -4,8 +4,11 @@
 //! [`prune_history`]), and reloading the
 //! inventory and the webhooks on SIGHUP ([`reload_on_sighup`]). Each reads the shared [`AppState`].
 
+use crate::config::Config;
 use crate::state::{AppState, ReloadError};
+use chrono::{DateTime, Utc};
 use ponkeeper_actors::store::series::tiers::Cutoffs;
+use ponkeeper_actors::store::Store;
 
 /// Saves when each key was last used, every minute (and at shutdown, in `serve`).
 pub async fn save_key_use(state: AppState) {
@@ -44,18 +47,7 @@ pub async fn housekeeping(state: AppState) {
 /// `onu.state_history_retention` for the rest; OLT coverage past the longer of the two.
 pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
     let now = chrono::Utc::now();
-    let ago = |retention: std::time::Duration| {
-        chrono::Duration::from_std(retention)
-            .map(|r| now - r)
-            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
-    };
-    let cutoffs = |history: crate::config::History| Cutoffs {
-        raw: ago(history.raw_retention),
-        hourly: ago(history.hourly_retention),
-        daily: ago(history.daily_retention),
-    };
-    let optics_cutoff = cutoffs(state.config.optics_history());
-    let traffic_cutoff = cutoffs(state.config.traffic_history());
+    let ago = |retention| ago(now, retention);
     let macs_cutoff = ago(state.config.macs.retention);
     let szo_cutoff = ago(state.config.szo.history_retention);
     let onu_cutoff = ago(state.config.onu.state_history_retention);
@@ -76,32 +68,33 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
         );
     }
 
-    let store = state.store.clone();
-    let (sealed, (optics, (traffic, macs), changes, coverage)) =
-        tokio::task::spawn_blocking(move || {
-            // Finished days' open history points into their blocks, and their rollups,
-            // first (store::series): a day is rolled up before its raw points may go.
-            let sealed = store.seal_history(now)?;
-            anyhow::Ok((
-                sealed,
-                (
-                    store.prune_optics(optics_cutoff)?,
-                    (
-                        store.prune_traffic(traffic_cutoff)?,
-                        store.prune_macs(macs_cutoff)?,
-                    ),
-                    store.prune_state_changes(|onu| {
-                        if bound.contains(&onu) {
-                            szo_cutoff
-                        } else {
-                            onu_cutoff
-                        }
-                    })?,
-                    store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
-                ),
-            ))
-        })
-        .await??;
+    let app = state.clone();
+    let (
+        SeriesHousekeeping {
+            sealed,
+            optics,
+            traffic,
+        },
+        (macs, changes, coverage),
+    ) = tokio::task::spawn_blocking(move || {
+        let series = seal_and_prune_series(&app.store, &app.config, now)?;
+        let store = &app.store;
+        anyhow::Ok((
+            series,
+            (
+                store.prune_macs(macs_cutoff)?,
+                store.prune_state_changes(|onu| {
+                    if bound.contains(&onu) {
+                        szo_cutoff
+                    } else {
+                        onu_cutoff
+                    }
+                })?,
+                store.prune_coverage(szo_cutoff.min(onu_cutoff))?,
+            ),
+        ))
+    })
+    .await??;
     if sealed > 0 {
         tracing::debug!(sealed, "sealed finished days of history into blocks");
     }
@@ -121,6 +114,48 @@ pub async fn prune_history(state: &AppState) -> anyhow::Result<()> {
         now - YOUNG_CONFIGS,
     )
     .await
+}
+
+/// `now` less `retention`; the dawn of time for a retention past it.
+fn ago(now: DateTime<Utc>, retention: std::time::Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(retention)
+        .ok()
+        .and_then(|r| now.checked_sub_signed(r))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// What [`seal_and_prune_series`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SeriesHousekeeping {
+    /// Blocks written.
+    pub sealed: usize,
+    /// Optics records dropped past retention.
+    pub optics: usize,
+    /// Traffic records dropped past retention.
+    pub traffic: usize,
+}
+
+/// Housekeeping's part for the traffic and optics history at `now` (a blocking call):
+/// finished days' open points into their blocks with their rollups first
+/// (`store::series`: a day is rolled up before its raw points may go), then each tier
+/// of optics and of traffic history past its `[history]` retention. `bench history`
+/// runs it at each simulated hour.
+pub fn seal_and_prune_series(
+    store: &Store,
+    config: &Config,
+    now: DateTime<Utc>,
+) -> anyhow::Result<SeriesHousekeeping> {
+    let cutoffs = |history: crate::config::History| Cutoffs {
+        raw: ago(now, history.raw_retention),
+        hourly: ago(now, history.hourly_retention),
+        daily: ago(now, history.daily_retention),
+    };
+    let sealed = store.seal_history(now)?;
+    Ok(SeriesHousekeeping {
+        sealed,
+        optics: store.prune_optics(cutoffs(config.optics_history()))?,
+        traffic: store.prune_traffic(cutoffs(config.traffic_history()))?,
+    })
 }
 
 /// Config versions younger than this are kept whatever `backup.keep_versions` says.

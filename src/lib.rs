@@ -44,6 +44,7 @@ pub mod rate_limit;
 pub mod records;
 pub mod router;
 pub mod state;
+pub mod storage;
 pub mod tasks;
 pub use ponkeeper_actors::text;
 pub mod traps;

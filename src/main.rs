@@ -79,6 +79,11 @@ enum Command {
         #[arg(long)]
         from: PathBuf,
     },
+    /// What the history will take on disk.
+    Storage {
+        #[command(subcommand)]
+        action: StorageAction,
+    },
     /// Manage API keys (works with the service running or stopped).
     Keys {
         #[arg(long, global = true, default_value = "config/ponkeeper.toml")]
@@ -95,6 +100,9 @@ enum BenchKind {
     /// Events end to end through the real `serve`: E1 trap to stream, E2 fan-out to
     /// stream subscribers, E3 `kill -9` under webhook delivery.
     Events(ponkeeper::bench::events::EventBenchOptions),
+    /// History H1–H4: a simulated year of the default schedule through the real store,
+    /// housekeeping, chart reads.
+    History(ponkeeper::bench::history::HistoryBenchOptions),
     /// The A1 baseline for benches/api_load.sh: a bare axum handler, constant JSON.
     #[command(hide = true)]
     BaselineHttp {
@@ -104,6 +112,26 @@ enum BenchKind {
         /// of the same size).
         #[arg(long)]
         body_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum StorageAction {
+    /// Bytes the traffic and optics history adds a day and keeps at steady state, per
+    /// series and tier, from the ONUs polled and the config's schedule and retentions.
+    Estimate {
+        #[arg(long, default_value = "config/ponkeeper.toml")]
+        config: PathBuf,
+        /// ONUs polled (instead of `--onus-per-olt` for each enabled OLT of the inventory).
+        #[arg(long)]
+        onus: Option<u64>,
+        /// ONUs each enabled OLT of the inventory is taken to serve (an inventory lists
+        /// OLTs only).
+        #[arg(long, default_value_t = 128)]
+        onus_per_olt: u64,
+        /// Print only the JSON estimate.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -310,6 +338,15 @@ async fn run(command: Command) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Storage {
+            action:
+                StorageAction::Estimate {
+                    config,
+                    onus,
+                    onus_per_olt,
+                    json,
+                },
+        } => storage_estimate(&Config::load(&config)?, onus, onus_per_olt, json),
         Command::Keys { config, action } => keys_command(&Config::load(&config)?, action).await,
     }
 }
@@ -333,6 +370,17 @@ async fn bench(kind: BenchKind) -> anyhow::Result<()> {
                     result.e3.lost,
                     result.e3.in_order
                 );
+            }
+            println!("{}", serde_json::to_string(&result)?);
+            Ok(())
+        }
+        BenchKind::History(options) => {
+            let json = options.json;
+            let result =
+                tokio::task::spawn_blocking(move || ponkeeper::bench::history::run(&options))
+                    .await??;
+            if !json {
+                print!("{}", result.table());
             }
             println!("{}", serde_json::to_string(&result)?);
             Ok(())
@@ -373,6 +421,39 @@ async fn bench(kind: BenchKind) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `ponkeeper storage estimate`: the history's bytes for the config's ONUs
+/// ([`ponkeeper::storage`]).
+fn storage_estimate(
+    config: &Config,
+    onus: Option<u64>,
+    onus_per_olt: u64,
+    json: bool,
+) -> anyhow::Result<()> {
+    use ponkeeper::storage;
+    let (onus, how) = match onus {
+        Some(onus) => (onus, "given by --onus".to_string()),
+        None => {
+            let inventory = ponkeeper_actors::inventory::Inventory::load(&config.inventory)
+                .with_context(|| format!("cannot read {}", config.inventory.display()))?;
+            let olts = inventory.olts.iter().filter(|olt| olt.enabled).count();
+            let how = format!(
+                "{olts} enabled OLTs of {} × {onus_per_olt} ONUs each (--onus-per-olt: an inventory lists no ONUs)",
+                config.inventory.display()
+            );
+            (storage::onus_of(&inventory, None, onus_per_olt), how)
+        }
+    };
+    let schedule = storage::Schedule::of(config);
+    let histories = (&config.traffic_history(), &config.optics_history());
+    let estimate = storage::estimate(onus, schedule, histories, &storage::MEASURED);
+    if json {
+        println!("{}", serde_json::to_string(&estimate)?);
+    } else {
+        print!("{}", storage::render(&estimate, schedule, &how));
+    }
+    Ok(())
 }
 
 async fn simulate(options: SimOptions) -> anyhow::Result<()> {

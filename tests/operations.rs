@@ -41,12 +41,23 @@ async fn health_and_readiness_need_no_key() {
         free.starts_with("writable, ") && free.ends_with(" MiB free"),
         "{body}"
     );
+    // The history estimate is of the ONUs the fleet view knows: none before the first
+    // poll, 2 × 4 after.
+    let estimate = body["data"]["historyEstimate"].clone();
+    let onus = estimate["onus"].as_u64().unwrap_or(u64::MAX);
+    assert!(onus == 0 || onus == 8, "{body}");
+    let positive = |field: &str| estimate[field].as_u64().is_some_and(|b| b > 0);
+    assert_eq!(
+        (positive("bytesPerDay"), positive("steadyStateBytes")),
+        (onus > 0, onus > 0),
+        "{body}"
+    );
     assert_eq!(
         body,
         json!({ "success": true, "data": { "ready": true, "checks": [
             { "name": "store", "ok": true, "detail": store_detail },
             { "name": "fleet", "ok": true, "detail": "2 OLTs running, inventory reconciled" },
-        ] } })
+        ], "historyEstimate": estimate } })
     );
     // The rest of the API still wants a key.
     let (status, body) = get_json(&format!("{}/olts", service.base)).await;

@@ -43,6 +43,7 @@ mod polling;
 mod provisioning;
 mod provisioning_families;
 mod russian;
+mod storage_estimate;
 mod szo;
 mod traffic;
 mod traps;

@@ -19,6 +19,8 @@
 //! blocks until they age out ([`Sample::legacy`]).
 
 pub mod block;
+pub mod measure;
+pub mod realistic;
 pub mod rollup;
 pub mod tiers;
 
@@ -28,7 +30,8 @@ use crate::domain::OnuId;
 use chrono::{DateTime, Utc};
 use rollup::{Codec, Pick, Stat};
 
-pub(super) const SERIES: &str = "series";
+/// The tree the series are kept in.
+pub const SERIES: &str = "series";
 
 /// Added to a kind's key byte for its open points.
 const OPEN: u8 = 0x80;

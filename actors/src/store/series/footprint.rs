@@ -1,5 +1,5 @@
 //! H1 of issue 53, measured: the bytes on disk a raw traffic point takes, a simulated
-//! stretch of 5-minute reads of realistic rates ([`super::block::tests::realistic_rates`])
+//! stretch of 5-minute reads of realistic rates ([`super::realistic::realistic_rates`])
 //! for a sample of ONUs written through the real store, once the way the store wrote
 //! before the series (a merge a point into the day's record, `before`) and once through
 //! [`Store::record_traffic`] with housekeeping's seal at each midnight (`series`). Two
@@ -8,67 +8,28 @@
 //! `PONKEEPER_H1_ONUS=1000 PONKEEPER_H1_DAYS=7 cargo test -p ponkeeper-actors --release
 //! history_bytes_a_point -- --ignored --nocapture`
 
-use super::block::tests::realistic_rates;
+use super::measure;
+use super::realistic::realistic_rates;
 use crate::domain::OnuId;
 use crate::store::optics::day_of;
 use crate::store::traffic::encode_point;
 use crate::store::Store;
 use crate::traffic::TrafficPoint;
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-/// Allocated bytes of every file under `dir`.
-fn du(dir: &Path) -> u64 {
-    let mut allocated = 0u64;
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(at) = dirs.pop() {
-        for entry in std::fs::read_dir(&at).expect("dir") {
-            let entry = entry.expect("entry");
-            let meta = entry.metadata().expect("metadata");
-            if meta.is_dir() {
-                dirs.push(entry.path());
-            } else {
-                allocated += meta.blocks() * 512;
-            }
-        }
-    }
-    allocated
-}
-
-/// `du` of a fresh database holding every tree of `store`: what a snapshot restore
-/// leaves, without the copies sled's log keeps until it cleans its segments.
+/// `du` of a fresh database holding every tree of `store` ([`Store::compacted`]).
 fn compacted(store: &Store) -> u64 {
     let dir = tempfile::tempdir().expect("tempdir");
-    let db = sled::Config::new()
-        .path(dir.path().join("ponkeeper.sled"))
-        .open()
-        .expect("open");
-    for name in store.db.tree_names() {
-        let (from, to) = (
-            store.db.open_tree(&name).expect("tree"),
-            db.open_tree(&name).expect("tree"),
-        );
-        for entry in from.iter() {
-            let (key, value) = entry.expect("entry");
-            to.insert(key, value).expect("insert");
-        }
-    }
-    db.flush().expect("flush");
-    drop(db);
-    du(dir.path())
+    store.compacted(dir.path(), |_, _| true).expect("compacted")
 }
 
-/// Bytes of keys and values in every tree of `store`: what sled is asked to keep.
+fn du(dir: &Path) -> u64 {
+    measure::du(dir).expect("du")
+}
+
 fn logical(store: &Store) -> u64 {
-    let mut bytes = 0;
-    for name in store.db.tree_names() {
-        for entry in store.db.open_tree(&name).expect("tree").iter() {
-            let (key, value) = entry.expect("entry");
-            bytes += (key.len() + value.len()) as u64;
-        }
-    }
-    bytes
+    store.logical().expect("logical")
 }
 
 fn setting(name: &str, default: u64) -> u64 {
@@ -186,7 +147,7 @@ fn history_bytes_a_point() {
 /// ponkeeper-actors rollup_blocks_on -- --nocapture`
 #[test]
 fn rollup_blocks_on_realistic_series() {
-    use super::block::tests::realistic_rx;
+    use super::realistic::realistic_rx;
     use super::rollup::{summarise, to_block};
     use super::Sample;
     use crate::domain::{OpticsLevel, OpticsPoint};

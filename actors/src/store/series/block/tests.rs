@@ -2,6 +2,7 @@
 //! measurement that chose XOR for rates and scaled integers for optics.
 
 use super::*;
+use crate::store::series::realistic::{realistic_rates, realistic_rx};
 use proptest::prelude::*;
 
 fn floats_back(values: &[f32]) -> Option<Vec<f32>> {
@@ -57,50 +58,6 @@ proptest! {
         let _ = integers(&mut Reader::new(&bytes), count);
         let _ = floats(&mut Reader::new(&bytes), count);
     }
-}
-
-/// A small deterministic generator (xorshift), so the measurement needs no crate.
-pub(crate) struct Noise(u64);
-
-impl Noise {
-    pub(crate) fn new(seed: u64) -> Noise {
-        Noise(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// Uniform in [0, 1).
-    pub(crate) fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// A day of 5-minute rates of an ONU as the poll computes them (octets × 8 / seconds):
-/// a household's evening peak, bursts, and idle stretches of a few kbit/s of management
-/// traffic; one ONU in five idle all day.
-pub(crate) fn realistic_rates(onu: u64, points: usize) -> Vec<f32> {
-    let mut noise = Noise::new(onu);
-    let idle = onu % 5 == 0;
-    (0..points)
-        .map(|i| {
-            let hour = (i % 288) as f64 / 12.0;
-            let evening = (-(hour - 21.0).powi(2) / 8.0).exp();
-            let busy = if idle { 0.0 } else { 2e6 + 60e6 * evening };
-            let burst = if noise.unit() < 0.05 { 200e6 } else { 0.0 };
-            let octets = ((busy + burst) * noise.unit() + 4_000.0 * noise.unit()) * 300.0 / 8.0;
-            (octets.round() * 8.0 / 300.0) as f32
-        })
-        .collect()
-}
-
-/// Optics Rx of an ONU every 15 minutes, centi-dBm: a fixed level, ±0.02 dB of jitter.
-pub(crate) fn realistic_rx(onu: u64, points: usize) -> Vec<i32> {
-    let mut noise = Noise::new(onu);
-    let level = -2_000 - (onu % 700) as i32;
-    (0..points)
-        .map(|_| level + (noise.unit() * 5.0) as i32 - 2)
-        .collect()
 }
 
 fn integer_bytes(values: &[i64]) -> usize {
