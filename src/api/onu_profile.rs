@@ -31,12 +31,25 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// The profiles to give the ONU: at least one.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schema(min_properties = 1)]
 struct ProfileBody {
     /// A LINE profile id of `GET /olts/{id}/onu-profiles` (the bandwidth).
-    #[schema(min_length = 1, max_length = 32, pattern = r"^[A-Za-z0-9_.-]+$")]
+    #[serde(default)]
+    #[schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 32,
+        pattern = r"^[A-Za-z0-9_.-]+$"
+    )]
     line_profile: Option<String>,
     /// A SERVICE profile id of `GET /olts/{id}/onu-profiles`.
-    #[schema(min_length = 1, max_length = 32, pattern = r"^[A-Za-z0-9_.-]+$")]
+    #[serde(default)]
+    #[schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 32,
+        pattern = r"^[A-Za-z0-9_.-]+$"
+    )]
     service_profile: Option<String>,
 }
 
