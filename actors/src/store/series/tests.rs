@@ -81,6 +81,23 @@ fn sealed_days_read_as_their_open_points_did_and_sealing_is_idempotent() {
     assert_eq!(open_first_day, 0);
 }
 
+/// The store at `dir` opened again once the dropped one has let go of sled's file lock:
+/// sled's flusher thread holds the database until its next tick, so an open at once may
+/// find the lock still taken (seen once in CI).
+fn reopen(dir: &std::path::Path) -> Store {
+    let mut tries = 0;
+    loop {
+        match Store::open(dir) {
+            Ok(store) => return store,
+            Err(error) if tries < 50 && error.to_string().contains("could not acquire lock") => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(error) => panic!("reopen: {error}"),
+        }
+    }
+}
+
 #[test]
 fn points_survive_a_reopen_open_and_sealed() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -93,7 +110,7 @@ fn points_survive_a_reopen_open_and_sealed() {
         store.db.flush().expect("flush");
         points
     };
-    let store = Store::open(dir.path()).expect("reopen");
+    let store = reopen(dir.path());
     assert_eq!(read(&store, 8, 3), points);
 }
 
@@ -138,7 +155,7 @@ fn days_written_before_the_series_are_read_through() {
         }
         store.db.flush().expect("flush");
     }
-    let store = Store::open(dir.path()).expect("reopen");
+    let store = reopen(dir.path());
     let new: Vec<TrafficPoint> = (12..24)
         .map(|i| traffic(midnight() + Duration::minutes(5 * i64::from(i)), i))
         .collect();
