@@ -98,7 +98,7 @@ impl App {
             .start(&state.store, state.events.clone(), &state.config.alarms)?;
         state.flaps.start(
             state.events.clone(),
-            &state.config.onu,
+            (state.config.onu.flap_count, state.config.onu.flap_window),
             state.alarms.flapping_now(),
         );
         let channels = crate::channels::resolve(&state.config.notify)

@@ -10,7 +10,6 @@
 //! the events' times: ids are gapless), and takes the ONUs whose `ONU_FLAPPING` alarm is
 //! still active as flapping, so neither the detection nor the event is repeated.
 
-use crate::config::OnuHistory;
 use chrono::{DateTime, Duration as Span, Utc};
 use ponkeeper_actors::domain::{NodeId, OltId, OnuId};
 use ponkeeper_actors::events::{Draft, Event, EventFilter, EventLog, EventType, Severity};
@@ -50,10 +49,12 @@ pub struct FlapWatch {
 }
 
 impl FlapWatch {
-    pub fn new(config: &OnuHistory) -> FlapWatch {
+    /// `count` changes within `window` make an ONU flapping (`[onu] flap_count`,
+    /// `flap_window`).
+    pub fn new(count: u32, window: Duration) -> FlapWatch {
         FlapWatch {
-            count: usize::try_from(config.flap_count).unwrap_or(usize::MAX),
-            window: Span::from_std(config.flap_window).unwrap_or(Span::minutes(15)),
+            count: usize::try_from(count).unwrap_or(usize::MAX),
+            window: Span::from_std(window).unwrap_or(Span::minutes(15)),
             changes: HashMap::new(),
             flapping: BTreeMap::new(),
         }
@@ -230,10 +231,10 @@ impl Flaps {
     pub fn start(
         &self,
         events: EventLog,
-        config: &OnuHistory,
+        (count, window): (u32, Duration),
         still_active: Vec<(OnuId, Option<OltId>, DateTime<Utc>)>,
     ) {
-        let mut watch = FlapWatch::new(config);
+        let mut watch = FlapWatch::new(count, window);
         for (onu, olt, since) in still_active {
             watch.already_flapping(onu, since, olt);
         }

@@ -1,12 +1,8 @@
 use super::*;
 use chrono::TimeZone;
 
-fn config(count: u32, minutes: u64) -> OnuHistory {
-    OnuHistory {
-        flap_count: count,
-        flap_window: Duration::from_secs(minutes * 60),
-        ..OnuHistory::default()
-    }
+fn minutes(minutes: u64) -> Duration {
+    Duration::from_secs(minutes * 60)
 }
 
 fn change(onu: OnuId, minute: i64, down: bool) -> Event {
@@ -32,7 +28,7 @@ fn change(onu: OnuId, minute: i64, down: bool) -> Event {
 
 #[test]
 fn four_changes_in_the_window_start_one_flap_and_a_quiet_window_ends_it() {
-    let mut watch = FlapWatch::new(&config(4, 15));
+    let mut watch = FlapWatch::new(4, minutes(15));
     let started: Vec<Draft> = [0, 3, 6, 9, 12, 14]
         .iter()
         .enumerate()
@@ -56,7 +52,7 @@ fn four_changes_in_the_window_start_one_flap_and_a_quiet_window_ends_it() {
 
 #[test]
 fn changes_spread_wider_than_the_window_are_no_flap() {
-    let mut watch = FlapWatch::new(&config(4, 15));
+    let mut watch = FlapWatch::new(4, minutes(15));
     for (n, minute) in [0, 6, 12, 18, 24, 30, 36].iter().enumerate() {
         assert!(watch.note(&change(9, *minute, n % 2 == 0)).is_none());
     }
@@ -67,7 +63,7 @@ fn changes_spread_wider_than_the_window_are_no_flap() {
 
 #[test]
 fn a_deauthorised_onu_stops_flapping_and_its_own_events_read_back_change_nothing() {
-    let mut watch = FlapWatch::new(&config(2, 15));
+    let mut watch = FlapWatch::new(2, minutes(15));
     assert!(watch.note(&change(4, 0, true)).is_none());
     let flap = watch
         .note(&change(4, 1, false))
@@ -86,7 +82,7 @@ fn a_deauthorised_onu_stops_flapping_and_its_own_events_read_back_change_nothing
 
 #[test]
 fn a_flap_read_back_after_a_restart_is_not_raised_again() {
-    let mut watch = FlapWatch::new(&config(3, 15));
+    let mut watch = FlapWatch::new(3, minutes(15));
     let mut earlier = change(8, 0, true);
     earlier.kind = EventType::OnuFlapping;
     assert!(watch.note(&earlier).is_none());
