@@ -152,6 +152,9 @@ pub struct Store {
     /// ([`series`]). Traffic and optics are written here; the two trees above are read
     /// through until their days age out.
     series: sled::Tree,
+    /// Per series kind, the days of the cutoffs its tiers were last pruned to: a prune
+    /// whose cutoffs fall on the same days finds nothing new and is skipped.
+    series_pruned: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u8, [u32; 3]>>>,
     /// MAC + ONU id → when and in which VLAN the MAC was seen behind the ONU.
     macs: sled::Tree,
     /// ONU id + MAC → nothing: the MACs of one ONU.
@@ -193,6 +196,7 @@ impl Store {
             optics,
             traffic,
             series: db.open_tree(SERIES)?,
+            series_pruned: Default::default(),
             macs: db.open_tree(MACS)?,
             onu_macs: db.open_tree(ONU_MACS)?,
             mac_reads: db.open_tree(MAC_READS)?,

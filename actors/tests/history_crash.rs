@@ -1,12 +1,13 @@
 //! `kill -9` while polls write history and housekeeping seals it: a child process (this
 //! test binary again, told so by an environment variable) writes a read of 50 ONUs at a
-//! time, 5 simulated minutes apart, sealing at each simulated midnight, and says on stdout
-//! each read it stored; the parent kills it with SIGKILL a second after some read past
+//! time (one OLT's poll record), 5 simulated minutes apart, sealing at each simulated
+//! midnight, and says on stdout each read it stored; the parent kills it with SIGKILL a second after some read past
 //! two midnights. Every read the child had said it stored a second before the kill (past
 //! sled's 500 ms flush) must be there after a reopen, each point once, in order; reads
 //! after it may be there or not, but only as a whole-read prefix. A second child writes
-//! three days of 400 ONUs, flushes them, and is killed halfway through sealing the second
-//! day (each ONU's block and its hourly and daily rollups in one batch): every point is
+//! three days of 400 ONUs on four OLTs, flushes them, and is killed halfway through sealing
+//! the second day (each OLT's day in one batch: its ONUs' blocks and their hourly and daily
+//! rollups, its poll records out): every point is
 //! there once after a reopen, and every rollup equals a recomputation from the points,
 //! sealed or not. Here and not in the library's tests, whose stores reopen their
 //! directories: a child forked while a test holds a store keeps a copy of its lock until
@@ -40,9 +41,37 @@ fn point(read: i64, onu: u64) -> TrafficPoint {
     }
 }
 
+/// The OLT ONU `onu` is on when the ONUs are spread over `olts` OLTs.
+fn olt_of(onu: u64, olts: u32) -> u32 {
+    (onu % u64::from(olts)) as u32 + 1
+}
+
+/// Opens the store in `dir` with ONUs 1 to `onus` allocated to `olts` OLTs.
+fn store_of(dir: &Path, onus: u64, olts: u32) -> Store {
+    let store = Store::open(dir).expect("open");
+    for onu in 1..=onus {
+        store
+            .adopt_onu_id(olt_of(onu, olts), &format!("SN{onu:08}"), onu)
+            .expect("owner");
+    }
+    store
+}
+
+/// Writes one read of every ONU: a poll record per OLT.
+fn record(store: &Store, points: &[(u64, TrafficPoint)], olts: u32) {
+    for olt in 1..=olts {
+        let polled: Vec<_> = points
+            .iter()
+            .filter(|(onu, _)| olt_of(*onu, olts) == olt)
+            .copied()
+            .collect();
+        store.record_traffic(olt, &polled).expect("record");
+    }
+}
+
 /// The child: writes reads until it is killed.
 fn write_until_killed(dir: &Path) {
-    let store = Store::open(dir).expect("open");
+    let store = store_of(dir, ONUS, 1);
     let mut out = std::io::stdout();
     for read in 0.. {
         if read > 0 && read % 288 == 0 {
@@ -51,7 +80,7 @@ fn write_until_killed(dir: &Path) {
                 .expect("seal");
         }
         let points: Vec<_> = (1..=ONUS).map(|onu| (onu, point(read, onu))).collect();
-        store.record_traffic(&points).expect("record");
+        record(&store, &points, 1);
         writeln!(out, "stored {read}").expect("stdout");
         out.flush().expect("stdout");
     }
@@ -133,12 +162,12 @@ fn quarter(read: i64, onu: u64) -> TrafficPoint {
 /// The child: writes three days, makes them durable, then seals day after day, saying
 /// when each seal starts, until it is killed.
 fn seal_until_killed(dir: &Path) {
-    let store = Store::open(dir).expect("open");
+    let store = store_of(dir, SEAL_ONUS, 4);
     for read in 0..DAYS * 96 {
         let points: Vec<_> = (1..=SEAL_ONUS)
             .map(|onu| (onu, quarter(read, onu)))
             .collect();
-        store.record_traffic(&points).expect("record");
+        record(&store, &points, 4);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()

@@ -2,7 +2,8 @@
 //! writes `--days` of the default schedule ([`Schedule::of`] the default config: each
 //! ONU's traffic rates every 5 minutes, its optics every 15) for `--onus` ONUs, then half
 //! a day more of open points, through the store's write calls the poll path makes
-//! ([`Store::record_traffic`], [`Store::record_optics`], a batch a read of every ONU),
+//! ([`Store::record_traffic`], [`Store::record_optics`], a record a read of each OLT of
+//! 128 ONUs),
 //! and runs housekeeping's history step ([`crate::jobs::seal_and_prune_series`]) at every
 //! simulated hour, as the service does: the finished day is sealed with its rollups at
 //! the first hour past midnight, and every tier pruned past its `[history]` retention.
@@ -26,15 +27,34 @@ use crate::config::Config;
 use crate::storage::Schedule;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use figures::Snapshot;
-use ponkeeper_actors::domain::{OnuId, OpticsPoint};
+use ponkeeper_actors::domain::{OltId, OnuId, OpticsPoint};
 use ponkeeper_actors::store::series::measure::cpu_seconds;
 use ponkeeper_actors::store::series::realistic::{optics_point, Rates, Rx};
-use ponkeeper_actors::store::Store;
+use ponkeeper_actors::store::{Store, StoreError};
 use ponkeeper_actors::traffic::TrafficPoint;
 use report::HistoryBenchResult;
 
 /// ONUs of the national workload the figures are scaled to: 10,000 OLTs × 128.
 pub const NATIONAL_ONUS: u64 = 10_000 * 128;
+
+/// ONUs an OLT of the national workload carries: a read writes theirs as one record.
+const ONUS_PER_OLT: u64 = 128;
+
+/// The OLT of the run that ONU `onu` (from 1) is on.
+fn olt_of(onu: OnuId) -> OltId {
+    u32::try_from((onu - 1) / ONUS_PER_OLT + 1).unwrap_or(OltId::MAX)
+}
+
+/// Writes a read of every ONU (in id order) as each OLT's poll would, through `record`.
+fn by_olt<P>(
+    points: &[(OnuId, P)],
+    mut record: impl FnMut(OltId, &[(OnuId, P)]) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    for (olt, polled) in (1..).zip(points.chunks(ONUS_PER_OLT as usize)) {
+        record(olt, polled)?;
+    }
+    Ok(())
+}
 
 /// The simulated days H2's growth is measured between.
 const GROWTH_FROM_DAY: u32 = 100;
@@ -143,12 +163,18 @@ impl Run {
             if second % traffic == 0 {
                 let points = self.values.traffic(at);
                 self.points.0 += points.len() as u64;
-                timed(&mut self.cpu.writes, || self.store.record_traffic(&points))?;
+                let store = &self.store;
+                timed(&mut self.cpu.writes, || {
+                    by_olt(&points, |olt, polled| store.record_traffic(olt, polled))
+                })?;
             }
             if second % optics == 0 {
                 let points = self.values.optics(at);
                 self.points.1 += points.len() as u64;
-                timed(&mut self.cpu.writes, || self.store.record_optics(&points))?;
+                let store = &self.store;
+                timed(&mut self.cpu.writes, || {
+                    by_olt(&points, |olt, polled| store.record_optics(olt, polled))
+                })?;
             }
         }
         Ok(())
@@ -191,8 +217,12 @@ pub fn run(options: &HistoryBenchOptions) -> anyhow::Result<HistoryBenchResult> 
     anyhow::ensure!(!dir.exists(), "{} exists already", dir.display());
     let empty = figures::empty_store_bytes(temporary.path())?;
     let config = Config::default();
+    let store = Store::open(&dir)?;
+    for onu in 1..=options.onus {
+        store.adopt_onu_id(olt_of(onu), &format!("BENCH{onu:08}"), onu)?;
+    }
     let mut run = Run {
-        store: Store::open(&dir)?,
+        store,
         schedule: Schedule::of(&config),
         config,
         values: Values::new(options.onus),

@@ -200,7 +200,7 @@ impl PollBase {
         let points = book.points();
         if let Some(export) = &self.export {
             export.send(self.labelled(&points, ExportedPoint::Traffic));
-        } else if let Err(e) = self.store.record_traffic(&points) {
+        } else if let Err(e) = self.store.record_traffic(self.olt, &points) {
             crate::store::log_write_error("cannot record traffic history", Some(self.olt), &e);
         }
         Some(book)
@@ -214,7 +214,7 @@ impl PollBase {
                 export.send(self.labelled(points, ExportedPoint::Optics));
                 Ok(())
             }
-            None => self.store.record_optics(points),
+            None => self.store.record_optics(self.olt, points),
         }
     }
 

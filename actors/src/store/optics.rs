@@ -17,7 +17,7 @@ use super::series::rollup::{Codec, Pick, Rollup, Stat};
 use super::series::tiers::{Cutoffs, Tier};
 use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
-use crate::domain::{OnuId, OpticsLevel, OpticsPoint};
+use crate::domain::{OltId, OnuId, OpticsLevel, OpticsPoint};
 use chrono::{DateTime, Utc};
 
 pub(super) const OPTICS: &str = "optics";
@@ -32,9 +32,13 @@ const FORMAT_TRANSCEIVER: u8 = 2;
 const ABSENT_CENTI_DBM: i16 = i16::MIN;
 
 impl Store {
-    /// Writes a poll's optics points, in one batch.
-    pub fn record_optics(&self, points: &[(OnuId, OpticsPoint)]) -> Result<(), StoreError> {
-        self.write_points(points)
+    /// Writes the optics points of a poll of `olt`, as one record ([`super::series`]).
+    pub fn record_optics(
+        &self,
+        olt: OltId,
+        points: &[(OnuId, OpticsPoint)],
+    ) -> Result<(), StoreError> {
+        self.write_poll(olt, points)
     }
 
     /// Optics points of one ONU with `from <= at <= to`, oldest first, at most `limit`.
@@ -123,6 +127,7 @@ fn columns_of(point: &OpticsPoint) -> [i32; COLUMNS] {
 impl Sample for OpticsPoint {
     const KIND: u8 = 2;
     const VALUES: usize = 7;
+    const OPEN_BYTES: usize = POINT_BYTES;
     const CODEC: Codec = Codec::Centi;
 
     fn seconds(&self) -> u32 {
@@ -357,7 +362,7 @@ mod tests {
             point(30, Some(-21.4)),
         ];
         for p in &points {
-            store.record_optics(&[(7, *p), (8, *p)]).expect("record");
+            store.record_test_poll(&[(7, *p), (8, *p)]);
         }
         let all = store
             .optics_history(
@@ -422,7 +427,7 @@ mod tests {
             bias_current: Some(19.0),
             ..old
         };
-        store.record_optics(&[(9, new)]).expect("record");
+        store.record_test_poll(&[(9, new)]);
         let history = store
             .optics_history(9, at, at + chrono::Duration::hours(1), 10)
             .expect("history");

@@ -1,25 +1,26 @@
 //! Per-ONU history series (traffic rates, optics readings) in the `series` tree, kept as
 //! one compressed block per ONU, kind and UTC day ([`block`] holds the column codecs; each
-//! kind says how its points fill the columns, [`Sample`]). A poll writes each of its
-//! points as a small *open* record (one sled batch a poll); housekeeping later *seals* an
-//! ONU's open points of a finished day into that day's block, inserting the block and
-//! removing the open records in one sled batch, so a `kill -9` at any moment leaves every
-//! point either open or sealed, never lost and never twice. What a crash may lose is what
-//! sled had not flushed yet: at most `flush_every_ms` (500 ms) of writes, as for every
-//! record of the store. The same batch writes the day's hourly and daily rollups
-//! ([`rollup`], [`tiers`]), which outlive the raw points: each tier is pruned past its
-//! own retention.
+//! kind says how its points fill the columns, [`Sample`]). A poll writes its points as one
+//! *poll record* per OLT ([`polls`]); housekeeping later *seals* an OLT's records of a
+//! finished day into each ONU's block of that day, inserting the blocks and removing the
+//! records in one sled batch, so a `kill -9` at any moment leaves every point either open
+//! or sealed, never lost and never twice. What a crash may lose is what sled had not
+//! flushed yet: at most `flush_every_ms` (500 ms) of writes, as for every record of the
+//! store. The same batch writes the day's hourly and daily rollups ([`rollup`],
+//! [`tiers`]), which outlive the raw points: each tier is pruned past its own retention.
 //!
 //! Keys (big-endian, so a range scan reads one ONU's days in order): a block is
-//! kind (1 byte) + ONU id (8) + day since the epoch (4); an open point is kind | 0x80 +
-//! ONU id + its second (4); rollups are kind | 0x10 (hourly) or | 0x20 (daily) + ONU id +
-//! day ([`tiers`]). One ONU's chart reads one key per day plus that day's open
-//! points; sealing and pruning skip from ONU to ONU with one seek each. Records of the
-//! day-keyed trees the store kept before (`traffic`, `optics`) are read through with the
-//! blocks until they age out ([`Sample::legacy`]).
+//! kind (1 byte) + ONU id (8) + day since the epoch (4); rollups are kind | 0x10 (hourly)
+//! or | 0x20 (daily) + ONU id + day ([`tiers`]); a poll record is kind | 0x40 + OLT id +
+//! second + sequence ([`polls`]). One ONU's chart reads one key per day plus, for days not
+//! sealed yet, its OLT's poll records of the day. Open points of one record each (kind |
+//! 0x80 + ONU id + second), which the store wrote before poll records, are still read and
+//! sealed. Records of the day-keyed trees the store kept before the series (`traffic`,
+//! `optics`) are read through with the blocks until they age out ([`Sample::legacy`]).
 
 pub mod block;
 pub mod measure;
+mod polls;
 pub mod realistic;
 pub mod rollup;
 pub mod tiers;
@@ -45,6 +46,8 @@ pub trait Sample: Copy {
     const VALUES: usize;
     /// How its rollups store those values.
     const CODEC: Codec;
+    /// Bytes of [`Sample::to_open`]'s record, the same for every point.
+    const OPEN_BYTES: usize;
     /// Seconds since the epoch.
     fn seconds(&self) -> u32;
     fn to_open(&self) -> Vec<u8>;
@@ -97,17 +100,19 @@ fn in_order<S: Sample>(mut points: Vec<S>) -> Vec<S> {
 }
 
 impl Store {
-    /// Writes `points` as open records, in one batch.
-    pub(super) fn write_points<S: Sample>(&self, points: &[(OnuId, S)]) -> Result<(), StoreError> {
-        self.writable()?;
+    /// Writes `points` as per-point open records, in one batch: what the store wrote
+    /// before poll records ([`polls`]); tests make such a data directory with it.
+    #[cfg(test)]
+    pub(super) fn write_open_points<S: Sample>(
+        &self,
+        points: &[(OnuId, S)],
+    ) -> Result<(), StoreError> {
         let mut batch = sled::Batch::default();
         for (onu, point) in points {
-            batch.insert(
-                &open_key(S::KIND, *onu, point.seconds())[..],
-                point.to_open(),
-            );
+            let key = open_key(S::KIND, *onu, point.seconds());
+            batch.insert(&key[..], point.to_open());
         }
-        self.noted(self.series.apply_batch(batch).map_err(StoreError::from))
+        Ok(self.series.apply_batch(batch)?)
     }
 
     /// Hands ONU `onu`'s points with `from <= at <= to` to `take`, oldest first, until
@@ -131,8 +136,8 @@ impl Store {
     }
 
     /// ONU `onu`'s raw points of `day` in time order, one a second: those of the trees of
-    /// before the series, of the day's block and its open points (those within `within`
-    /// only, when given; the others may be left in or out).
+    /// before the series, of the day's block, its open points and its OLT's poll records
+    /// (when `within` is given, points outside it may be left in or out).
     fn points_of_day<S: Sample>(
         &self,
         onu: OnuId,
@@ -156,6 +161,7 @@ impl Store {
             for entry in self.series.range(open) {
                 points.extend(S::from_open(&entry?.1));
             }
+            self.polled_points(onu, day, &mut points)?;
         }
         Ok(in_order(points))
     }
@@ -185,29 +191,10 @@ impl Store {
                 }
             }
             for (day, keys, open_points) in days {
-                let key = block_key(S::KIND, onu, day);
-                let mut points = match self.series.get(key)? {
-                    None => Vec::new(),
-                    Some(block) => match S::from_block(&block) {
-                        Some(points) => points,
-                        None => {
-                            // Not overwritten: the open points wait beside it, still read.
-                            tracing::warn!(
-                                onu,
-                                day,
-                                "a history block is unreadable, not sealed into"
-                            );
-                            continue;
-                        }
-                    },
-                };
-                points.extend(open_points);
-                let points = in_order(points);
-                let mut every = S::legacy(self, onu, day)?;
-                every.extend_from_slice(&points);
                 let mut batch = sled::Batch::default();
-                batch.insert(&key[..], S::to_block(&points));
-                self.rollups_into(&mut batch, onu, day, &in_order(every))?;
+                if !self.seal_into(&mut batch, onu, day, open_points)? {
+                    continue;
+                }
                 for key in keys {
                     batch.remove(key);
                 }
@@ -217,6 +204,36 @@ impl Store {
             Ok(())
         })?;
         Ok(sealed)
+    }
+
+    /// Adds to `batch` ONU `onu`'s block of `day` with `points` merged into the block the
+    /// day has, and the day's rollups; `false` (nothing added) when the day's block does
+    /// not decode: it is not overwritten, and the points must wait beside it.
+    fn seal_into<S: Sample>(
+        &self,
+        batch: &mut sled::Batch,
+        onu: OnuId,
+        day: u32,
+        points: Vec<S>,
+    ) -> Result<bool, StoreError> {
+        let key = block_key(S::KIND, onu, day);
+        let mut merged = match self.series.get(key)? {
+            None => Vec::new(),
+            Some(block) => match S::from_block(&block) {
+                Some(sealed) => sealed,
+                None => {
+                    tracing::warn!(onu, day, "a history block is unreadable, not sealed into");
+                    return Ok(false);
+                }
+            },
+        };
+        merged.extend(points);
+        let merged = in_order(merged);
+        let mut every = S::legacy(self, onu, day)?;
+        every.extend_from_slice(&merged);
+        batch.insert(&key[..], S::to_block(&merged));
+        self.rollups_into(batch, onu, day, &in_order(every))?;
+        Ok(true)
     }
 
     /// Calls `per_onu` once for each ONU with a key starting `first`, in id order: one
@@ -246,7 +263,10 @@ impl Store {
     pub fn seal_history(&self, before: DateTime<Utc>) -> Result<usize, StoreError> {
         use crate::domain::OpticsPoint;
         use crate::traffic::TrafficPoint;
-        Ok(self.seal_points::<TrafficPoint>(before)? + self.seal_points::<OpticsPoint>(before)?)
+        Ok(self.seal_points::<TrafficPoint>(before)?
+            + self.seal_polls::<TrafficPoint>(before)?
+            + self.seal_points::<OpticsPoint>(before)?
+            + self.seal_polls::<OpticsPoint>(before)?)
     }
 }
 

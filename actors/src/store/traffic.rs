@@ -14,7 +14,7 @@ use super::series::rollup::{Codec, Pick, Rollup, Stat};
 use super::series::tiers::{Cutoffs, Tier};
 use super::series::{block, seconds_of, Sample};
 use super::{Store, StoreError};
-use crate::domain::OnuId;
+use crate::domain::{OltId, OnuId};
 use crate::traffic::TrafficPoint;
 use chrono::{DateTime, Utc};
 
@@ -26,9 +26,13 @@ pub(super) const TRAFFIC: &str = "traffic";
 pub const POINT_BYTES: usize = 12;
 
 impl Store {
-    /// Writes a poll's traffic points, in one batch.
-    pub fn record_traffic(&self, points: &[(OnuId, TrafficPoint)]) -> Result<(), StoreError> {
-        self.write_points(points)
+    /// Writes the traffic points of a poll of `olt`, as one record ([`super::series`]).
+    pub fn record_traffic(
+        &self,
+        olt: OltId,
+        points: &[(OnuId, TrafficPoint)],
+    ) -> Result<(), StoreError> {
+        self.write_poll(olt, points)
     }
 
     /// Hands ONU `onu`'s traffic points with `from <= at <= to` to `take`, oldest first,
@@ -89,6 +93,7 @@ impl Store {
 impl Sample for TrafficPoint {
     const KIND: u8 = 1;
     const VALUES: usize = 2;
+    const OPEN_BYTES: usize = POINT_BYTES;
     const CODEC: Codec = Codec::Float;
 
     fn seconds(&self) -> u32 {
@@ -255,7 +260,7 @@ mod tests {
         };
         let points = [point(0, 1_000.0), point(5, 2_000.0), point(15, 3_000.0)];
         for p in &points {
-            store.record_traffic(&[(7, *p), (8, *p)]).expect("record");
+            store.record_test_poll(&[(7, *p), (8, *p)]);
         }
         let (before, after) = (day0 - Duration::days(1), day0 + Duration::days(1));
         assert_eq!(all(&store, 7, before, after), points, "across midnight");

@@ -77,6 +77,7 @@ fn the_finest_tier_holding_the_period_or_a_coarser_one_the_step_asks_for() {
 fn ten_days(history: &History) -> (tempfile::TempDir, Store, Vec<TrafficPoint>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("open");
+    store.adopt_onu_id(1, "SN5", 5).expect("owner");
     let start = now() - Duration::days(10);
     for i in 0..10 * 288 {
         let point = TrafficPoint {
@@ -84,7 +85,7 @@ fn ten_days(history: &History) -> (tempfile::TempDir, Store, Vec<TrafficPoint>) 
             in_bps: Some(f64::from((i * 7_919 % 100_000) as f32)),
             out_bps: (i % 11 != 0).then_some(f64::from((i * 104_729 % 1_000_000) as f32)),
         };
-        store.record_traffic(&[(5, point)]).expect("record");
+        store.record_traffic(1, &[(5, point)]).expect("record");
     }
     let mut every = Vec::new();
     store

@@ -79,7 +79,7 @@ fn write(store: &Store, writer: Writer, rates: &[(Vec<f32>, Vec<f32>)], start: D
                         .expect("merge");
                 }
             }
-            Writer::Series => store.record_traffic(&points).expect("record"),
+            Writer::Series => store.write_poll(1, &points).expect("record"),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! blocks, open points, hourly and daily rollup blocks, with how many points or rows
 //! they hold ([`Store::series_parts`]); and the CPU time of the process ([`cpu_seconds`]).
 
+use super::polls::POLL;
 use super::rollup::{self, Codec};
 use super::tiers::{DAILY, HOURLY};
 use super::{Sample, OPEN};
@@ -80,7 +81,7 @@ pub fn kind_name(kind: u8) -> &'static str {
 pub fn part_of(key: &[u8]) -> Option<(u8, Tier)> {
     let first = *key.first()?;
     let tier = match first & 0xF0 {
-        OPEN => Tier::Open,
+        OPEN | POLL => Tier::Open,
         HOURLY => Tier::Hourly,
         DAILY => Tier::Daily,
         0 => Tier::Raw,
@@ -94,7 +95,8 @@ fn items(kind: u8, tier: Tier, value: &[u8]) -> u64 {
     let rows =
         |values, codec: Codec| rollup::from_block(value, values, codec).map_or(0, |r| r.len());
     let count = match (kind, tier) {
-        (_, Tier::Open) => 1,
+        (TrafficPoint::KIND, Tier::Open) => open_points(value.len(), TrafficPoint::OPEN_BYTES),
+        (OpticsPoint::KIND, Tier::Open) => open_points(value.len(), OpticsPoint::OPEN_BYTES),
         (TrafficPoint::KIND, Tier::Raw) => TrafficPoint::from_block(value).map_or(0, |p| p.len()),
         (OpticsPoint::KIND, Tier::Raw) => OpticsPoint::from_block(value).map_or(0, |p| p.len()),
         (TrafficPoint::KIND, _) => rows(TrafficPoint::VALUES, TrafficPoint::CODEC),
@@ -102,6 +104,16 @@ fn items(kind: u8, tier: Tier, value: &[u8]) -> u64 {
         _ => 0,
     };
     count as u64
+}
+
+/// Points of an open record of `bytes`: one a point of before poll records, else one an
+/// entry of ONU id and point ([`super::polls`]).
+fn open_points(bytes: usize, point: usize) -> usize {
+    if bytes == point {
+        1
+    } else {
+        bytes / (8 + point)
+    }
 }
 
 impl Store {

@@ -45,7 +45,7 @@ fn two_days(store: &Store) -> Vec<TrafficPoint> {
         .map(|i| traffic(midnight() + Duration::minutes(5 * i64::from(i)), i))
         .collect();
     for p in &points {
-        store.record_traffic(&[(7, *p), (8, *p)]).expect("record");
+        store.record_test_poll(&[(7, *p), (8, *p)]);
     }
     points
 }
@@ -67,7 +67,7 @@ fn sealed_days_read_as_their_open_points_did_and_sealing_is_idempotent() {
     );
     // A late point of a sealed day is merged into its block at the next seal.
     let late = traffic(midnight() + Duration::seconds(1), 9);
-    store.record_traffic(&[(7, late)]).expect("record");
+    store.record_test_poll(&[(7, late)]);
     assert_eq!(store.seal_history(second_day).expect("seal"), 1);
     let mut with_late = points.clone();
     with_late.insert(1, late);
@@ -115,7 +115,7 @@ fn points_survive_a_reopen_open_and_sealed() {
 }
 
 #[test]
-fn pruning_drops_whole_days_of_blocks_and_open_points() {
+fn pruning_drops_whole_days_of_blocks_and_poll_records() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Store::open(dir.path()).expect("open");
     let points = two_days(&store);
@@ -124,11 +124,14 @@ fn pruning_drops_whole_days_of_blocks_and_open_points() {
     // The first day's two blocks go, the second's open points stay.
     assert_eq!(store.prune_traffic(raw_only(second_day)).expect("prune"), 2);
     assert_eq!(read(&store, 7, 3), points[288..]);
-    // Then the second day's 288 open points of each ONU.
+    // Then the second day, which housekeeping had not sealed: the prune seals its poll
+    // records into each ONU's block, then drops the two blocks.
     let third_day = second_day + Duration::days(1);
+    assert_eq!(store.prune_traffic(raw_only(third_day)).expect("prune"), 2);
     assert_eq!(
-        store.prune_traffic(raw_only(third_day)).expect("prune"),
-        576
+        store.series.len(),
+        6,
+        "each ONU's hourly rows of both days and its month of daily rows stay"
     );
     assert!(read(&store, 7, 3).is_empty());
 }
@@ -160,7 +163,7 @@ fn days_written_before_the_series_are_read_through() {
         .map(|i| traffic(midnight() + Duration::minutes(5 * i64::from(i)), i))
         .collect();
     for p in &new {
-        store.record_traffic(&[(7, *p)]).expect("record");
+        store.record_test_poll(&[(7, *p)]);
     }
     let both: Vec<TrafficPoint> = old.iter().chain(&new).copied().collect();
     assert_eq!(read(&store, 7, 1), both);
@@ -199,7 +202,7 @@ fn optics_days_seal_into_blocks_and_read_back() {
         .map(|i| optics_point(midnight() + Duration::minutes(15 * i), i))
         .collect();
     for p in &points {
-        store.record_optics(&[(3, *p)]).expect("record");
+        store.record_test_poll(&[(3, *p)]);
     }
     let (from, to) = (midnight(), midnight() + Duration::days(2));
     assert_eq!(
@@ -246,4 +249,37 @@ proptest! {
         let _ = TrafficPoint::from_block(&bytes);
         let _ = OpticsPoint::from_block(&bytes);
     }
+}
+
+/// Open points of one record each, which the store wrote before poll records, are read
+/// beside the poll records of the same day and sealed with them into one block.
+#[test]
+fn open_points_of_before_poll_records_are_read_and_sealed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    let points: Vec<TrafficPoint> = (0..24)
+        .map(|i| traffic(midnight() + Duration::minutes(5 * i64::from(i)), i))
+        .collect();
+    store
+        .write_open_points(&points[..12].iter().map(|p| (7, *p)).collect::<Vec<_>>())
+        .expect("old open points");
+    for p in &points[12..] {
+        store.record_test_poll(&[(7, *p), (8, *p)]);
+    }
+    assert_eq!(read(&store, 7, 1), points);
+    assert_eq!(read(&store, 8, 1), points[12..]);
+    // ONU 7's day twice (its open points, then its OLT's records), ONU 8's once.
+    assert_eq!(
+        store
+            .seal_history(midnight() + Duration::days(1))
+            .expect("seal"),
+        3
+    );
+    assert_eq!(read(&store, 7, 1), points);
+    assert_eq!(read(&store, 8, 1), points[12..]);
+    let left = store.series.iter().keys().filter_map(Result::ok);
+    let open = left
+        .filter(|key| key[0] & (OPEN | polls::POLL) != 0)
+        .count();
+    assert_eq!(open, 0, "no open point or poll record is left");
 }

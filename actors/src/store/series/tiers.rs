@@ -128,7 +128,9 @@ impl Store {
 
     /// Drops `S`'s raw points of days before `cutoffs.raw`'s (rolling each day up first
     /// if it is not yet), hourly rows of days before `cutoffs.hourly`'s and daily rows of
-    /// days before `cutoffs.daily`'s; returns how many records went. `legacy_days` are
+    /// days before `cutoffs.daily`'s; returns how many records went. Once a day: a prune
+    /// to the days of the last one (housekeeping runs hourly) visits nothing. A point
+    /// written late for a day past a cutoff waits for the next day's prune. `legacy_days` are
     /// the (ONU, day) pairs of the trees of before the series about to be dropped by the
     /// caller: they are rolled up here first.
     pub(crate) fn prune_tiers<S: Sample>(
@@ -136,9 +138,15 @@ impl Store {
         cutoffs: Cutoffs,
         legacy_days: &[(OnuId, u32)],
     ) -> Result<usize, StoreError> {
+        let days = [cutoffs.raw, cutoffs.hourly, cutoffs.daily].map(day_of);
+        if legacy_days.is_empty() && self.pruned_to(S::KIND, None) == Some(days) {
+            return Ok(0);
+        }
         for &(onu, day) in legacy_days {
             self.ensure_rolled_up::<S>(onu, day)?;
         }
+        // Poll records of those days, had housekeeping not sealed them, go as blocks.
+        self.seal_polls::<S>(cutoffs.raw)?;
         let raw = day_of(cutoffs.raw);
         let mut removed = 0;
         for (first, last) in [(S::KIND, raw), (S::KIND | OPEN, day_start(raw))] {
@@ -172,7 +180,18 @@ impl Store {
             }
             Ok(self.series.apply_batch(batch)?)
         })?;
-        Ok(removed + self.prune_daily::<S>(day_of(cutoffs.daily))?)
+        removed += self.prune_daily::<S>(day_of(cutoffs.daily))?;
+        self.pruned_to(S::KIND, Some(days));
+        Ok(removed)
+    }
+
+    /// The days `kind` was last pruned to; with `now`, records them first.
+    fn pruned_to(&self, kind: u8, now: Option<[u32; 3]>) -> Option<[u32; 3]> {
+        let mut pruned = self.series_pruned.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(days) = now {
+            pruned.insert(kind, days);
+        }
+        pruned.get(&kind).copied()
     }
 
     /// Drops `S`'s daily rows of days before `day`: whole month blocks, and the rows of
@@ -282,7 +301,8 @@ impl Store {
     fn has_open<S: Sample>(&self, onu: OnuId, day: u32) -> Result<bool, StoreError> {
         let open = open_key(S::KIND, onu, day_start(day))
             ..=open_key(S::KIND, onu, day_start(day + 1).saturating_sub(1));
-        Ok(self.series.range(open).next().transpose()?.is_some())
+        Ok(self.series.range(open).next().transpose()?.is_some()
+            || self.has_polled::<S>(onu, day)?)
     }
 
     /// The daily rows of `day`'s month, none if its block does not decode (warned).

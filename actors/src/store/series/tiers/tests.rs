@@ -39,9 +39,7 @@ fn write_traffic(store: &Store, days: i64) -> Vec<TrafficPoint> {
             in_bps: p.in_bps.map(|v| v * 2.0),
             ..*p
         };
-        store
-            .record_traffic(&[(7, *p), (8, double)])
-            .expect("record");
+        store.record_test_poll(&[(7, *p), (8, double)]);
     }
     points
 }
@@ -97,7 +95,7 @@ fn sealed_rollups_equal_a_recomputation_from_raw_even_after_a_late_point() {
     // Late points of day 0 (its first hour and its very last second): read at once,
     // sealed in at the next seal, counted once.
     let last = traffic(day(1) - Duration::seconds(1), 6);
-    store.record_traffic(&[(7, last)]).expect("record");
+    store.record_test_poll(&[(7, last)]);
     assert_eq!(
         rows(&store, 7, Tier::Hourly),
         summarise(&raw(&store, 7), 3_600)
@@ -107,7 +105,7 @@ fn sealed_rollups_equal_a_recomputation_from_raw_even_after_a_late_point() {
         summarise(&raw(&store, 7), 86_400)
     );
     let late = traffic(day(0) + Duration::seconds(1), 5);
-    store.record_traffic(&[(7, late)]).expect("record");
+    store.record_test_poll(&[(7, late)]);
     let every = raw(&store, 7);
     assert_eq!(every.len(), points.len() + 2);
     assert_eq!(rows(&store, 7, Tier::Hourly), summarise(&every, 3_600));
@@ -231,7 +229,7 @@ fn optics_rollups_equal_a_recomputation_from_raw() {
         })
         .collect();
     for p in &points {
-        store.record_optics(&[(3, *p)]).expect("record");
+        store.record_test_poll(&[(3, *p)]);
     }
     store.seal_history(day(2)).expect("seal");
     // As the store keeps them: readings in hundredths.
