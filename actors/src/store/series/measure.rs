@@ -95,8 +95,8 @@ fn items(kind: u8, tier: Tier, value: &[u8]) -> u64 {
     let rows =
         |values, codec: Codec| rollup::from_block(value, values, codec).map_or(0, |r| r.len());
     let count = match (kind, tier) {
-        (TrafficPoint::KIND, Tier::Open) => open_points(value.len(), TrafficPoint::OPEN_BYTES),
-        (OpticsPoint::KIND, Tier::Open) => open_points(value.len(), OpticsPoint::OPEN_BYTES),
+        (TrafficPoint::KIND, Tier::Open) => open_points::<TrafficPoint>(value.len()),
+        (OpticsPoint::KIND, Tier::Open) => open_points::<OpticsPoint>(value.len()),
         (TrafficPoint::KIND, Tier::Raw) => TrafficPoint::from_block(value).map_or(0, |p| p.len()),
         (OpticsPoint::KIND, Tier::Raw) => OpticsPoint::from_block(value).map_or(0, |p| p.len()),
         (TrafficPoint::KIND, _) => rows(TrafficPoint::VALUES, TrafficPoint::CODEC),
@@ -108,11 +108,11 @@ fn items(kind: u8, tier: Tier, value: &[u8]) -> u64 {
 
 /// Points of an open record of `bytes`: one a point of before poll records, else one an
 /// entry of ONU id and point ([`super::polls`]).
-fn open_points(bytes: usize, point: usize) -> usize {
-    if bytes == point {
+fn open_points<S: Sample>(bytes: usize) -> usize {
+    if bytes == S::OPEN_BYTES {
         1
     } else {
-        bytes / (8 + point)
+        bytes / super::polls::entry_bytes::<S>()
     }
 }
 

@@ -14,7 +14,7 @@
 //! either open or sealed, never half. An ONU whose block does not decode keeps its points
 //! as per-point open records ([`super::OPEN`]) in that batch, read and sealed as before.
 
-use super::{day_start, in_order, open_key, Sample};
+use super::{day_start, open_key, Sample};
 use crate::domain::{OltId, OnuId};
 use crate::store::optics::day_of;
 use crate::store::{Store, StoreError};
@@ -47,7 +47,7 @@ fn seconds_in(key: &[u8]) -> u32 {
 }
 
 /// Bytes of one entry: the ONU id, then its point as an open record.
-fn entry_bytes<S: Sample>() -> usize {
+pub(super) fn entry_bytes<S: Sample>() -> usize {
     8 + S::OPEN_BYTES
 }
 
@@ -226,7 +226,7 @@ impl Store {
         let mut batch = sled::Batch::default();
         let mut sealed = 0;
         for (onu, points) in day.onus {
-            if self.seal_into(&mut batch, onu, day.day, in_order(points.clone()))? {
+            if self.seal_into(&mut batch, onu, day.day, points.clone())? {
                 sealed += 1;
             } else {
                 for point in points {
